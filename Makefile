@@ -1,0 +1,138 @@
+# elect: leader election as small Unix filters.
+#
+#   make            build every binary (build/plain/bin)
+#   make check      install what is missing, build, run t/*.bats plainly
+#                   and again under AddressSanitizer and UBSan
+#   make demo       a five-node cluster elects, loses its leader, re-elects
+#   make bench      benchmarks, printing figures and ratios
+#   make fuzz       every fuzz target for FUZZ_SECONDS each (clang, libFuzzer)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION =	0.1.0
+PREFIX ?=	/usr/local
+BINDIR ?=	$(PREFIX)/bin
+MANDIR ?=	$(PREFIX)/share/man
+DATADIR ?=	$(PREFIX)/share/elect
+FUZZ_SECONDS ?=	30
+
+# Debian packages needed to build and test; `make deps` installs them.
+PKGS =		gcc make pkg-config libbsd-dev libsodium-dev bats bats-assert \
+		bats-support clang libclang-rt-14-dev libxml2-utils iproute2 \
+		nftables procps psmisc python3 faketime
+
+CC ?=		cc
+PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium 2>/dev/null
+PKG_LIBS !=	pkg-config --libs libbsd-overlay libsodium 2>/dev/null
+WARN =		-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+		-Wmissing-prototypes -Wpointer-arith -Wno-unused-parameter
+BASE_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' \
+		-Ilib $(PKG_CFLAGS) $(WARN) -g
+PLAIN_CFLAGS =	-O2 -D_FORTIFY_SOURCE=2
+ASAN_CFLAGS =	-O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all
+LDLIBS =	$(PKG_LIBS) -lm
+
+LIB_SRCS !=	find lib -name '*.c' | LC_ALL=C sort
+BIN_NAMES !=	find bin -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | LC_ALL=C sort
+TOOL_SRCS !=	find t/tools -name '*.c' 2>/dev/null | LC_ALL=C sort
+FUZZ_SRCS !=	find t/fuzz -name '*.c' 2>/dev/null | LC_ALL=C sort
+LIB_HDRS !=	find lib -name '*.h'
+MANS !=		find share/man -name '*.[0-9]' | LC_ALL=C sort
+
+# One build tree per flavour: build/plain and build/asan.
+define flavour
+$(1)_OBJS = $$(LIB_SRCS:%.c=build/$(1)/obj/%.o)
+$(1)_BINS = $$(BIN_NAMES:%=build/$(1)/bin/%)
+$(1)_TOOLS = $$(TOOL_SRCS:t/tools/%.c=build/$(1)/t/%)
+
+build/$(1)/obj/%.o: %.c $$(LIB_HDRS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$($(2)) $$(CFLAGS) -c -o $$@ $$<
+
+build/$(1)/libelect.a: $$($(1)_OBJS)
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+
+build/$(1)/bin/%: $$$$(addprefix build/$(1)/obj/,$$$$(subst .c,.o,$$$$(wildcard bin/$$$$*/*.c))) build/$(1)/libelect.a
+	@mkdir -p $$(@D)
+	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+
+build/$(1)/t/%: build/$(1)/obj/t/tools/%.o build/$(1)/libelect.a
+	@mkdir -p $$(@D)
+	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+
+$(1): $$($(1)_BINS) $$($(1)_TOOLS)
+endef
+
+.SECONDEXPANSION:
+.SECONDARY:
+$(eval $(call flavour,plain,PLAIN_CFLAGS))
+$(eval $(call flavour,asan,ASAN_CFLAGS))
+
+.PHONY: all plain asan deps check test test-plain test-asan demo bench fuzz \
+	install clean
+.DEFAULT_GOAL := all
+
+all: deps-quiet plain
+
+deps deps-quiet:
+	@sh t/tools/deps.sh $(if $(filter deps,$@),,-q) $(PKGS)
+
+check: deps
+	$(MAKE) plain asan
+	$(MAKE) test-plain
+	$(MAKE) test-asan
+
+test: test-plain
+
+test-plain: plain
+	ELECT_BUILD=$(CURDIR)/build/plain bats --timing t
+
+test-asan: asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ELECT_BUILD=$(CURDIR)/build/asan bats --timing t
+
+demo: deps
+	$(MAKE) plain
+	@sh share/elect/demo.sh $(CURDIR)/build/plain/bin
+
+bench: deps
+	$(MAKE) plain
+	@for b in t/bench/*.sh; do \
+		[ -f "$$b" ] || continue; \
+		echo "== $$b"; \
+		ELECT_BUILD=$(CURDIR)/build/plain sh "$$b" || exit 1; \
+	done
+
+FUZZ_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' -Ilib \
+		$(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined
+
+build/fuzz/%: t/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
+
+fuzz: deps
+	@set -e; for f in $(FUZZ_SRCS:t/fuzz/%.c=%); do \
+		$(MAKE) --no-print-directory build/fuzz/$$f; \
+		mkdir -p build/fuzz/corpus/$$f; \
+		seeds=t/fuzz/corpus/$$f; [ -d $$seeds ] || seeds=; \
+		echo "== fuzz $$f ($(FUZZ_SECONDS)s)"; \
+		build/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		    -print_final_stats=1 build/fuzz/corpus/$$f $$seeds \
+		    2>&1 | tail -n 12; \
+	done
+
+install: plain
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
+	install -m 755 $(plain_BINS) $(DESTDIR)$(BINDIR)
+	for m in $(MANS); do \
+		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
+	done
+	for f in share/elect/*; do \
+		[ -f "$$f" ] && install -m 644 $$f $(DESTDIR)$(DATADIR); \
+	done; true
+
+clean:
+	rm -rf build

@@ -1,0 +1,174 @@
+/*
+ * The elect trace format, version 1: one reader and one writer for every
+ * binary.  share/man/man5/elect-trace.5 is the authority on the format.
+ */
+#ifndef ELECT_TRACE_H
+#define ELECT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_LINE_MAX	4096	/* longest line, newline included */
+#define TRACE_KV_MAX	32	/* most KEY=VALUE pairs on one line */
+#define TRACE_NODE_MAX	65535
+#define TRACE_QT_MAX	256	/* most ID:T pairs in a quorum timestamp */
+#define TRACE_NS	INT64_C(1000000000)
+
+/* Times and clock readings are nanoseconds: exact for 9 fractional digits. */
+typedef int64_t trace_time;
+
+enum trace_type {
+	TR_BOOT, TR_CRASH, TR_EXIT, TR_PAUSE, TR_RESUME, TR_STATE, TR_SEND,
+	TR_RECV, TR_DROP, TR_FD, TR_LEASE, TR_LEAD, TR_EDICT, TR_DELIVER,
+	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_NTYPES
+};
+
+enum trace_status {
+	ST_NORM, ST_ELEC1, ST_ELEC2, ST_WAIT, ST_ELEC, ST_REORG, ST_DOWN,
+	ST_NSTATUS
+};
+
+/* op= values; which are allowed depends on the event. */
+enum trace_op {
+	OP_NONE, OP_START, OP_STOP, OP_DOWN, OP_PLAYDEAD, OP_PLAYALIVE,
+	OP_GRANT, OP_RELEASE
+};
+
+enum trace_link { LINK_UP, LINK_DOWN, LINK_FLAKY };
+
+/* A slice of the current line; valid until the next trace_next(). */
+struct trace_str {
+	const char	*p;
+	size_t		 n;
+};
+
+struct trace_kv {
+	struct trace_str k, v;
+};
+
+struct trace_qt {
+	unsigned	 id;
+	trace_time	 t;
+};
+
+/* Bits of trace_event.have: which optional keys the line carried. */
+#define HAVE_ALGO	0x0001u
+#define HAVE_NODES	0x0002u
+#define HAVE_ELID	0x0004u
+#define HAVE_BYTES	0x0008u
+#define HAVE_QT		0x0010u
+#define HAVE_TOKEN	0x0020u
+#define HAVE_XSTATUS	0x0040u
+#define HAVE_WHY	0x0080u
+#define HAVE_UNTIL	0x0100u
+
+/*
+ * One decoded line.  The reader checks that each event carries the keys
+ * trace-format.md gives it, with well-formed values, and decodes them into
+ * the fields below; keys it does not know stay in kv[] only.  An id of 0
+ * stands for "-" (none).
+ */
+struct trace_event {
+	const char	*file;		/* name as given, "-" for stdin */
+	unsigned long	 lineno;
+	trace_time	 t;
+	unsigned	 node;		/* 0: "-", an event about the system */
+	enum trace_type	 type;
+	unsigned	 have;
+
+	uint64_t	 inc;		/* boot */
+	struct trace_str algo;		/* boot */
+	unsigned	 nodes;		/* boot */
+	struct trace_str why;		/* exit, drop */
+	enum trace_status status;	/* state */
+	unsigned	 ldr;		/* state */
+	struct trace_str grp;		/* state ("-" when none) */
+	unsigned	 to;		/* send, lease */
+	unsigned	 from;		/* recv, drop, deliver */
+	struct trace_str msg;		/* send, recv */
+	struct trace_str elid;		/* send, recv */
+	uint64_t	 bytes;		/* send */
+	enum trace_op	 op;		/* fd, lease, task */
+	unsigned	 peer;		/* fd */
+	trace_time	 until;		/* lease grant, lead */
+	trace_time	 clock;		/* lease, lead, edict: clock=; clock: c= */
+	struct trace_str qt;		/* lead, edict, deliver (raw) */
+	uint64_t	 seq;		/* edict, deliver */
+	unsigned	 a, b;		/* net */
+	enum trace_link	 link;		/* net */
+	uint64_t	 pid;		/* task */
+	struct trace_str token;		/* task */
+	struct trace_str xstatus;	/* task status= */
+	uint64_t	 n;		/* lost */
+
+	size_t		 nkv;
+	struct trace_kv	 kv[TRACE_KV_MAX];
+	struct trace_str line;		/* the whole line, without newline */
+};
+
+#define TRACE_LENIENT	0x1	/* skip unknown events instead of failing */
+
+struct trace_reader;
+
+/* Files are read one after another; "-" is stdin.  No files: stdin. */
+struct trace_reader *trace_open(char *const *files, int nfiles, int flags);
+/* 1: an event in *ev; 0: end of input; -1: error, see trace_error(). */
+int		 trace_next(struct trace_reader *, struct trace_event *ev);
+/* "FILE:LINE: why" for the last error. */
+const char	*trace_error(const struct trace_reader *);
+/* Lines read and events returned so far; unknown events skipped. */
+unsigned long	 trace_lines(const struct trace_reader *);
+unsigned long	 trace_skipped(const struct trace_reader *);
+uint64_t	 trace_bytes(const struct trace_reader *);
+void		 trace_close(struct trace_reader *);
+
+/*
+ * Decodes one line (no newline) into *ev: NULL on success, TRACE_SKIP for
+ * an unknown event under TRACE_LENIENT, else why (perhaps written in WHY).
+ */
+const char	*trace_parse_line(const char *line, size_t len,
+		    struct trace_event *ev, int flags, char *why, size_t whylen);
+extern const char trace_skip[];
+#define TRACE_SKIP	trace_skip
+
+/* Helpers for values. */
+const char	*trace_type_name(enum trace_type);
+const char	*trace_status_name(enum trace_status);
+int		 trace_parse_time(const char *, size_t, trace_time *);
+int		 trace_parse_id(const char *, size_t, unsigned *);	/* "-" -> 0 */
+/* Splits a quorum timestamp "ID:T,ID:T"; returns pairs or -1. */
+int		 trace_parse_qt(struct trace_str, struct trace_qt *, size_t);
+int		 trace_str_eq(struct trace_str, const char *);
+const struct trace_str *trace_get(const struct trace_event *, const char *key);
+/* Writes T as seconds with 9 fractional digits, trailing zeros cut. */
+int		 trace_format_time(trace_time, char *, size_t);
+
+/*
+ * The writer.  Lines are queued and written without ever blocking the
+ * caller; a line that does not fit in the queue is counted and reported
+ * with a "lost n=N" line as soon as there is room again.
+ */
+struct trace_writer;
+
+/* DEST: a file (appended to), or "-" for DASHFD (stdout, or stderr where
+ * stdout carries something else). */
+struct trace_writer *tw_open(const char *dest, int dashfd);
+/* One event, stamped with the real-time clock: NODE (0 for "-"), then the
+ * event and its keys as printf would make them, without a newline. */
+void		 tw_event(struct trace_writer *, unsigned node,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* As tw_event, with a given time stamp. */
+void		 tw_event_at(struct trace_writer *, trace_time, unsigned node,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Writes what it can of the queue; returns the fd to poll, or -1. */
+int		 tw_flush(struct trace_writer *);
+/* Whether queued lines wait for the fd to become writable. */
+int		 tw_pending(const struct trace_writer *);
+/* Reopens a file destination (SIGHUP, log rotation). */
+int		 tw_reopen(struct trace_writer *);
+uint64_t	 tw_lost(const struct trace_writer *);
+/* Flushes, waiting at most TIMEOUT_MS, and frees. */
+void		 tw_close(struct trace_writer *, int timeout_ms);
+trace_time	 tw_now(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* Strict parsing of command-line values: a bad value stops with exit 2. */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+long long
+arg_num(const char *s, long long min, long long max, const char *what)
+{
+	const char *errstr;
+	long long v;
+
+	v = strtonum(s, min, max, &errstr);
+	if (errstr != NULL)
+		errx(EXIT_USAGE, "%s: \"%s\" is %s (%lld to %lld)", what, s,
+		    errstr, min, max);
+	return v;
+}
+
+trace_time
+arg_seconds(const char *s, const char *what)
+{
+	trace_time t;
+
+	if (trace_parse_time(s, strlen(s), &t) == -1)
+		errx(EXIT_USAGE, "%s: \"%s\" is not a number of seconds", what,
+		    s);
+	return t;
+}
+
+unsigned
+arg_id(const char *s, const char *what)
+{
+	return (unsigned)arg_num(s, 1, TRACE_NODE_MAX, what);
+}
+
+void
+print_version(void)
+{
+	printf("%s %s\n", getprogname(), ELECT_VERSION);
+	exit(0);
+}

@@ -1,0 +1,27 @@
+/* Small helpers every binary uses: strict argument parsing, versions. */
+#ifndef ELECT_UTIL_H
+#define ELECT_UTIL_H
+
+#include <stddef.h>
+
+#include "trace/trace.h"
+
+#ifndef nitems
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Exit codes shared by every binary (see each manual page). */
+#define EXIT_NO		1	/* a negative answer: violation, not leader */
+#define EXIT_USAGE	2	/* bad usage or bad input */
+
+/* A whole number in [min, max], or exit 2 naming WHAT. */
+long long	 arg_num(const char *s, long long min, long long max,
+		    const char *what);
+/* Decimal seconds (up to 9 fractional digits), or exit 2 naming WHAT. */
+trace_time	 arg_seconds(const char *s, const char *what);
+/* A node id 1..65535, or exit 2 naming WHAT. */
+unsigned	 arg_id(const char *s, const char *what);
+/* Prints "NAME VERSION" and exits 0. */
+void		 print_version(void) __attribute__((noreturn));
+
+#endif
