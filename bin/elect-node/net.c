@@ -20,8 +20,8 @@
 
 #define RECV_BURST	64	/* datagrams read before looking elsewhere */
 
-static void
-load_key(struct node *nd)
+void
+net_key(struct node *nd)
 {
 	const struct node_opts *o = nd->opts;
 	char msg[256];
@@ -49,7 +49,6 @@ net_open(struct node *nd)
 	char where[CLUSTER_HOST_MAX + 16];
 	size_t n = nd->cluster.n;
 
-	load_key(nd);
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	if ((nd->seq = calloc(n, sizeof(*nd->seq))) == NULL ||

@@ -68,8 +68,14 @@ open_state(struct node *nd)
 	}
 	if (pidfile_write(nd->pidfh) == -1)
 		err(1, "%s", path);
+}
+
+/* Recovery begins: a new incarnation, in stable storage before use. */
+static void
+bump_incarnation(struct node *nd)
+{
 	if (store_bump(nd->dirfd, INC_NAME, &nd->inc) == -1)
-		err(EXIT_USAGE, "%s/%s", o->statedir, INC_NAME);
+		err(EXIT_USAGE, "%s/%s", nd->opts->statedir, INC_NAME);
 }
 
 static void
@@ -146,8 +152,10 @@ setup(struct node *nd)
 	if ((nd->self = cluster_find(&nd->cluster, nd->opts->id)) == NULL)
 		errx(EXIT_USAGE, "%s: no node %u in this cluster",
 		    nd->opts->cluster, nd->opts->id);
-	net_open(nd);
+	net_key(nd);
 	open_state(nd);
+	net_open(nd);
+	bump_incarnation(nd);
 	core_boot(nd);
 	open_trace(nd);
 	if (ctl_listen(&nd->ctl, nd->dirfd, nd->opts->statedir) == -1)

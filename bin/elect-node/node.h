@@ -151,6 +151,7 @@ void	node_trace(struct node *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
 /* The network edge (net.c). */
+void	net_key(struct node *);
 void	net_open(struct node *);
 void	net_read(struct node *);
 void	net_send(struct node *, const struct algo_msg *);

@@ -123,11 +123,16 @@ elect_start() {
 	ELECT_PID[$id]=$pid
 	ELECT_STATE[$id]=up
 	# Up once the control socket answers, or failed if it exited.
-	local i
+	local i rc
 	for ((i = 0; i < 500; i++)); do
-		[ -S "$dir/state/control" ] && elect_status "$id" >/dev/null
-		[ $? -le 1 ] && return 0
-		if ! kill -0 "$pid" 2>/dev/null; then
+		rc=3
+		if [ -S "$dir/state/control" ]; then
+			rc=0
+			elect_status "$id" >/dev/null 2>&1 || rc=$?
+		fi
+		[ "$rc" -le 1 ] && return 0
+		if ! _elect_alive "$pid"; then
+			wait "$pid" 2>/dev/null
 			ELECT_STATE[$id]=down
 			_elect_fail "node $id did not start: $(tail -n 3 \
 			    "$dir/stderr")"
@@ -138,14 +143,22 @@ elect_start() {
 	_elect_fail "node $id did not answer within 10 seconds"
 }
 
-# Waits (at most 10 s) until process PID is gone.
+# Whether process PID runs (a zombie does not).
+_elect_alive() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ "$st" != Z ]
+}
+
+# Waits (at most 10 s) until process PID is gone, and reaps it if it is
+# ours.
 _elect_reap() {
-	local pid=$1 i st
-	wait "$pid" 2>/dev/null && return 0
+	local pid=$1 i
 	for ((i = 0; i < 500; i++)); do
-		st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) ||
-		    return 0
-		[ "$st" = Z ] && return 0
+		if ! _elect_alive "$pid"; then
+			wait "$pid" 2>/dev/null
+			return 0
+		fi
 		sleep 0.02
 	done
 	_elect_fail "process $pid does not go away"
