@@ -221,10 +221,17 @@ send_msg(struct fd *fd, struct peer *p, enum fd_msg type,
 	fd->stats.sent++;
 }
 
+/* The period of MONITOR requests while a peer is heard. */
+static int64_t
+refresh(const struct fd *fd)
+{
+	return max64(FD_REFRESH * fd->cfg.interval, 1000 * FD_MS);
+}
+
 static void
 send_monitor(struct fd *fd, struct peer *p)
 {
-	int64_t lease = max64(3 * FD_REFRESH * fd->cfg.interval, 3000 * FD_MS);
+	int64_t lease = 3 * refresh(fd);
 	uint8_t pl[8];
 
 	wire_put32(pl, (uint32_t)(fd->cfg.interval / 1000));
@@ -460,9 +467,9 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
 		} else {
 			send_monitor(fd, p);
 			/* A silent peer may have restarted and forgotten us. */
-			p->next_probe = now + fd->cfg.interval *
+			p->next_probe = now +
 			    (now - p->last_heard > 2 * fd->cfg.interval ?
-			    1 : FD_REFRESH);
+			    fd->cfg.interval : refresh(fd));
 		}
 	}
 	if (!p->reported && now - p->last_heard >= p->limit) {

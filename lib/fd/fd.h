@@ -20,9 +20,10 @@
  * Wire protocol (magic "ELFD", see net/wire.h for the envelope):
  *	MONITOR	  push mode: "send me ALIVE every interval until the lease
  *		  runs out"; payload u32 interval (microseconds), u32 lease
- *		  (milliseconds).  Repeated every FD_REFRESH intervals (at
- *		  least every second), and every interval while the peer is
- *		  silent, so a restarted peer picks the request up again.
+ *		  (milliseconds), three times the period of the requests:
+ *		  FD_REFRESH intervals or a second, whichever is longer.
+ *		  While the peer is silent, repeated every interval, so a
+ *		  restarted peer picks the request up again.
  *	UNMONITOR push mode: stop sending ALIVE to me; no payload.
  *	ALIVE	  "I'm alive"; no payload.
  *	PING	  ping mode: "are you alive?"; no payload.
@@ -56,7 +57,7 @@ extern const struct wire_proto fd_wire;
 #define FD_INTERVAL_MIN	(1 * FD_MS)
 #define FD_INTERVAL_MAX	(60000 * FD_MS)
 #define FD_LEASE_MAX	(3600000 * FD_MS)
-#define FD_REFRESH	10		/* intervals between MONITORs */
+#define FD_REFRESH	10		/* intervals between MONITORs, or 1 s */
 #define FD_PHI_WINDOW	100		/* inter-arrival times kept per peer */
 #define FD_PHI_MIN	4		/* samples before they are trusted */
 
