@@ -230,14 +230,20 @@ algo_rank(const struct algo *a, uint16_t id)
  * arc4random(3) deliberately is not; this one is small and well studied.
  */
 uint64_t
-algo_rand(struct algo *a)
+algo_splitmix(uint64_t *state)
 {
 	uint64_t z;
 
-	z = (a->rng += UINT64_C(0x9e3779b97f4a7c15));
+	z = (*state += UINT64_C(0x9e3779b97f4a7c15));
 	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
 	return z ^ (z >> 31);
+}
+
+uint64_t
+algo_rand(struct algo *a)
+{
+	return algo_splitmix(&a->rng);
 }
 
 static int

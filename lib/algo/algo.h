@@ -371,6 +371,8 @@ void		 algo_set_state(struct algo *, struct algo_out *, algo_time now,
 long		 algo_rank(const struct algo *, uint16_t id);
 /* Uniform 64 bits from the seeded generator. */
 uint64_t	 algo_rand(struct algo *);
+/* The generator itself (splitmix64), for harnesses that replay a seed. */
+uint64_t	 algo_splitmix(uint64_t *state);
 
 /* A set of nodes, by rank. */
 struct algo_set {

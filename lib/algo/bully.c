@@ -72,6 +72,7 @@ struct bully {
 	size_t		 cur;	/* rank of the callee */
 	uint32_t	 seq;	/* number of the pending call, 0: none */
 	uint32_t	 nextseq;
+	int		 waiting; /* the timeout timer is armed */
 };
 
 static void	election(struct bully *, algo_time, struct algo_out *);
@@ -82,11 +83,24 @@ show(struct bully *b, algo_time now, struct algo_out *o)
 	algo_set_state(&b->a, o, now, b->s, b->c, NULL);
 }
 
-/* Restarts the wait of procedure Timeout. */
+static int
+coordinator(const struct bully *b)
+{
+	return (b->s == ST_NORM || b->s == ST_REORG) && b->c == b->a.self;
+}
+
+/* Restarts the wait of procedure Timeout; a coordinator waits for
+ * nobody (its Timeout would ask itself whether it is there). */
 static void
 rearm_timeout(struct bully *b, algo_time now, struct algo_out *o)
 {
-	algo_timer_set(o, T_TIMEOUT, now + b->a.t.timeout);
+	if (!coordinator(b)) {
+		algo_timer_set(o, T_TIMEOUT, now + b->a.t.timeout);
+		b->waiting = 1;
+	} else if (b->waiting) {
+		algo_timer_cancel(o, T_TIMEOUT);
+		b->waiting = 0;
+	}
 }
 
 /* CALL proc(ids[rank]), ONTIMEOUT(T): the pending call of process P. */
@@ -276,8 +290,8 @@ check(struct bully *b, algo_time now, struct algo_out *o)
 static void
 timeout(struct bully *b, algo_time now, struct algo_out *o)
 {
-	if (b->proc != P_NONE ||
-	    ((b->s == ST_NORM || b->s == ST_REORG) && b->c == b->a.self)) {
+	b->waiting = 0;
+	if (b->proc != P_NONE || coordinator(b)) {
 		rearm_timeout(b, now, o);
 		return;
 	}
