@@ -110,11 +110,12 @@ static void
 start_detector(struct node *nd)
 {
 	const struct node_opts *o = nd->opts;
-	char id[16], interval[24], timeout[24];
+	char id[16], inc[24], interval[24], timeout[24];
 	char *argv[16];
 	int n = 0;
 
 	snprintf(id, sizeof(id), "%u", o->id);
+	snprintf(inc, sizeof(inc), "%llu", (unsigned long long)nd->inc);
 	snprintf(interval, sizeof(interval), "%lld",
 	    timing_ms(o->timing.fd_interval));
 	snprintf(timeout, sizeof(timeout), "%lld",
@@ -133,6 +134,8 @@ start_detector(struct node *nd)
 	argv[n++] = interval;
 	argv[n++] = "--timeout";
 	argv[n++] = timeout;
+	argv[n++] = "--incarnation";
+	argv[n++] = inc;
 	argv[n] = NULL;
 	if (access(o->fd_cmd, X_OK) == -1)
 		err(EXIT_USAGE, "%s (the failure detector; see --fd-cmd)",
@@ -229,17 +232,20 @@ loop(struct node *nd)
 	struct ctl_client *c;
 	struct timespec ts, *tsp;
 	algo_time wait;
-	int i;
+	int i, ms;
 
 	while (!nd->quit) {
 		wait = core_tick(nd, mono_now());
+		pfd[P_TRACE].fd = -1;
+		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
+		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
+			wait = ms * ALGO_MS;
 		tsp = NULL;
 		if (wait >= 0) {
 			ts.tv_sec = wait / TRACE_NS;
 			ts.tv_nsec = wait % TRACE_NS;
 			tsp = &ts;
 		}
-		memset(pfd, 0, sizeof(pfd));
 		pfd[P_SIG].fd = nd->sigfd;
 		pfd[P_SIG].events = POLLIN;
 		pfd[P_UDP].fd = nd->udp;
@@ -250,9 +256,6 @@ loop(struct node *nd)
 		pfd[P_FDIN].events = POLLOUT;
 		pfd[P_CTL].fd = nd->ctl.fd;
 		pfd[P_CTL].events = POLLIN;
-		pfd[P_TRACE].fd = nd->tw != NULL && tw_pending(nd->tw) ?
-		    tw_flush(nd->tw) : -1;
-		pfd[P_TRACE].events = POLLOUT;
 		for (i = 0; i < CTL_CLIENTS_MAX; i++) {
 			c = &nd->ctl.clients[i];
 			pfd[P_CLIENTS + i].fd = c->fd;
@@ -264,6 +267,8 @@ loop(struct node *nd)
 				continue;
 			err(1, "poll");
 		}
+		if (nd->tw != NULL)
+			tw_tick(nd->tw);
 		if (pfd[P_SIG].revents)
 			read_signals(nd);
 		if (pfd[P_UDP].revents)
