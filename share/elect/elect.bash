@@ -120,6 +120,8 @@ elect_start() {
 	    -s "$dir/state" -t "$dir/trace" "${ELECT_ARGS[@]}" "$@" \
 	    </dev/null >>"$dir/stdout" 2>>"$dir/stderr" 3>&- &
 	pid=$!
+	# Ours to signal and watch, not the shell's to report.
+	disown "$pid"
 	ELECT_PID[$id]=$pid
 	ELECT_STATE[$id]=up
 	# Up once the control socket answers, or failed if it exited.
@@ -132,7 +134,6 @@ elect_start() {
 		fi
 		[ "$rc" -le 1 ] && return 0
 		if ! _elect_alive "$pid"; then
-			wait "$pid" 2>/dev/null
 			ELECT_STATE[$id]=down
 			_elect_fail "node $id did not start: $(tail -n 3 \
 			    "$dir/stderr")"
@@ -150,15 +151,11 @@ _elect_alive() {
 	[ "$st" != Z ]
 }
 
-# Waits (at most 10 s) until process PID is gone, and reaps it if it is
-# ours.
+# Waits (at most 10 s) until process PID is gone.
 _elect_reap() {
 	local pid=$1 i
 	for ((i = 0; i < 500; i++)); do
-		if ! _elect_alive "$pid"; then
-			wait "$pid" 2>/dev/null
-			return 0
-		fi
+		_elect_alive "$pid" || return 0
 		sleep 0.02
 	done
 	_elect_fail "process $pid does not go away"
