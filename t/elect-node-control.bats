@@ -15,6 +15,8 @@ teardown() {
 	elect_teardown
 }
 
+HELP="ok version=1 commands=help,status,wait-leader"
+
 ask() {
 	printf "$@" | ctl-send "$SOCK"
 }
@@ -30,21 +32,21 @@ ask() {
 
 @test "help lists the version and the commands" {
 	run ask 'elect 1 help\n'
-	assert_output "ok version=1 commands=help,status"
+	assert_output "$HELP"
 }
 
 @test "several requests on one connection are answered in order" {
 	run ask 'elect 1 help\nelect 1 status\nelect 1 nope\nelect 1 help\n'
 	assert_equal "${#lines[@]}" 4
-	assert_equal "${lines[0]}" "ok version=1 commands=help,status"
+	assert_equal "${lines[0]}" "$HELP"
 	[[ "${lines[1]}" == "ok id=1 "* ]]
 	assert_equal "${lines[2]}" "err unknown command nope"
-	assert_equal "${lines[3]}" "ok version=1 commands=help,status"
+	assert_equal "${lines[3]}" "$HELP"
 }
 
 @test "blanks: runs of spaces and tabs separate fields" {
 	run ask '  elect \t 1   help \t \n'
-	assert_output "ok version=1 commands=help,status"
+	assert_output "$HELP"
 }
 
 @test "bad lines get err with the reason, and the connection goes on" {
@@ -57,7 +59,7 @@ ask() {
 	assert_equal "${lines[5]}" "err bad command word"
 	assert_equal "${lines[6]}" "err status takes 0 arguments"
 	assert_equal "${lines[7]}" "err not an elect control line"
-	assert_equal "${lines[8]}" "ok version=1 commands=help,status"
+	assert_equal "${lines[8]}" "$HELP"
 }
 
 @test "control characters are refused" {
@@ -87,7 +89,7 @@ ask() {
 	run ask "elect 1 help $long\n"
 	assert_output "err line too long"
 	run ask 'elect 1 help\n'
-	assert_output "ok version=1 commands=help,status"
+	assert_output "$HELP"
 	run ask "elect 1 help $(head -c 1010 /dev/zero | tr '\0' a)\n"
 	assert_output "err help takes 0 arguments"
 }
@@ -97,7 +99,7 @@ ask() {
 		head -c 3000 /dev/urandom | ctl-send "$SOCK" >/dev/null
 	done
 	run ask 'elect 1 help\n'
-	assert_output "ok version=1 commands=help,status"
+	assert_output "$HELP"
 }
 
 @test "a client that does not read its replies is let go" {
@@ -118,7 +120,7 @@ ask() {
 	flood=$!
 	sleep 0.5
 	run ask 'elect 1 help\n'
-	assert_output "ok version=1 commands=help,status"
+	assert_output "$HELP"
 	kill "$flood" 2>/dev/null || true
 	wait "$flood" || true
 }
@@ -136,5 +138,30 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(4)' \
 	kill "${pids[@]}"
 	wait "${pids[@]}" || true
 	run ask 'elect 1 help\n'
-	assert_output "ok version=1 commands=help,status"
+	assert_output "$HELP"
+}
+
+@test "wait-leader: err timeout when the node does not come to lead" {
+	run ask 'elect 1 wait-leader 300\nelect 1 help\n'
+	assert_equal "${lines[0]}" "err timeout"
+	assert_equal "${lines[1]}" "$HELP"
+}
+
+@test "wait-leader: a bad wait is refused" {
+	run ask 'elect 1 wait-leader 0\nelect 1 wait-leader x\nelect 1 wait-leader 1 2\n'
+	assert_equal "${lines[0]}" "err wait is too small (1 to 86400000 ms)"
+	assert_equal "${lines[1]}" "err wait is invalid (1 to 86400000 ms)"
+	assert_equal "${lines[2]}" "err wait-leader takes 1 argument"
+}
+
+@test "wait-leader: answered with the status once the node leads" {
+	elect_teardown
+	elect_setup
+	export FD_STUB_DOWN=2 FD_STUB_DELAY=1
+	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C" -- 1
+	run ask 'elect 1 wait-leader\nelect 1 status\n'
+	[[ "${lines[0]}" == "ok id=1 "*" role=leader "* ]]
+	[[ "${lines[1]}" == "ok id=1 "*" role=leader "* ]]
+	run ask 'elect 1 wait-leader 10\n'
+	[[ "$output" == "ok id=1 "*" role=leader "* ]]
 }

@@ -69,7 +69,7 @@ drop_client(struct ctl_client *c)
 	close(c->fd);
 	c->fd = -1;
 	c->inlen = c->outlen = 0;
-	c->closing = 0;
+	c->closing = c->waiting = 0;
 }
 
 void
@@ -133,12 +133,27 @@ handle_line(struct ctl_client *c, const char *line, size_t len,
 	node_command(nd, c, &req);
 }
 
+/* Answers the complete lines read, in order, until one has to wait. */
+void
+ctl_lines(struct ctl_client *c, struct node *nd)
+{
+	char line[CTL_LINE_MAX], *nl;
+	size_t len;
+
+	while (!c->closing && !c->waiting &&
+	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
+		len = (size_t)(nl - c->in);
+		memcpy(line, c->in, len);
+		c->inlen -= len + 1;
+		memmove(c->in, nl + 1, c->inlen);
+		handle_line(c, line, len, nd);
+	}
+}
+
 static void
 read_lines(struct ctl_client *c, struct node *nd)
 {
-	char *nl;
 	ssize_t n;
-	size_t len;
 
 	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
@@ -156,13 +171,7 @@ read_lines(struct ctl_client *c, struct node *nd)
 		return;
 	}
 	c->inlen += (size_t)n;
-	while (!c->closing &&
-	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
-		len = (size_t)(nl - c->in);
-		handle_line(c, c->in, len, nd);
-		c->inlen -= len + 1;
-		memmove(c->in, nl + 1, c->inlen);
-	}
+	ctl_lines(c, nd);
 	if (c->inlen == sizeof(c->in)) {
 		ctl_reply(c, "err line too long");
 		c->closing = 1;
@@ -192,10 +201,24 @@ void
 ctl_io(struct ctl_server *s, struct ctl_client *c, short revents,
     struct node *nd)
 {
-	if (!c->closing && (revents & (POLLIN | POLLHUP | POLLERR)))
+	/* Gone altogether: no one is left to answer. */
+	if (revents & (POLLHUP | POLLERR)) {
+		drop_client(c);
+		return;
+	}
+	if (!c->closing && !c->waiting && (revents & POLLIN))
 		read_lines(c, nd);
+	ctl_flush(c);
+}
+
+/* Writes what the client takes; lets it go once all is said. */
+void
+ctl_flush(struct ctl_client *c)
+{
+	if (c->fd == -1)
+		return;
 	write_out(c);
-	if (c->closing && c->outlen == 0)
+	if (c->closing && !c->waiting && c->outlen == 0)
 		drop_client(c);
 }
 

@@ -49,10 +49,8 @@ do_fd(struct node *nd, enum algo_fd_op op, unsigned peer)
 
 	node_trace(nd, "fd op=%s peer=%u", algo_fd_op_name(op), peer);
 	snprintf(line, sizeof(line), "%s %u", algo_fd_op_name(op), peer);
-	if (fdc_send(&nd->fdc, line) == -1) {
-		warn("%s: not reading its commands", nd->opts->fd_cmd);
-		nd->quit = QUIT_ERROR;
-	}
+	if (fdc_send(&nd->fdc, line) == -1)
+		node_detector_failed(nd);
 }
 
 static void
@@ -84,11 +82,14 @@ run(struct node *nd)
 			do_fd(nd, a->fd.op, a->fd.peer);
 			break;
 		case ALGO_TIMER_SET:
-			nd->timer[a->timer.id] = a->timer.at;
-			nd->armed |= 1u << a->timer.id;
+			if (a->timer.id < ALGO_TIMERS_MAX) {
+				nd->timer[a->timer.id] = a->timer.at;
+				nd->armed |= 1u << a->timer.id;
+			}
 			break;
 		case ALGO_TIMER_CANCEL:
-			nd->armed &= ~(1u << a->timer.id);
+			if (a->timer.id < ALGO_TIMERS_MAX)
+				nd->armed &= ~(1u << a->timer.id);
 			break;
 		case ALGO_PERSIST:
 			do_persist(nd, a->persist.data, a->persist.len);
@@ -198,34 +199,38 @@ core_down(struct node *nd, unsigned id)
 	run(nd);
 }
 
+/* The armed timer with the earliest deadline, or -1. */
+static int
+earliest(const struct node *nd)
+{
+	int id, first = -1;
+
+	for (id = 0; id < ALGO_TIMERS_MAX; id++)
+		if ((nd->armed & (1u << id)) &&
+		    (first == -1 || nd->timer[id] < nd->timer[first]))
+			first = id;
+	return first;
+}
+
 algo_time
 core_tick(struct node *nd, algo_time now)
 {
-	struct algo_input in = { .type = ALGO_IN_TIMER };
-	algo_time next = -1;
-	unsigned id;
-	int fired = 0;
+	struct algo_input in = { .type = ALGO_IN_TIMER, .now = now };
+	int fired, id;
 
-	for (id = 0; id < ALGO_TIMERS_MAX && !nd->quit; id++) {
-		if (!(nd->armed & (1u << id)))
-			continue;
-		if (nd->timer[id] > now || fired == TICK_MAX) {
-			if (next == -1 || nd->timer[id] - now < next)
-				next = nd->timer[id] > now ?
-				    nd->timer[id] - now : 0;
-			continue;
-		}
+	/* Due timers in the order of their deadlines; a bound against a
+	 * core that keeps setting timers in the past. */
+	for (fired = 0; fired < TICK_MAX && !nd->quit; fired++) {
+		if ((id = earliest(nd)) == -1 || nd->timer[id] > now)
+			break;
 		nd->armed &= ~(1u << id);
-		in.now = now;
-		in.timer = id;
+		in.timer = (unsigned)id;
 		step(nd, &in);
 		run(nd);
-		fired++;
-		/* The core may have set timers again: look from the start. */
-		id = (unsigned)-1;
-		next = -1;
 	}
-	return next;
+	if (nd->quit || (id = earliest(nd)) == -1)
+		return -1;
+	return nd->timer[id] > now ? nd->timer[id] - now : 0;
 }
 
 void

@@ -171,6 +171,8 @@ setup(struct node *nd)
 static void
 detector_gone(struct node *nd, int status)
 {
+	if (nd->quit == QUIT_FD)
+		return;
 	if (WIFEXITED(status))
 		warnx("%s exited with status %d; stopping", nd->opts->fd_cmd,
 		    WEXITSTATUS(status));
@@ -211,16 +213,14 @@ on_down(void *arg, unsigned id)
 	core_down(arg, id);
 }
 
-static void
-read_detector(struct node *nd)
+/* The pipes to the detector broke: it is gone, or stuck; stop. */
+void
+node_detector_failed(struct node *nd)
 {
-	int status;
-
-	if (fdc_read(&nd->fdc, on_down, nd) == -1) {
-		/* End of file: the detector is gone or going. */
-		status = fdc_stop(&nd->fdc, FDC_STOP_MS);
-		detector_gone(nd, status);
-	}
+	if (errno == ENOBUFS)
+		warnx("%s: not reading its commands; stopping",
+		    nd->opts->fd_cmd);
+	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
 
 enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_CLIENTS };
@@ -231,11 +231,14 @@ loop(struct node *nd)
 	struct pollfd pfd[P_CLIENTS + CTL_CLIENTS_MAX];
 	struct ctl_client *c;
 	struct timespec ts, *tsp;
-	algo_time wait;
+	algo_time now, wait, w;
 	int i, ms;
 
 	while (!nd->quit) {
-		wait = core_tick(nd, mono_now());
+		now = mono_now();
+		wait = core_tick(nd, now);
+		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
 		pfd[P_TRACE].fd = -1;
 		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
 		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
@@ -259,7 +262,8 @@ loop(struct node *nd)
 		for (i = 0; i < CTL_CLIENTS_MAX; i++) {
 			c = &nd->ctl.clients[i];
 			pfd[P_CLIENTS + i].fd = c->fd;
-			pfd[P_CLIENTS + i].events = (c->closing ? 0 : POLLIN) |
+			pfd[P_CLIENTS + i].events =
+			    (c->closing || c->waiting ? 0 : POLLIN) |
 			    (c->outlen > 0 ? POLLOUT : 0);
 		}
 		if (ppoll(pfd, nitems(pfd), tsp, NULL) == -1) {
@@ -273,10 +277,10 @@ loop(struct node *nd)
 			read_signals(nd);
 		if (pfd[P_UDP].revents)
 			net_read(nd);
-		if (pfd[P_FDOUT].revents && !nd->quit)
-			read_detector(nd);
-		if (pfd[P_FDIN].revents && fdc_flush(&nd->fdc) == -1)
-			read_detector(nd);
+		if ((pfd[P_FDOUT].revents && !nd->quit &&
+		    fdc_read(&nd->fdc, on_down, nd) == -1) ||
+		    (pfd[P_FDIN].revents && fdc_flush(&nd->fdc) == -1))
+			node_detector_failed(nd);
 		if (pfd[P_CTL].revents)
 			ctl_accept(&nd->ctl);
 		for (i = 0; i < CTL_CLIENTS_MAX; i++)

@@ -50,6 +50,8 @@ struct ctl_client {
 	char		 out[CTL_OUT_MAX];
 	size_t		 outlen;
 	int		 closing;	/* close once out is written */
+	int		 waiting;	/* a request answers later */
+	algo_time	 deadline;	/* for it, or 0 for none */
 };
 
 struct ctl_server {
@@ -66,6 +68,8 @@ void	ctl_io(struct ctl_server *, struct ctl_client *, short revents,
 	    struct node *);
 void	ctl_reply(struct ctl_client *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+void	ctl_lines(struct ctl_client *, struct node *);
+void	ctl_flush(struct ctl_client *);
 void	ctl_close(struct ctl_server *);
 int	ctl_ask(const char *dir, const char *req, char *reply, size_t len,
 	    int wait_ms, const char **why);
@@ -75,6 +79,10 @@ int	ctl_status(const char *dir);
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	node_command(struct node *, struct ctl_client *,
 	    const struct ctl_req *);
+/* Answers waiting requests whose time has come: after every change of
+ * state, and when a deadline passes.  Returns nanoseconds until the next
+ * deadline, or -1. */
+algo_time node_wake(struct node *, algo_time now);
 
 /* Default state directory for ID, in BUF. */
 int	default_statedir(unsigned id, char *buf, size_t len);
@@ -145,6 +153,7 @@ struct node {
 };
 
 int	node_run(const struct node_opts *);
+void	node_detector_failed(struct node *);
 algo_time mono_now(void);
 const char *id_str(unsigned, char *, size_t);
 void	node_trace(struct node *, const char *fmt, ...)
