@@ -75,8 +75,6 @@ struct bully {
 	int		 waiting; /* the timeout timer is armed */
 };
 
-static void	election(struct bully *, algo_time, struct algo_out *);
-
 static void
 show(struct bully *b, algo_time now, struct algo_out *o)
 {
