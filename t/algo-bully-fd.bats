@@ -187,15 +187,25 @@ load algo-sim
 	EOF
 }
 
-@test "bully-fd: messages without an elid are refused; Figure 1 has no Rej" {
+@test "bully-fd: messages without an elid, or with another's, are refused; Figure 1 has no Rej" {
 	run algo-drive -q -a bully-fd -i 1 -n 3 <<-EOF
 	0 boot inc=1
 	1 recv from=3 msg=Halt
-	1 query
+	2 recv from=3 msg=Halt elid=2.1.0
+	3 recv from=2 msg=Ack elid=2.1.0
+	3 query
 	EOF
 	assert_success
-	assert_line --index 5 "error refused"
-	assert_line --index 7 "status status=Elec1 ldr=- grp=- leader=no since=0"
+	assert_output --partial - <<-EOF
+	> 1 recv from=3 msg=Halt
+	error refused
+	> 2 recv from=3 msg=Halt elid=2.1.0
+	error refused
+	> 3 recv from=2 msg=Ack elid=2.1.0
+	error refused
+	> 3 query
+	status status=Elec1 ldr=- grp=- leader=no since=0
+	EOF
 	run algo-drive -q -a bully-fd -i 1 -n 3 <<-EOF
 	0 boot inc=1
 	1 recv from=3 msg=Rej elid=3.1.0

@@ -222,7 +222,9 @@ load algo-sim
 	0 boot inc=1
 	1 recv from=3 msg=Halt elid=3.1.0
 	2 recv from=3 msg=Ack elid=2.1.0 seq=1
-	2 query
+	3 recv from=3 msg=Halt elid=1.1.0 seq=5
+	4 recv from=3 msg=Ack elid=3.1.0 seq=1 ans=yes
+	4 query
 	EOF
 	assert_success
 	assert_output - <<-EOF
@@ -232,7 +234,11 @@ load algo-sim
 	error refused
 	> 2 recv from=3 msg=Ack elid=2.1.0 seq=1
 	error refused
-	> 2 query
+	> 3 recv from=3 msg=Halt elid=1.1.0 seq=5
+	error refused
+	> 4 recv from=3 msg=Ack elid=3.1.0 seq=1 ans=yes
+	error refused
+	> 4 query
 	status status=Down ldr=- grp=- leader=no since=0
 	EOF
 }

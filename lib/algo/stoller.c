@@ -162,8 +162,12 @@ stoller_step(struct stoller *s, const struct algo_input *in,
 {
 	switch (in->type) {
 	case ALGO_IN_RECV:
-		/* Every message of both figures is an elid, nothing more. */
-		if (in->msg.len != 0 || in->msg.elid.node == 0)
+		/* Every message of both figures is an elid, nothing more:
+		 * the sender's own for Halt, Ldr and Norm?, ours echoed for
+		 * the answers. */
+		if (in->msg.len != 0 || in->msg.elid.node !=
+		    (in->msg.type == SM_HALT || in->msg.type == SM_LDR ||
+		    in->msg.type == SM_NORMQ ? in->msg.peer : s->a.self))
 			return ALGO_EINVAL;
 		if (in->msg.type == SM_ACK)
 			on_ack(s, &in->msg, in->now, o);
