@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <err.h>
+#include <limits.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -26,7 +26,7 @@ struct peer {
 	int		 beat;		/* last_heard is a heartbeat, not a start */
 	int64_t		 last_heard;
 	int64_t		 limit;		/* silence that makes it down */
-	int64_t		 next_probe;	/* push: MONITOR; ping: PING */
+	int64_t		 last_probe;	/* push: MONITOR; ping: PING */
 	uint64_t	 start_seq;	/* ping: PONGs answer later PINGs only */
 	struct phi	*phi;
 
@@ -271,7 +271,7 @@ start(struct fd *fd, struct peer *p, int64_t now)
 		send_monitor(fd, p);
 	else
 		send_msg(fd, p, FD_MSG_PING, NULL, 0);
-	p->next_probe = now + fd->cfg.interval;
+	p->last_probe = now;
 }
 
 static void
@@ -443,6 +443,22 @@ out:
 	due(fd, now);
 }
 
+/*
+ * When P is owed its next PING, or its next MONITOR: once a period while
+ * heard, once an interval while silent for two, since a silent peer may
+ * have restarted and forgotten the request.
+ */
+static int64_t
+probe_due(const struct fd *fd, const struct peer *p)
+{
+	int64_t i = fd->cfg.interval;
+
+	if (fd->cfg.mode == FD_PING)
+		return p->last_probe + i;
+	return min64(p->last_probe + refresh(fd),
+	    max64(p->last_probe + i, p->last_heard + 2 * i));
+}
+
 /* Heartbeats owed to subscribers, requests owed to monitored peers. */
 static void
 due_peer(struct fd *fd, struct peer *p, int64_t now)
@@ -460,17 +476,12 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
 	}
 	if (!p->monitored)
 		return;
-	if (now >= p->next_probe - fd->cfg.interval / 4) {
-		if (fd->cfg.mode == FD_PING) {
+	if (now >= probe_due(fd, p) - fd->cfg.interval / 4) {
+		if (fd->cfg.mode == FD_PING)
 			send_msg(fd, p, FD_MSG_PING, NULL, 0);
-			p->next_probe = now + fd->cfg.interval;
-		} else {
+		else
 			send_monitor(fd, p);
-			/* A silent peer may have restarted and forgotten us. */
-			p->next_probe = now +
-			    (now - p->last_heard > 2 * fd->cfg.interval ?
-			    fd->cfg.interval : refresh(fd));
-		}
+		p->last_probe = now;
 	}
 	if (!p->reported && now - p->last_heard >= p->limit) {
 		p->reported = 1;
@@ -512,7 +523,7 @@ fd_deadline(const struct fd *fd)
 			d = min64(d, min64(p->sub_until, p->next_alive));
 		if (!p->monitored)
 			continue;
-		d = min64(d, p->next_probe);
+		d = min64(d, probe_due(fd, p));
 		if (!p->reported)
 			d = min64(d, p->last_heard + p->limit);
 	}

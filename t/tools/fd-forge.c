@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include <err.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
