@@ -123,10 +123,9 @@ queried(struct mbully *m, algo_time now, struct algo_out *o)
 {
 	size_t top = m->a.n - m->ncand;
 
-	if (m->phase == MB_AWAIT)
-		start(m, now, o);
-	else if (m->phase == 1 && !candidate(m) && !mb_heard_any(m, top,
-	    m->a.n))	/* every candidate is down: ask Ordinary */
+	/* Every candidate is down: ask Ordinary. */
+	if (m->phase == 1 && !candidate(m) && m->best == 0 &&
+	    !mb_heard_any(m, top, m->a.n))
 		mb_query(m, 0, top, t_ok(m), 2, now, o);
 	else
 		mb_conclude(m, t_el(m), now, o);

@@ -18,8 +18,6 @@
  */
 #include "algo/murshed.h"
 
-static void	start(struct mbully *, algo_time, struct algo_out *);
-
 /* A node detects the failure of the leader and announces an election. */
 static void
 electn(struct mbully *m, uint16_t failed, algo_time now, struct algo_out *o)
@@ -60,10 +58,7 @@ elected(struct mbully *m, algo_time now, struct algo_out *o)
 static void
 queried(struct mbully *m, algo_time now, struct algo_out *o)
 {
-	if (m->phase == MB_AWAIT)
-		start(m, now, o);
-	else
-		mb_conclude(m, m->a.t.timeout, now, o);
+	mb_conclude(m, m->a.t.timeout, now, o);
 }
 
 /* No coordinator came: the electioneer failed too; elect anew. */

@@ -243,10 +243,14 @@ mb_conclude(struct mbully *m, algo_time wait, algo_time now,
 
 	if (m->best > self)
 		mb_adopt(m, m->best, now, o);
-	else if (m->best != 0 || !mb_heard_any(m, 0, m->a.n))
+	else if (m->best != 0)
 		mb_name(m, self, m->best == self ? 0 : m->best, now, o);
-	else
+	else if (m->phase == MB_AWAIT)
+		m->p->start(m, now, o);
+	else if (mb_heard_any(m, 0, m->a.n))
 		mb_await(m, wait, now, o);
+	else
+		mb_name(m, self, 0, now, o);
 }
 
 void
@@ -270,6 +274,19 @@ on_coordinator(struct mbully *m, uint16_t j, uint16_t f, algo_time now,
 {
 	uint16_t p = m->ldr;
 
+	/*
+	 * A revived node gathers what it hears until its query ends: a
+	 * coordinator sent before it came up never reaches it, and the
+	 * node named in a later one may since have given way to that
+	 * leader, whose answer names it.
+	 */
+	if (m->querying) {
+		if (j > m->best)
+			m->best = j;
+		if (m->phase == MB_AWAIT)
+			finish(m, now, o);
+		return;
+	}
 	if (j == p) {
 		if (!m->hold && !normal(m))
 			mb_adopt(m, j, now, o);
@@ -318,8 +335,7 @@ on_answer(struct mbully *m, const struct algo_msg *msg, uint16_t j,
 	algo_set_add(&m->heard, r);
 	if (j > m->best)
 		m->best = j;
-	/* One answer naming the leader says all a Normal node knows. */
-	if (j != 0 || all_heard(m))
+	if (all_heard(m))
 		finish(m, now, o);
 }
 

@@ -99,9 +99,10 @@ void	mb_name(struct mbully *, uint16_t j, uint16_t failed, algo_time,
 	    struct algo_out *);
 /* Update(ldr, J) at this node only: J was learned from others. */
 void	mb_adopt(struct mbully *, uint16_t j, algo_time, struct algo_out *);
-/* The end of a query (NRC): a leader above us is taken; one below us, or
- * none when nobody answered, gives way to us (we broadcast coordinator);
- * answers without a leader make us await (mb_await, for WAIT). */
+/* The end of a query (NRC): the highest leader heard of, if above us, is
+ * taken; one below us, or none when nobody answered, gives way to us (we
+ * broadcast coordinator); answers without a leader make us await
+ * (mb_await, for WAIT), and an await without news asks again (start). */
 void	mb_conclude(struct mbully *, algo_time wait, algo_time,
 	    struct algo_out *);
 /* Send ok for election M and await the coordinator for WAIT. */
