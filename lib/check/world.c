@@ -5,6 +5,7 @@
  * Every pair of nodes is connected unless net lines say otherwise.
  */
 #include <err.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,15 @@ world_linked(const struct world *w, int i, int j)
 	if (i == j || w->cut == NULL)
 		return 1;
 	return !BIT_ISSET(w->cut + (size_t)i * w->words, (unsigned)j);
+}
+
+const char *
+world_id(unsigned id, char *buf)
+{
+	if (id == 0)
+		return "-";
+	snprintf(buf, 8, "%u", id & 0xffff);	/* ids are at most 65535 */
+	return buf;
 }
 
 int
