@@ -66,6 +66,7 @@ bats_require_minimum_version 1.5.0
 	run --separate-stderr elect-check -A trace - <<-'EOF'
 	1 2 state status=Norm ldr=2 grp=-
 	1.5 2 send to=1 msg=x
+	1.5 3 crash
 	2 1 boot inc=1 algo=bully
 	3 1 crash
 	3 1 crash
@@ -73,8 +74,21 @@ bats_require_minimum_version 1.5.0
 	EOF
 	assert_failure 1
 	assert_output - <<-'EOF'
-	-:1: trace: node 2 writes state while down: no boot before it
-	-:6: trace: node 1 writes state while down: its boot is missing
+	-:1: trace: node 2 writes state while down: its boot is missing (taken as up from here)
+	-:7: trace: node 1 writes state while down: its boot is missing (taken as up from here)
+	EOF
+}
+
+@test "a node whose boot is missing still counts as up" {
+	run --separate-stderr elect-check -A sle1 - <<-'EOF'
+	1 1 boot inc=1 algo=bully
+	1 1 state status=Norm ldr=1 grp=-
+	1 2 state status=Norm ldr=2 grp=-
+	EOF
+	assert_failure 1
+	assert_output - <<-'EOF'
+	-:3: trace: node 2 writes state while down: its boot is missing (taken as up from here)
+	-:3: sle1: nodes 1 (Norm, ldr=1) and 2 (Norm, ldr=2) are both Norm but follow different leaders at 1
 	EOF
 }
 

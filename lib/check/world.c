@@ -249,7 +249,6 @@ boot(struct world *w, struct wnode *nd, const struct trace_event *ev)
 	nd->up = 1;
 	nd->paused = 0;
 	nd->booted = 1;
-	nd->warned = 0;
 	nd->inc = ev->inc;
 	nd->t_up = ev->t;
 	w->changed |= W_UP;
@@ -374,10 +373,12 @@ world_apply(struct world *w, const struct trace_event *ev)
 		break;
 	}
 	if (!nd->up) {
-		if (!nd->warned)
-			w->anomaly |= WA_DOWN;
-		nd->warned = 1;
-		return 0;
+		/* Its boot is missing, but a node that writes is running. */
+		w->anomaly |= WA_DOWN;
+		nd->up = 1;
+		nd->t_up = ev->t;
+		w->nup++;
+		w->changed |= W_UP;
 	}
 	if (ev->type == TR_STATE)
 		set_state(w, nd, ev->status, ev->ldr, ev->grp, ev->t);

@@ -32,7 +32,7 @@
 
 struct wnode {
 	unsigned	 id;
-	unsigned char	 up, paused, booted, warned;
+	unsigned char	 up, paused, booted;
 	enum trace_status status;	/* ST_DOWN while down */
 	unsigned	 ldr;		/* 0: none */
 	char		*grp;		/* "-" when none */
