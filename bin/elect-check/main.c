@@ -83,7 +83,7 @@ main(int argc, char *argv[])
 	const char *why, *env;
 	int ch, json = 0, flags = 0, rc, progress, shown = 0;
 	unsigned long n = 0;
-	double start;
+	double start, now, shown_at = 0;
 
 	if ((sets = calloc((size_t)argc, sizeof(*sets))) == NULL ||
 	    (names = calloc((size_t)argc, sizeof(*names))) == NULL)
@@ -151,7 +151,8 @@ main(int argc, char *argv[])
 		if ((why = checker_event(ck, &ev)) != NULL)
 			errx(EXIT_USAGE, "%s", why);
 		if (++n % PROGRESS_EVERY == 0 && progress &&
-		    seconds() - start > 1) {
+		    (now = seconds()) - start > 1 && now - shown_at > 0.25) {
+			shown_at = now;
 			fprintf(stderr, "\r%s: %s:%lu, %llu MB", getprogname(),
 			    ev.file, ev.lineno,
 			    (unsigned long long)(trace_bytes(r) >> 20));
