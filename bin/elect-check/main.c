@@ -171,6 +171,10 @@ main(int argc, char *argv[])
 	if (fflush(stdout) != 0 || ferror(stdout))
 		err(EXIT_USAGE, "stdout");
 	checker_summary(ck, stderr);
+	if (trace_skipped(r) > 0)
+		fprintf(stderr, "%s: %lu line%s with unknown events skipped\n",
+		    getprogname(), trace_skipped(r),
+		    trace_skipped(r) > 1 ? "s" : "");
 	rc = checker_verdict(ck);
 	checker_free(ck);
 	trace_close(r);
