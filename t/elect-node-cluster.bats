@@ -18,7 +18,7 @@ teardown() {
 # Timings with a margin for a loaded machine and AddressSanitizer: a false
 # suspicion would be a real violation under the synchronous algorithms.
 TIMING=(--fd-interval 25 --fd-timeout 250 --reply 100 --check 150
-	--timeout 600 --tau 100)
+	--timeout 600 --tau 100 --ttx 20)
 
 has_algo() {
 	elect-node --help | grep -q "^algorithms (-a):.* $1\( \|$\)"
@@ -36,7 +36,7 @@ scenario() {
 	C=$(mkcluster "$n")
 	elect_start_cluster --insecure -a "$algo" "${TIMING[@]}" "$C"
 
-	ldr=$(elect_wait_leader 20)
+	ldr=$(elect_wait_leader -l "$n" 20)
 	assert_equal "$ldr" "$n"
 
 	# A follower dies: the leader stays, no one changes state.
@@ -51,13 +51,13 @@ scenario() {
 
 	# The leader dies: the next highest is agreed on.
 	elect_kill "$n"
-	ldr=$(elect_wait_leader 20)
+	ldr=$(elect_wait_leader -l $((n - 1)) 20)
 	assert_equal "$ldr" $((n - 1))
 
 	# The old leader comes back and, being the highest, leads again.
 	elect_start "$n"
 	elect_start 1
-	ldr=$(elect_wait_leader 20)
+	ldr=$(elect_wait_leader -l "$n" 20)
 	assert_equal "$ldr" "$n"
 
 	# A stable period longer than c, so that the liveness assertions
@@ -79,3 +79,9 @@ scenario() {
 @test "bully-fd, 7 nodes" { scenario bully-fd 7; }
 @test "async-bully, 3 nodes" { scenario async-bully 3; }
 @test "async-bully, 7 nodes" { scenario async-bully 7; }
+@test "invitation, 3 nodes" { scenario invitation 3; }
+@test "invitation, 7 nodes" { scenario invitation 7; }
+@test "modified-bully, 3 nodes" { scenario modified-bully 3; }
+@test "modified-bully, 7 nodes" { scenario modified-bully 7; }
+@test "enhanced-bully, 3 nodes" { scenario enhanced-bully 3; }
+@test "enhanced-bully, 7 nodes" { scenario enhanced-bully 7; }

@@ -32,6 +32,28 @@ id_str(unsigned id, char *buf, size_t len)
 	return buf;
 }
 
+/* " elid=G" for a message, or "" when it has none. */
+const char *
+elid_key(const struct algo_elid *e, char *buf, size_t len)
+{
+	char g[ALGO_ELID_STRLEN];
+
+	if (e->node == 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, " elid=%s", algo_elid_fmt(e, g, sizeof(g)));
+	return buf;
+}
+
+/* The payload's fields as extra keys (" key=value ..."), or "". */
+const char *
+msg_fields(const struct node *nd, const struct algo_msg *m, char *buf,
+    size_t len)
+{
+	algo_msg_fields(nd->opts->algo, m, buf, len);
+	return buf;
+}
+
 static void
 trace_state(struct node *nd, const struct algo_state *st)
 {
@@ -173,17 +195,17 @@ void
 core_recv(struct node *nd, const struct algo_msg *m)
 {
 	struct algo_input in = { .type = ALGO_IN_RECV, .now = mono_now() };
-	char elid[ALGO_ELID_STRLEN], fields[256];
+	char elid[ALGO_ELID_STRLEN + 8], fields[256];
 
 	in.msg = *m;
 	if (step(nd, &in) == ALGO_EINVAL) {
 		net_drop(nd, m->peer, "bad-payload");
 		return;
 	}
-	algo_msg_fields(nd->opts->algo, m, fields, sizeof(fields));
-	node_trace(nd, "recv from=%u msg=%s elid=%s%s", m->peer,
+	node_trace(nd, "recv from=%u msg=%s%s%s", m->peer,
 	    algo_msg_name(nd->opts->algo, m->type),
-	    algo_elid_fmt(&m->elid, elid, sizeof(elid)), fields);
+	    elid_key(&m->elid, elid, sizeof(elid)),
+	    msg_fields(nd, m, fields, sizeof(fields)));
 	run(nd);
 }
 

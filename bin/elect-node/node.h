@@ -156,6 +156,9 @@ int	node_run(const struct node_opts *);
 void	node_detector_failed(struct node *);
 algo_time mono_now(void);
 const char *id_str(unsigned, char *, size_t);
+const char *elid_key(const struct algo_elid *, char *, size_t);
+const char *msg_fields(const struct node *, const struct algo_msg *, char *,
+	    size_t);
 void	node_trace(struct node *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

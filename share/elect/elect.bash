@@ -249,21 +249,28 @@ _elect_agree() {
 	echo "$ldr"
 }
 
-# elect_wait_leader [SECONDS [IDS...]]: waits until the nodes IDS (by
-# default every node running and not paused) agree on a leader among them;
-# prints it.  Fails after SECONDS (default 10) with their statuses.
+# elect_wait_leader [-l LEADER] [SECONDS [IDS...]]: waits until the nodes
+# IDS (by default every node running and not paused) agree on a leader
+# among them (on LEADER, with -l); prints it.  Fails after SECONDS
+# (default 10) with their statuses.
 elect_wait_leader() {
-	local secs=${1:-10} ids i ldr
+	local want= secs ids i ldr
+	if [ "${1:-}" = -l ]; then
+		want=$2
+		shift 2
+	fi
+	secs=${1:-10}
 	[ $# -gt 0 ] && shift
 	for ((i = 0; i < secs * 20; i++)); do
 		if [ $# -gt 0 ]; then ids=("$@"); else read -ra ids <<<"$(elect_up)"; fi
-		[ ${#ids[@]} -gt 0 ] && ldr=$(_elect_agree "${ids[@]}") && {
+		if [ ${#ids[@]} -gt 0 ] && ldr=$(_elect_agree "${ids[@]}") &&
+		    { [ -z "$want" ] || [ "$ldr" = "$want" ]; }; then
 			echo "$ldr"
 			return 0
-		}
+		fi
 		sleep 0.05
 	done
-	echo "elect.bash: no agreed leader among ${ids[*]} after $secs s:" >&2
+	echo "elect.bash: no agreed leader${want:+ $want} among ${ids[*]} after $secs s:" >&2
 	for i in "${ids[@]}"; do
 		echo "  $i: $(elect_status "$i" 2>&1)" >&2
 	done
