@@ -32,7 +32,7 @@ periodic() {
 	case $1 in
 	bully) echo AreYouNormal ;;
 	bully-fd | async-bully) echo 'Norm?' ;;
-	invitation) echo AreYouCoordinator,AreYouThere ;;
+	invitation) echo AreYouCoordinator,AreYouThere,Answer ;;
 	*) echo none ;;
 	esac
 }
