@@ -39,10 +39,11 @@ scenario() {
 	ldr=$(elect_wait_leader -l "$n" 20)
 	assert_equal "$ldr" "$n"
 
-	# A follower dies: the leader stays, no one changes state.
+	# A follower dies: the leader stays, no one changes state (for
+	# longer than the detector needs to notice, twice).
 	t0=$(date +%s.%N)
 	elect_kill 1
-	sleep 1
+	sleep 0.6
 	for id in $(elect_up); do
 		run states_since "$id" "$t0"
 		assert_output ""
@@ -54,17 +55,22 @@ scenario() {
 	ldr=$(elect_wait_leader -l $((n - 1)) 20)
 	assert_equal "$ldr" $((n - 1))
 
-	# The old leader comes back and, being the highest, leads again.
+	# The old leader comes back: the bullies let the highest lead again;
+	# under invitation it may also join the group it is invited to.
 	elect_start "$n"
 	elect_start 1
-	ldr=$(elect_wait_leader -l "$n" 20)
-	assert_equal "$ldr" "$n"
+	if [ "$algo" = invitation ]; then
+		ldr=$(elect_wait_leader 20)
+		[ "$ldr" = "$n" ] || [ "$ldr" = $((n - 1)) ]
+	else
+		ldr=$(elect_wait_leader -l "$n" 20)
+	fi
 
 	# A stable period longer than c, so that the liveness assertions
 	# (sle2, ale2) have something to bite on; judged while the cluster
 	# still runs, before the goodbyes end the stable period.
-	sleep 2.2
-	run elect_check -c 2
+	sleep 1.2
+	run elect_check -c 1
 	assert_success
 	assert_output --regexp "holds:.* (sle2|ale2)"
 
