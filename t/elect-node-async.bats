@@ -14,7 +14,7 @@ teardown() {
 	elect_teardown
 }
 
-TIMING=(--fd-interval 25 --fd-timeout 250 --reply 100 --check 150
+TIMING=(--fd-interval 25 --fd-timeout 400 --reply 100 --check 150
 	--timeout 600 --tau 100 --ttx 20)
 
 has_algo() {

@@ -17,7 +17,7 @@ teardown() {
 
 # Timings with a margin for a loaded machine and AddressSanitizer: a false
 # suspicion would be a real violation under the synchronous algorithms.
-TIMING=(--fd-interval 25 --fd-timeout 250 --reply 100 --check 150
+TIMING=(--fd-interval 25 --fd-timeout 400 --reply 100 --check 150
 	--timeout 600 --tau 100 --ttx 20)
 
 has_algo() {
@@ -43,7 +43,7 @@ scenario() {
 	# longer than the detector needs to notice, twice).
 	t0=$(date +%s.%N)
 	elect_kill 1
-	sleep 0.6
+	sleep 0.8
 	for id in $(elect_up); do
 		run states_since "$id" "$t0"
 		assert_output ""
