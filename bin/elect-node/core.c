@@ -255,15 +255,31 @@ core_tick(struct node *nd, algo_time now)
 	return nd->timer[id] > now ? nd->timer[id] - now : 0;
 }
 
+/* A command for the core (leave, and those of the control socket): its
+ * ALGO_ result, the actions carried out. */
+int
+core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
+    size_t len)
+{
+	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
+	int rc;
+
+	if (len > sizeof(in.cmd.data))
+		return ALGO_EINVAL;
+	in.cmd.code = code;
+	in.cmd.len = len;
+	if (len > 0)
+		memcpy(in.cmd.data, data, len);
+	if ((rc = step(nd, &in)) == ALGO_OK || rc == ALGO_ENOMEM)
+		run(nd);
+	algo_out_clear(&nd->out);
+	return rc;
+}
+
 void
 core_leave(struct node *nd)
 {
-	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
-
-	in.cmd.code = ALGO_CMD_LEAVE;
-	if (step(nd, &in) == ALGO_OK)
-		run(nd);
-	algo_out_clear(&nd->out);
+	core_cmd(nd, ALGO_CMD_LEAVE, NULL, 0);
 }
 
 void

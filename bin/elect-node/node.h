@@ -177,6 +177,7 @@ void	core_recv(struct node *, const struct algo_msg *);
 void	core_down(struct node *, unsigned id);
 /* Fires due timers; returns nanoseconds until the next one, or -1. */
 algo_time core_tick(struct node *, algo_time now);
+int	core_cmd(struct node *, enum algo_cmd_code, const void *, size_t);
 void	core_leave(struct node *);
 void	core_free(struct node *);
 
