@@ -14,8 +14,8 @@ teardown() {
 	elect_teardown
 }
 
-TIMING=(--fd-interval 25 --fd-timeout 400 --reply 100 --check 150
-	--timeout 600 --tau 100 --ttx 20)
+TIMING=(--fd-interval 25 --fd-timeout 400 --reply 250 --check 300
+	--timeout 1200 --tau 150 --ttx 50)
 
 has_algo() {
 	elect-node --help | grep -q "^algorithms (-a):.* $1\( \|$\)"
