@@ -80,7 +80,10 @@ row_json(const struct stats *st, const struct election *e)
 	    stats_cause_name(e->cause), e->cause_node);
 	json_str(e->file);
 	printf(",\"lineno\":%lu", e->lineno);
-	json_ids("leaders", e->leaders, e->done ? e->nleaders : 0);
+	if (e->done)
+		printf(",\"leader\":%u", e->leader);
+	else
+		printf(",\"leader\":null");
 	json_ids("nodes", e->nodes, e->nnodes);
 	printf(",\"messages\":%llu,\"by_type\":{",
 	    (unsigned long long)e->messages);
@@ -99,21 +102,17 @@ row_json(const struct stats *st, const struct election *e)
 static void
 row_text(const struct stats *st, const struct election *e)
 {
-	char a[32], ldr[64];
+	char a[32], ldr[16];
 	size_t i;
-	int n = 0;
 
 	if (e->number == 1)
 		printf("%-5s %-20s %-10s %-14s %-12s %-6s %5s %6s  %s\n",
 		    "elect", "start", "duration", "algo", "cause", "leader",
 		    "nodes", "msgs", "by type");
-	ldr[0] = '\0';
-	if (!e->done || e->nleaders == 0)
+	if (e->done)
+		snprintf(ldr, sizeof(ldr), "%u", e->leader);
+	else
 		strlcpy(ldr, "-", sizeof(ldr));
-	for (i = 0; e->done && i < e->nleaders && n >= 0 &&
-	    (size_t)n < sizeof(ldr); i++)
-		n += snprintf(ldr + n, sizeof(ldr) - (size_t)n, "%s%u",
-		    i ? "," : "", e->leaders[i]);
 	printf("%-5lu %-20s ", e->number, micros(e->start, a, sizeof(a)));
 	if (e->done)
 		printf("%-10s ", micros(e->end - e->start, a, sizeof(a)));

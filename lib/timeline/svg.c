@@ -205,7 +205,7 @@ arrows(struct svg *g)
 		double x1, y1, x2, y2;
 
 		if ((it->type != TR_SEND && it->type != TR_RECV) ||
-		    tl->lane_of[it->peer] == -1)
+		    tl_lane(tl, it->peer) == -1)
 			continue;
 		tl_label(tl, it, lbl, sizeof(lbl));
 		tl_offset(tl, it->t, ts, sizeof(ts));
@@ -255,7 +255,7 @@ marks(struct svg *g)
 		const char *shape;
 
 		if (it->type == TR_NET) {
-			int a = tl->lane_of[it->peer], b = tl->lane_of[it->b];
+			int a = tl_lane(tl, it->peer), b = tl_lane(tl, it->b);
 
 			y = a == -1 ? TOP : y_of(tl, it->peer);
 			y2 = b == -1 ? TOP + tl->nlanes * LANE_H :

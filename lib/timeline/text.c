@@ -48,7 +48,7 @@ tl_text(struct timeline *tl, FILE *f)
 		lanes = cols;
 	trace_format_time(tl->t0, head, sizeof(head));
 	fprintf(f, "# time 0 is %s; lanes: | up, # leader, : electing, "
-	    ". booting, z paused\n", head);
+	    ". no state, z paused\n", head);
 	memset(row, ' ', sizeof(row));
 	memcpy(row + TIME_W - 4, "time", 4);
 	for (k = 0; k < lanes; k++) {
