@@ -171,9 +171,9 @@ report(void *arg, unsigned long lineno, const char *why, const char *line,
 	struct conn *cn = ((struct ctx *)arg)->conn;
 	char shown[4 * 48 + 1];
 
-	if (cn->c.bad > REPORT_MAX)
+	if (cn->c.bad > REPORT_MAX + 1)
 		return;
-	if (cn->c.bad == REPORT_MAX) {
+	if (cn->c.bad == REPORT_MAX + 1) {
 		warnx("%s: more bad lines; not reported", cn->peer);
 		return;
 	}

@@ -366,7 +366,7 @@ stats_event(struct stats *st, const struct trace_event *ev)
 	struct election *e = &st->cur;
 	struct node *n = NULL;
 	unsigned who = ev->node;
-	int cause;
+	int cause, opened = 0;
 
 	if (ev->node != 0 && (n = node(st, ev->node)) == NULL)
 		return NULL;	/* out of memory: the node is not followed */
@@ -377,8 +377,10 @@ stats_event(struct stats *st, const struct trace_event *ev)
 		st->leader = 0;
 	}
 	cause = n != NULL ? update(st, ev, n, &who) : -1;
-	if (!st->open && cause != -1)
+	if (!st->open && cause != -1) {
 		open_election(st, ev, ev->t, (enum stats_cause)cause, who);
+		opened = cause != SC_LEAD;
+	}
 	if (!st->open)
 		goto leader;
 	if (n != NULL && n->seen != e->number) {
@@ -393,7 +395,8 @@ stats_event(struct stats *st, const struct trace_event *ev)
 		lead(st, ev);
 		return e;
 	}
-	if ((e->leader = settled(st)) != 0)
+	/* not at the sign itself: a DownSig leaves everyone agreeing */
+	if (!opened && (e->leader = settled(st)) != 0)
 		return close_election(st, ev->t);
 	return NULL;
 leader:

@@ -39,7 +39,7 @@ message(const struct timeline *tl, const struct tl_item *it, FILE *f,
 int
 tl_mermaid(struct timeline *tl, FILE *f)
 {
-	char lbl[64];
+	char lbl[96];
 	size_t i;
 
 	tl_finish(tl);
@@ -63,7 +63,7 @@ tl_mermaid(struct timeline *tl, FILE *f)
 		}
 		if (it->type == TR_CLOCK)
 			continue;
-		tl_label(tl, it, lbl, sizeof(lbl));
+		tl_label(tl, it, lbl, sizeof(lbl), 1);
 		if (it->type == TR_NET) {
 			int a = tl_lane(tl, it->peer), b = tl_lane(tl, it->b);
 

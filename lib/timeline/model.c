@@ -486,9 +486,71 @@ fd_op(unsigned op)
 	}
 }
 
+/* The long label, for notes and tooltips. */
+static int
+words(const struct tl_item *it, const char *s, size_t n, char *buf,
+    size_t len)
+{
+	static const char *const links[] = { "up", "down", "flaky" };
+	static const char *const fd[] = { "", "starts watching",
+	    "stops watching", "DownSig for", "plays dead to", "plays alive to" };
+	unsigned long long num = it->num;
+	const char *status = trace_status_name(it->status);
+
+	switch (it->type) {
+	case TR_BOOT:
+		return snprintf(buf, len, "boot, incarnation %llu", num);
+	case TR_EXIT:
+		return snprintf(buf, len, "exit (%.*s)", (int)n, s);
+	case TR_PAUSE:
+		return snprintf(buf, len, "paused");
+	case TR_RESUME:
+		return snprintf(buf, len, "resumed");
+	case TR_STATE:
+		if (it->ldr == 0)
+			return snprintf(buf, len, "status %s", status);
+		return snprintf(buf, len, "status %s, leader %u", status,
+		    it->ldr);
+	case TR_SEND:
+		return snprintf(buf, len, "sends %.*s to %u", (int)n, s,
+		    it->peer);
+	case TR_RECV:
+		return snprintf(buf, len, "receives %.*s from %u", (int)n, s,
+		    it->peer);
+	case TR_DROP:
+		return snprintf(buf, len, "drops a datagram from %u (%.*s)",
+		    it->peer, (int)n, s);
+	case TR_FD:
+		return snprintf(buf, len, "%s %u", it->op < 6 ? fd[it->op] :
+		    "?", it->peer);
+	case TR_LEASE:
+		return snprintf(buf, len, "%s %u", it->op == OP_GRANT ?
+		    "grants a lease to" : "ends its lease to", it->peer);
+	case TR_LEAD:
+		return snprintf(buf, len, "%s", it->t2 ? "leads (lease)" :
+		    "gives up leading");
+	case TR_EDICT:
+		return snprintf(buf, len, "edict %llu", num);
+	case TR_DELIVER:
+		return snprintf(buf, len, "delivers edict %llu from %u", num,
+		    it->peer);
+	case TR_NET:
+		return snprintf(buf, len, "link %u-%u %s", it->peer, it->b,
+		    links[it->op < 3 ? it->op : 0]);
+	case TR_TASK:
+		return snprintf(buf, len, "task %s (pid %llu)",
+		    it->op == OP_START ? "started" : "stopped", num);
+	case TR_LOST:
+		return snprintf(buf, len, "lost %llu lines", num);
+	default:
+		return snprintf(buf, len, "%s",
+		    trace_type_name((enum trace_type)it->type));
+	}
+}
+
 int
 tl_label(const struct timeline *tl, const struct tl_item *it, char *buf,
-    size_t len)
+    size_t len, int verbose)
 {
 	static const char *const links[] = { "up", "down", "flaky" };
 	char tail[16];
@@ -499,7 +561,10 @@ tl_label(const struct timeline *tl, const struct tl_item *it, char *buf,
 	s = tl_str(tl, it, &n);
 	if (n > 40)
 		n = 40;
-	switch (it->type) {
+	switch (verbose ? TR_NTYPES : it->type) {
+	case TR_NTYPES:
+		r = words(it, s, n, buf, len);
+		break;
 	case TR_CRASH:
 		r = snprintf(buf, len, "CRASH");
 		break;

@@ -67,10 +67,11 @@ void		 tl_apply(struct lane_state *, const struct tl_item *);
 /* Leader at time T by its last state or by a lease. */
 int		 tl_leading(const struct lane_state *, unsigned node,
 		    trace_time t);
-/* A short label for ITEM, as the text diagram and the notes show it, cut
- * to fit LEN (a message type first, so that its peer stays). */
+/* A label for ITEM, printable ASCII: short for the text diagram, cut to
+ * fit LEN (of a message, the type, so that the peer stays); or in words
+ * (VERBOSE), for notes and tooltips. */
 int		 tl_label(const struct timeline *, const struct tl_item *,
-		    char *, size_t);
+		    char *, size_t, int verbose);
 const char	*tl_str(const struct timeline *, const struct tl_item *,
 		    size_t *len);
 /* Seconds since the start of the window, 6 decimals. */

@@ -1,7 +1,8 @@
 # The counting of elect-trace stats in awk, for the benchmark: elections
 # from a boot, a crash or DownSig of the leader, or a node leaving Norm or
-# following another leader, to all up nodes in Norm following one leader;
-# messages by type; then the count per algorithm.  (No lease traces.)
+# following another leader, to all up nodes in Norm following one leader
+# (not at the very line that started it); messages by type; then the count
+# per algorithm.  (No lease traces.)
 function settled(    i, l) {
 	if (unsettled > 0 || nup == 0)
 		return 0
@@ -46,14 +47,16 @@ $1 ~ /^#/ || NF == 0 { next }
 	} else if (ev == "send" && open) {
 		m = substr($5, 5); bytype[m]++; msgs++
 	}
-	if (!open && cause)
-		start(t)
+	opened = 0
+	if (!open && cause) {
+		start(t); opened = 1
+	}
 	if (!open)
 		next
 	if (!(n in involved)) {
 		involved[n] = 1; nodes++
 	}
-	if ((l = settled()) != 0) {
+	if (!opened && (l = settled()) != 0) {
 		open = 0; leader = l; done[algo]++
 		printf "%d %s %.9f %d %d %d", number, t0, t - t0, l, nodes, msgs
 		for (m in bytype)
