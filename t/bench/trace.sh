@@ -3,6 +3,7 @@
 #  - merge of per-node traces, 10 million lines, against sort -m -s -k1,1n;
 #  - stats over the merged trace, against awk doing the same counting
 #    (t/bench/stats.awk);
+#  - timeline of 10,000 lines in each format (target: under a second);
 #  - collect under 32 writers at 10,000 lines/s each, through the shared
 #    trace writer: lines written, lines lost.
 # BENCH_LINES, BENCH_WRITERS, BENCH_RATE, BENCH_SECONDS change the sizes.
@@ -70,6 +71,17 @@ s=$(best awk -f "$here/stats.awk" "$tmp/all.trace")
 printf 'stats   %d lines, %s elections: elect-trace %ss (%s M lines/s), awk %ss: %sx as fast\n' \
     "$n" "$ours" "$m" "$(rate_of "$n" "$m")" "$s" "$(ratio "$s" "$m")"
 rm -rf "$tmp/nodes" "$tmp/all.trace"
+
+"$tools/tracegen" -l 10000 -n 10 > "$tmp/small.trace"
+n=$(wc -l < "$tmp/small.trace")
+for f in text svg mermaid; do
+	m=$(best "$bin/elect-trace" timeline --format "$f" "$tmp/small.trace")
+	printf 'timeline %d lines, %s: %ss (target: under 1s)\n' "$n" "$f" "$m"
+	if [ "$(echo "$m" | awk '{ print ($1 >= 1) }')" = 1 ]; then
+		echo "timeline: too slow" >&2
+		exit 1
+	fi
+done
 
 # collect: WRITERS processes, each RATE lines a second for SECONDS
 sock=$tmp/collect.sock
