@@ -38,6 +38,7 @@
 #define DRAIN_MAX	(1024 * 1024)	/* read from each at the end, at most */
 #define HOLD_MAX	(64 * 1024 * 1024)	/* bytes in the reorder buffer */
 #define LATE_MAX	10	/* late lines reported */
+#define ACCEPT_MAX	64	/* connections taken per round */
 
 struct conn {
 	int		 fd;		/* -1: ended, lines still held */
@@ -55,6 +56,16 @@ struct out {
 };
 
 static volatile sig_atomic_t quit, hup;
+static char *unlink_path;	/* our unix socket, removed on the way out */
+
+static void
+remove_socket(void)
+{
+	if (unlink_path != NULL)
+		unlink(unlink_path);
+	free(unlink_path);
+	unlink_path = NULL;
+}
 
 static void
 on_signal(int sig)
@@ -226,7 +237,7 @@ peer_name(int fd, const struct sockaddr_storage *ss, char *buf, size_t len)
 /* Binds ADDR (unix:PATH or tcp:HOST:PORT); a stale unix socket is taken
  * over, a live one is an error. */
 static int
-listen_on(const char *addr, char **unlink_path)
+listen_on(const char *addr)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
@@ -248,7 +259,8 @@ listen_on(const char *addr, char **unlink_path)
 			unlink(sun.sun_path);	/* left by a dead collector */
 		if (bind(s, (struct sockaddr *)&sun, sizeof(sun)) == -1)
 			err(1, "%s", addr);
-		*unlink_path = strdup(sun.sun_path);
+		unlink_path = strdup(sun.sun_path);
+		atexit(remove_socket);
 	} else if (strncmp(addr, "tcp:", 4) == 0) {
 		h = addr + 4;
 		if ((port = strrchr(h, ':')) == NULL || port == h ||
@@ -290,7 +302,8 @@ raise_nofile(void)
 	}
 }
 
-static void
+/* One new connection; -1 when there is none to take now. */
+static int
 accept_one(struct state *st, int ls, int *paused)
 {
 	struct sockaddr_storage ss;
@@ -304,7 +317,7 @@ accept_one(struct state *st, int ls, int *paused)
 		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM ||
 		    errno == ENOBUFS)
 			*paused = 1;	/* let connections end first */
-		return;
+		return -1;
 	}
 	if (st->nconns == st->capconns) {
 		size_t cap = st->capconns ? st->capconns * 2 : 16;
@@ -312,7 +325,7 @@ accept_one(struct state *st, int ls, int *paused)
 		if ((nc = reallocarray(st->conns, cap, sizeof(*nc))) == NULL) {
 			close(fd);
 			*paused = 1;
-			return;
+			return -1;
 		}
 		st->conns = nc;
 		st->capconns = cap;
@@ -320,13 +333,14 @@ accept_one(struct state *st, int ls, int *paused)
 	if ((cn = malloc(sizeof(*cn))) == NULL) {
 		close(fd);
 		*paused = 1;
-		return;
+		return -1;
 	}
 	cn->fd = fd;
 	cn->acked = cn->held = 0;
 	collect_conn_init(&cn->c);
 	peer_name(fd, &ss, cn->peer, sizeof(cn->peer));
 	st->conns[st->nconns++] = cn;
+	return 0;
 }
 
 /*
@@ -498,8 +512,10 @@ serve(struct state *st, int ls)
 		for (i = n; i > 0; i--)
 			if (pfd[i].revents != 0 && read_conn(st, i - 1) == -1)
 				end_conn(st, i - 1, CE_EOF);
-		if (pfd[0].revents & POLLIN)
-			accept_one(st, ls, &paused);
+		for (i = 0; i < ACCEPT_MAX && !paused &&
+		    (pfd[0].revents & POLLIN); i++)
+			if (accept_one(st, ls, &paused) == -1)
+				break;
 		release(st, 0);
 	}
 	free(pfd);
@@ -516,7 +532,6 @@ cmd_collect(int argc, char *argv[])
 	struct state st = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *addr = NULL;
-	char *unlink_path = NULL;
 	trace_time delay = 0;
 	int ch, ls;
 
@@ -554,13 +569,11 @@ cmd_collect(int argc, char *argv[])
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	ls = listen_on(addr, &unlink_path);
+	ls = listen_on(addr);
 	serve(&st, ls);
 	close(ls);
-	if (unlink_path != NULL)
-		unlink(unlink_path);
+	remove_socket();
 	shut_down(&st);
-	free(unlink_path);
 	free(st.conns);
 	free(st.block);
 	free(st.out.buf);
