@@ -217,6 +217,12 @@ lines_of() {
 	start_collector
 	printf '1 1 boot inc=1\n' | trawsend "unix:$sock"
 	wait_for 5 test -s "$dir/out.trace"
+	# never in place of something else
+	echo precious > "$dir/file"
+	run elect-trace collect -l "unix:$dir/file"
+	assert_failure 1
+	assert_output --partial "exists and is not a socket"
+	assert_equal "$(cat "$dir/file")" precious
 }
 
 @test "collect: bad usage" {

@@ -234,58 +234,94 @@ peer_name(int fd, const struct sockaddr_storage *ss, char *buf, size_t len)
 		snprintf(buf, len, "tcp peer %s:%s", host, serv);
 }
 
-/* Binds ADDR (unix:PATH or tcp:HOST:PORT); a stale unix socket is taken
- * over, a live one is an error. */
+/*
+ * Listens on unix:PATH.  The socket is bound to a name of its own and
+ * renamed into place once it listens, so that no client ever finds a
+ * socket that refuses it; a stale one, left by a dead collector, is
+ * replaced, a live one is an error.
+ */
 static int
-listen_on(const char *addr)
+listen_unix(const char *addr)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char host[256];
-	const char *h, *port;
-	size_t n;
-	int s, one = 1, rc;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX }, tmp = sun;
+	const char *path = addr + 5;
+	struct stat sb;
+	int s;
 
-	if (strncmp(addr, "unix:", 5) == 0) {
-		if (addr[5] == '\0' || strlcpy(sun.sun_path, addr + 5,
-		    sizeof(sun.sun_path)) >= sizeof(sun.sun_path))
-			errx(EXIT_USAGE, "-l %s: bad socket path", addr);
+	if (*path == '\0' || strlcpy(sun.sun_path, path,
+	    sizeof(sun.sun_path)) >= sizeof(sun.sun_path) ||
+	    (size_t)snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%ld",
+	    path, (long)getpid()) >= sizeof(tmp.sun_path))
+		errx(EXIT_USAGE, "-l %s: bad or too long socket path", addr);
+	if (lstat(path, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode))
+			errx(1, "%s: exists and is not a socket", path);
 		if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 			err(1, "socket");
 		if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == 0)
 			errx(1, "%s: a collector is already listening", addr);
-		if (errno == ECONNREFUSED)
-			unlink(sun.sun_path);	/* left by a dead collector */
-		if (bind(s, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-			err(1, "%s", addr);
-		unlink_path = strdup(sun.sun_path);
-		atexit(remove_socket);
-	} else if (strncmp(addr, "tcp:", 4) == 0) {
-		h = addr + 4;
-		if ((port = strrchr(h, ':')) == NULL || port == h ||
-		    port[1] == '\0' || (n = (size_t)(port - h)) >= sizeof(host))
-			errx(EXIT_USAGE, "-l %s: expected tcp:HOST:PORT", addr);
-		if (h[0] == '[' && h[n - 1] == ']') {
-			h++;
-			n -= 2;
-		}
-		memcpy(host, h, n);
-		host[n] = '\0';
-		if ((rc = getaddrinfo(host, port + 1, &hints, &ai)) != 0)
-			errx(EXIT_USAGE, "-l %s: %s", addr, gai_strerror(rc));
-		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-		if (s == -1)
-			err(1, "socket");
-		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(s, ai->ai_addr, ai->ai_addrlen) == -1)
-			err(1, "%s", addr);
-		freeaddrinfo(ai);
-	} else
+		close(s);
+	}
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(1, "socket");
+	unlink(tmp.sun_path);
+	if (bind(s, (struct sockaddr *)&tmp, sizeof(tmp)) == -1 ||
+	    listen(s, 128) == -1)
+		err(1, "%s", tmp.sun_path);
+	if (rename(tmp.sun_path, path) == -1) {
+		unlink(tmp.sun_path);
+		err(1, "%s", path);
+	}
+	if ((unlink_path = strdup(path)) == NULL)
+		err(1, NULL);
+	atexit(remove_socket);
+	return s;
+}
+
+/* Listens on tcp:HOST:PORT. */
+static int
+listen_tcp(const char *addr)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
+	char host[256];
+	const char *h = addr + 4, *port;
+	size_t n;
+	int s, one = 1, rc;
+
+	if ((port = strrchr(h, ':')) == NULL || port == h ||
+	    port[1] == '\0' || (n = (size_t)(port - h)) >= sizeof(host))
+		errx(EXIT_USAGE, "-l %s: expected tcp:HOST:PORT", addr);
+	if (h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	memcpy(host, h, n);
+	host[n] = '\0';
+	if ((rc = getaddrinfo(host, port + 1, &hints, &ai)) != 0)
+		errx(EXIT_USAGE, "-l %s: %s", addr, gai_strerror(rc));
+	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+	if (s == -1)
+		err(1, "socket");
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, ai->ai_addr, ai->ai_addrlen) == -1 || listen(s, 128) == -1)
+		err(1, "%s", addr);
+	freeaddrinfo(ai);
+	return s;
+}
+
+static int
+listen_on(const char *addr)
+{
+	int s;
+
+	if (strncmp(addr, "unix:", 5) == 0)
+		s = listen_unix(addr);
+	else if (strncmp(addr, "tcp:", 4) == 0)
+		s = listen_tcp(addr);
+	else
 		errx(EXIT_USAGE, "-l %s: expected unix:PATH or tcp:HOST:PORT",
 		    addr);
-	if (listen(s, 128) == -1)
-		err(1, "listen");
 	if (fcntl(s, F_SETFL, O_NONBLOCK) == -1)
 		err(1, "fcntl");
 	return s;
