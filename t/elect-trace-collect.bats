@@ -28,7 +28,8 @@ start_collector() {
 	    2>> "$dir/err" &
 	collector=$!
 	pids+=("$collector")
-	wait_for 5 test -S "$sock"
+	# until it answers (a stale socket may be there before)
+	wait_for 5 sh -c ": | trawsend 'unix:$sock' 2>/dev/null"
 }
 
 stop_collector() {
