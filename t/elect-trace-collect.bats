@@ -3,39 +3,7 @@
 # reported; crash lines for streams that end without exit.
 
 load helper
-
-setup() {
-	dir=$(mktemp -d "${BATS_TMPDIR:-/tmp}/collect.XXXXXX")
-	sock=$dir/c.sock
-	pids=()
-}
-
-teardown() {
-	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "$dir"
-}
-
-# start_collector [ARGS...]: a collector on $sock writing $dir/out.trace,
-# its diagnostics in $dir/err; $collector is its pid.
-start_collector() {
-	elect-trace collect -l "unix:$sock" -o "$dir/out.trace" "$@" \
-	    2>> "$dir/err" &
-	collector=$!
-	pids+=("$collector")
-	# until it answers (a stale socket may be there before)
-	wait_for 5 sh -c ": | trawsend 'unix:$sock' 2>/dev/null"
-}
-
-stop_collector() {
-	kill "$collector"
-	wait "$collector"
-}
+load collector
 
 lines_of() {
 	grep -c "$1" "$dir/out.trace" || true
@@ -212,8 +180,7 @@ lines_of() {
 	run elect-trace collect -l "unix:$sock"
 	assert_failure 1
 	assert_output --partial "a collector is already listening"
-	kill -9 "$collector"
-	wait "$collector" || true
+	stop_collector KILL
 	[ -S "$sock" ]
 	start_collector
 	printf '1 1 boot inc=1\n' | trawsend "unix:$sock"

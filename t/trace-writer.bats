@@ -4,31 +4,7 @@
 # every line it could not deliver.
 
 load helper
-
-setup() {
-	dir=$(mktemp -d "${BATS_TMPDIR:-/tmp}/writer.XXXXXX")
-	sock=$dir/c.sock
-	pids=()
-}
-
-teardown() {
-	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "$dir"
-}
-
-start_collector() {
-	elect-trace collect -l "unix:$sock" -o "$dir/out.trace" 2>> "$dir/err" &
-	collector=$!
-	pids+=("$collector")
-	# until it answers (a stale socket may be there before)
-	wait_for 5 sh -c ": | trawsend 'unix:$sock' 2>/dev/null"
-}
+load collector
 
 seqs() {
 	awk '$3 == "send" { sub(/.*elid=/, ""); print }' "$dir/out.trace"
@@ -39,20 +15,24 @@ lost_in_trace() {
 	    "$dir/out.trace"
 }
 
-@test "writer: a collector that restarts cleanly loses nothing" {
+# A writer of 600 lines in a second, and its collector stopped with SIGNAL
+# after the first hundred, and started again after an outage.
+restart_under_writer() {
 	start_collector
 	twrite -c 600 -r 600 -n 3 "unix:$sock" > "$dir/lost" &
 	writer=$!
 	pids+=("$writer")
 	wait_for 5 sh -c "[ \$(wc -l < '$dir/out.trace') -ge 100 ]"
-	kill "$collector"
-	wait "$collector"
+	stop_collector "$1"
 	sleep 0.3	# an outage: the writer queues and retries meanwhile
 	start_collector
 	wait "$writer"
 	wait_for 5 grep -q ' 3 exit' "$dir/out.trace"
-	kill "$collector"
-	wait "$collector"
+	stop_collector
+}
+
+@test "writer: a collector that restarts cleanly loses nothing" {
+	restart_under_writer TERM
 	assert_equal "$(cat "$dir/lost")" 0
 	run seqs
 	assert_output "$(seq 1 600)"
@@ -62,19 +42,7 @@ lost_in_trace() {
 }
 
 @test "writer: a collector killed outright: what is missing is counted lost" {
-	start_collector
-	twrite -c 600 -r 600 -n 3 "unix:$sock" > "$dir/lost" &
-	writer=$!
-	pids+=("$writer")
-	wait_for 5 sh -c "[ \$(wc -l < '$dir/out.trace') -ge 100 ]"
-	kill -9 "$collector"
-	wait "$collector" || true
-	sleep 0.3
-	start_collector
-	wait "$writer"
-	wait_for 5 grep -q ' 3 exit' "$dir/out.trace"
-	kill "$collector"
-	wait "$collector"
+	restart_under_writer KILL
 	# no line twice, every line there or counted, and said in the trace
 	run sh -c "awk '\$3 == \"send\"' '$dir/out.trace' | sort | uniq -d"
 	assert_output ""
