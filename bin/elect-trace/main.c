@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge/merge.h"
 #include "util/util.h"
 
 #include "elect-trace.h"
@@ -24,6 +25,16 @@ static const struct cmd {
 	    "timeline [--format text|svg|mermaid] [--from time] [--to time]\n"
 	    "\t\t    [--nodes list] [file ...]" },
 };
+
+void
+input_error(struct merge *m)
+{
+	char why[512];
+
+	strlcpy(why, merge_error(m), sizeof(why));
+	merge_close(m);
+	errx(EXIT_USAGE, "%s", why);
+}
 
 void
 usage(const char *sub, int status)

@@ -169,17 +169,23 @@ summary(struct stats *st, int json)
 	}
 }
 
-static void
-exclude(struct stats *st, char *list)
+/* Leaves out the types of LIST ("a,b"); 0 or -1 with *WHY set. */
+static int
+exclude(struct stats *st, char *list, const char **why)
 {
 	char *t;
 
 	while ((t = strsep(&list, ",")) != NULL) {
-		if (*t == '\0')
-			errx(EXIT_USAGE, "-x: empty message type");
-		if (stats_exclude(st, t) == -1)
-			errx(EXIT_USAGE, "-x: too many message types");
+		if (*t == '\0') {
+			*why = "empty message type";
+			return -1;
+		}
+		if (stats_exclude(st, t) == -1) {
+			*why = "too many message types";
+			return -1;
+		}
 	}
+	return 0;
 }
 
 int
@@ -195,17 +201,17 @@ cmd_stats(int argc, char *argv[])
 	struct trace_event ev;
 	struct stats *st;
 	struct merge *m;
+	const char *why;
+	char *excluded = NULL;
 	int ch, json = 0, rc;
 
-	if ((st = stats_new()) == NULL)
-		err(1, NULL);
 	while ((ch = getopt_long(argc, argv, "hjx:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = 1;
 			break;
 		case 'x':
-			exclude(st, optarg);
+			excluded = optarg;
 			break;
 		case 'h':
 			usage("stats", 0);
@@ -213,13 +219,21 @@ cmd_stats(int argc, char *argv[])
 			usage("stats", EXIT_USAGE);
 		}
 	}
+	if ((st = stats_new()) == NULL)
+		err(1, NULL);
+	if (excluded != NULL && exclude(st, excluded, &why) == -1) {
+		stats_free(st);
+		errx(EXIT_USAGE, "-x: %s", why);
+	}
 	if ((m = merge_open(argv + optind, argc - optind, 0)) == NULL)
 		err(1, NULL);
 	while ((rc = merge_next(m, &ev)) == 1)
 		if ((e = stats_event(st, &ev)) != NULL)
 			(json ? row_json : row_text)(st, e);
-	if (rc == -1)
-		errx(EXIT_USAGE, "%s", merge_error(m));
+	if (rc == -1) {
+		stats_free(st);
+		input_error(m);
+	}
 	if ((e = stats_end(st)) != NULL)
 		(json ? row_json : row_text)(st, e);
 	summary(st, json);
