@@ -39,6 +39,7 @@
 #define HOLD_MAX	(64 * 1024 * 1024)	/* bytes in the reorder buffer */
 #define LATE_MAX	10	/* late lines reported */
 #define ACCEPT_MAX	64	/* connections taken per round */
+#define CONN_MAX	4096	/* at once; more wait in the backlog */
 
 struct conn {
 	int		 fd;		/* -1: ended, lines still held */
@@ -531,7 +532,7 @@ serve(struct state *st, int ls)
 			if ((pfd = reallocarray(pfd, cap, sizeof(*pfd))) == NULL)
 				err(1, NULL);
 		}
-		pfd[0].fd = paused ? -1 : ls;
+		pfd[0].fd = paused || st->nconns >= CONN_MAX ? -1 : ls;
 		pfd[0].events = POLLIN;
 		for (i = 0; i < st->nconns; i++) {
 			pfd[i + 1].fd = st->conns[i]->fd;
@@ -548,7 +549,7 @@ serve(struct state *st, int ls)
 		for (i = n; i > 0; i--)
 			if (pfd[i].revents != 0 && read_conn(st, i - 1) == -1)
 				end_conn(st, i - 1, CE_EOF);
-		for (i = 0; i < ACCEPT_MAX && !paused &&
+		for (i = 0; i < ACCEPT_MAX && !paused && st->nconns < CONN_MAX &&
 		    (pfd[0].revents & POLLIN); i++)
 			if (accept_one(st, ls, &paused) == -1)
 				break;
