@@ -29,12 +29,15 @@ trap cleanup EXIT INT TERM
 
 now() { date +%s.%N; }
 
-# The best of three runs of a command, in seconds; its output is dropped.
+# best FILE COMMAND...: the best of three runs of COMMAND, in seconds; its
+# output goes to FILE.
 best() {
+	out=$1
+	shift
 	b=1e9
 	for i in 1 2 3; do
 		s=$(now)
-		"$@" > /dev/null
+		"$@" > "$out"
 		e=$(now)
 		b=$(echo "$s $e $b" | awk '{ d = $2 - $1
 		    printf "%.3f", d < $3 ? d : $3 }')
@@ -49,25 +52,24 @@ echo "generating $lines lines, $nodes nodes, one file per node"
 mkdir "$tmp/nodes"
 "$tools/tracegen" -l "$lines" -n "$nodes" -d "$tmp/nodes"
 files=$(ls "$tmp"/nodes/*.trace)
-"$bin/elect-trace" merge -o "$tmp/all.trace" $files
-n=$(wc -l < "$tmp/all.trace")
-# shellcheck disable=SC2086
-LC_ALL=C sort -m -s -k1,1n $files | cmp -s - "$tmp/all.trace" ||
-	{ echo "merge and sort -m disagree" >&2; exit 1; }
 
 # shellcheck disable=SC2086
-m=$(best "$bin/elect-trace" merge $files)
+m=$(best "$tmp/all.trace" "$bin/elect-trace" merge $files)
 # shellcheck disable=SC2086
-s=$(best env LC_ALL=C sort -m -s -k1,1n $files)
+s=$(best "$tmp/sorted" env LC_ALL=C sort -m -s -k1,1n $files)
+cmp -s "$tmp/sorted" "$tmp/all.trace" ||
+	{ echo "merge and sort -m disagree" >&2; exit 1; }
+n=$(wc -l < "$tmp/all.trace")
 printf 'merge   %d lines, %d files: elect-trace %ss (%s M lines/s), sort -m %ss: %sx as fast\n' \
     "$n" "$nodes" "$m" "$(rate_of "$n" "$m")" "$s" "$(ratio "$s" "$m")"
+rm -f "$tmp/sorted"
 
-ours=$("$bin/elect-trace" stats "$tmp/all.trace" | awk '$1 == "bully" { print $2 }')
-theirs=$(awk -f "$here/stats.awk" "$tmp/all.trace" | awk '$1 == "bully" { print $2 }')
+m=$(best "$tmp/stats" "$bin/elect-trace" stats "$tmp/all.trace")
+s=$(best "$tmp/awk" awk -f "$here/stats.awk" "$tmp/all.trace")
+ours=$(awk '$1 == "bully" { print $2 }' "$tmp/stats")
+theirs=$(awk '$1 == "bully" { print $2 }' "$tmp/awk")
 [ "$ours" = "$theirs" ] ||
 	{ echo "stats: $ours elections, awk: $theirs" >&2; exit 1; }
-m=$(best "$bin/elect-trace" stats "$tmp/all.trace")
-s=$(best awk -f "$here/stats.awk" "$tmp/all.trace")
 printf 'stats   %d lines, %s elections: elect-trace %ss (%s M lines/s), awk %ss: %sx as fast\n' \
     "$n" "$ours" "$m" "$(rate_of "$n" "$m")" "$s" "$(ratio "$s" "$m")"
 rm -rf "$tmp/nodes" "$tmp/all.trace"
@@ -75,7 +77,8 @@ rm -rf "$tmp/nodes" "$tmp/all.trace"
 "$tools/tracegen" -l 10000 -n 10 > "$tmp/small.trace"
 n=$(wc -l < "$tmp/small.trace")
 for f in text svg mermaid; do
-	m=$(best "$bin/elect-trace" timeline --format "$f" "$tmp/small.trace")
+	m=$(best /dev/null "$bin/elect-trace" timeline --format "$f" \
+	    "$tmp/small.trace")
 	printf 'timeline %d lines, %s: %ss (target: under 1s)\n' "$n" "$f" "$m"
 	if [ "$(echo "$m" | awk '{ print ($1 >= 1) }')" = 1 ]; then
 		echo "timeline: too slow" >&2
