@@ -31,7 +31,7 @@ teardown() {
 }
 
 @test "timeline: text fits in 80 columns up to 17 nodes" {
-	tracegen -n 17 -l 3000 > "$dir/t"
+	bullygen -n 17 -l 3000 > "$dir/t"
 	run sh -c "elect-trace timeline '$dir/t' | awk 'length > 80'"
 	assert_success
 	assert_output ""
@@ -66,7 +66,7 @@ teardown() {
 }
 
 @test "timeline: SVG of a large trace, and of hostile values" {
-	tracegen -n 10 -l 10000 > "$dir/t"
+	bullygen -n 10 -l 10000 > "$dir/t"
 	elect-trace timeline --format svg "$dir/t" > "$dir/t.svg"
 	xmllint --noout "$dir/t.svg"
 	assert_equal "$(grep -c '<line class="msg' "$dir/t.svg")" \

@@ -50,7 +50,7 @@ rate_of() { echo "$1 $2" | awk '{ printf "%.1f", $1 / $2 / 1e6 }'; }
 
 echo "generating $lines lines, $nodes nodes, one file per node"
 mkdir "$tmp/nodes"
-"$tools/tracegen" -l "$lines" -n "$nodes" -d "$tmp/nodes"
+"$tools/bullygen" -l "$lines" -n "$nodes" -d "$tmp/nodes"
 files=$(ls "$tmp"/nodes/*.trace)
 
 # shellcheck disable=SC2086
@@ -74,7 +74,7 @@ printf 'stats   %d lines, %s elections: elect-trace %ss (%s M lines/s), awk %ss:
     "$n" "$ours" "$m" "$(rate_of "$n" "$m")" "$s" "$(ratio "$s" "$m")"
 rm -rf "$tmp/nodes" "$tmp/all.trace"
 
-"$tools/tracegen" -l 10000 -n 10 > "$tmp/small.trace"
+"$tools/bullygen" -l 10000 -n 10 > "$tmp/small.trace"
 n=$(wc -l < "$tmp/small.trace")
 for f in text svg mermaid; do
 	m=$(best /dev/null "$bin/elect-trace" timeline --format "$f" \

@@ -1,10 +1,11 @@
 /*
- * tracegen [-d dir] [-l lines] [-n nodes]: writes a synthetic
- * trace of a bully cluster of NODES nodes, about LINES lines: heartbeats,
- * then the leader crashes, the lowest nodes notice and elect the highest
- * one left, and the old leader comes back and takes over, over and over.
+ * bullygen [-d dir] [-l lines] [-n nodes]: writes a synthetic trace of a
+ * bully cluster of NODES nodes, about LINES lines: heartbeats, then the
+ * leader crashes, the lowest node notices and the highest one left is
+ * elected, and the old leader comes back and takes over, over and over.
  * Times only go forward.  With -d, one file per node (DIR/ID.trace), as
- * elect-node -t writes them; else one trace on stdout.  Benchmarks use it.
+ * elect-node -t writes them; else one trace on stdout.  The elect-trace
+ * benchmark and tests use it.
  */
 #include <err.h>
 #include <stdarg.h>
@@ -80,7 +81,7 @@ main(int argc, char *argv[])
 			nodes = (unsigned)arg_num(optarg, 2, 1000, "-n");
 			break;
 		default:
-			fprintf(stderr, "usage: tracegen [-d dir] [-l lines] "
+			fprintf(stderr, "usage: bullygen [-d dir] [-l lines] "
 			    "[-n nodes]\n");
 			return 2;
 		}
