@@ -52,6 +52,7 @@ struct world {
 	size_t		 words;		/* per row of the matrices */
 	unsigned	 size;		/* the cluster's size, 0 until known */
 	unsigned	 size_opt;	/* --nodes */
+	trace_time	 skew;		/* --skew */
 	unsigned	 nup, npaused;
 	trace_time	 first, now;	/* first and latest time seen */
 	trace_time	 sys_last;	/* time of the last line of "-" */
