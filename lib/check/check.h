@@ -1,6 +1,7 @@
 /*
  * The assertion checkers of elect-check.  Each assertion is a module that
- * is fed every event of the trace in order and reports violations; the
+ * is fed every event of the trace (that it asks for) in order and reports
+ * violations; the
  * modules keep their own state, bounded by the number of nodes and of live
  * leases or edicts, never by the length of the trace.
  */
@@ -27,6 +28,8 @@ struct check_opts {
 	 * taken in).  Modules may ignore it.
 	 */
 	const struct world *world;
+	/* Search steps for one minimum clique cover; 0: the default. */
+	unsigned long	 cover_budget;
 };
 
 struct check_out;
@@ -51,12 +54,18 @@ struct check_ops {
 	void		 (*free)(void *);
 	/*
 	 * Optional: called before the world takes EV in, when EV's time is
-	 * later than any before it, so that what fell due in between is
-	 * judged on the world as it was.
+	 * later than any before it (and than the time given to check_wake),
+	 * so that what fell due in between is judged on the world as it was.
 	 */
 	void		 (*advance)(void *, const struct trace_event *,
 			    struct check_out *);
+	/* The events event() wants, as bits 1u << TR_...; 0: all of them. */
+	unsigned	 events;
 };
+
+/* Asks for advance() only at the first event later than T (INT64_MAX:
+ * nothing due).  Until a module asks, advance() comes at every later time. */
+void	check_wake(struct check_out *, trace_time t);
 
 /* The assertions (trace-format.md gives their names). */
 extern const struct check_ops check_trace;

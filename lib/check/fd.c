@@ -20,8 +20,8 @@ fd_finish(void *st, const struct trace_event *last, struct check_out *out)
 }
 
 const struct check_ops check_fd_complete = {
-	"fd-complete", fd_init, fd_event, fd_finish, free, NULL
+	"fd-complete", fd_init, fd_event, fd_finish, free, NULL, 0
 };
 const struct check_ops check_fd_accurate = {
-	"fd-accurate", fd_init, fd_event, fd_finish, free, NULL
+	"fd-accurate", fd_init, fd_event, fd_finish, free, NULL, 0
 };

@@ -19,7 +19,7 @@ lease_finish(void *st, const struct trace_event *last, struct check_out *out)
 {
 }
 
-#define LEASE_MODULE(n) { n, lease_init, lease_event, lease_finish, free, NULL }
+#define LEASE_MODULE(n) { n, lease_init, lease_event, lease_finish, free, NULL, 0 }
 const struct check_ops check_uniqueness = LEASE_MODULE("uniqueness");
 const struct check_ops check_lease_quorum = LEASE_MODULE("lease-quorum");
 const struct check_ops check_edict_validity = LEASE_MODULE("edict-validity");

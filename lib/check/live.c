@@ -47,6 +47,7 @@ struct live {
 	enum kind	 kind;
 	const struct world *w;
 	trace_time	 c, skew;
+	unsigned long	 budget;
 	trace_time	 d;		/* start of the stable period */
 	int		 begun;
 	int		 stable;
@@ -263,7 +264,7 @@ judge(struct live *l, char *why, size_t len)
 	if (ngroups <= 1)
 		return 1;
 	k = ngroups - 1;
-	r = cover_within(n, l->adj, words, k, l->part, COVER_BUDGET);
+	r = cover_within(n, l->adj, words, k, l->part, l->budget);
 	if (r == 0)
 		return 1;
 	if (r == -1) {
@@ -280,8 +281,9 @@ judge(struct live *l, char *why, size_t len)
 			if (l->part[i] + 1 > used)
 				used = l->part[i] + 1;
 		print_cover(l, n, used, l->part, cover, sizeof(cover));
-		snprintf(why, len, "%u groups, but %u cliques cover the "
-		    "connectivity graph: %s", ngroups, used, cover);
+		snprintf(why, len, "%u groups, but %u clique%s cover%s the "
+		    "connectivity graph: %s", ngroups, used, used > 1 ? "s" : "",
+		    used > 1 ? "" : "s", cover);
 	}
 	return 0;
 }
@@ -311,7 +313,7 @@ judge_now(struct live *l, const struct trace_event *ev, struct check_out *out)
 	if (r == -1)
 		check_undecided(out, ev, "%s", why);
 	else
-		check_violation(out, ev, "%s by %s (%s at %s, c later): %s",
+		check_violation(out, ev, "%s by %s, c after %s at %s: %s",
 		    l->kind == SLE2 ? "no leader elected" : "not settled", e,
 		    since_what(l), d, why);
 }
@@ -322,16 +324,16 @@ changed(struct live *l, const struct trace_event *ev, struct check_out *out)
 {
 	const struct world *w = l->w;
 	const struct wnode *nd = &w->node[w->cur];
-	char t[32], d[32], e[32];
+	char t[32], d[32], e[32], a[8], b[8];
 
 	fmt_time(ev->t, t);
 	fmt_time(l->d, d);
 	fmt_time(l->d + l->c, e);
 	snprintf(l->pend_what, sizeof(l->pend_what), "node %u left its "
-	    "state at %s (%s ldr=%u to %s ldr=%u%s%.*s), which had to hold "
-	    "from %s (%s at %s, c earlier)", nd->id, t,
-	    trace_status_name(w->prev_status), w->prev_ldr,
-	    trace_status_name(nd->status), nd->ldr,
+	    "state at %s (%s ldr=%s to %s ldr=%s%s%.*s), which had to hold "
+	    "from %s, c after %s at %s", nd->id, t,
+	    trace_status_name(w->prev_status), world_id(w->prev_ldr, a),
+	    trace_status_name(nd->status), world_id(nd->ldr, b),
 	    grouped(l) ? " grp=" : "",
 	    grouped(l) ? (int)(nd->grplen > 40 ? 40 : nd->grplen) : 0,
 	    nd->grp, e, since_what(l), d);
@@ -361,7 +363,8 @@ disturbs(const struct live *l, const struct trace_event *ev)
  * Eventually: the earliest witness that P is false, if any.  A witness
  * is a node (or two) whose state alone falsifies P; it holds since the
  * latest change among the parts of their state it rests on.  Returns
- * whether P is false; *SINCE is the earliest witness's start.
+ * whether P is false; *SINCE is the earliest witness's start, and WHY
+ * (unless NULL) says what it is.
  */
 static int
 witness(struct live *l, trace_time *since, char *why, size_t len)
@@ -374,7 +377,8 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
 #define FOUND(t, ...) do {						\
 		if (!found || (t) < *since) {				\
 			*since = (t);					\
-			snprintf(why, len, __VA_ARGS__);		\
+			if (why != NULL)				\
+				snprintf(why, len, __VA_ARGS__);	\
 		}							\
 		found = 1;						\
 	} while (0)
@@ -423,13 +427,14 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
 			    max2(max2(v->t_up, v->t_norm), v->t_ldr));
 			if (l->kind == GM4)
 				s = max2(s, max2(u->t_grp, v->t_grp));
-			FOUND(s, "nodes %u and %u%s follow %u and %u",
-			    u->id, v->id, l->kind == GM4 ? ", connected," : "",
-			    u->ldr, v->ldr);
-			if (l->kind == GM4 && u->ldr == v->ldr)
-				snprintf(why, len, "nodes %u and %u, "
-				    "connected, are in different groups",
-				    u->id, v->id);
+			if (u->ldr != v->ldr)
+				FOUND(s, "nodes %u and %u%s follow %u and %u",
+				    u->id, v->id, l->kind == GM4 ?
+				    ", connected," : "", u->ldr, v->ldr);
+			else
+				FOUND(s, "nodes %u and %u, connected, follow "
+				    "%u in different groups", u->id, v->id,
+				    u->ldr);
 		}
 	}
 #undef FOUND
@@ -442,11 +447,14 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
  * way some witness holds from cov on, so cov follows time (less the skew).
  */
 static void
-restretch(struct live *l, int reset)
+restretch(struct live *l, trace_time t, int reset)
 {
 	trace_time since = 0;
 
-	if (!witness(l, &since, l->why, sizeof(l->why))) {
+	if (l->bad)
+		l->cov = max2(l->cov, t - l->skew);	/* advance may not have */
+
+	if (!witness(l, &since, NULL, 0)) {
 		l->bad = 0;
 		l->reported = 0;
 		return;
@@ -463,32 +471,33 @@ static void
 stretch_report(struct live *l, const struct trace_event *ev,
     struct check_out *out)
 {
-	char b[32], c[32];
+	char b[32], e[32];
+	trace_time since;
 
+	/* Nothing changed since the last restretch: the same witnesses. */
+	witness(l, &since, l->why, sizeof(l->why));
 	l->reported = 1;
-	check_violation(out, ev, "%s from %s for %s s, without %s: %s",
+	check_violation(out, ev, "%s from %s to %s (c), %s: %s",
 	    l->kind == GM2 ? "no coordinator" :
 	    "a maximal pairwise-connected set without one coordinator",
-	    fmt_time(l->b, b), fmt_time(l->c, c),
-	    l->kind == GM2 ? "a failure" : "a failure or a change of links",
+	    fmt_time(l->b, b), fmt_time(l->b + l->c, e),
+	    l->kind == GM2 ? "with no failure" : "with the system stable",
 	    l->why);
 }
 
 static void
-live_event(void *st, const struct trace_event *ev, struct check_out *out)
+take(struct live *l, const struct trace_event *ev, struct check_out *out)
 {
-	struct live *l = st;
 	const struct world *w = l->w;
 	unsigned keys = D_STATUS | D_LDR | (grouped(l) ? D_GRP : 0);
 
 	if (!l->begun || disturbs(l, ev)) {
+		l->d = l->q = l->begun ? ev->t : w->first;
 		l->begun = 1;
-		l->d = ev->t;
-		l->q = ev->t;
 		l->stable = !world_unstable(w);
 		l->reported = l->pend = l->judged = 0;
 		if (!settling(l) && l->stable)
-			restretch(l, 1);
+			restretch(l, ev->t, 1);
 		else
 			l->bad = 0;
 		return;
@@ -496,7 +505,7 @@ live_event(void *st, const struct trace_event *ev, struct check_out *out)
 	if (!l->stable || !(w->changed & (W_UP | W_STATE)))
 		return;
 	if (!settling(l)) {
-		restretch(l, 0);
+		restretch(l, ev->t, 0);
 		return;
 	}
 	if (!(w->diff & keys))
@@ -505,6 +514,33 @@ live_event(void *st, const struct trace_event *ev, struct check_out *out)
 	l->judged = 0;
 	if (!l->reported && !l->pend && ev->t > l->d + l->c + l->skew)
 		changed(l, ev, out);
+}
+
+static void	rewake(const struct live *, struct check_out *);
+
+static void
+live_event(void *st, const struct trace_event *ev, struct check_out *out)
+{
+	take(st, ev, out);
+	rewake(st, out);
+}
+
+/* When the next thing falls due, so that advance comes no earlier. */
+static void
+rewake(const struct live *l, struct check_out *out)
+{
+	trace_time t = INT64_MAX;
+
+	if (l->stable && !l->reported) {
+		if (!settling(l)) {
+			if (l->bad)
+				t = l->b + l->c + l->skew;
+		} else if (l->pend)
+			t = l->pend_t + l->skew;
+		else if (!l->judged)
+			t = max2(l->q, l->d + l->c) + l->skew;
+	}
+	check_wake(out, t);
 }
 
 /*
@@ -547,6 +583,7 @@ static void
 live_advance(void *st, const struct trace_event *ev, struct check_out *out)
 {
 	due(st, ev, 0, out);
+	rewake(st, out);
 }
 
 static void
@@ -578,6 +615,7 @@ init(const struct check_opts *o, enum kind kind)
 	l->w = o->world;
 	l->c = o->c;
 	l->skew = o->skew;
+	l->budget = o->cover_budget ? o->cover_budget : COVER_BUDGET;
 	return l;
 }
 
@@ -590,8 +628,10 @@ INIT(gm4s_init, GM4S)
 INIT(gm2_init, GM2)
 INIT(gm4_init, GM4)
 
+#define EVENTS	(1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | \
+	1u << TR_PAUSE | 1u << TR_RESUME | 1u << TR_STATE | 1u << TR_NET)
 #define LIVE(name, init) { name, init, live_event, live_finish, live_free, \
-	live_advance }
+	live_advance, EVENTS }
 const struct check_ops check_sle2 = LIVE("sle2", sle2_init);
 const struct check_ops check_ale2w = LIVE("ale2w", ale2w_init);
 const struct check_ops check_ale2 = LIVE("ale2", ale2_init);
