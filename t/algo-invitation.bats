@@ -378,8 +378,8 @@ load algo-sim
 	EOF
 }
 
-# A group is its maker's: Accept and ReadyAnswer must name ours, Ready
-# and AcceptAnswer the sender's.
+# A group is made by a node of the cluster, and is its maker's: Accept
+# and ReadyAnswer must name ours, Ready and AcceptAnswer the sender's.
 @test "invitation: malformed messages are refused and change nothing" {
 	run algo-drive -q -a invitation -i 2 -n 4 <<-EOF
 	0 boot inc=1
@@ -388,7 +388,8 @@ load algo-sim
 	3 recv from=3 msg=Ready elid=4.1.2
 	4 recv from=3 msg=ReadyAnswer elid=3.1.2
 	5 recv from=4 msg=AcceptAnswer elid=2.1.1 ans=yes
-	5 query
+	6 recv from=3 msg=Invitation elid=9.1.2
+	6 query
 	EOF
 	assert_success
 	assert_output - <<-EOF
@@ -404,7 +405,9 @@ load algo-sim
 	error refused
 	> 5 recv from=4 msg=AcceptAnswer elid=2.1.1 ans=yes
 	error refused
-	> 5 query
+	> 6 recv from=3 msg=Invitation elid=9.1.2
+	error refused
+	> 6 query
 	status status=Norm ldr=2 grp=2.1.1 leader=yes since=0
 	EOF
 }

@@ -444,15 +444,16 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 }
 
 /*
- * Checks a payload's length, and the group where it can only be one: a
- * group we made (Accept, ReadyAnswer) or the sender made (AcceptAnswer,
- * Ready).  The others carry a group of any node: the sender's (its
- * coordinator's), a forwarded invitation's, ours echoed.
+ * Checks a payload's length, and the group: made by a node of the
+ * cluster, and where it can only be one, a group we made (Accept,
+ * ReadyAnswer) or the sender made (AcceptAnswer, Ready).  The others
+ * carry a group of any node: the sender's (its coordinator's), a
+ * forwarded invitation's, ours echoed.
  */
 static int
 valid(const struct inv *v, const struct algo_msg *m)
 {
-	if (m->len != paylen[m->type] || m->elid.node == 0)
+	if (m->len != paylen[m->type] || algo_rank(&v->a, m->elid.node) == -1)
 		return 0;
 	if ((m->type == M_ACCEPT || m->type == M_READYANSWER) &&
 	    m->elid.node != v->a.self)
