@@ -260,8 +260,8 @@ load algo-sim
 	timer set call at=550
 	timer cancel timeout
 	> 501 recv from=4 msg=Answer elid=4.1.2 seq=2 ans=yes
-	timer cancel call
 	fd start 4
+	timer cancel call
 	timer set timeout at=801
 	> 801 timer timeout
 	send to=4 msg=AreYouThere elid=4.1.2 seq=3
