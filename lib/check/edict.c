@@ -93,7 +93,11 @@ valid_event(void *arg, const struct trace_event *ev, struct check_out *out)
 }
 
 const struct check_ops check_edict_validity = {
-	"edict-validity", valid_init, valid_event, lw_finish, valid_free
+	.name = "edict-validity",
+	.init = valid_init,
+	.event = valid_event,
+	.finish = lw_finish,
+	.free = valid_free,
 };
 
 /* An edict: who made it, which, and when. */
@@ -277,10 +281,9 @@ static void
 order_deliver(struct order *d, struct receiver *r, const struct edict *e,
     const struct trace_event *ev, struct check_out *out)
 {
-	struct latest *l, *mine = NULL;
+	struct latest *l, *mine = NULL, *after = NULL;
 	char b[2][TIME_BUFLEN];
 	size_t i;
-	int said = 0;
 
 	for (i = 0; i < r->nlatest; i++) {
 		struct inst made = e->made;
@@ -290,15 +293,16 @@ order_deliver(struct order *d, struct receiver *r, const struct edict *e,
 			mine = l;
 		else
 			made = inst_late(made, d->skew);
-		if (said || !inst_lt(made, l->made))
-			continue;
+		if (inst_lt(made, l->made) &&
+		    (after == NULL || inst_lt(after->made, l->made)))
+			after = l;
+	}
+	if (after != NULL)
 		check_violation(out, ev, "node %u delivered edict %u/%llu "
 		    "(made at %s) after edict %u/%llu (made at %s)", r->id,
 		    e->from, (unsigned long long)e->seq, time_str(b[0],
-		    e->made.t), l->from, (unsigned long long)l->seq,
-		    time_str(b[1], l->made.t));
-		said = 1;
-	}
+		    e->made.t), after->from, (unsigned long long)after->seq,
+		    time_str(b[1], after->made.t));
 	if (mine == NULL) {
 		if (r->nlatest == r->latestcap) {
 			l = array_grow(r->latest, &r->latestcap, sizeof(*l));
@@ -309,11 +313,8 @@ order_deliver(struct order *d, struct receiver *r, const struct edict *e,
 			r->latest = l;
 		}
 		mine = &r->latest[r->nlatest++];
-		mine->from = e->from;
-		mine->made = e->made;
-		mine->seq = e->seq;
-	}
-	if (inst_lt(mine->made, e->made)) {
+		*mine = (struct latest){ e->from, e->seq, e->made };
+	} else if (inst_lt(mine->made, e->made)) {
 		mine->made = e->made;
 		mine->seq = e->seq;
 	}
@@ -455,5 +456,9 @@ order_finish(void *arg, const struct trace_event *last, struct check_out *out)
 }
 
 const struct check_ops check_edict_order = {
-	"edict-order", order_init, order_event, order_finish, order_free
+	.name = "edict-order",
+	.init = order_init,
+	.event = order_event,
+	.finish = order_finish,
+	.free = order_free,
 };

@@ -341,6 +341,10 @@ accuracy(struct fd *f, const struct trace_event *ev, struct check_out *out)
 			check_violation(out, ev, "node %u got a DownSig for %u"
 			    ", which it stopped monitoring at %s", ev->node,
 			    ev->peer, time_str(b[0], p->stop.t));
+		else if (p != NULL && p->mon)
+			check_violation(out, ev, "node %u got a DownSig for %u"
+			    ", which it last monitored before it restarted",
+			    ev->node, ev->peer);
 		else
 			check_violation(out, ev, "node %u got a DownSig for %u"
 			    ", which it does not monitor", ev->node, ev->peer);
@@ -523,9 +527,17 @@ fd_finish(void *arg, const struct trace_event *last, struct check_out *out)
 }
 
 const struct check_ops check_fd_complete = {
-	"fd-complete", complete_init, fd_event, fd_finish, fd_free
+	.name = "fd-complete",
+	.init = complete_init,
+	.event = fd_event,
+	.finish = fd_finish,
+	.free = fd_free,
 };
 
 const struct check_ops check_fd_accurate = {
-	"fd-accurate", accurate_init, fd_event, fd_finish, fd_free
+	.name = "fd-accurate",
+	.init = accurate_init,
+	.event = fd_event,
+	.finish = fd_finish,
+	.free = fd_free,
 };

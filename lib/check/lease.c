@@ -64,6 +64,8 @@ uniq_free(void *arg)
 	free(u);
 }
 
+/* Bounds on the end of a side; a running one is not ruled out before a
+ * line of its node ends it, whatever the drift bound says. */
 static void
 side_end(const struct uniq *u, const struct uside *s, struct inst *lo,
     struct inst *hi)
@@ -73,8 +75,10 @@ side_end(const struct uniq *u, const struct uside *s, struct inst *lo,
 	if (s->ended) {
 		*lo = s->lo;
 		*hi = s->hi;
-	} else
-		lw_end(&u->w, n, &n->lead, lo, hi);
+		return;
+	}
+	lw_end(&u->w, n, &n->lead, lo, hi);
+	*hi = inst_make(TIME_MAX, INST_LAST);
 }
 
 static trace_time
@@ -102,11 +106,19 @@ overlap(const struct uniq *u, const struct upair *p)
 	return 0;
 }
 
+/* One pair at a time for a leadership of P and later ones of Q. */
 static void
 uniq_pair(struct uniq *u, size_t p, size_t q)
 {
 	struct upair *x;
+	size_t j;
 
+	for (j = 0; j < u->npair; j++) {
+		x = &u->pair[j];
+		if (x->s[0].node == p && x->s[0].gen == u->w.node[p].lead.gen &&
+		    x->s[1].node == q)
+			return;
+	}
 	if (u->npair == u->cap) {
 		if ((x = array_grow(u->pair, &u->cap, sizeof(*x))) == NULL) {
 			u->w.nomem = 1;
@@ -183,7 +195,11 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 }
 
 const struct check_ops check_uniqueness = {
-	"uniqueness", uniq_init, uniq_event, lw_finish, uniq_free
+	.name = "uniqueness",
+	.init = uniq_init,
+	.event = uniq_event,
+	.finish = lw_finish,
+	.free = uniq_free,
 };
 
 /*
@@ -262,7 +278,9 @@ run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
 
 	if (r->to != 0 && r->to != q->w.node[p].id)
 		return 0;
-	from = skew == 0 ? inst_after(r->g) : inst_early(r->g, skew);
+	/* A grant stamped with the same time as the lead it supports is
+	 * taken to come first, whatever the order of the lines. */
+	from = skew == 0 ? inst_make(r->g.t, 0) : inst_early(r->g, skew);
 	to = inst_late(r->h, skew);
 	if (inst_lt(t, from) || !inst_lt(t, to))
 		return 0;
@@ -436,9 +454,9 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	}
 	if (inst_lt(r->d, limit)) {
 		deficit(q, p, r->d, &count);
-		check_violation(out, ev, "node %u leads at %s without a quorum "
-		    "of grants: %u of %u nodes grant it a lease, %u needed",
-		    n->id, time_str(b, r->d.t), count, lw_size(&q->w),
+		check_violation(out, ev, "node %u leads at %s while at most %u "
+		    "of %u nodes grant it a lease, %u needed", n->id,
+		    time_str(b, r->d.t), count, lw_size(&q->w),
 		    lw_quorum(&q->w));
 		r->on = 0;
 		return;
@@ -471,5 +489,9 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 }
 
 const struct check_ops check_lease_quorum = {
-	"lease-quorum", quorum_init, quorum_event, lw_finish, quorum_free
+	.name = "lease-quorum",
+	.init = quorum_init,
+	.event = quorum_event,
+	.finish = lw_finish,
+	.free = quorum_free,
 };

@@ -19,8 +19,13 @@
  * of its grantor (Nerio's processes keep their variables, and a restarted
  * node grants nothing until its old grants have surely expired), so only
  * its clock or a line of the grantor ends it.  A renewal before the end
- * extends the same span.  The end of a span is known as an interval of
- * instants [lo, hi]; lo == hi when it is exact.
+ * extends the same span.  A span stays `on` until a line of its node
+ * shows it over (a sample at or past until= ends it at the interpolated
+ * instant): a later sample, not the drift bound, says when a clock got
+ * there.  Meanwhile lw_end() bounds its end by the drift bound, and
+ * checkers that need to decide before the next sample use those bounds.
+ * Once ended, the end is an interval of instants [lo, hi]; lo == hi when
+ * it is exact.
  *
  * Up and down.  A node is up from its boot to its crash or exit.  A node
  * whose first line is not a boot, or that writes lines after a crash
@@ -106,7 +111,6 @@ struct lw {
 	size_t		 nalloc;
 	size_t		*live;		/* nodes with a running span */
 	size_t		 nlive, livecap;
-	trace_time	 next_end;	/* no running span surely ends before */
 	uint64_t	 lines;
 	struct inst	 now;		/* the current line */
 	int		 started;

@@ -33,6 +33,8 @@ struct stab {
 	trace_time	 c;
 	struct sloss	*loss;
 	size_t		 nloss, cap;
+	uint64_t	*seen;		/* per node: the last leadership lost */
+	size_t		 seencap;
 };
 
 static void *
@@ -57,15 +59,29 @@ stab_free(void *arg)
 
 	lw_free(&s->w);
 	free(s->loss);
+	free(s->seen);
 	free(s);
 }
 
+/* Leadership SPAN of node I has ended (once). */
 static void
-stab_lost(struct stab *s, const struct lw_change *ch)
+stab_lost(struct stab *s, size_t i, const struct lw_span *span)
 {
 	struct sloss *l;
 
-	if (ch->span.why != LW_LAPSE && ch->span.why != LW_RELEASE)
+	while (s->seencap < s->w.ids.n) {
+		uint64_t *p = array_grow(s->seen, &s->seencap, sizeof(*p));
+
+		if (p == NULL) {
+			s->w.nomem = 1;
+			return;
+		}
+		s->seen = p;
+	}
+	if (s->seen[i] == span->gen)
+		return;
+	s->seen[i] = span->gen;
+	if (span->why != LW_LAPSE && span->why != LW_RELEASE)
 		return;
 	if (s->nloss == s->cap) {
 		if ((l = array_grow(s->loss, &s->cap, sizeof(*l))) == NULL) {
@@ -75,14 +91,40 @@ stab_lost(struct stab *s, const struct lw_change *ch)
 		s->loss = l;
 	}
 	l = &s->loss[s->nloss++];
-	l->node = ch->node;
-	l->span = ch->span;
+	l->node = i;
+	l->span = *span;
 	/* A lapse waits for failures stamped up to a skew later; a release
 	 * for the exit that would excuse it. */
-	if (ch->span.why == LW_LAPSE)
-		l->due = time_add(ch->span.hi.t, s->w.skew);
+	if (span->why == LW_LAPSE)
+		l->due = time_add(span->hi.t, s->w.skew);
 	else
-		l->due = time_add(ch->span.lo.t, s->c);
+		l->due = time_add(span->lo.t, s->c);
+}
+
+/* At the end of the trace: leaderships whose clock has surely run out,
+ * drift and all, though no line of their node said so.  (Before the end,
+ * a later sample may still show a slow clock, and it is the one to say.) */
+static void
+stab_lapsed(struct stab *s)
+{
+	struct lw_span span;
+	size_t j;
+
+	for (j = 0; j < s->w.nlive; j++) {
+		size_t i = s->w.live[j];
+		const struct lw_node *n = &s->w.node[i];
+
+		if (!n->lead.on)
+			continue;
+		span = n->lead;
+		lw_end(&s->w, n, &n->lead, &span.lo, &span.hi);
+		if (span.hi.t >= s->w.now.t)
+			continue;
+		span.on = 0;
+		span.nominal = lw_nominal(n, &n->lead);
+		span.why = LW_LAPSE;
+		stab_lost(s, i, &span);
+	}
 }
 
 /* 1: a violation; 0: none; -1: not known yet. */
@@ -99,17 +141,12 @@ stab_decide(struct stab *s, const struct sloss *l, trace_time *fail)
 }
 
 static void
-stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
+stab_judge(struct stab *s, const struct trace_event *ev, struct check_out *out)
 {
-	struct stab *s = arg;
 	char b[2][TIME_BUFLEN];
 	trace_time fail;
-	size_t c, j;
+	size_t j;
 
-	lw_event(&s->w, ev);
-	for (c = 0; c < s->w.nch; c++)
-		if (s->w.ch[c].what == LW_LEAD_END)
-			stab_lost(s, &s->w.ch[c]);
 	for (j = 0; j < s->nloss; ) {
 		struct sloss *l = &s->loss[j];
 		int r = -1;
@@ -132,8 +169,35 @@ stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	}
 }
 
+static void
+stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct stab *s = arg;
+	size_t c;
+
+	lw_event(&s->w, ev);
+	for (c = 0; c < s->w.nch; c++)
+		if (s->w.ch[c].what == LW_LEAD_END)
+			stab_lost(s, s->w.ch[c].node, &s->w.ch[c].span);
+	stab_judge(s, ev, out);
+}
+
+static void
+stab_finish(void *arg, const struct trace_event *last, struct check_out *out)
+{
+	struct stab *s = arg;
+
+	stab_lapsed(s);
+	stab_judge(s, last, out);
+	lw_finish(arg, last, out);
+}
+
 const struct check_ops check_stability = {
-	"stability", stab_init, stab_event, lw_finish, stab_free
+	.name = "stability",
+	.init = stab_init,
+	.event = stab_event,
+	.finish = stab_finish,
+	.free = stab_free,
 };
 
 struct elect {
@@ -220,5 +284,9 @@ elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 }
 
 const struct check_ops check_election = {
-	"election", elect_init, elect_event, lw_finish, elect_free
+	.name = "election",
+	.init = elect_init,
+	.event = elect_event,
+	.finish = lw_finish,
+	.free = elect_free,
 };

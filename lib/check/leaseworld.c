@@ -28,7 +28,6 @@ lw_init(struct lw *w, const struct check_opts *o)
 	memset(w, 0, sizeof(*w));
 	w->skew = o->skew;
 	w->opt_nodes = o->nodes;
-	w->next_end = TIME_MAX;
 	RB_INIT(&w->links);
 	return idmap_init(&w->ids);
 }
@@ -209,22 +208,12 @@ failure(struct lw *w, size_t node)
 	change(w, LW_FAIL, node, NULL);
 }
 
-/* Keeps node I in the list of nodes whose spans may end by the clock. */
+/* Keeps node I in the list of nodes with a running span. */
 static void
 track(struct lw *w, size_t i)
 {
 	struct lw_node *n = &w->node[i];
-	const struct lw_span *s[2] = { &n->lead, &n->grant };
-	trace_time elo, ehi, nom;
-	size_t k;
 
-	for (k = 0; k < 2; k++) {
-		if (!s[k]->on)
-			continue;
-		expiry(&n->clk, s[k]->until, &elo, &ehi, &nom);
-		if (ehi < w->next_end)
-			w->next_end = ehi;
-	}
 	if (n->live)
 		return;
 	if (w->nlive == w->livecap) {
@@ -238,6 +227,20 @@ track(struct lw *w, size_t i)
 	}
 	w->live[w->nlive++] = i;
 	n->live = 1;
+}
+
+static void
+untrack(struct lw *w, size_t i)
+{
+	struct lw_node *n = &w->node[i];
+	size_t j;
+
+	if (!n->live || n->lead.on || n->grant.on)
+		return;
+	for (j = 0; w->live[j] != i; j++)
+		;
+	w->live[j] = w->live[--w->nlive];
+	n->live = 0;
 }
 
 static struct lw_span *
@@ -258,6 +261,7 @@ end_span(struct lw *w, size_t i, int grant, struct inst lo, struct inst hi,
 	s->nominal = nominal;
 	s->why = why;
 	change(w, grant ? LW_GRANT_END : LW_LEAD_END, i, s);
+	untrack(w, i);
 }
 
 /* A line ends the span, which held at least until FROM, unless the clock
@@ -271,44 +275,11 @@ end_by_line(struct lw *w, size_t i, int grant, struct inst from,
 	trace_time elo, ehi, nom;
 
 	expiry(&n->clk, s->until, &elo, &ehi, &nom);
+	if (ehi <= from.t)
+		why = LW_LAPSE;		/* the clock ran out before */
 	end_span(w, i, grant, inst_min(from, inst_make(elo, 0)),
 	    inst_min(w->now, inst_make(ehi, 0)),
 	    nom < w->now.t ? nom : w->now.t, why);
-}
-
-/* Spans whose clock has surely run out by now, without a sample to say
- * exactly when. */
-static void
-lapse(struct lw *w)
-{
-	trace_time elo, ehi, nom, next = TIME_MAX;
-	size_t j = 0, k;
-
-	if (w->now.t < w->next_end)
-		return;
-	while (j < w->nlive) {
-		size_t i = w->live[j];
-		struct lw_node *n = &w->node[i];
-
-		for (k = 0; k < 2; k++) {
-			struct lw_span *s = span_of(w, i, (int)k);
-
-			if (!s->on)
-				continue;
-			expiry(&n->clk, s->until, &elo, &ehi, &nom);
-			if (ehi <= w->now.t)
-				end_span(w, i, (int)k, inst_make(elo, 0),
-				    inst_make(ehi, 0), nom, LW_LAPSE);
-			else if (ehi < next)
-				next = ehi;
-		}
-		if (!n->lead.on && !n->grant.on) {
-			n->live = 0;
-			w->live[j] = w->live[--w->nlive];
-		} else
-			j++;
-	}
-	w->next_end = next;
 }
 
 static void
@@ -336,7 +307,6 @@ sample(struct lw *w, size_t i, trace_time c)
 	n->clk.t = w->now.t;
 	n->clk.c = c;
 	change(w, LW_SAMPLE, i, NULL);
-	track(w, i);
 }
 
 static void
@@ -509,7 +479,6 @@ lw_event(struct lw *w, const struct trace_event *ev)
 		w->started = 1;
 		failure(w, (size_t)-1);
 	}
-	lapse(w);
 	if (ev->node == 0) {
 		if (ev->type == TR_NET)
 			net(w, ev);
