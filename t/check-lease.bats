@@ -58,7 +58,7 @@ reports() {
 	reports "skew.trace:8: uniqueness"
 	check -A uniqueness --skew 1 skew.trace
 	assert_failure 1
-	reports "skew.trace:8: uniqueness"
+	reports "skew.trace:9: uniqueness"
 	check -A uniqueness --skew 3 skew.trace
 	assert_success
 	assert_output ""
