@@ -4,23 +4,11 @@
 # happens and where.
 
 load helper
+load checkrun
 bats_require_minimum_version 1.5.0
 
 setup() {
 	cd "$FIXTURES/check/fd"
-}
-
-check() {
-	run --separate-stderr elect-check "$@"
-}
-
-reports() {
-	local i=0 want
-	for want in "$@"; do
-		assert_regex "${lines[$i]}" "^$want: "
-		i=$((i + 1))
-	done
-	assert_equal "${#lines[@]}" "$#"
 }
 
 @test "a detector within its latency, reporting crashes, pauses and playdead" {

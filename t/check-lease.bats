@@ -4,25 +4,11 @@
 # its comment what happens and where.
 
 load helper
+load checkrun
 bats_require_minimum_version 1.5.0
 
 setup() {
 	cd "$FIXTURES/check/lease"
-}
-
-# check ARGS...: elect-check, with the reports (stdout) in $output/$lines.
-check() {
-	run --separate-stderr elect-check "$@"
-}
-
-# reports "FILE:LINE: NAME" ...: exactly these reports, in this order.
-reports() {
-	local i=0 want
-	for want in "$@"; do
-		assert_regex "${lines[$i]}" "^$want: "
-		i=$((i + 1))
-	done
-	assert_equal "${#lines[@]}" "$#"
 }
 
 @test "a hand-over under Nerio holds every lease assertion" {

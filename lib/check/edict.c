@@ -27,7 +27,7 @@
 #include "check/lease.h"
 
 #define EDICT_MAX	(1u << 16)	/* edicts remembered */
-#define PEND_MAX	256		/* deliveries waiting, per receiver */
+#define PEND_MAX	1024		/* deliveries waiting, per receiver */
 
 struct valid {
 	struct lw	 w;
@@ -36,24 +36,7 @@ struct valid {
 static void *
 valid_init(const struct check_opts *o)
 {
-	struct valid *v;
-
-	if ((v = calloc(1, sizeof(*v))) == NULL)
-		return NULL;
-	if (lw_init(&v->w, o) == -1) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
-
-static void
-valid_free(void *arg)
-{
-	struct valid *v = arg;
-
-	lw_free(&v->w);
-	free(v);
+	return lw_new(sizeof(struct valid), o);
 }
 
 static void
@@ -97,7 +80,7 @@ const struct check_ops check_edict_validity = {
 	.init = valid_init,
 	.event = valid_event,
 	.finish = lw_finish,
-	.free = valid_free,
+	.free = lw_delete,
 };
 
 /* An edict: who made it, which, and when. */
@@ -120,6 +103,7 @@ struct latest {
 };
 
 struct pending {
+	TAILQ_ENTRY(pending) q;
 	unsigned	 from;
 	uint64_t	 seq, qt;
 	trace_time	 t;
@@ -129,8 +113,8 @@ struct receiver {
 	unsigned	 id;
 	struct latest	*latest;
 	size_t		 nlatest, latestcap;
-	struct pending	 q[PEND_MAX];	/* a ring */
-	size_t		 qhead, qn;
+	TAILQ_HEAD(, pending) q;
+	size_t		 qn;
 	int		 listed;	/* in order.waiting */
 };
 
@@ -197,6 +181,12 @@ order_free(void *arg)
 		free(e);
 	}
 	for (i = 0; i < d->ids.n; i++) {
+		struct pending *p;
+
+		while ((p = TAILQ_FIRST(&d->r[i]->q)) != NULL) {
+			TAILQ_REMOVE(&d->r[i]->q, p, q);
+			free(p);
+		}
 		free(d->r[i]->latest);
 		free(d->r[i]);
 	}
@@ -258,6 +248,7 @@ receiver(struct order *d, unsigned id, size_t *idx)
 			return NULL;
 		i = idmap_new(&d->ids, id);
 		d->r[i]->id = id;
+		TAILQ_INIT(&d->r[i]->q);
 	}
 	*idx = (size_t)i;
 	return d->r[i];
@@ -320,13 +311,22 @@ order_deliver(struct order *d, struct receiver *r, const struct edict *e,
 	}
 }
 
+static void
+order_pop(struct receiver *r, struct pending *p)
+{
+	TAILQ_REMOVE(&r->q, p, q);
+	r->qn--;
+	free(p);
+}
+
 /* Deliveries of R whose edict is known, or can no longer come. */
 static void
 order_drain(struct order *d, struct receiver *r, const struct trace_event *ev,
     struct check_out *out)
 {
-	while (r->qn > 0) {
-		struct pending *p = &r->q[r->qhead];
+	struct pending *p;
+
+	while ((p = TAILQ_FIRST(&r->q)) != NULL) {
 		struct edict key, *e;
 
 		key.from = p->from;
@@ -338,8 +338,7 @@ order_drain(struct order *d, struct receiver *r, const struct trace_event *ev,
 			order_unknown(d, r, p, ev, out);
 		else
 			break;
-		r->qhead = (r->qhead + 1) % PEND_MAX;
-		r->qn--;
+		order_pop(r, p);
 	}
 }
 
@@ -402,11 +401,15 @@ order_wait(struct order *d, const struct trace_event *ev,
 		return;
 	}
 	if (r->qn == PEND_MAX) {
-		order_unknown(d, r, &r->q[r->qhead], ev, out);
-		r->qhead = (r->qhead + 1) % PEND_MAX;
-		r->qn--;
+		order_unknown(d, r, TAILQ_FIRST(&r->q), ev, out);
+		order_pop(r, TAILQ_FIRST(&r->q));
 	}
-	p = &r->q[(r->qhead + r->qn++) % PEND_MAX];
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		d->nomem = 1;
+		return;
+	}
+	TAILQ_INSERT_TAIL(&r->q, p, q);
+	r->qn++;
 	p->from = ev->from;
 	p->seq = ev->seq;
 	p->qt = qt_hash(d, ev->qt);

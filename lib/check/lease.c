@@ -43,15 +43,7 @@ struct uniq {
 static void *
 uniq_init(const struct check_opts *o)
 {
-	struct uniq *u;
-
-	if ((u = calloc(1, sizeof(*u))) == NULL)
-		return NULL;
-	if (lw_init(&u->w, o) == -1) {
-		free(u);
-		return NULL;
-	}
-	return u;
+	return lw_new(sizeof(struct uniq), o);
 }
 
 static void
@@ -59,9 +51,8 @@ uniq_free(void *arg)
 {
 	struct uniq *u = arg;
 
-	lw_free(&u->w);
 	free(u->pair);
-	free(u);
+	lw_delete(u);
 }
 
 /* Bounds on the end of a side; a running one is not ruled out before a
@@ -246,15 +237,7 @@ struct quorum {
 static void *
 quorum_init(const struct check_opts *o)
 {
-	struct quorum *q;
-
-	if ((q = calloc(1, sizeof(*q))) == NULL)
-		return NULL;
-	if (lw_init(&q->w, o) == -1) {
-		free(q);
-		return NULL;
-	}
-	return q;
+	return lw_new(sizeof(struct quorum), o);
 }
 
 static void
@@ -262,10 +245,9 @@ quorum_free(void *arg)
 {
 	struct quorum *q = arg;
 
-	lw_free(&q->w);
 	free(q->n);
 	free(q->ends);
-	free(q);
+	lw_delete(q);
 }
 
 /* Whether grant run R of grantor J covers T for leader P; *U its end. */

@@ -126,7 +126,12 @@ struct lw {
 
 int		 lw_init(struct lw *, const struct check_opts *);
 void		 lw_free(struct lw *);
-/* The end of every lease checker, whose state starts with its struct lw. */
+/*
+ * A lease checker's state of SIZE bytes, which starts with its struct lw,
+ * zeroed but for the world; and its end and its freeing.
+ */
+void		*lw_new(size_t size, const struct check_opts *);
+void		 lw_delete(void *);
 void		 lw_finish(void *, const struct trace_event *last,
 		    struct check_out *);
 /* Applies one line; its changes are in w->ch[0..w->nch). */

@@ -42,13 +42,8 @@ stab_init(const struct check_opts *o)
 {
 	struct stab *s;
 
-	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return NULL;
-	if (lw_init(&s->w, o) == -1) {
-		free(s);
-		return NULL;
-	}
-	s->c = o->c;
+	if ((s = lw_new(sizeof(*s), o)) != NULL)
+		s->c = o->c;
 	return s;
 }
 
@@ -57,10 +52,9 @@ stab_free(void *arg)
 {
 	struct stab *s = arg;
 
-	lw_free(&s->w);
 	free(s->loss);
 	free(s->seen);
-	free(s);
+	lw_delete(s);
 }
 
 /* Leadership SPAN of node I has ended (once). */
@@ -212,24 +206,11 @@ elect_init(const struct check_opts *o)
 {
 	struct elect *e;
 
-	if ((e = calloc(1, sizeof(*e))) == NULL)
-		return NULL;
-	if (lw_init(&e->w, o) == -1) {
-		free(e);
-		return NULL;
+	if ((e = lw_new(sizeof(*e), o)) != NULL) {
+		e->c = o->c;
+		e->ended = TIME_MIN;
 	}
-	e->c = o->c;
-	e->ended = TIME_MIN;
 	return e;
-}
-
-static void
-elect_free(void *arg)
-{
-	struct elect *e = arg;
-
-	lw_free(&e->w);
-	free(e);
 }
 
 /* Before line EV: whether the cluster has been without a leader for too
@@ -288,5 +269,5 @@ const struct check_ops check_election = {
 	.init = elect_init,
 	.event = elect_event,
 	.finish = lw_finish,
-	.free = elect_free,
+	.free = lw_delete,
 };

@@ -47,6 +47,27 @@ lw_free(struct lw *w)
 	free(w->ch);
 }
 
+void *
+lw_new(size_t size, const struct check_opts *o)
+{
+	struct lw *w;
+
+	if ((w = calloc(1, size)) == NULL)
+		return NULL;
+	if (lw_init(w, o) == -1) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void
+lw_delete(void *arg)
+{
+	lw_free(arg);
+	free(arg);
+}
+
 void
 lw_finish(void *arg, const struct trace_event *last, struct check_out *out)
 {
