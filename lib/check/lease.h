@@ -63,6 +63,7 @@ struct lw_span {
 	uint64_t	 gen;		/* spans of this kind so far at the node */
 	struct inst	 a;		/* the line that started it */
 	trace_time	 until;		/* on the node's clock */
+	trace_time	 elo, ehi, enom; /* when the clock gets there, while on */
 	struct inst	 lo, hi;	/* its end, once !on */
 	trace_time	 nominal;	/* its end at clock rate 1, once !on */
 	enum lw_why	 why;		/* why it ended */
