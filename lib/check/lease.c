@@ -4,16 +4,18 @@
  * uniqueness: at no time do two nodes lead.  With a skew bound S a
  * leadership of one node is compared with another's shifted anywhere in
  * [-S, S], and an overlap is reported only when it survives every shift:
- * node q's start plus S before p's end, and p's start plus S before q's.
- * Ends are taken at their earliest (lw_end's lo), so that a clock that
- * may have run fast, or a crash not yet ruled out, never makes an overlap
- * look certain.  It is reported at the line where it became certain.
+ * q's start plus S before p's end, and p's start plus S before q's.  Ends
+ * are taken at their earliest (lw_end's lo: the drift bound past the last
+ * sample, or a crash that a line still to come might show), so an overlap
+ * is reported at the line from which no ordering, drift within the bound
+ * or line still to come can undo it.  A leadership's end is only ruled
+ * out by a line of its node, since a later sample may show a slow clock.
  *
  * lease-quorum: while a node leads, a majority of the cluster grants it a
- * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants are
- * counted as long as they could last (lw_end's hi) and, for other nodes
- * than the leader, widened by S on both sides; a lack of quorum is
- * reported once no line still to come could fill it in.
+ * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants count
+ * as long as they could last (lw_end's hi) and, for other nodes than the
+ * leader, widened by S on both sides; a lack of quorum is reported once
+ * no line still to come could fill it in.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +94,9 @@ overlap(const struct uniq *u, const struct upair *p)
 	a1 = inst_late(p->s[1].a, u->w.skew);
 	if (inst_lt(a1, lo0) && inst_lt(a0, lo1))
 		return 1;
-	if (!inst_lt(a1, hi0) || !inst_lt(a0, hi1))
+	/* Both over, nothing more to learn; or no overlap could be certain. */
+	if ((p->s[0].ended && p->s[1].ended) || !inst_lt(a1, hi0) ||
+	    !inst_lt(a0, hi1))
 		return -1;
 	return 0;
 }
