@@ -1,5 +1,6 @@
 /* elect-check: verifies a trace against the assertions of the papers. */
 #include <err.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "util/util.h"
 
 #define PROGRESS_EVERY	(1UL << 18)	/* events between looks at the clock */
+#define BOUND_MAX	(1000000 * TRACE_NS)	/* -c and the like, in ns */
 
 static void __attribute__((noreturn))
 usage(int code)
@@ -72,16 +74,16 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct check_opts o = { CHECK_C_DEFAULT, CHECK_FD_LATENCY_DEFAULT, 0, 0,
-	    NULL };
+	    NULL, 0 };
 	char **sets, **names;
 	int nsets = 0, nnames = 0, i;
 	struct trace_reader *r;
 	struct trace_event ev;
 	struct checker *ck;
-	const char *why;
+	const char *why, *env;
 	int ch, json = 0, flags = 0, rc, progress, shown = 0;
 	unsigned long n = 0;
-	double start;
+	double start, now, shown_at = 0;
 
 	if ((sets = calloc((size_t)argc, sizeof(*sets))) == NULL ||
 	    (names = calloc((size_t)argc, sizeof(*names))) == NULL)
@@ -125,8 +127,14 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if ((env = getenv("ELECT_CHECK_BUDGET")) != NULL)
+		o.cover_budget = (unsigned long)arg_num(env, 1, LLONG_MAX,
+		    "ELECT_CHECK_BUDGET");
 	if (o.c == 0)
 		errx(EXIT_USAGE, "-c: the bound must be above 0");
+	if (o.c > BOUND_MAX || o.fd_latency > BOUND_MAX || o.skew > BOUND_MAX)
+		errx(EXIT_USAGE, "-c, --fd-latency and --skew go up to %lld "
+		    "seconds", (long long)(BOUND_MAX / TRACE_NS));
 
 	ck = checker_new(&o, stdout, json);
 	for (i = 0; i < nsets; i++)
@@ -143,7 +151,8 @@ main(int argc, char *argv[])
 		if ((why = checker_event(ck, &ev)) != NULL)
 			errx(EXIT_USAGE, "%s", why);
 		if (++n % PROGRESS_EVERY == 0 && progress &&
-		    seconds() - start > 1) {
+		    (now = seconds()) - start > 1 && now - shown_at > 0.25) {
+			shown_at = now;
 			fprintf(stderr, "\r%s: %s:%lu, %llu MB", getprogname(),
 			    ev.file, ev.lineno,
 			    (unsigned long long)(trace_bytes(r) >> 20));

@@ -27,6 +27,8 @@ struct check_opts {
 	 * taken in).  Modules may ignore it.
 	 */
 	const struct world *world;
+	/* Search steps for one minimum clique cover; 0: the default. */
+	unsigned long	 cover_budget;
 };
 
 struct check_out;

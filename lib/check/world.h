@@ -32,7 +32,7 @@
 
 struct wnode {
 	unsigned	 id;
-	unsigned char	 up, paused, booted, warned;
+	unsigned char	 up, paused, booted;
 	enum trace_status status;	/* ST_DOWN while down */
 	unsigned	 ldr;		/* 0: none */
 	char		*grp;		/* "-" when none */
@@ -80,6 +80,8 @@ int		 world_up(const struct world *, unsigned id);
 /* Whether nodes I and J (indices) are connected: link up, both up. */
 int		 world_linked(const struct world *, int i, int j);
 int		 world_grp_eq(const struct wnode *, const struct wnode *);
+/* ID as a trace writes it: "-" for none.  BUF holds 8 bytes. */
+const char	*world_id(unsigned id, char *buf);
 /* Whether the system is unstable now: a paused node or a flaky link
  * between two up nodes (Stoller's stability, section 5). */
 int		 world_unstable(const struct world *);
