@@ -424,10 +424,14 @@ keep_run(struct quorum *q, const struct lw_change *ch)
 static void
 quorum_change(struct quorum *q, const struct lw_change *ch)
 {
-	struct qnode *x = &q->n[ch->node];
-	const struct lw_node *n = &q->w.node[ch->node];
+	struct qnode *x;
+	const struct lw_node *n;
 	size_t j;
 
+	if (ch->node == LW_NONE)
+		return;
+	x = &q->n[ch->node];
+	n = &q->w.node[ch->node];
 	switch (ch->what) {
 	case LW_LEAD_START:
 		if (x->r[0].on)

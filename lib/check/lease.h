@@ -91,9 +91,11 @@ enum lw_what {
 	LW_SAMPLE, LW_FAIL
 };
 
+#define LW_NONE	((size_t)-1)	/* a change not about one node */
+
 struct lw_change {
 	enum lw_what	 what;
-	size_t		 node;		/* index in lw.node */
+	size_t		 node;		/* index in lw.node, or LW_NONE */
 	struct lw_span	 span;		/* the span as it was changed */
 };
 

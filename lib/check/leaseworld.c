@@ -427,7 +427,7 @@ net(struct lw *w, const struct trace_event *ev)
 	l->link = ev->link;
 	if (l->link != LINK_UP)
 		w->badlinks++;
-	failure(w, (size_t)-1);
+	failure(w, LW_NONE);
 }
 
 static long
@@ -496,7 +496,7 @@ lw_event(struct lw *w, const struct trace_event *ev)
 	w->now = inst_line(ev->t > w->now.t ? ev->t : w->now.t, w->lines);
 	if (!w->started) {
 		w->started = 1;
-		failure(w, (size_t)-1);
+		failure(w, LW_NONE);
 	}
 	if (ev->node == 0) {
 		if (ev->type == TR_NET)
