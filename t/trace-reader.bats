@@ -47,6 +47,7 @@ bad() {
 	2 3 resume
 	3 3 exit why=signal
 	3 2 crash
+	9000000000.999999999 1 crash
 	EOF
 }
 
@@ -69,6 +70,7 @@ bad() {
 	2 1 elect who=me
 	EOF
 	assert_success
+	assert_equal "${stderr_lines[2]}" 'elect-check: 1 line with unknown events skipped' 
 }
 
 @test "bad numbers" {
@@ -112,6 +114,7 @@ bad() {
 	{ printf '1 1 boot inc=1\n'; printf '2 1 boot inc=2 x=a'; head -c 5000 /dev/zero | tr '\0' a; } |
 	    bad '-:2: line too long' -
 	printf '1 1 boot inc=1\n2 1 lost\0 n=1\n' | bad '-:2: NUL byte in line' -
+	printf '1 1 boot inc=1\n# a \0 in a comment\n' | bad '-:2: NUL byte in line' -
 	printf '1 1 boot inc=1\r\n' | bad '-:1: carriage return in line' -
 	printf '1 1 boot inc=1\n2 1 crash' | bad '-:2: last line has no newline (truncated?)' -
 	{ for i in $(seq 40); do printf 'k%d=1 ' "$i"; done; echo; } |
@@ -127,6 +130,7 @@ bad() {
 
 @test "a file that cannot be read" {
 	bad "$BATS_TEST_TMPDIR/none: No such file or directory" "$BATS_TEST_TMPDIR/none"
+	bad "$BATS_TEST_TMPDIR: Is a directory" "$BATS_TEST_TMPDIR"
 }
 
 @test "a long trace streams through in bounded memory" {
