@@ -4,11 +4,16 @@
 #include "algo/algo.h"
 
 extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully;
+extern const struct algo_ops algo_invitation, algo_modified_bully,
+    algo_enhanced_bully;
 
 static const struct algo_ops *const table[] = {
 	&algo_bully,
 	&algo_bully_fd,
 	&algo_async_bully,
+	&algo_invitation,
+	&algo_modified_bully,
+	&algo_enhanced_bully,
 };
 
 const struct algo_ops *
