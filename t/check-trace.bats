@@ -41,6 +41,29 @@ bats_require_minimum_version 1.5.0
 	EOF
 }
 
+@test "with --skew, a harness may stamp a crash or pause a little early" {
+	run --separate-stderr elect-check -A trace --skew 0.1 - <<-'EOF'
+	1 1 boot inc=1 algo=bully
+	2 1 send to=2 msg=x
+	1.95 1 pause
+	2.1 1 resume
+	2.2 1 send to=2 msg=y
+	2.15 1 crash
+	EOF
+	assert_success
+	run --separate-stderr elect-check -A trace --skew 0.1 - <<-'EOF'
+	1 1 boot inc=1 algo=bully
+	2 1 send to=2 msg=x
+	1.95 1 send to=2 msg=y
+	1.8 1 crash
+	EOF
+	assert_failure 1
+	assert_output - <<-'EOF'
+	-:3: trace: time goes backwards at node 1: 1.95 after 2
+	-:4: trace: time goes backwards at node 1: 1.8 after 1.95
+	EOF
+}
+
 @test "incarnations must increase from boot to boot" {
 	run --separate-stderr elect-check -A trace - <<-'EOF'
 	1 1 boot inc=4 algo=bully

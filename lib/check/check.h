@@ -1,6 +1,7 @@
 /*
  * The assertion checkers of elect-check.  Each assertion is a module that
- * is fed every event of the trace in order and reports violations; the
+ * is fed every event of the trace (that it asks for) in order and reports
+ * violations; the
  * modules keep their own state, bounded by the number of nodes and of live
  * leases or edicts, never by the length of the trace.
  */

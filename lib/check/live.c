@@ -363,7 +363,8 @@ disturbs(const struct live *l, const struct trace_event *ev)
  * Eventually: the earliest witness that P is false, if any.  A witness
  * is a node (or two) whose state alone falsifies P; it holds since the
  * latest change among the parts of their state it rests on.  Returns
- * whether P is false; *SINCE is the earliest witness's start.
+ * whether P is false; *SINCE is the earliest witness's start, and WHY
+ * (unless NULL) says what it is.
  */
 static int
 witness(struct live *l, trace_time *since, char *why, size_t len)
@@ -376,7 +377,8 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
 #define FOUND(t, ...) do {						\
 		if (!found || (t) < *since) {				\
 			*since = (t);					\
-			snprintf(why, len, __VA_ARGS__);		\
+			if (why != NULL)				\
+				snprintf(why, len, __VA_ARGS__);	\
 		}							\
 		found = 1;						\
 	} while (0)
@@ -452,7 +454,7 @@ restretch(struct live *l, trace_time t, int reset)
 	if (l->bad)
 		l->cov = max2(l->cov, t - l->skew);	/* advance may not have */
 
-	if (!witness(l, &since, l->why, sizeof(l->why))) {
+	if (!witness(l, &since, NULL, 0)) {
 		l->bad = 0;
 		l->reported = 0;
 		return;
@@ -470,7 +472,10 @@ stretch_report(struct live *l, const struct trace_event *ev,
     struct check_out *out)
 {
 	char b[32], e[32];
+	trace_time since;
 
+	/* Nothing changed since the last restretch: the same witnesses. */
+	witness(l, &since, l->why, sizeof(l->why));
 	l->reported = 1;
 	check_violation(out, ev, "%s from %s to %s (c), %s: %s",
 	    l->kind == GM2 ? "no coordinator" :

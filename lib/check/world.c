@@ -348,7 +348,12 @@ world_apply(struct world *w, const struct trace_event *ev)
 		return -1;
 	w->cur = i;
 	nd = &w->node[i];
-	if (nd->last != INT64_MIN && ev->t < nd->last)
+	/*
+	 * A harness or a collector may stamp a node's crash, pause or resume
+	 * on a clock of its own: within the skew, that is no step back.
+	 */
+	if (nd->last != INT64_MIN && ev->t < nd->last - ((ev->type == TR_CRASH ||
+	    ev->type == TR_PAUSE || ev->type == TR_RESUME) ? w->skew : 0))
 		w->anomaly |= WA_BACKWARDS;
 	w->prev_t = nd->last;
 	w->prev_inc = nd->inc;
