@@ -367,6 +367,10 @@ check_fd() {
 	eval "exec $W_1>&-"
 	exited "$PID_1"
 	grep -q ' 1 exit why=eof ' trace.1
+	# A closed stdin is no client at all (and is not taken by the socket).
+	run elect-fd -f c.conf -i 2 -k k -t - <&-
+	assert_success
+	assert_output --regexp ' 2 exit why=eof '
 }
 
 @test "the death of its parent ends elect-fd, even with stdin open" {
