@@ -1,0 +1,541 @@
+/*
+ * The frame around every election core: boot and input checks, the output
+ * list, and the small helpers the cores share.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/algo.h"
+
+#define HOUR	(INT64_C(3600) * 1000 * ALGO_MS)
+
+void
+algo_timing_default(struct algo_timing *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->reply = 50 * ALGO_MS;
+	t->check = 100 * ALGO_MS;
+	t->timeout = 300 * ALGO_MS;
+	t->tau = 100 * ALGO_MS;
+	t->t_tx = 2 * ALGO_MS;
+	t->alpha = 1 * ALGO_MS;
+	t->merge_wait = 100 * ALGO_MS;
+	t->accept_wait = 100 * ALGO_MS;
+}
+
+void
+algo_out_init(struct algo_out *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void
+algo_out_clear(struct algo_out *o)
+{
+	o->n = 0;
+	o->textlen = 0;
+	o->nomem = 0;
+}
+
+void
+algo_out_free(struct algo_out *o)
+{
+	free(o->v);
+	free(o->text);
+	algo_out_init(o);
+}
+
+const char *
+algo_out_text(const struct algo_out *o, const struct algo_action *a)
+{
+	return o->text + a->trace.off;
+}
+
+/* A new action at the end of O, or NULL when memory ran out. */
+static struct algo_action *
+push(struct algo_out *o, enum algo_act_type type)
+{
+	struct algo_action *v;
+	size_t cap;
+
+	if (o->n == o->cap) {
+		cap = o->cap ? o->cap * 2 : 16;
+		if ((v = reallocarray(o->v, cap, sizeof(*v))) == NULL) {
+			o->nomem = 1;
+			return NULL;
+		}
+		o->v = v;
+		o->cap = cap;
+	}
+	v = &o->v[o->n++];
+	memset(v, 0, sizeof(*v));
+	v->type = type;
+	return v;
+}
+
+void
+algo_send(struct algo_out *o, uint16_t to, unsigned type,
+    const struct algo_elid *elid, const void *payload, size_t len)
+{
+	struct algo_action *a;
+
+	if (len > ALGO_PAYLOAD_MAX)
+		abort();	/* a bug in the core */
+	if ((a = push(o, ALGO_SEND)) == NULL)
+		return;
+	a->msg.peer = to;
+	a->msg.type = type;
+	a->msg.len = len;
+	if (elid != NULL)
+		a->msg.elid = *elid;
+	if (len > 0)
+		memcpy(a->msg.payload, payload, len);
+}
+
+void
+algo_fd(struct algo_out *o, enum algo_fd_op op, uint16_t peer)
+{
+	struct algo_action *a;
+
+	if ((a = push(o, ALGO_FD)) == NULL)
+		return;
+	a->fd.op = op;
+	a->fd.peer = peer;
+}
+
+void
+algo_timer_set(struct algo_out *o, unsigned id, algo_time at)
+{
+	struct algo_action *a;
+
+	if ((a = push(o, ALGO_TIMER_SET)) == NULL)
+		return;
+	a->timer.id = id;
+	a->timer.at = at;
+}
+
+void
+algo_timer_cancel(struct algo_out *o, unsigned id)
+{
+	struct algo_action *a;
+
+	if ((a = push(o, ALGO_TIMER_CANCEL)) == NULL)
+		return;
+	a->timer.id = id;
+}
+
+void
+algo_persist(struct algo_out *o, const void *data, size_t len)
+{
+	struct algo_action *a;
+
+	if (len > ALGO_PERSIST_MAX)
+		abort();	/* a bug in the core */
+	if ((a = push(o, ALGO_PERSIST)) == NULL)
+		return;
+	a->persist.len = len;
+	memcpy(a->persist.data, data, len);
+}
+
+void
+algo_trace(struct algo_out *o, const char *fmt, ...)
+{
+	struct algo_action *a;
+	va_list ap;
+	char *text;
+	size_t cap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || len >= TRACE_LINE_MAX)
+		abort();	/* a bug in the core */
+	if (o->textlen + len + 1 > o->textcap) {
+		cap = o->textcap ? o->textcap : 256;
+		while (cap < o->textlen + len + 1)
+			cap *= 2;
+		if ((text = realloc(o->text, cap)) == NULL) {
+			o->nomem = 1;
+			return;
+		}
+		o->text = text;
+		o->textcap = cap;
+	}
+	if ((a = push(o, ALGO_TRACE)) == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->text + o->textlen, len + 1, fmt, ap);
+	va_end(ap);
+	a->trace.off = o->textlen;
+	a->trace.len = len;
+	o->textlen += len + 1;
+}
+
+int
+algo_elid_eq(const struct algo_elid *a, const struct algo_elid *b)
+{
+	return a->node == b->node && a->inc == b->inc && a->ctr == b->ctr;
+}
+
+static int
+state_eq(const struct algo_state *a, const struct algo_state *b)
+{
+	return a->status == b->status && a->ldr == b->ldr &&
+	    algo_elid_eq(&a->grp, &b->grp);
+}
+
+void
+algo_set_state(struct algo *a, struct algo_out *o, algo_time now,
+    enum trace_status status, uint16_t ldr, const struct algo_elid *grp)
+{
+	struct algo_state s;
+	struct algo_action *act;
+
+	memset(&s, 0, sizeof(s));
+	s.status = status;
+	s.ldr = ldr;
+	if (grp != NULL)
+		s.grp = *grp;
+	if (state_eq(&s, &a->state))
+		return;
+	a->state = s;
+	a->since = now;
+	if ((act = push(o, ALGO_STATE)) != NULL)
+		act->state = s;
+}
+
+long
+algo_rank(const struct algo *a, uint16_t id)
+{
+	size_t lo = 0, hi = a->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (a->ids[mid] == id)
+			return (long)mid;
+		if (a->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * splitmix64: the cores need a generator that replays from a seed, which
+ * arc4random(3) deliberately is not; this one is small and well studied.
+ */
+uint64_t
+algo_splitmix(uint64_t *state)
+{
+	uint64_t z;
+
+	z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+uint64_t
+algo_rand(struct algo *a)
+{
+	return algo_splitmix(&a->rng);
+}
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static const char *
+check_timing(const struct algo_timing *t)
+{
+	const struct {
+		const char	*name;
+		algo_time	 v;
+		algo_time	 min;
+	} f[] = {
+		{ "reply", t->reply, 1 },
+		{ "check", t->check, 1 },
+		{ "timeout", t->timeout, 1 },
+		{ "tau", t->tau, 1 },
+		{ "t_tx", t->t_tx, 1 },
+		{ "alpha", t->alpha, 0 },
+		{ "t_el", t->t_el, 0 },
+		{ "t_ok", t->t_ok, 0 },
+		{ "merge_wait", t->merge_wait, 0 },
+		{ "accept_wait", t->accept_wait, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].v < f[i].min || f[i].v > HOUR)
+			return f[i].name;
+	return NULL;
+}
+
+struct algo *
+algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
+    algo_time now, struct algo_out *o, char *err, size_t errlen)
+{
+	struct algo *a;
+	const char *bad;
+	long r;
+	size_t i;
+
+	if (cfg->nids == 0 || cfg->nids > ALGO_NODES_MAX) {
+		snprintf(err, errlen, "%zu nodes: 1 to %d allowed", cfg->nids,
+		    ALGO_NODES_MAX);
+		return NULL;
+	}
+	if ((bad = check_timing(&cfg->timing)) != NULL) {
+		snprintf(err, errlen, "timing %s out of range", bad);
+		return NULL;
+	}
+	if (cfg->persistlen > ALGO_PERSIST_MAX) {
+		snprintf(err, errlen, "persisted state too long");
+		return NULL;
+	}
+	if ((a = calloc(1, ops->size)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->ops = ops;
+	a->self = cfg->self;
+	a->n = cfg->nids;
+	memcpy(a->ids, cfg->ids, cfg->nids * sizeof(a->ids[0]));
+	qsort(a->ids, a->n, sizeof(a->ids[0]), cmp_id);
+	for (i = 0; i < a->n; i++) {
+		if (a->ids[i] == 0) {
+			snprintf(err, errlen, "node id 0 is not allowed");
+			goto bad;
+		}
+		if (i > 0 && a->ids[i] == a->ids[i - 1]) {
+			snprintf(err, errlen, "node %u is listed twice",
+			    a->ids[i]);
+			goto bad;
+		}
+	}
+	if ((r = algo_rank(a, cfg->self)) == -1) {
+		snprintf(err, errlen, "node %u is not in the cluster",
+		    cfg->self);
+		goto bad;
+	}
+	a->rank = (size_t)r;
+	a->inc = cfg->inc;
+	a->rng = cfg->seed;
+	a->t = cfg->timing;
+	a->state.status = ST_DOWN;
+	a->since = now;
+	if (ops->boot(a, cfg->persist, cfg->persistlen, now, o) != ALGO_OK) {
+		snprintf(err, errlen, "%s refuses its persisted state",
+		    ops->name);
+		goto bad;
+	}
+	if (o->nomem) {
+		snprintf(err, errlen, "out of memory");
+		goto bad;
+	}
+	return a;
+bad:
+	free(a);
+	return NULL;
+}
+
+/* The goodbye of a core that has none of its own. */
+static int
+leave(struct algo *a, algo_time now, struct algo_out *o)
+{
+	unsigned id;
+
+	for (id = 0; id < a->ops->ntimer; id++)
+		algo_timer_cancel(o, id);
+	algo_set_state(a, o, now, ST_DOWN, 0, NULL);
+	a->left = 1;
+	return ALGO_OK;
+}
+
+int
+algo_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
+{
+	int rc;
+
+	switch (in->type) {
+	case ALGO_IN_RECV:
+		if (in->msg.peer == a->self || algo_rank(a, in->msg.peer) == -1 ||
+		    algo_msg_name(a->ops, in->msg.type) == NULL ||
+		    in->msg.len > ALGO_PAYLOAD_MAX)
+			return ALGO_EINVAL;
+		break;
+	case ALGO_IN_DOWN:
+		if (in->down == a->self || algo_rank(a, in->down) == -1)
+			return ALGO_EINVAL;
+		break;
+	case ALGO_IN_TIMER:
+		if (in->timer >= a->ops->ntimer)
+			return ALGO_EINVAL;
+		break;
+	case ALGO_IN_CMD:
+		if (in->cmd.len > ALGO_CMD_MAX)
+			return ALGO_EINVAL;
+		break;
+	default:
+		return ALGO_EINVAL;
+	}
+	if (a->left)
+		return ALGO_OK;
+	rc = a->ops->step(a, in, o);
+	if (rc == ALGO_ENOTSUP && in->type == ALGO_IN_CMD &&
+	    in->cmd.code == ALGO_CMD_LEAVE)
+		rc = leave(a, in->now, o);
+	if (rc == ALGO_OK && o->nomem)
+		rc = ALGO_ENOMEM;
+	return rc;
+}
+
+void
+algo_query(const struct algo *a, algo_time now, struct algo_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->state = a->state;
+	st->since = a->since;
+	st->leader = (a->state.status == ST_NORM ||
+	    a->state.status == ST_REORG) && a->state.ldr == a->self;
+	if (a->ops->query != NULL)
+		a->ops->query(a, now, st);
+}
+
+void
+algo_free(struct algo *a)
+{
+	free(a);
+}
+
+const struct algo_ops *
+algo_ops(const struct algo *a)
+{
+	return a->ops;
+}
+
+const char *
+algo_name(const struct algo_ops *ops)
+{
+	return ops->name;
+}
+
+const char *
+algo_msg_name(const struct algo_ops *ops, unsigned type)
+{
+	if (type == 0 || type >= ops->nmsg)
+		return NULL;
+	return ops->msgnames[type];
+}
+
+unsigned
+algo_msg_type(const struct algo_ops *ops, const char *name)
+{
+	unsigned t;
+
+	for (t = 1; t < ops->nmsg; t++)
+		if (strcmp(ops->msgnames[t], name) == 0)
+			return t;
+	return 0;
+}
+
+const char *
+algo_timer_name(const struct algo_ops *ops, unsigned id)
+{
+	if (id >= ops->ntimer)
+		return NULL;
+	return ops->timernames[id];
+}
+
+const char *
+algo_fd_op_name(enum algo_fd_op op)
+{
+	switch (op) {
+	case ALGO_FD_START:
+		return "start";
+	case ALGO_FD_STOP:
+		return "stop";
+	case ALGO_FD_PLAYDEAD:
+		return "playdead";
+	case ALGO_FD_PLAYALIVE:
+		return "playalive";
+	}
+	return "?";
+}
+
+void
+algo_msg_fields(const struct algo_ops *ops, const struct algo_msg *m,
+    char *buf, size_t len)
+{
+	if (len > 0)
+		buf[0] = '\0';
+	if (ops->msg_fields != NULL)
+		ops->msg_fields(m, buf, len);
+}
+
+int
+algo_msg_set_field(const struct algo_ops *ops, struct algo_msg *m,
+    const char *key, const char *value)
+{
+	if (ops->msg_set_field == NULL)
+		return -1;
+	return ops->msg_set_field(m, key, value);
+}
+
+char *
+algo_elid_fmt(const struct algo_elid *e, char *buf, size_t len)
+{
+	if (e->node == 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%u.%" PRIu64 ".%" PRIu32, e->node, e->inc,
+		    e->ctr);
+	return buf;
+}
+
+/* Parses a decimal number of at most MAX from *S, advancing *S. */
+static int
+parse_dec(const char **s, uint64_t max, uint64_t *v)
+{
+	const char *p = *s;
+	uint64_t x = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (x > (max - (*p - '0')) / 10)
+			return -1;
+		x = x * 10 + (*p - '0');
+	}
+	*s = p;
+	*v = x;
+	return 0;
+}
+
+int
+algo_elid_parse(const char *s, struct algo_elid *e)
+{
+	uint64_t node, inc, ctr;
+
+	memset(e, 0, sizeof(*e));
+	if (strcmp(s, "-") == 0)
+		return 0;
+	if (parse_dec(&s, UINT16_MAX, &node) == -1 || node == 0 ||
+	    *s++ != '.' || parse_dec(&s, UINT64_MAX, &inc) == -1 ||
+	    *s++ != '.' || parse_dec(&s, UINT32_MAX, &ctr) == -1 || *s != '\0')
+		return -1;
+	e->node = node;
+	e->inc = inc;
+	e->ctr = ctr;
+	return 0;
+}

@@ -1,0 +1,456 @@
+/*
+ * Election cores: every algorithm is a pure state machine behind one
+ * interface, in the manner of etcd's raft library.
+ *
+ * A core makes no system calls, reads no clock, keeps no globals and draws
+ * randomness only from the seed it is given.  It is driven by inputs, one
+ * at a time, each carrying the current time (CLOCK_MONOTONIC, nanoseconds),
+ * and it answers with actions appended to an output list which the caller
+ * drains and carries out in order.  The same core runs in elect-node (real
+ * sockets, elect-fd, stable storage), in t/tools/algo-drive (a script) and
+ * in t/tools/algo-sim (a simulated network); so a failing simulator seed
+ * replays the exact run.
+ *
+ * Life of a node, as the caller sees it:
+ *
+ *	struct algo_out out;
+ *	algo_out_init(&out);
+ *	a = algo_boot(ops, &cfg, now, &out, err, sizeof(err));	recovery
+ *	for (;;) {
+ *		carry out out.v[0 .. out.n - 1] in order, then algo_out_clear()
+ *		wait for a datagram, a DownSig, a timer deadline or a command
+ *		rc = algo_step(a, &in, &out);
+ *	}
+ *	algo_free(a); algo_out_free(&out);
+ *
+ * Tracing, so that the trace never lies: a datagram goes to algo_step()
+ * first; ALGO_OK means the core accepted it (trace `recv from= msg=
+ * elid=', then the actions), ALGO_EINVAL that it was refused and nothing
+ * changed (trace `drop from= why=').  Each action says what to trace with
+ * it: ALGO_SEND `send', ALGO_FD `fd', ALGO_STATE `state', a DownSig input
+ * `fd op=down'.  Names come from algo_msg_name(), algo_fd_op_name(),
+ * trace_status_name() and algo_elid_fmt(); the elid key is left out when
+ * the elid is none.  algo_msg_fields() renders payload fields (" seq=3")
+ * that a trace line may carry as extra keys.
+ *
+ * The failure detector (elect-fd) is Stoller's, section 2: ALGO_FD_START
+ * starts or resets monitoring, and a DownSig may come only for a node that
+ * was down after the latest start.  A core never sees the detector's
+ * timings; their sum with the timings below is the failover time (bully-fd
+ * waits for the detector twice: once for the leader, once more in stage 1
+ * for every node above).
+ *
+ * Conventions: node ids are 1..65535 and are the priorities, a higher id
+ * wins (papers that use the opposite order are mirrored inside the core);
+ * id 0 means "none".  Statuses are the trace format's (enum trace_status:
+ * Norm, Elec1, Elec2, Wait, Elec, Reorg, Down).
+ *
+ * Adding an algorithm: one file lib/algo/NAME.c defining a
+ * `const struct algo_ops algo_NAME`, and one line in lib/algo/registry.c.
+ */
+#ifndef ELECT_ALGO_H
+#define ELECT_ALGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+#define ALGO_NODES_MAX		1024	/* most nodes in a cluster */
+#define ALGO_PAYLOAD_MAX	256	/* most payload bytes in a message */
+#define ALGO_PERSIST_MAX	256	/* most bytes of persistent state */
+#define ALGO_TIMERS_MAX		8	/* timer ids are 0 .. ALGO_TIMERS_MAX-1 */
+#define ALGO_CMD_MAX		256	/* most bytes of a command's argument */
+#define ALGO_ELID_STRLEN	48	/* "65535.18446744073709551615.4294967295" */
+
+#define ALGO_MS		INT64_C(1000000)
+typedef int64_t algo_time;	/* CLOCK_MONOTONIC, nanoseconds */
+
+/*
+ * An election or group identifier: the node that made it, that node's
+ * incarnation and a counter it increments per election.  Unique across
+ * restarts because the incarnation is.  node == 0 is "none" ("-").
+ * Rendered NODE.INC.COUNTER, as in the trace format.
+ */
+struct algo_elid {
+	uint16_t	 node;
+	uint32_t	 ctr;
+	uint64_t	 inc;
+};
+
+/*
+ * A protocol message, sent or received: fixed size, no pointers, so the
+ * daemon copies it into its wire envelope (lib/net/wire.h) as it is.  The
+ * sender's id and incarnation, sequence numbers and MACs are the
+ * envelope's business, not the core's.  type indexes the algorithm's name
+ * table (1 .. nmsg-1; 0 is never sent).  The payload is bytes in network
+ * order (see algo_put32() and friends) that only the core interprets.
+ */
+struct algo_msg {
+	uint16_t	 peer;		/* send: destination; recv: sender */
+	uint8_t		 type;
+	uint16_t	 len;		/* payload bytes, <= ALGO_PAYLOAD_MAX */
+	struct algo_elid elid;		/* election or group; node 0: none */
+	uint8_t		 payload[ALGO_PAYLOAD_MAX];
+};
+
+/*
+ * Timing parameters of every algorithm, in nanoseconds; each core reads
+ * the ones its paper names.  algo_timing_default() fills in defaults that
+ * fail over in well under a second on a LAN; elect-node exposes each as a
+ * flag.  Bounds are checked by algo_boot().
+ */
+struct algo_timing {
+	/* Garcia-Molina's T: a call not answered within T is taken as a
+	 * failure of the callee (bully), or as likely one (invitation). */
+	algo_time	 reply;		/* default 50 ms */
+	/* Garcia-Molina's procedure Check runs every `check' (the bully
+	 * coordinator polls AreYouNormal; the invitation coordinator looks
+	 * for other coordinators). */
+	algo_time	 check;		/* default 100 ms */
+	/* Garcia-Molina's procedure Timeout runs after `timeout' without
+	 * hearing from the coordinator; must exceed check + reply. */
+	algo_time	 timeout;	/* default 300 ms */
+	/* Stoller's tau: a Norm leader sends Norm? every tau. */
+	algo_time	 tau;		/* default 100 ms */
+	/* Murshed and Allen's t_TX (mean transmission time) and alpha:
+	 * tiebreaker delta_i = alpha / i + (N - (i - 1)) t_TX, their
+	 * equation (1), with i the node's rank 1..N in the cluster. */
+	algo_time	 t_tx;		/* default 2 ms */
+	algo_time	 alpha;		/* default 1 ms */
+	/* Their T_el,i = 3 t_TX + 2 t_P + delta_i and T_ok,i = 2 t_TX +
+	 * t_P + delta_i: t_el and t_ok are the parts before delta_i, so
+	 * that the tiebreaker still orders the nodes; 0 means the paper's
+	 * 3 t_TX and 2 t_TX (processing time t_P negligible). */
+	algo_time	 t_el;		/* default 0 */
+	algo_time	 t_ok;		/* default 0 */
+	/* Invitation: a coordinator that found a higher one waits
+	 * merge_wait for each rank between them before it merges ("wait
+	 * time proportional to p - i"), and waits accept_wait for Accept
+	 * messages ("a reasonable time"). */
+	algo_time	 merge_wait;	/* default 100 ms */
+	algo_time	 accept_wait;	/* default 100 ms */
+};
+
+/* What a node boots with (the "On recovery" input). */
+struct algo_config {
+	uint16_t	 self;
+	const uint16_t	*ids;		/* the cluster, self included, any order */
+	size_t		 nids;
+	/* From stable storage; strictly greater than at any earlier boot of
+	 * this node (the daemon increments it before booting the core). */
+	uint64_t	 inc;
+	uint64_t	 seed;		/* the core's only source of randomness */
+	struct algo_timing timing;
+	/* The last blob the core asked to persist (ALGO_PERSIST) before the
+	 * node went down, or NULL, 0 on a first start. */
+	const uint8_t	*persist;
+	size_t		 persistlen;
+};
+
+/* Commands from the operator (control socket, signals). */
+enum algo_cmd_code {
+	ALGO_CMD_LEAVE = 1,	/* leave on purpose (SIGTERM): a leader says
+				 * so where its algorithm allows */
+	ALGO_CMD_RELEASE,	/* lease: give leadership up now */
+	ALGO_CMD_EDICT,		/* lease: publish data[0 .. len-1] */
+};
+
+struct algo_cmd {
+	enum algo_cmd_code code;
+	size_t		 len;
+	uint8_t		 data[ALGO_CMD_MAX];
+};
+
+enum algo_in_type {
+	ALGO_IN_RECV = 1,	/* msg: a message from msg.peer */
+	ALGO_IN_DOWN,		/* down: DownSig from the failure detector */
+	ALGO_IN_TIMER,		/* timer: the timer's deadline passed */
+	ALGO_IN_CMD,		/* cmd */
+};
+
+struct algo_input {
+	enum algo_in_type type;
+	algo_time	 now;
+	union {
+		struct algo_msg	 msg;
+		uint16_t	 down;
+		unsigned	 timer;
+		struct algo_cmd	 cmd;
+	};
+};
+
+/* Failure-detector commands (Stoller, section 2; elect-fd's protocol). */
+enum algo_fd_op {
+	ALGO_FD_START = 1,	/* start or reset monitoring of peer */
+	ALGO_FD_STOP,		/* stop monitoring peer */
+	ALGO_FD_PLAYDEAD,	/* look crashed to peer's detector */
+	ALGO_FD_PLAYALIVE,	/* stop playing dead to peer */
+};
+
+/* A node's election state, as traced: `state status= ldr= grp='. */
+struct algo_state {
+	enum trace_status status;
+	uint16_t	 ldr;		/* 0: "-" */
+	struct algo_elid grp;		/* node 0: "-" (no groups) */
+};
+
+enum algo_act_type {
+	/* Hand msg to the network, to msg.peer (never self).  Delivery may
+	 * fail; the cores tolerate loss.  Trace `send'. */
+	ALGO_SEND = 1,
+	/* Tell the failure detector fd.op about fd.peer.  Trace `fd'. */
+	ALGO_FD,
+	/* Deliver ALGO_IN_TIMER timer.id once the clock reaches timer.at,
+	 * never before; replaces any deadline the id had. */
+	ALGO_TIMER_SET,
+	/* Forget timer.id's deadline, if any. */
+	ALGO_TIMER_CANCEL,
+	/* Write persist.data crash-safely, replacing the previous blob; it
+	 * must be durable before any later action of the same list is
+	 * carried out (a send may depend on it).  Given back at boot. */
+	ALGO_PERSIST,
+	/* The election state changed; emitted once per change, at the point
+	 * of the change, so it is ordered with the sends.  Trace `state'. */
+	ALGO_STATE,
+	/* A trace line the core wants written, "EVENT KEY=VALUE ..." without
+	 * time and node (algo_out_text() gives it).  E.g. lease, lead. */
+	ALGO_TRACE,
+};
+
+struct algo_action {
+	enum algo_act_type type;
+	union {
+		struct algo_msg	 msg;
+		struct {
+			enum algo_fd_op	 op;
+			uint16_t	 peer;
+		} fd;
+		struct {
+			unsigned	 id;
+			algo_time	 at;
+		} timer;
+		struct {
+			size_t		 len;
+			uint8_t		 data[ALGO_PERSIST_MAX];
+		} persist;
+		struct algo_state state;
+		struct {
+			size_t		 off, len;	/* in algo_out's text */
+		} trace;
+	};
+};
+
+/* The output list.  The caller owns it and clears it after carrying the
+ * actions out; the cores only append. */
+struct algo_out {
+	struct algo_action *v;
+	size_t		 n, cap;
+	char		*text;		/* ALGO_TRACE lines, NUL-separated */
+	size_t		 textlen, textcap;
+	int		 nomem;		/* an action was lost: memory ran out */
+};
+
+void		 algo_out_init(struct algo_out *);
+void		 algo_out_clear(struct algo_out *);
+void		 algo_out_free(struct algo_out *);
+/* The text of an ALGO_TRACE action. */
+const char	*algo_out_text(const struct algo_out *,
+		    const struct algo_action *);
+
+/* What the control socket's `status' reports. */
+struct algo_status {
+	struct algo_state state;
+	int		 leader;	/* this node considers itself leader */
+	algo_time	 since;		/* when the state last changed */
+	char		 extra[128];	/* more "key=value ..." fields, or "" */
+};
+
+/* Results of algo_boot() (as NULL) and algo_step(). */
+#define ALGO_OK		 0
+#define ALGO_EINVAL	-1	/* input refused: unknown peer or timer, bad
+				 * message type or payload; nothing changed
+				 * (the daemon traces `drop', not `recv') */
+#define ALGO_ENOTSUP	-2	/* command not supported by the algorithm */
+#define ALGO_ENOTLEADER	-3	/* command needs the leader (see status) */
+#define ALGO_ENOMEM	-4	/* out of memory: actions were lost */
+
+struct algo;
+struct algo_ops;
+
+/* Algorithms by name (lib/algo/registry.c); NULL if unknown. */
+const struct algo_ops *algo_find(const char *name);
+/* The I-th algorithm of the table, NULL past the end (for usage). */
+const struct algo_ops *algo_nth(size_t i);
+
+/* Fills in the documented defaults. */
+void		 algo_timing_default(struct algo_timing *);
+
+/*
+ * Recovery: a fresh core from CFG (copied), after the node's boot at NOW,
+ * with its first actions in OUT.  NULL with a reason in ERR when CFG is
+ * bad (self not among the ids, duplicate ids, too many nodes, a timing
+ * out of range, a persisted blob the core refuses).
+ */
+struct algo	*algo_boot(const struct algo_ops *, const struct algo_config *,
+		    algo_time now, struct algo_out *, char *err, size_t errlen);
+/* One input; ALGO_OK or one of the ALGO_E codes above. */
+int		 algo_step(struct algo *, const struct algo_input *,
+		    struct algo_out *);
+void		 algo_query(const struct algo *, algo_time now,
+		    struct algo_status *);
+void		 algo_free(struct algo *);
+
+const struct algo_ops *algo_ops(const struct algo *);
+const char	*algo_name(const struct algo_ops *);
+/* A message type's name ("Halt"), or NULL for a type the algorithm does
+ * not have: a datagram with such a type is dropped. */
+const char	*algo_msg_name(const struct algo_ops *, unsigned type);
+/* The type named NAME, or 0. */
+unsigned	 algo_msg_type(const struct algo_ops *, const char *name);
+const char	*algo_timer_name(const struct algo_ops *, unsigned id);
+const char	*algo_fd_op_name(enum algo_fd_op);
+/* Payload fields as " key=value ..." (or "") for traces and tests. */
+void		 algo_msg_fields(const struct algo_ops *,
+		    const struct algo_msg *, char *buf, size_t len);
+/* Sets a payload field from "key=value" text (tests); -1 if unknown. */
+int		 algo_msg_set_field(const struct algo_ops *,
+		    struct algo_msg *, const char *key, const char *value);
+
+/* "NODE.INC.COUNTER" or "-"; BUF of ALGO_ELID_STRLEN bytes suffices. */
+char		*algo_elid_fmt(const struct algo_elid *, char *buf, size_t len);
+int		 algo_elid_parse(const char *, struct algo_elid *);
+int		 algo_elid_eq(const struct algo_elid *,
+		    const struct algo_elid *);
+
+/*
+ * ---- For the cores --------------------------------------------------
+ *
+ * A core's state begins with a struct algo, which algo_boot() fills in
+ * before calling the core's boot; the core reaches its own fields by
+ * casting (struct bully *)a.
+ */
+struct algo {
+	const struct algo_ops *ops;
+	uint16_t	 self;
+	size_t		 rank;		/* self == ids[rank] */
+	size_t		 n;
+	uint16_t	 ids[ALGO_NODES_MAX];	/* ascending */
+	uint64_t	 inc;
+	uint64_t	 rng;		/* algo_rand()'s state */
+	struct algo_timing t;
+	struct algo_state state;	/* as last emitted */
+	algo_time	 since;
+	int		 left;		/* left on purpose: deaf from now on */
+};
+
+struct algo_ops {
+	const char	*name;
+	const char *const *msgnames;	/* [type]; [0] unused */
+	unsigned	 nmsg;
+	const char *const *timernames;	/* [id] */
+	unsigned	 ntimer;
+	/* Bytes of the core's state, struct algo included. */
+	size_t		 size;
+	/* "On recovery".  A is zeroed but for its struct algo; the status
+	 * is Down.  Return ALGO_EINVAL to refuse the persisted blob. */
+	int		 (*boot)(struct algo *, const uint8_t *persist,
+			    size_t persistlen, algo_time now, struct algo_out *);
+	/* Inputs checked by algo_step(): a RECV is from another node of
+	 * the cluster with a known type, a DOWN names another node, a TIMER
+	 * a timer of the core.  The core checks payloads before it acts.
+	 * A core without a goodbye of its own answers ALGO_CMD_LEAVE with
+	 * ALGO_ENOTSUP: the frame then cancels its timers, sets its status
+	 * Down and ignores every later input. */
+	int		 (*step)(struct algo *, const struct algo_input *,
+			    struct algo_out *);
+	/* Optional; without it a node leads when its status is Norm or
+	 * Reorg and ldr is itself (trace-format.md). */
+	void		 (*query)(const struct algo *, algo_time now,
+			    struct algo_status *);
+	/* Optional payload codecs for traces and tests. */
+	void		 (*msg_fields)(const struct algo_msg *, char *, size_t);
+	int		 (*msg_set_field)(struct algo_msg *, const char *key,
+			    const char *value);
+};
+
+/* Sends a message with the given type, elid and payload. */
+void		 algo_send(struct algo_out *, uint16_t to, unsigned type,
+		    const struct algo_elid *, const void *payload, size_t len);
+void		 algo_fd(struct algo_out *, enum algo_fd_op, uint16_t peer);
+void		 algo_timer_set(struct algo_out *, unsigned id, algo_time at);
+void		 algo_timer_cancel(struct algo_out *, unsigned id);
+void		 algo_persist(struct algo_out *, const void *, size_t);
+void		 algo_trace(struct algo_out *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+/* Records the state and emits ALGO_STATE if it differs from the last. */
+void		 algo_set_state(struct algo *, struct algo_out *, algo_time now,
+		    enum trace_status, uint16_t ldr, const struct algo_elid *grp);
+/* The rank (index in ids[]) of ID, or -1 if not in the cluster. */
+long		 algo_rank(const struct algo *, uint16_t id);
+/* Uniform 64 bits from the seeded generator. */
+uint64_t	 algo_rand(struct algo *);
+/* The generator itself (splitmix64), for harnesses that replay a seed. */
+uint64_t	 algo_splitmix(uint64_t *state);
+
+/* A set of nodes, by rank. */
+struct algo_set {
+	uint64_t	 w[ALGO_NODES_MAX / 64];
+};
+
+static inline void
+algo_set_clear(struct algo_set *s)
+{
+	for (size_t i = 0; i < ALGO_NODES_MAX / 64; i++)
+		s->w[i] = 0;
+}
+
+static inline void
+algo_set_add(struct algo_set *s, size_t r)
+{
+	s->w[r / 64] |= UINT64_C(1) << (r % 64);
+}
+
+static inline void
+algo_set_del(struct algo_set *s, size_t r)
+{
+	s->w[r / 64] &= ~(UINT64_C(1) << (r % 64));
+}
+
+static inline int
+algo_set_has(const struct algo_set *s, size_t r)
+{
+	return (s->w[r / 64] >> (r % 64)) & 1;
+}
+
+/* Big-endian payload fields. */
+static inline void
+algo_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static inline uint32_t
+algo_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void
+algo_put64(uint8_t *p, uint64_t v)
+{
+	algo_put32(p, v >> 32);
+	algo_put32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t
+algo_get64(const uint8_t *p)
+{
+	return (uint64_t)algo_get32(p) << 32 | algo_get32(p + 4);
+}
+
+#endif

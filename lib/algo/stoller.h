@@ -1,0 +1,70 @@
+/*
+ * What Stoller's two algorithms share (Figures 1 and 3 of "Leader
+ * Election in Distributed Systems with Crash Failures", 1997): stage 2 of
+ * an election, Ack, Ldr and the leader's periodic Norm?.  bully-fd.c and
+ * async-bully.c hold the rest, each as its figure has it.
+ *
+ * Stoller ranks priorities "as in UNIX": a lower id wins.  elect gives the
+ * win to the higher id (DESIGN.md), so both files mirror the figures:
+ * Stoller's lesser(i), the nodes of higher priority, are the nodes above
+ * us here, and greater(i) the nodes below; "pendack < N" walks down to the
+ * lowest id; "j < ldr" reads "j > ldr".
+ */
+#ifndef ELECT_STOLLER_H
+#define ELECT_STOLLER_H
+
+#include "algo/algo.h"
+
+enum stoller_msg {
+	SM_HALT = 1, SM_ACK, SM_LDR, SM_NORMQ, SM_NOTNORM, SM_REJ, SM_NMSG
+};
+
+/*
+ * SM_TICK is the figures' Periodically(tau).  SM_RESEND repeats the Halt
+ * of stage 2 every tau until Ack, Rej or DownSig: Stoller's channels are
+ * reliable between connected nodes, but a datagram can be lost, and a
+ * Halt lost before its target rebooted (or before a cut link healed
+ * within the detector's latency) would leave the figures waiting forever.
+ * A repeated Halt is answered as the first was (Halting is idempotent);
+ * an answer to a Halt no longer pending is ignored.
+ */
+enum stoller_timer { SM_TICK, SM_RESEND, SM_NTIMER };
+
+struct stoller {
+	struct algo	 a;
+	int		 async;		/* Figure 3: elid is also grp */
+	enum trace_status status;	/* Norm, Elec1, Elec2, Wait */
+	uint16_t	 ldr;
+	struct algo_elid elid;
+	struct algo_set	 down;		/* Figure 1: lesser(i) found down */
+	struct algo_set	 acks;
+	uint32_t	 nextel;
+	size_t		 pendack;	/* rank of the node we wait for */
+	int		 ticking;	/* the Norm? timer is armed */
+	int		 resending;	/* the Halt timer is armed */
+};
+
+extern const char *const stoller_msgnames[SM_NMSG];
+extern const char *const stoller_timernames[SM_NTIMER];
+
+/* Traces the state if it changed. */
+void	stoller_show(struct stoller *, algo_time, struct algo_out *);
+/* elid := <i, incarn, nextel>; nextel := nextel + 1. */
+void	stoller_new_elid(struct stoller *);
+void	stoller_start_fd(struct stoller *, enum algo_fd_op, int above,
+	    struct algo_out *);
+void	stoller_start_stage2(struct stoller *, algo_time, struct algo_out *);
+void	stoller_contin_stage2(struct stoller *, algo_time, struct algo_out *);
+void	stoller_halting(struct stoller *, const struct algo_msg *, algo_time,
+	    struct algo_out *);
+
+typedef void stoller_recv_fn(struct stoller *, const struct algo_msg *,
+	    algo_time, struct algo_out *);
+typedef void stoller_down_fn(struct stoller *, uint16_t, algo_time,
+	    struct algo_out *);
+/* One input: the handlers both figures have alike (Ack, Ldr, the tick)
+ * here, the others in RECV and DOWN. */
+int	stoller_step(struct stoller *, const struct algo_input *,
+	    struct algo_out *, stoller_recv_fn *recv, stoller_down_fn *down);
+
+#endif

@@ -1,0 +1,426 @@
+/*
+ * algo-drive: runs one election core through a script of inputs read
+ * from stdin and prints every action it takes, one per line, so that
+ * tests can assert the exact messages and states without sockets.
+ *
+ *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED] < script
+ *
+ * Script lines are "TIME INPUT ARGS", TIME in milliseconds:
+ *
+ *	0 boot inc=1			recovery (again: a restart)
+ *	5 recv from=5 msg=Halt elid=5.1.0 [field=value ...]
+ *	10 down 5			DownSig
+ *	12 timer call			a timer's deadline passed
+ *	20 cmd leave			a command (leave, release, edict TEXT)
+ *	20 query			print the status
+ *
+ * Each input is echoed as "> LINE", then its actions:
+ *
+ *	send to=3 msg=Halt elid=5.1.0
+ *	fd start 5
+ *	timer set call at=60
+ *	timer cancel call
+ *	state status=Elec1 ldr=- grp=-
+ *	persist HEX
+ *	trace TEXT
+ *	error WHY			the core refused the input
+ *
+ * A timer fired before its deadline, or while not set, is an error of the
+ * script and stops the run (exit 2).  -q leaves timer lines out.
+ */
+#include <err.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/algo.h"
+#include "util/util.h"
+
+static const struct algo_ops *ops;
+static struct algo_config cfg;
+static uint16_t ids[ALGO_NODES_MAX];
+static struct algo *core;
+static struct algo_out out;
+static algo_time deadline[ALGO_TIMERS_MAX];	/* -1: not set */
+static int quiet;
+static unsigned long lineno;
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout, "usage: %s -a ALGO -i ID "
+	    "(-n N | -c ID,...) [-q] [-s SEED] < script\n", getprogname());
+	exit(status);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: line %lu: ", getprogname(), lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* Milliseconds, up to 6 decimals, without trailing zeros. */
+static const char *
+fmt_ms(algo_time t, char *buf, size_t len)
+{
+	char *p;
+
+	snprintf(buf, len, "%" PRId64 ".%06" PRId64, t / ALGO_MS,
+	    (t < 0 ? -t : t) % ALGO_MS);
+	p = buf + strlen(buf) - 1;
+	while (*p == '0')
+		*p-- = '\0';
+	if (*p == '.')
+		*p = '\0';
+	return buf;
+}
+
+static algo_time
+parse_ms(const char *s)
+{
+	trace_time t;
+
+	/* trace_parse_time reads seconds; a millisecond has 6 digits. */
+	if (trace_parse_time(s, strlen(s), &t) == -1 || t < 0 ||
+	    t > INT64_MAX / 1000)
+		bad("bad time \"%s\"", s);
+	return t / 1000;
+}
+
+static void
+print_msg(const struct algo_msg *m, const char *dir)
+{
+	char e[ALGO_ELID_STRLEN], f[512];
+
+	algo_msg_fields(ops, m, f, sizeof(f));
+	printf("%s=%u msg=%s elid=%s%s\n", dir, m->peer,
+	    algo_msg_name(ops, m->type), algo_elid_fmt(&m->elid, e, sizeof(e)),
+	    f);
+}
+
+static void
+print_actions(void)
+{
+	const struct algo_action *a;
+	char buf[64], e[ALGO_ELID_STRLEN];
+	size_t i, k;
+
+	for (i = 0; i < out.n; i++) {
+		a = &out.v[i];
+		switch (a->type) {
+		case ALGO_SEND:
+			printf("send ");
+			print_msg(&a->msg, "to");
+			break;
+		case ALGO_FD:
+			printf("fd %s %u\n", algo_fd_op_name(a->fd.op),
+			    a->fd.peer);
+			break;
+		case ALGO_TIMER_SET:
+			deadline[a->timer.id] = a->timer.at;
+			if (!quiet)
+				printf("timer set %s at=%s\n",
+				    algo_timer_name(ops, a->timer.id),
+				    fmt_ms(a->timer.at, buf, sizeof(buf)));
+			break;
+		case ALGO_TIMER_CANCEL:
+			deadline[a->timer.id] = -1;
+			if (!quiet)
+				printf("timer cancel %s\n",
+				    algo_timer_name(ops, a->timer.id));
+			break;
+		case ALGO_PERSIST:
+			printf("persist ");
+			for (k = 0; k < a->persist.len; k++)
+				printf("%02x", a->persist.data[k]);
+			printf("\n");
+			break;
+		case ALGO_STATE:
+			printf("state status=%s ldr=",
+			    trace_status_name(a->state.status));
+			if (a->state.ldr == 0)
+				printf("-");
+			else
+				printf("%u", a->state.ldr);
+			printf(" grp=%s\n",
+			    algo_elid_fmt(&a->state.grp, e, sizeof(e)));
+			break;
+		case ALGO_TRACE:
+			printf("trace %s\n", algo_out_text(&out, a));
+			break;
+		}
+	}
+	algo_out_clear(&out);
+}
+
+static void
+print_rc(int rc)
+{
+	switch (rc) {
+	case ALGO_OK:
+		break;
+	case ALGO_EINVAL:
+		printf("error refused\n");
+		break;
+	case ALGO_ENOTSUP:
+		printf("error not supported\n");
+		break;
+	case ALGO_ENOTLEADER:
+		printf("error not leader\n");
+		break;
+	default:
+		printf("error %d\n", rc);
+		break;
+	}
+}
+
+/* "key=value" into KEY and VALUE, or bad(). */
+static void
+split(char *kv, char **key, char **value)
+{
+	char *eq;
+
+	if ((eq = strchr(kv, '=')) == NULL)
+		bad("\"%s\" is not key=value", kv);
+	*eq = '\0';
+	*key = kv;
+	*value = eq + 1;
+}
+
+static void
+do_boot(char **argv, int argc, algo_time now)
+{
+	char err[128], *k, *v;
+	int i;
+
+	if (argc != 1)
+		bad("boot takes inc=K");
+	split(argv[0], &k, &v);
+	if (strcmp(k, "inc") != 0)
+		bad("boot takes inc=K");
+	cfg.inc = arg_num(v, 0, LLONG_MAX, "inc");
+	if (core != NULL)
+		algo_free(core);
+	for (i = 0; i < ALGO_TIMERS_MAX; i++)
+		deadline[i] = -1;
+	if ((core = algo_boot(ops, &cfg, now, &out, err, sizeof(err))) == NULL)
+		bad("boot: %s", err);
+	print_actions();
+}
+
+static void
+do_recv(char **argv, int argc, struct algo_input *in)
+{
+	struct algo_msg *m = &in->msg;
+	char *k, *v;
+	int i, from = 0;
+
+	in->type = ALGO_IN_RECV;
+	for (i = 0; i < argc; i++) {
+		split(argv[i], &k, &v);
+		if (strcmp(k, "from") == 0) {
+			m->peer = arg_id(v, "from");
+			from = 1;
+		} else if (strcmp(k, "msg") == 0) {
+			if ((m->type = algo_msg_type(ops, v)) == 0)
+				bad("%s has no message %s", ops->name, v);
+		} else if (strcmp(k, "elid") == 0) {
+			if (algo_elid_parse(v, &m->elid) == -1)
+				bad("bad elid \"%s\"", v);
+		} else if (algo_msg_set_field(ops, m, k, v) == -1)
+			bad("bad field %s=%s", k, v);
+	}
+	if (!from || m->type == 0)
+		bad("recv needs from= and msg=");
+}
+
+static void
+do_cmd(char **argv, int argc, struct algo_input *in)
+{
+	struct algo_cmd *c = &in->cmd;
+
+	in->type = ALGO_IN_CMD;
+	if (argc < 1)
+		bad("cmd needs a command");
+	if (strcmp(argv[0], "leave") == 0)
+		c->code = ALGO_CMD_LEAVE;
+	else if (strcmp(argv[0], "release") == 0)
+		c->code = ALGO_CMD_RELEASE;
+	else if (strcmp(argv[0], "edict") == 0)
+		c->code = ALGO_CMD_EDICT;
+	else
+		bad("unknown command %s", argv[0]);
+	if (argc > 1) {
+		if ((c->len = strlen(argv[1])) > ALGO_CMD_MAX)
+			bad("command argument too long");
+		memcpy(c->data, argv[1], c->len);
+	}
+}
+
+static void
+do_query(algo_time now)
+{
+	struct algo_status st;
+	char e[ALGO_ELID_STRLEN], t[64];
+
+	algo_query(core, now, &st);
+	printf("status status=%s ldr=", trace_status_name(st.state.status));
+	if (st.state.ldr == 0)
+		printf("-");
+	else
+		printf("%u", st.state.ldr);
+	printf(" grp=%s leader=%s since=%s%s%s\n",
+	    algo_elid_fmt(&st.state.grp, e, sizeof(e)),
+	    st.leader ? "yes" : "no", fmt_ms(st.since, t, sizeof(t)),
+	    st.extra[0] ? " " : "", st.extra);
+}
+
+static unsigned
+timer_id(const char *s)
+{
+	unsigned id;
+
+	for (id = 0; id < ops->ntimer; id++)
+		if (strcmp(algo_timer_name(ops, id), s) == 0)
+			return id;
+	bad("%s has no timer %s", ops->name, s);
+}
+
+static void
+run_line(char *line)
+{
+	struct algo_input in;
+	char *argv[64], *p, *what;
+	algo_time now;
+	int argc = 0;
+
+	while ((p = strsep(&line, " \t")) != NULL) {
+		if (*p == '\0')
+			continue;
+		if (argc == nitems(argv))
+			bad("too many fields");
+		argv[argc++] = p;
+	}
+	if (argc == 0 || argv[0][0] == '#')
+		return;
+	if (argc < 2)
+		bad("expected TIME INPUT");
+	now = parse_ms(argv[0]);
+	what = argv[1];
+	printf(">");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	if (strcmp(what, "boot") == 0) {
+		do_boot(argv + 2, argc - 2, now);
+		return;
+	}
+	if (core == NULL)
+		bad("the first input must be boot");
+	memset(&in, 0, sizeof(in));
+	in.now = now;
+	if (strcmp(what, "recv") == 0)
+		do_recv(argv + 2, argc - 2, &in);
+	else if (strcmp(what, "down") == 0 && argc == 3) {
+		in.type = ALGO_IN_DOWN;
+		in.down = arg_id(argv[2], "down");
+	} else if (strcmp(what, "timer") == 0 && argc == 3) {
+		in.type = ALGO_IN_TIMER;
+		in.timer = timer_id(argv[2]);
+		if (deadline[in.timer] < 0)
+			bad("timer %s is not set", argv[2]);
+		if (now < deadline[in.timer])
+			bad("timer %s fired before its deadline", argv[2]);
+		deadline[in.timer] = -1;
+	} else if (strcmp(what, "cmd") == 0)
+		do_cmd(argv + 2, argc - 2, &in);
+	else if (strcmp(what, "query") == 0 && argc == 2) {
+		do_query(now);
+		return;
+	} else
+		bad("unknown input \"%s\"", what);
+	print_rc(algo_step(core, &in, &out));
+	print_actions();
+}
+
+/* "1,3,7" into ids[]. */
+static size_t
+parse_ids(char *s)
+{
+	char *p;
+	size_t n = 0;
+
+	while ((p = strsep(&s, ",")) != NULL) {
+		if (n == ALGO_NODES_MAX)
+			errx(EXIT_USAGE, "too many ids");
+		ids[n++] = arg_id(p, "-c");
+	}
+	return n;
+}
+
+int
+main(int argc, char *argv[])
+{
+	char *line = NULL;
+	size_t cap = 0, i;
+	ssize_t len;
+	int ch;
+
+	algo_timing_default(&cfg.timing);
+	while ((ch = getopt_long(argc, argv, "a:c:hi:n:qs:", NULL, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 'a':
+			if ((ops = algo_find(optarg)) == NULL)
+				errx(EXIT_USAGE, "unknown algorithm %s", optarg);
+			break;
+		case 'c':
+			cfg.nids = parse_ids(optarg);
+			break;
+		case 'h':
+			usage(0);
+		case 'i':
+			cfg.self = arg_id(optarg, "-i");
+			break;
+		case 'n':
+			cfg.nids = arg_num(optarg, 1, ALGO_NODES_MAX, "-n");
+			for (i = 0; i < cfg.nids; i++)
+				ids[i] = i + 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 's':
+			cfg.seed = arg_num(optarg, 0, LLONG_MAX, "-s");
+			break;
+		default:
+			usage(EXIT_USAGE);
+		}
+	}
+	if (optind != argc || ops == NULL || cfg.self == 0 || cfg.nids == 0)
+		usage(EXIT_USAGE);
+	cfg.ids = ids;
+	algo_out_init(&out);
+	while ((len = getline(&line, &cap, stdin)) != -1) {
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		run_line(line);
+	}
+	free(line);
+	if (core != NULL)
+		algo_free(core);
+	algo_out_free(&out);
+	return 0;
+}

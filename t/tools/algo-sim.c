@@ -1,0 +1,1063 @@
+/*
+ * algo-sim: a deterministic simulator for the election cores.  N copies
+ * of one core run over a simulated network (per-message delays drawn from
+ * a seeded generator, FIFO per pair of nodes, as the papers assume) and a
+ * simulated failure detector with a latency, through a schedule of
+ * crashes, recoveries, pauses and partitions.  The run is written to
+ * stdout in the trace format; the same arguments give the same trace,
+ * byte for byte.
+ *
+ *	algo-sim -a ALGO (-n N | -c ID,...) [-s SEED] [-d SECONDS]
+ *	    [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS] [-t NAME=MS ...]
+ *	    [-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]
+ *
+ * -m: message delay in ms (default 0.1:1); -l: detector latency in ms
+ * (default 20:50); -L: the detector's latency grows with the monitor's
+ * rank, so that the lowest id detects a failure first; -b: nodes boot at
+ * random times within MS (default 0: all at once); -t: a timing
+ * parameter of struct algo_timing; -S: statistics on stderr.
+ *
+ * Events (-e, and the random schedule of -r COUNT faults of the KINDS
+ * crash, pause, partition, each repaired within its slot):
+ *	crash ID | boot ID | leave ID | pause ID | resume ID
+ *	cut A B | mend A B | partition A,B,.../C,D,... | heal
+ * A paused node is a frozen host: it handles nothing and its detector
+ * sends nothing, so that the other detectors report it; on resume it
+ * handles what queued up meanwhile, in order.
+ */
+#include <err.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/algo.h"
+#include "util/util.h"
+
+#define SIM_NODES	64
+#define EVENTS_MAX	1024
+
+enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED };
+
+enum sched_op {
+	S_CRASH, S_BOOT, S_LEAVE, S_PAUSE, S_RESUME, S_CUT, S_MEND,
+	S_PARTITION, S_HEAL
+};
+
+struct sched {
+	algo_time	 at;
+	enum sched_op	 op;
+	size_t		 a, b;		/* node indices */
+	uint64_t	 side;		/* partition: bit per node index */
+};
+
+struct event {
+	algo_time	 at;
+	uint64_t	 seq;		/* ties: order of scheduling */
+	enum ev_type	 type;
+	size_t		 node;		/* receiver, owner, monitor */
+	size_t		 peer;		/* sender, monitored node */
+	unsigned	 timer;
+	uint64_t	 gen, epoch;
+	struct algo_msg	 msg;
+	struct sched	 s;
+	struct event	*next;		/* in a backlog */
+};
+
+struct monitor {
+	int		 active, reported;
+	uint64_t	 gen;		/* bumped by start and stop */
+	uint64_t	 epoch;		/* bumped when the peer's look changes */
+	int		 looks_down;
+};
+
+struct node {
+	uint16_t	 id;
+	int		 up, paused;
+	uint64_t	 inc;
+	struct algo	*core;
+	uint64_t	 tgen[ALGO_TIMERS_MAX];
+	struct event	*backlog, **backtail;
+	struct monitor	 mon[SIM_NODES];	/* our detector, per peer */
+	int		 playdead[SIM_NODES];	/* we look dead to peer */
+	algo_time	 lastdel[SIM_NODES];	/* FIFO to peer */
+};
+
+static const struct algo_ops *ops;
+static struct algo_timing timing;
+static struct node nodes[SIM_NODES];
+static uint16_t ids[SIM_NODES];
+static size_t n;
+static int cut[SIM_NODES][SIM_NODES];
+static uint64_t rng;
+static algo_time dmin = ALGO_MS / 10, dmax = ALGO_MS;
+static algo_time lmin = 20 * ALGO_MS, lmax = 50 * ALGO_MS;
+static int lowest_first;
+static struct algo_out out;
+
+static struct event **heap;
+static size_t nheap, capheap;
+static uint64_t nextseq;
+
+static struct sched scheds[EVENTS_MAX];
+static size_t nscheds;
+
+/* -S: messages by type since the last fault, and agreement. */
+static int stats;
+static unsigned long sent[256], sent_total[256];
+static algo_time fault_at = -1;
+static const char *fault_what = "boot";
+static int agreed;
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout, "usage: %s -a ALGO (-n N | -c ID,...) "
+	    "[-s SEED] [-d SECONDS] [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS]\n"
+	    "\t[-t NAME=MS ...] [-e 'SECONDS EVENT ARGS' ...] "
+	    "[-r COUNT [-k KINDS]] [-S]\n", getprogname());
+	exit(status);
+}
+
+static uint64_t
+rnd(void)
+{
+	return algo_splitmix(&rng);
+}
+
+/* Uniform in [lo, hi]. */
+static algo_time
+uniform(algo_time lo, algo_time hi)
+{
+	if (hi <= lo)
+		return lo;
+	return lo + (algo_time)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- the event queue: a binary heap on (at, seq) ---- */
+
+static int
+before(const struct event *a, const struct event *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static struct event *
+new_event(enum ev_type type, algo_time at)
+{
+	struct event *e;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		err(1, NULL);
+	e->type = type;
+	e->at = at;
+	e->seq = nextseq++;
+	return e;
+}
+
+static void
+push(struct event *e)
+{
+	struct event *t;
+	size_t i, p;
+
+	if (nheap == capheap) {
+		capheap = capheap ? capheap * 2 : 256;
+		if ((heap = reallocarray(heap, capheap, sizeof(*heap))) == NULL)
+			err(1, NULL);
+	}
+	i = nheap++;
+	heap[i] = e;
+	while (i > 0 && before(heap[i], heap[p = (i - 1) / 2])) {
+		t = heap[i], heap[i] = heap[p], heap[p] = t;
+		i = p;
+	}
+}
+
+static struct event *
+pop(void)
+{
+	struct event *top, *t;
+	size_t i = 0, c;
+
+	top = heap[0];
+	heap[0] = heap[--nheap];
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= nheap)
+			break;
+		if (c + 1 < nheap && before(heap[c + 1], heap[c]))
+			c++;
+		if (!before(heap[c], heap[i]))
+			break;
+		t = heap[i], heap[i] = heap[c], heap[c] = t;
+		i = c;
+	}
+	return top;
+}
+
+/* ---- the trace ---- */
+
+static void
+trace(algo_time t, size_t node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+trace(algo_time t, size_t node, const char *fmt, ...)
+{
+	char ts[64];
+	va_list ap;
+
+	trace_format_time(t, ts, sizeof(ts));
+	if (node == SIZE_MAX)
+		printf("%s - ", ts);
+	else
+		printf("%s %u ", ts, nodes[node].id);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void
+trace_msg(algo_time t, size_t node, const char *dir, const struct algo_msg *m)
+{
+	char e[ALGO_ELID_STRLEN], f[512];
+
+	algo_msg_fields(ops, m, f, sizeof(f));
+	if (m->elid.node == 0)
+		trace(t, node, "%s=%u msg=%s%s", dir, m->peer,
+		    algo_msg_name(ops, m->type), f);
+	else
+		trace(t, node, "%s=%u msg=%s elid=%s%s", dir, m->peer,
+		    algo_msg_name(ops, m->type),
+		    algo_elid_fmt(&m->elid, e, sizeof(e)), f);
+}
+
+/* ---- the failure detector ---- */
+
+static size_t
+index_of(uint16_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return i;
+	errx(1, "core named unknown node %u", id);
+}
+
+/* Whether J looks down to I's detector. */
+static int
+looks_down(size_t i, size_t j)
+{
+	return !nodes[j].up || nodes[j].paused || cut[i][j] ||
+	    nodes[j].playdead[i];
+}
+
+static algo_time
+latency(size_t monitor)
+{
+	if (lowest_first)
+		return lmin + (lmax - lmin) * (algo_time)monitor /
+		    (algo_time)(n > 1 ? n - 1 : 1);
+	return uniform(lmin, lmax);
+}
+
+static void
+fd_schedule(size_t i, size_t j, algo_time now)
+{
+	struct monitor *m = &nodes[i].mon[j];
+	struct event *e;
+
+	if (!m->active || m->reported || !m->looks_down)
+		return;
+	e = new_event(EV_FDCHECK, now + latency(i));
+	e->node = i;
+	e->peer = j;
+	e->gen = m->gen;
+	e->epoch = m->epoch;
+	push(e);
+}
+
+/* Something changed the look of some nodes: note it in every detector. */
+static void
+fd_update(algo_time now)
+{
+	struct monitor *m;
+	size_t i, j;
+	int d;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			m = &nodes[i].mon[j];
+			d = looks_down(i, j);
+			if (d == m->looks_down)
+				continue;
+			m->looks_down = d;
+			m->epoch++;
+			fd_schedule(i, j, now);
+		}
+	}
+}
+
+static void	handle(struct event *);
+
+/* ---- carrying out a core's actions ---- */
+
+static void
+send_msg(size_t from, const struct algo_msg *m, algo_time now)
+{
+	struct event *e;
+	size_t to = index_of(m->peer);
+	algo_time at;
+
+	trace_msg(now, from, "send to", m);
+	sent[m->type]++;
+	sent_total[m->type]++;
+	if (cut[from][to])
+		return;
+	at = now + uniform(dmin, dmax);
+	if (at < nodes[from].lastdel[to])
+		at = nodes[from].lastdel[to];
+	nodes[from].lastdel[to] = at;
+	e = new_event(EV_DELIVER, at);
+	e->node = to;
+	e->peer = from;
+	e->msg = *m;
+	e->msg.peer = nodes[from].id;
+	push(e);
+}
+
+static void
+do_fd(size_t i, enum algo_fd_op op, uint16_t peer, algo_time now)
+{
+	struct monitor *m;
+	size_t j = index_of(peer);
+
+	trace(now, i, "fd op=%s peer=%u", algo_fd_op_name(op), peer);
+	m = &nodes[i].mon[j];
+	switch (op) {
+	case ALGO_FD_START:
+		m->active = 1;
+		m->reported = 0;
+		m->gen++;
+		fd_schedule(i, j, now);
+		break;
+	case ALGO_FD_STOP:
+		m->active = 0;
+		m->gen++;
+		break;
+	case ALGO_FD_PLAYDEAD:
+	case ALGO_FD_PLAYALIVE:
+		nodes[i].playdead[j] = op == ALGO_FD_PLAYDEAD;
+		fd_update(now);
+		break;
+	}
+}
+
+static void
+carry_out(size_t i, algo_time now)
+{
+	const struct algo_action *a;
+	struct event *e;
+	char e1[ALGO_ELID_STRLEN];
+	size_t k;
+
+	if (out.nomem)
+		errx(1, "out of memory in the core");
+	for (k = 0; k < out.n; k++) {
+		a = &out.v[k];
+		switch (a->type) {
+		case ALGO_SEND:
+			send_msg(i, &a->msg, now);
+			break;
+		case ALGO_FD:
+			do_fd(i, a->fd.op, a->fd.peer, now);
+			break;
+		case ALGO_TIMER_SET:
+			e = new_event(EV_TIMER, a->timer.at < now ? now :
+			    a->timer.at);
+			e->node = i;
+			e->timer = a->timer.id;
+			e->gen = ++nodes[i].tgen[a->timer.id];
+			push(e);
+			break;
+		case ALGO_TIMER_CANCEL:
+			nodes[i].tgen[a->timer.id]++;
+			break;
+		case ALGO_PERSIST:
+			break;		/* the simulated disk never fails */
+		case ALGO_STATE:
+			if (a->state.ldr == 0)
+				trace(now, i, "state status=%s ldr=- grp=%s",
+				    trace_status_name(a->state.status),
+				    algo_elid_fmt(&a->state.grp, e1,
+				    sizeof(e1)));
+			else
+				trace(now, i, "state status=%s ldr=%u grp=%s",
+				    trace_status_name(a->state.status),
+				    a->state.ldr, algo_elid_fmt(&a->state.grp,
+				    e1, sizeof(e1)));
+			break;
+		case ALGO_TRACE:
+			trace(now, i, "%s", algo_out_text(&out, a));
+			break;
+		}
+	}
+	algo_out_clear(&out);
+}
+
+static void
+step(size_t i, struct algo_input *in)
+{
+	int rc;
+
+	rc = algo_step(nodes[i].core, in, &out);
+	if (rc == ALGO_EINVAL && in->type == ALGO_IN_RECV)
+		trace(in->now, i, "drop from=%u why=refused", in->msg.peer);
+	else if (rc != ALGO_OK && rc != ALGO_ENOTSUP)
+		errx(1, "node %u: input refused (%d)", nodes[i].id, rc);
+	carry_out(i, in->now);
+}
+
+/* ---- the schedule ---- */
+
+static void
+boot(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct algo_config cfg;
+	char err[128];
+	size_t j;
+
+	nd->up = 1;
+	nd->paused = 0;
+	nd->inc++;
+	memset(nd->mon, 0, sizeof(nd->mon));
+	memset(nd->playdead, 0, sizeof(nd->playdead));
+	for (j = 0; j < n; j++)
+		nd->mon[j].looks_down = looks_down(i, j);
+	fd_update(now);
+	trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu", nd->inc,
+	    ops->name, n);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.self = nd->id;
+	cfg.ids = ids;
+	cfg.nids = n;
+	cfg.inc = nd->inc;
+	cfg.seed = rnd();
+	cfg.timing = timing;
+	if ((nd->core = algo_boot(ops, &cfg, now, &out, err, sizeof(err))) ==
+	    NULL)
+		errx(1, "node %u: %s", nd->id, err);
+	carry_out(i, now);
+}
+
+static void
+stop(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct event *e;
+	size_t t;
+
+	algo_free(nd->core);
+	nd->core = NULL;
+	nd->up = 0;
+	nd->paused = 0;
+	for (t = 0; t < ALGO_TIMERS_MAX; t++)
+		nd->tgen[t]++;
+	while ((e = nd->backlog) != NULL) {
+		nd->backlog = e->next;
+		free(e);
+	}
+	fd_update(now);
+}
+
+static void
+resume(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct event *e;
+
+	nd->paused = 0;
+	trace(now, i, "resume");
+	fd_update(now);
+	/* What queued up while the host was frozen, in order. */
+	while ((e = nd->backlog) != NULL && !nd->paused && nd->up) {
+		nd->backlog = e->next;
+		e->at = now;
+		handle(e);
+	}
+}
+
+static void
+set_link(size_t a, size_t b, int down, algo_time now)
+{
+	if (a == b || cut[a][b] == down)
+		return;
+	cut[a][b] = cut[b][a] = down;
+	trace(now, SIZE_MAX, "net a=%u b=%u link=%s", ids[a], ids[b],
+	    down ? "down" : "up");
+}
+
+static void
+run_sched(const struct sched *s, algo_time now)
+{
+	static const char *const what[] = {
+		"crash", "boot", "leave", "pause", "resume", "cut", "mend",
+		"partition", "heal"
+	};
+	struct algo_input in;
+	size_t a, b;
+
+	/* -S counts from here. */
+	fault_at = now;
+	fault_what = what[s->op];
+	memset(sent, 0, sizeof(sent));
+	agreed = 0;
+	switch (s->op) {
+	case S_CRASH:
+		if (!nodes[s->a].up)
+			return;
+		trace(now, s->a, "crash");
+		stop(s->a, now);
+		break;
+	case S_LEAVE:
+		if (!nodes[s->a].up || nodes[s->a].paused)
+			return;
+		memset(&in, 0, sizeof(in));
+		in.type = ALGO_IN_CMD;
+		in.now = now;
+		in.cmd.code = ALGO_CMD_LEAVE;
+		step(s->a, &in);
+		trace(now, s->a, "exit why=leave");
+		stop(s->a, now);
+		break;
+	case S_BOOT:
+		if (nodes[s->a].up)
+			return;
+		boot(s->a, now);
+		break;
+	case S_PAUSE:
+		if (!nodes[s->a].up || nodes[s->a].paused)
+			return;
+		nodes[s->a].paused = 1;
+		trace(now, s->a, "pause");
+		fd_update(now);
+		break;
+	case S_RESUME:
+		if (!nodes[s->a].up || !nodes[s->a].paused)
+			return;
+		resume(s->a, now);
+		break;
+	case S_CUT:
+	case S_MEND:
+		set_link(s->a, s->b, s->op == S_CUT, now);
+		fd_update(now);
+		break;
+	case S_PARTITION:
+		for (a = 0; a < n; a++)
+			for (b = a + 1; b < n; b++)
+				if (((s->side >> a) & 1) != ((s->side >> b) & 1))
+					set_link(a, b, 1, now);
+		fd_update(now);
+		break;
+	case S_HEAL:
+		for (a = 0; a < n; a++)
+			for (b = a + 1; b < n; b++)
+				set_link(a, b, 0, now);
+		fd_update(now);
+		break;
+	}
+}
+
+/* ---- the main loop ---- */
+
+static void
+defer(struct node *nd, struct event *e)
+{
+	e->next = NULL;
+	if (nd->backlog == NULL)
+		nd->backtail = &nd->backlog;
+	*nd->backtail = e;
+	nd->backtail = &e->next;
+}
+
+static void
+handle(struct event *e)
+{
+	struct node *nd = &nodes[e->node];
+	struct monitor *m;
+	struct algo_input in;
+
+	if (e->type == EV_SCHED) {
+		run_sched(&e->s, e->at);
+		free(e);
+		return;
+	}
+	if (!nd->up) {			/* lost with the node */
+		free(e);
+		return;
+	}
+	if (nd->paused) {
+		defer(nd, e);
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+	in.now = e->at;
+	switch (e->type) {
+	case EV_DELIVER:
+		if (cut[e->peer][e->node])
+			break;
+		in.type = ALGO_IN_RECV;
+		in.msg = e->msg;
+		trace_msg(e->at, e->node, "recv from", &e->msg);
+		step(e->node, &in);
+		break;
+	case EV_TIMER:
+		if (e->gen != nd->tgen[e->timer])
+			break;
+		in.type = ALGO_IN_TIMER;
+		in.timer = e->timer;
+		step(e->node, &in);
+		break;
+	case EV_FDCHECK:
+		m = &nd->mon[e->peer];
+		if (!m->active || m->reported || m->gen != e->gen ||
+		    m->epoch != e->epoch || !m->looks_down)
+			break;
+		m->reported = 1;
+		trace(e->at, e->node, "fd op=down peer=%u", ids[e->peer]);
+		in.type = ALGO_IN_DOWN;
+		in.down = ids[e->peer];
+		step(e->node, &in);
+		break;
+	case EV_SCHED:
+		break;
+	}
+	free(e);
+}
+
+/* Every up node Norm, following a leader that is up, reachable, Norm and
+ * leads itself in the same group; one leader unless links are cut. */
+static int
+all_agree(void)
+{
+	struct algo_status st, ls;
+	uint16_t ldr = 0;
+	size_t i, a, b, l;
+	int split = 0;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++)
+			split |= cut[a][b];
+	for (i = 0; i < n; i++) {
+		if (!nodes[i].up)
+			continue;
+		if (nodes[i].paused)
+			return 0;
+		algo_query(nodes[i].core, 0, &st);
+		if (st.state.status != ST_NORM || st.state.ldr == 0)
+			return 0;
+		l = index_of(st.state.ldr);
+		if (!nodes[l].up || nodes[l].paused || cut[i][l])
+			return 0;
+		algo_query(nodes[l].core, 0, &ls);
+		if (ls.state.status != ST_NORM || ls.state.ldr != ids[l] ||
+		    !algo_elid_eq(&ls.state.grp, &st.state.grp))
+			return 0;
+		if (!split && ldr != 0 && ldr != st.state.ldr)
+			return 0;
+		ldr = st.state.ldr;
+	}
+	return ldr != 0;
+}
+
+static void
+print_counts(const unsigned long *c)
+{
+	unsigned long total = 0;
+	unsigned t;
+
+	for (t = 1; t < ops->nmsg; t++)
+		total += c[t];
+	fprintf(stderr, " msgs=%lu", total);
+	for (t = 1; t < ops->nmsg; t++)
+		if (c[t] > 0)
+			fprintf(stderr, " %s=%lu", algo_msg_name(ops, t), c[t]);
+	fprintf(stderr, "\n");
+}
+
+static void
+note_agreement(algo_time now)
+{
+	char t0[64], t1[64];
+	struct algo_status st;
+	size_t i;
+
+	if (agreed || !all_agree())
+		return;
+	agreed = 1;
+	for (i = 0; i < n && !nodes[i].up; i++)
+		;
+	algo_query(nodes[i].core, 0, &st);
+	trace_format_time(fault_at < 0 ? 0 : fault_at, t0, sizeof(t0));
+	trace_format_time(now, t1, sizeof(t1));
+	fprintf(stderr, "agreed ldr=%u at %s after %s at %s (+%.3f ms)",
+	    st.state.ldr, t1, fault_what, t0,
+	    (double)(now - (fault_at < 0 ? 0 : fault_at)) / ALGO_MS);
+	print_counts(sent);
+}
+
+/* ---- arguments ---- */
+
+static size_t
+node_arg(const char *s)
+{
+	unsigned id = arg_id(s, "node");
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return i;
+	errx(EXIT_USAGE, "node %u is not in the cluster", id);
+}
+
+static uint64_t
+side_arg(char *s)
+{
+	uint64_t side = 0;
+	char *p;
+
+	/* "A,B/C,D": the nodes before the slash on one side. */
+	if ((p = strchr(s, '/')) == NULL)
+		errx(EXIT_USAGE, "partition: expected A,B,.../C,D,...");
+	*p = '\0';
+	while ((p = strsep(&s, ",")) != NULL)
+		side |= UINT64_C(1) << node_arg(p);
+	return side;
+}
+
+static void
+add_sched(const struct sched *s)
+{
+	if (nscheds == EVENTS_MAX)
+		errx(EXIT_USAGE, "too many events");
+	scheds[nscheds++] = *s;
+}
+
+static void
+event_arg(char *arg)
+{
+	static const struct {
+		const char	*name;
+		enum sched_op	 op;
+		int		 nargs;
+	} ops_[] = {
+		{ "crash", S_CRASH, 1 }, { "boot", S_BOOT, 1 },
+		{ "leave", S_LEAVE, 1 }, { "pause", S_PAUSE, 1 },
+		{ "resume", S_RESUME, 1 }, { "cut", S_CUT, 2 },
+		{ "mend", S_MEND, 2 }, { "partition", S_PARTITION, 1 },
+		{ "heal", S_HEAL, 0 },
+	};
+	struct sched s;
+	char *f[4], *p;
+	size_t nf = 0, k;
+
+	while ((p = strsep(&arg, " \t")) != NULL)
+		if (*p != '\0') {
+			if (nf == nitems(f))
+				errx(EXIT_USAGE, "-e: too many fields");
+			f[nf++] = p;
+		}
+	if (nf < 2)
+		errx(EXIT_USAGE, "-e: expected 'SECONDS EVENT ARGS'");
+	memset(&s, 0, sizeof(s));
+	s.at = arg_seconds(f[0], "-e");
+	for (k = 0; k < nitems(ops_); k++)
+		if (strcmp(f[1], ops_[k].name) == 0)
+			break;
+	if (k == nitems(ops_))
+		errx(EXIT_USAGE, "-e: unknown event %s", f[1]);
+	if ((int)nf - 2 != ops_[k].nargs)
+		errx(EXIT_USAGE, "-e: %s takes %d arguments", f[1],
+		    ops_[k].nargs);
+	s.op = ops_[k].op;
+	if (s.op == S_PARTITION)
+		s.side = side_arg(f[2]);
+	else if (nf > 2) {
+		s.a = node_arg(f[2]);
+		if (nf > 3)
+			s.b = node_arg(f[3]);
+	}
+	add_sched(&s);
+}
+
+static void
+range_arg(char *s, algo_time *lo, algo_time *hi, const char *what)
+{
+	char *p;
+
+	if ((p = strchr(s, ':')) == NULL)
+		errx(EXIT_USAGE, "%s: expected MIN:MAX", what);
+	*p++ = '\0';
+	/* Milliseconds: arg_seconds reads seconds, so scale down. */
+	*lo = arg_seconds(s, what) / 1000;
+	*hi = arg_seconds(p, what) / 1000;
+	if (*lo > *hi)
+		errx(EXIT_USAGE, "%s: MIN above MAX", what);
+}
+
+static void
+timing_arg(char *s)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} f[] = {
+		{ "reply", offsetof(struct algo_timing, reply) },
+		{ "check", offsetof(struct algo_timing, check) },
+		{ "timeout", offsetof(struct algo_timing, timeout) },
+		{ "tau", offsetof(struct algo_timing, tau) },
+		{ "t_tx", offsetof(struct algo_timing, t_tx) },
+		{ "alpha", offsetof(struct algo_timing, alpha) },
+		{ "t_el", offsetof(struct algo_timing, t_el) },
+		{ "t_ok", offsetof(struct algo_timing, t_ok) },
+		{ "merge_wait", offsetof(struct algo_timing, merge_wait) },
+		{ "accept_wait", offsetof(struct algo_timing, accept_wait) },
+	};
+	char *p;
+	size_t k;
+
+	if ((p = strchr(s, '=')) == NULL)
+		errx(EXIT_USAGE, "-t: expected NAME=MS");
+	*p++ = '\0';
+	for (k = 0; k < nitems(f); k++)
+		if (strcmp(s, f[k].name) == 0) {
+			*(algo_time *)((char *)&timing + f[k].off) =
+			    arg_seconds(p, "-t") / 1000;
+			return;
+		}
+	errx(EXIT_USAGE, "-t: unknown timing %s", s);
+}
+
+/* The node a random fault hits: half the time the highest one up (most
+ * likely the leader), else any. */
+static size_t
+victim(const int *up)
+{
+	size_t i, k, cand[SIM_NODES], nc = 0;
+
+	for (i = 0; i < n; i++)
+		if (up[i])
+			cand[nc++] = i;
+	if (nc == 0)
+		return SIZE_MAX;
+	if (rnd() % 2)
+		return cand[nc - 1];
+	k = rnd() % nc;
+	return cand[k];
+}
+
+/*
+ * COUNT faults of the given kinds, one per slot of the time between the
+ * first second and the last three, each repaired within its slot, so that
+ * the run ends with a stable period the liveness assertions can judge.
+ */
+static void
+random_schedule(unsigned count, const char *kinds, algo_time dur)
+{
+	int want[3] = { 0, 0, 0 }, up[SIM_NODES];
+	algo_time start = 1000 * ALGO_MS, slot, t0, t1;
+	struct sched s;
+	const char *names[3] = { "crash", "pause", "partition" };
+	char *k, *list, *p;
+	uint64_t all;
+	size_t i, nk = 0, v, kind[3];
+	unsigned c;
+
+	all = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+	if ((list = strdup(kinds)) == NULL)
+		err(1, NULL);
+	for (p = list; (k = strsep(&p, ",")) != NULL;) {
+		for (i = 0; i < 3; i++)
+			if (strcmp(k, names[i]) == 0)
+				break;
+		if (i == 3)
+			errx(EXIT_USAGE, "-k: unknown kind %s", k);
+		if (!want[i])
+			kind[nk++] = i;
+		want[i] = 1;
+	}
+	free(list);
+	if (dur < start + 3000 * ALGO_MS)
+		errx(EXIT_USAGE, "-r needs a duration of at least 4 seconds");
+	slot = (dur - start - 3000 * ALGO_MS) / count;
+	for (i = 0; i < n; i++)
+		up[i] = 1;
+	for (c = 0; c < count; c++) {
+		t0 = start + c * slot + uniform(0, slot / 4);
+		t1 = t0 + uniform(slot / 8, slot / 2);
+		memset(&s, 0, sizeof(s));
+		switch (kind[rnd() % nk]) {
+		case 0:
+			if ((v = victim(up)) == SIZE_MAX)
+				continue;
+			s.a = v;
+			s.at = t0, s.op = S_CRASH, add_sched(&s);
+			s.at = t1, s.op = S_BOOT, add_sched(&s);
+			break;
+		case 1:
+			if ((v = victim(up)) == SIZE_MAX)
+				continue;
+			s.a = v;
+			s.at = t0, s.op = S_PAUSE, add_sched(&s);
+			s.at = t1, s.op = S_RESUME, add_sched(&s);
+			break;
+		case 2:
+			if (n < 2)
+				continue;
+			do
+				s.side = rnd() & all;
+			while (s.side == 0 || s.side == all);
+			s.at = t0, s.op = S_PARTITION, add_sched(&s);
+			s.at = t1, s.op = S_HEAL, add_sched(&s);
+			break;
+		}
+	}
+}
+
+static void
+parse_ids(char *s)
+{
+	char *p;
+
+	while ((p = strsep(&s, ",")) != NULL) {
+		if (n == SIM_NODES)
+			errx(EXIT_USAGE, "-c: at most %d nodes", SIM_NODES);
+		ids[n++] = arg_id(p, "-c");
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	char **evargs = NULL, *kinds = "crash";
+	algo_time dur = 5000 * ALGO_MS, bootspread = 0;
+	struct event *e;
+	struct sched s;
+	size_t i, nev = 0;
+	unsigned count = 0;
+	int ch;
+
+	algo_timing_default(&timing);
+	if ((evargs = calloc(argc, sizeof(*evargs))) == NULL)
+		err(1, NULL);
+	while ((ch = getopt_long(argc, argv, "a:b:c:d:e:hk:Ll:m:n:r:s:St:",
+	    NULL, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			if ((ops = algo_find(optarg)) == NULL)
+				errx(EXIT_USAGE, "unknown algorithm %s", optarg);
+			break;
+		case 'b':
+			bootspread = arg_seconds(optarg, "-b") / 1000;
+			break;
+		case 'c':
+			parse_ids(optarg);
+			break;
+		case 'd':
+			dur = arg_seconds(optarg, "-d");
+			break;
+		case 'e':
+			evargs[nev++] = optarg;
+			break;
+		case 'h':
+			usage(0);
+		case 'k':
+			kinds = optarg;
+			break;
+		case 'L':
+			lowest_first = 1;
+			break;
+		case 'l':
+			range_arg(optarg, &lmin, &lmax, "-l");
+			break;
+		case 'm':
+			range_arg(optarg, &dmin, &dmax, "-m");
+			break;
+		case 'n':
+			n = arg_num(optarg, 1, SIM_NODES, "-n");
+			for (i = 0; i < n; i++)
+				ids[i] = i + 1;
+			break;
+		case 'r':
+			count = arg_num(optarg, 1, EVENTS_MAX / 2, "-r");
+			break;
+		case 's':
+			rng = arg_num(optarg, 0, LLONG_MAX, "-s");
+			break;
+		case 'S':
+			stats = 1;
+			break;
+		case 't':
+			timing_arg(optarg);
+			break;
+		default:
+			usage(EXIT_USAGE);
+		}
+	}
+	if (optind != argc || ops == NULL || n == 0)
+		usage(EXIT_USAGE);
+	for (i = 0; i < nev; i++)
+		event_arg(evargs[i]);
+	free(evargs);
+	if (count > 0)
+		random_schedule(count, kinds, dur);
+	algo_out_init(&out);
+	for (i = 0; i < n; i++) {
+		nodes[i].id = ids[i];
+		memset(&s, 0, sizeof(s));
+		s.a = i;
+		s.op = S_BOOT;
+		s.at = uniform(0, bootspread);
+		e = new_event(EV_SCHED, s.at);
+		e->s = s;
+		push(e);
+	}
+	for (i = 0; i < nscheds; i++) {
+		e = new_event(EV_SCHED, scheds[i].at);
+		e->s = scheds[i];
+		push(e);
+	}
+	while (nheap > 0 && heap[0]->at <= dur) {
+		e = pop();
+		algo_time now = e->at;
+		handle(e);
+		if (stats)
+			note_agreement(now);
+	}
+	if (stats) {
+		fprintf(stderr, "total");
+		print_counts(sent_total);
+	}
+	for (i = 0; i < n; i++) {
+		algo_free(nodes[i].core);
+		while ((e = nodes[i].backlog) != NULL) {
+			nodes[i].backlog = e->next;
+			free(e);
+		}
+	}
+	while (nheap > 0)
+		free(pop());
+	free(heap);
+	algo_out_free(&out);
+	return 0;
+}
