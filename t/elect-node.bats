@@ -346,3 +346,19 @@ start_stub() {
 	run grep -c " crash" "$ELECT_DIR/all"
 	assert_output 0
 }
+
+@test "Ctrl-C (SIGINT to the node's process group): a clean leave, exit 0" {
+	setsid elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "$ELECT_DIR/t" 2>"$ELECT_DIR/err" 3>&- &
+	pid=$!
+	BG+=("$pid")
+	wait_for 5 trace_has "$ELECT_DIR/t" " fd op=start "
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 0
+	run tail -n 1 "$ELECT_DIR/t"
+	assert_output --regexp " 1 exit why=sigint$"
+	run cat "$ELECT_DIR/err"
+	refute_output --partial "stopping"
+}
