@@ -497,13 +497,18 @@ take_signals(struct shell *sh)
 	}
 }
 
+/*
+ * One poll for everything: commands, datagrams, the detector's next
+ * deadline and the trace writer, which waits for its collector's
+ * acknowledgements, its end and the time to connect again.
+ */
 static void
 loop(struct shell *sh, const sigset_t *waitmask)
 {
 	struct pollfd pfd[3];
 	struct timespec ts, *tsp;
 	int64_t now, deadline, wait;
-	nfds_t nfds;
+	int ms;
 
 	for (;;) {
 		now = mono();
@@ -515,20 +520,21 @@ loop(struct shell *sh, const sigset_t *waitmask)
 			carry_out(sh);
 			deadline = fd_deadline(sh->fd);
 		}
+		wait = deadline == INT64_MAX ? -1 :
+		    deadline > now ? deadline - now : 0;
+		ms = tw_pollfd(sh->tw, &pfd[2]);
+		if (ms != -1 && (wait == -1 || ms * FD_MS < wait))
+			wait = ms * FD_MS;
 		tsp = NULL;
-		if (deadline != INT64_MAX) {
-			wait = deadline > now ? deadline - now : 0;
+		if (wait != -1) {
 			ts.tv_sec = (time_t)(wait / TRACE_NS);
 			ts.tv_nsec = (long)(wait % TRACE_NS);
 			tsp = &ts;
 		}
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sh->sock, .events = POLLIN };
-		nfds = 2;
-		if (sh->tw != NULL && tw_pending(sh->tw))
-			pfd[nfds++] = (struct pollfd){ .fd = tw_flush(sh->tw),
-			    .events = POLLOUT };
-		if (ppoll(pfd, nfds, tsp, waitmask) == -1 && errno != EINTR) {
+		if (ppoll(pfd, nitems(pfd), tsp, waitmask) == -1 &&
+		    errno != EINTR) {
 			warn("ppoll");
 			leave(sh, "error", 1);
 		}
@@ -537,8 +543,7 @@ loop(struct shell *sh, const sigset_t *waitmask)
 			read_datagrams(sh);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
 			read_commands(sh);
-		if (nfds == 3 && pfd[2].revents)
-			tw_flush(sh->tw);
+		tw_tick(sh->tw);
 	}
 }
 
