@@ -73,15 +73,6 @@ usage(int status)
 	exit(status);
 }
 
-static int64_t
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * TRACE_NS + ts.tv_nsec;
-}
-
 static double
 arg_phi(const char *s)
 {
@@ -389,7 +380,7 @@ command(struct shell *sh, const struct fd_cmd *c)
 			    c->ids[i], sh->c.file);
 			return;
 		}
-	if ((why = fd_command(sh->fd, c, mono())) != NULL) {
+	if ((why = fd_command(sh->fd, c, tw_mono())) != NULL) {
 		warnx("stdin:%lu: %s", sh->lineno, why);
 		return;
 	}
@@ -476,7 +467,7 @@ read_datagrams(struct shell *sh)
 		leave(sh, "error", 1);
 	}
 	for (i = 0; i < n; i++) {
-		fd_datagram(sh->fd, buf[i], mm[i].msg_len, mono());
+		fd_datagram(sh->fd, buf[i], mm[i].msg_len, tw_mono());
 		carry_out(sh);
 	}
 }
@@ -511,11 +502,11 @@ loop(struct shell *sh, const sigset_t *waitmask)
 	int ms;
 
 	for (;;) {
-		now = mono();
+		now = tw_mono();
 		if ((deadline = fd_deadline(sh->fd)) <= now) {
 			/* A heartbeat already queued came in time: take it. */
 			read_datagrams(sh);
-			now = mono();
+			now = tw_mono();
 			fd_tick(sh->fd, now);
 			carry_out(sh);
 			deadline = fd_deadline(sh->fd);

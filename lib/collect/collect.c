@@ -81,7 +81,7 @@ static void
 say_lost(struct collector *col, struct collect_conn *c, trace_time t,
     const struct collect_out *out)
 {
-	char line[96], ts[32], id[8] = "-";
+	char line[96];
 	unsigned node = 0;
 	int n;
 
@@ -90,10 +90,9 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 		if (col->last[node] > t)
 			t = col->last[node];
 		col->last[node] = t;
-		snprintf(id, sizeof(id), "%u", node);
 	}
-	trace_format_time(t, ts, sizeof(ts));
-	n = snprintf(line, sizeof(line), "%s %s lost n=%lu", ts, id, c->lost);
+	n = trace_format_line(line, sizeof(line), t, node, "lost n=%lu",
+	    c->lost);
 	c->lost = 0;
 	out->line(out->arg, t, line, (size_t)n);
 }
@@ -182,7 +181,7 @@ void
 collect_end(struct collector *col, struct collect_conn *c,
     enum collect_end how, trace_time now, const struct collect_out *out)
 {
-	char line[64], ts[32];
+	char line[64];
 	trace_time t;
 	size_t i;
 	int n;
@@ -201,8 +200,7 @@ collect_end(struct collector *col, struct collect_conn *c,
 			continue;
 		col->life[node] = DOWN;
 		t = now > col->last[node] ? now : col->last[node];
-		trace_format_time(t, ts, sizeof(ts));
-		n = snprintf(line, sizeof(line), "%s %u crash", ts, node);
+		n = trace_format_line(line, sizeof(line), t, node, "crash");
 		out->line(out->arg, t, line, (size_t)n);
 	}
 	free(c->nodes);
