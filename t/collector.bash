@@ -1,14 +1,15 @@
 # Loaded by the bats files that run elect-trace collect: a temporary
 # directory $dir, a socket path $sock, $pids killed in teardown, and
-# start_collector/stop_collector.
+# start_collector/stop_collector.  A file with more to set up and tear
+# down calls collector_setup and collector_teardown from its own.
 
-setup() {
+collector_setup() {
 	dir=$(mktemp -d "${BATS_TMPDIR:-/tmp}/collect.XXXXXX")
 	sock=$dir/c.sock
 	pids=()
 }
 
-teardown() {
+collector_teardown() {
 	local p
 	for p in "${pids[@]}"; do
 		kill "$p" 2>/dev/null || true
@@ -17,6 +18,14 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	rm -rf "$dir"
+}
+
+setup() {
+	collector_setup
+}
+
+teardown() {
+	collector_teardown
 }
 
 # start_collector [ARGS...]: a collector on $sock writing $dir/out.trace,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# elect-trace collect: many senders, one trace; bad lines dropped and
-# reported; crash lines for streams that end without exit.
+# elect-trace collect: many senders, one trace; bad lines dropped,
+# reported and said lost; crash lines for streams that end without exit.
 
 load helper
 load collector
@@ -37,13 +37,23 @@ lines_of() {
 		assert_output "$(seq 1 300)"
 		assert_equal "$(lines_of " $n exit why=done$")" 1
 	done
-	# the cut stream: its whole lines, then a crash; the garbage: its one
-	# good line, then a crash; the stuck sender: nothing yet
-	run awk '$2 == 3 { print $3 } $2 == 4 { print $3 } $2 == 9' \
-	    "$dir/out.trace"
-	assert_output "$(printf 'boot\nstate\ncrash\nboot\ncrash')"
+	# the cut stream: its whole lines, its cut one said lost, then a
+	# crash; the garbage: two lines lost before any node spoke, its one
+	# good line, two more lost, then a crash; the stuck sender: nothing yet
+	run awk '$2 ~ /^[349-]$/ { sub(/^[^ ]* /, ""); print }' "$dir/out.trace"
+	assert_output - <<-EOF
+	3 boot inc=1
+	3 state status=Norm ldr=3 grp=-
+	3 lost n=1
+	3 crash
+	- lost n=2
+	4 boot inc=1
+	4 lost n=2
+	4 crash
+	EOF
+	assert_equal "$(lines_of '^6 - lost n=2$')" 1
 	assert_equal "$(lines_of ' crash$')" 2
-	assert_equal "$(wc -l < "$dir/out.trace")" $((2 * 301 + 5))
+	assert_equal "$(wc -l < "$dir/out.trace")" $((2 * 301 + 8))
 	# nothing but valid lines went out
 	run awk '{ print $3 }' "$dir/out.trace"
 	refute_output --partial bogus
@@ -96,8 +106,9 @@ lines_of() {
 	} | trawsend "unix:$sock"
 	wait_for 5 grep -q ' 2 exit' "$dir/out.trace"
 	stop_collector
+	# no node had spoken: the lost line is the system's, at the next line
 	run cat "$dir/out.trace"
-	assert_output --regexp '^2 2 exit why=done$'
+	assert_output "$(printf '2 - lost n=1\n2 2 exit why=done')"
 	run cat "$dir/err"
 	assert_output --partial "line 1: line too long"
 }
@@ -110,7 +121,25 @@ lines_of() {
 	assert_equal "$(grep -c ': line [0-9]*:' "$dir/err")" 10
 	assert_output --partial "more bad lines; not reported"
 	assert_output --partial ": 50 bad lines in all"
-	[ ! -s "$dir/out.trace" ]
+	run cat "$dir/out.trace"
+	assert_output --regexp '^[0-9.]+ - lost n=50$'
+}
+
+@test "collect: a line dropped from a node is said lost, and the trace is not certified" {
+	start_collector
+	printf '1 5 boot inc=1\n1.1 5 state status=Norm ldr=5 grp=-\n1.2 5 state status=Norm\n1.3 5 exit why=done\n' |
+	    trawsend "unix:$sock"
+	wait_for 5 grep -q ' 5 exit' "$dir/out.trace"
+	stop_collector
+	run cat "$dir/out.trace"
+	assert_output "$(printf '1 5 boot inc=1\n1.1 5 state status=Norm ldr=5 grp=-
+1.3 5 lost n=1\n1.3 5 exit why=done')"
+	run sh -c "elect-check -A trace < '$dir/out.trace'"
+	assert_failure 1
+	assert_output --partial '-:3: trace: node 5 lost 1 lines'
+	# without its lost line, the same trace would pass
+	run sh -c "grep -v ' lost ' '$dir/out.trace' | elect-check -A trace"
+	assert_success
 }
 
 @test "collect: every line received is acknowledged" {

@@ -21,6 +21,12 @@ print(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else
     str(v).lower() if isinstance(v, bool) else v)' "$@"
 }
 
+# assert_field N NAME VALUE: election N of "elect-trace stats --json" in
+# $dir/j has NAME equal to VALUE.
+assert_field() {
+	assert_equal "$(field "$1" "$2" < "$dir/j")" "$3"
+}
+
 @test "stats: boot and crash elections of a bully trace" {
 	run elect-trace stats "$T/bully3.trace"
 	assert_success
@@ -33,19 +39,18 @@ print(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else
 	run sh -c "elect-trace stats --json '$T/bully3.trace' > '$dir/j'"
 	assert_success
 	[ "$(wc -l < "$dir/j")" -eq 3 ]
-	assert_equal "$(field 1 cause < "$dir/j")" crash
-	assert_equal "$(field 1 cause_node < "$dir/j")" 3
-	assert_equal "$(field 1 start < "$dir/j")" 3
-	assert_equal "$(field 1 duration < "$dir/j")" 0.504
-	assert_equal "$(field 1 leader < "$dir/j")" 2
-	assert_equal "$(field 1 nodes < "$dir/j")" "[1, 2, 3]"
-	assert_equal "$(field 1 messages < "$dir/j")" 3
-	assert_equal "$(field 1 by_type < "$dir/j")" \
-	    '{"Coordinator": 1, "Election": 1, "Ok": 1}'
-	assert_equal "$(field 1 lineno < "$dir/j")" 16
-	assert_equal "$(field 2 summary < "$dir/j")" bully
-	assert_equal "$(field 2 median_messages < "$dir/j")" 2.5
-	assert_equal "$(field 2 max_duration < "$dir/j")" 0.504
+	assert_field 1 cause crash
+	assert_field 1 cause_node 3
+	assert_field 1 start 3
+	assert_field 1 duration 0.504
+	assert_field 1 leader 2
+	assert_field 1 nodes "[1, 2, 3]"
+	assert_field 1 messages 3
+	assert_field 1 by_type '{"Coordinator": 1, "Election": 1, "Ok": 1}'
+	assert_field 1 lineno 16
+	assert_field 2 summary bully
+	assert_field 2 median_messages 2.5
+	assert_field 2 max_duration 0.504
 }
 
 @test "stats: Murshed and Allen's best case, N = 5: four messages" {
@@ -54,10 +59,10 @@ print(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else
 	# one election, from the crash of 5 to everyone following 4; the
 	# heartbeats before and after are no part of it
 	[ "$(wc -l < "$dir/j")" -eq 2 ]
-	assert_equal "$(field 0 messages < "$dir/j")" 4
-	assert_equal "$(field 0 by_type < "$dir/j")" '{"coordinator": 4}'
-	assert_equal "$(field 0 leader < "$dir/j")" 4
-	assert_equal "$(field 0 duration < "$dir/j")" 0.0008
+	assert_field 0 messages 4
+	assert_field 0 by_type '{"coordinator": 4}'
+	assert_field 0 leader 4
+	assert_field 0 duration 0.0008
 }
 
 @test "stats: -x leaves a message type out" {
@@ -68,14 +73,14 @@ print(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else
 @test "stats: a lease trace: an election per new lead, one when a lease runs out" {
 	run sh -c "elect-trace stats --json '$T/lease3.trace' > '$dir/j'"
 	assert_success
-	assert_equal "$(field 0 cause < "$dir/j")" boot
-	assert_equal "$(field 0 leader < "$dir/j")" 3
-	assert_equal "$(field 0 duration < "$dir/j")" 0.2
+	assert_field 0 cause boot
+	assert_field 0 leader 3
+	assert_field 0 duration 0.2
 	# 3's lease, from 1.2 by its clock, ends at 11.1; 2 leads at 12.1
-	assert_equal "$(field 1 cause < "$dir/j")" expire
-	assert_equal "$(field 1 start < "$dir/j")" 11.1
-	assert_equal "$(field 1 leader < "$dir/j")" 2
-	assert_equal "$(field 1 duration < "$dir/j")" 1
+	assert_field 1 cause expire
+	assert_field 1 start 11.1
+	assert_field 1 leader 2
+	assert_field 1 duration 1
 }
 
 @test "stats: what starts an election and what does not" {
@@ -95,16 +100,16 @@ print(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else
 	run sh -c "elect-trace stats --json '$dir/t' > '$dir/j'"
 	assert_success
 	# a follower's crash is not one; its boot is, until it follows 3
-	assert_equal "$(field 0 cause < "$dir/j")" boot
-	assert_equal "$(field 0 duration < "$dir/j")" 0.5
-	assert_equal "$(field 0 messages < "$dir/j")" 0
+	assert_field 0 cause boot
+	assert_field 0 duration 0.5
+	assert_field 0 messages 0
 	# a DownSig for the leader is one, though 3 never crashed: it ends
 	# only when 3 too follows 2; here it never does
-	assert_equal "$(field 1 cause < "$dir/j")" down
-	assert_equal "$(field 1 done < "$dir/j")" false
-	assert_equal "$(field 1 leader < "$dir/j")" None
-	assert_equal "$(field 2 elections < "$dir/j")" 2
-	assert_equal "$(field 2 done < "$dir/j")" 1
+	assert_field 1 cause down
+	assert_field 1 done false
+	assert_field 1 leader None
+	assert_field 2 elections 2
+	assert_field 2 done 1
 }
 
 @test "stats: several files are merged first" {

@@ -73,15 +73,6 @@ usage(int status)
 	exit(status);
 }
 
-static int64_t
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * TRACE_NS + ts.tv_nsec;
-}
-
 static double
 arg_phi(const char *s)
 {
@@ -389,7 +380,7 @@ command(struct shell *sh, const struct fd_cmd *c)
 			    c->ids[i], sh->c.file);
 			return;
 		}
-	if ((why = fd_command(sh->fd, c, mono())) != NULL) {
+	if ((why = fd_command(sh->fd, c, tw_mono())) != NULL) {
 		warnx("stdin:%lu: %s", sh->lineno, why);
 		return;
 	}
@@ -476,7 +467,7 @@ read_datagrams(struct shell *sh)
 		leave(sh, "error", 1);
 	}
 	for (i = 0; i < n; i++) {
-		fd_datagram(sh->fd, buf[i], mm[i].msg_len, mono());
+		fd_datagram(sh->fd, buf[i], mm[i].msg_len, tw_mono());
 		carry_out(sh);
 	}
 }
@@ -497,38 +488,44 @@ take_signals(struct shell *sh)
 	}
 }
 
+/*
+ * One poll for everything: commands, datagrams, the detector's next
+ * deadline and the trace writer, which waits for its collector's
+ * acknowledgements, its end and the time to connect again.
+ */
 static void
 loop(struct shell *sh, const sigset_t *waitmask)
 {
 	struct pollfd pfd[3];
 	struct timespec ts, *tsp;
 	int64_t now, deadline, wait;
-	nfds_t nfds;
+	int ms;
 
 	for (;;) {
-		now = mono();
+		now = tw_mono();
 		if ((deadline = fd_deadline(sh->fd)) <= now) {
 			/* A heartbeat already queued came in time: take it. */
 			read_datagrams(sh);
-			now = mono();
+			now = tw_mono();
 			fd_tick(sh->fd, now);
 			carry_out(sh);
 			deadline = fd_deadline(sh->fd);
 		}
+		wait = deadline == INT64_MAX ? -1 :
+		    deadline > now ? deadline - now : 0;
+		ms = tw_pollfd(sh->tw, &pfd[2]);
+		if (ms != -1 && (wait == -1 || ms * FD_MS < wait))
+			wait = ms * FD_MS;
 		tsp = NULL;
-		if (deadline != INT64_MAX) {
-			wait = deadline > now ? deadline - now : 0;
+		if (wait != -1) {
 			ts.tv_sec = (time_t)(wait / TRACE_NS);
 			ts.tv_nsec = (long)(wait % TRACE_NS);
 			tsp = &ts;
 		}
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sh->sock, .events = POLLIN };
-		nfds = 2;
-		if (sh->tw != NULL && tw_pending(sh->tw))
-			pfd[nfds++] = (struct pollfd){ .fd = tw_flush(sh->tw),
-			    .events = POLLOUT };
-		if (ppoll(pfd, nfds, tsp, waitmask) == -1 && errno != EINTR) {
+		if (ppoll(pfd, nitems(pfd), tsp, waitmask) == -1 &&
+		    errno != EINTR) {
 			warn("ppoll");
 			leave(sh, "error", 1);
 		}
@@ -537,8 +534,7 @@ loop(struct shell *sh, const sigset_t *waitmask)
 			read_datagrams(sh);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
 			read_commands(sh);
-		if (nfds == 3 && pfd[2].revents)
-			tw_flush(sh->tw);
+		tw_tick(sh->tw);
 	}
 }
 

@@ -244,13 +244,12 @@ peer_name(int fd, const struct sockaddr_storage *ss, char *buf, size_t len)
 static int
 listen_unix(const char *addr)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX }, tmp = sun;
+	struct sockaddr_un sun, tmp = { .sun_family = AF_UNIX };
 	const char *path = addr + 5;
 	struct stat sb;
 	int s;
 
-	if (*path == '\0' || strlcpy(sun.sun_path, path,
-	    sizeof(sun.sun_path)) >= sizeof(sun.sun_path) ||
+	if (trace_addr_unix(addr, &sun) == -1 ||
 	    (size_t)snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%ld",
 	    path, (long)getpid()) >= sizeof(tmp.sun_path))
 		errx(EXIT_USAGE, "-l %s: bad or too long socket path", addr);
@@ -283,24 +282,12 @@ listen_unix(const char *addr)
 static int
 listen_tcp(const char *addr)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
-	char host[256];
-	const char *h = addr + 4, *port;
-	size_t n;
-	int s, one = 1, rc;
+	struct addrinfo *ai;
+	const char *why;
+	int s, one = 1;
 
-	if ((port = strrchr(h, ':')) == NULL || port == h ||
-	    port[1] == '\0' || (n = (size_t)(port - h)) >= sizeof(host))
-		errx(EXIT_USAGE, "-l %s: expected tcp:HOST:PORT", addr);
-	if (h[0] == '[' && h[n - 1] == ']') {
-		h++;
-		n -= 2;
-	}
-	memcpy(host, h, n);
-	host[n] = '\0';
-	if ((rc = getaddrinfo(host, port + 1, &hints, &ai)) != 0)
-		errx(EXIT_USAGE, "-l %s: %s", addr, gai_strerror(rc));
+	if (trace_addr_tcp(addr, 1, &ai, &why) == -1)
+		errx(EXIT_USAGE, "-l %s: %s", addr, why);
 	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 	if (s == -1)
 		err(1, "socket");

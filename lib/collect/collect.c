@@ -1,7 +1,8 @@
 /*
  * Cutting a byte stream into trace lines and deciding who crashed.  A line
  * is written only when whole and valid; anything else is reported and
- * dropped, so the trace out never holds a half line or garbage.
+ * dropped, so the trace out never holds a half line or garbage, and is
+ * said lost, so the trace out never looks complete when it is not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,33 @@ bad(struct collect_conn *c, unsigned long lineno, const char *why,
     const char *line, size_t len, const struct collect_out *out)
 {
 	c->bad++;
+	c->lost++;
 	out->bad(out->arg, lineno, why, line, len);
+}
+
+/*
+ * Writes "lost n=N" for the lines dropped on C since its last good line:
+ * under the node last heard on C, at T but never before that node's latest
+ * line; under "-" when no node has spoken on C yet.
+ */
+static void
+say_lost(struct collector *col, struct collect_conn *c, trace_time t,
+    const struct collect_out *out)
+{
+	char line[96];
+	unsigned node = 0;
+	int n;
+
+	if (c->nnodes > 0) {
+		node = c->nodes[c->lastnode];
+		if (col->last[node] > t)
+			t = col->last[node];
+		col->last[node] = t;
+	}
+	n = trace_format_line(line, sizeof(line), t, node, "lost n=%lu",
+	    c->lost);
+	c->lost = 0;
+	out->line(out->arg, t, line, (size_t)n);
 }
 
 /* One whole line, without its newline. */
@@ -91,6 +118,8 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 		bad(c, c->lines, why, line, len, out);
 		return;
 	}
+	if (c->lost > 0)
+		say_lost(col, c, ev.t, out);
 	if (ev.node != 0) {
 		carry(col, c, ev.node);
 		if (ev.type == TR_BOOT)
@@ -152,7 +181,7 @@ void
 collect_end(struct collector *col, struct collect_conn *c,
     enum collect_end how, trace_time now, const struct collect_out *out)
 {
-	char line[64], ts[32];
+	char line[64];
 	trace_time t;
 	size_t i;
 	int n;
@@ -161,6 +190,8 @@ collect_end(struct collector *col, struct collect_conn *c,
 		bad(c, c->lines + 1, "connection ended inside a line", c->buf,
 		    c->len, out);
 	c->len = 0;
+	if (c->lost > 0)
+		say_lost(col, c, now, out);
 	for (i = 0; i < c->nnodes; i++) {
 		unsigned node = c->nodes[i];
 
@@ -169,8 +200,7 @@ collect_end(struct collector *col, struct collect_conn *c,
 			continue;
 		col->life[node] = DOWN;
 		t = now > col->last[node] ? now : col->last[node];
-		trace_format_time(t, ts, sizeof(ts));
-		n = snprintf(line, sizeof(line), "%s %u crash", ts, node);
+		n = trace_format_line(line, sizeof(line), t, node, "crash");
 		out->line(out->arg, t, line, (size_t)n);
 	}
 	free(c->nodes);

@@ -1,9 +1,10 @@
 /*
  * The collector's line handling, without sockets: bytes received on each
  * connection are cut into lines, every line is checked against the trace
- * format, and a node whose last connection ends without an exit line gets
- * a crash line.  elect-trace collect does the I/O around it; the fuzz
- * target drives it directly.
+ * format, lines dropped are said lost ("lost n=N", under the node last
+ * heard on the connection), and a node whose last connection ends without
+ * an exit line gets a crash line.  elect-trace collect does the I/O around
+ * it; the fuzz target drives it directly.
  */
 #ifndef ELECT_COLLECT_H
 #define ELECT_COLLECT_H
@@ -22,6 +23,7 @@ struct collect_conn {
 	int		 skip;		/* inside a line already found too long */
 	unsigned long	 lines;		/* whole lines received (acknowledged) */
 	unsigned long	 bad;		/* of which dropped */
+	unsigned long	 lost;		/* dropped, not yet said lost */
 	unsigned	*nodes;		/* nodes whose lines came this way */
 	size_t		 nnodes, nodecap;
 	unsigned	 lastnode;	/* index into nodes[] of the last one */
@@ -48,9 +50,10 @@ void		 collect_conn_init(struct collect_conn *);
 /* Takes N more bytes from C. */
 void		 collect_data(struct collector *, struct collect_conn *,
 		    const char *p, size_t n, const struct collect_out *);
-/* C ended at time NOW.  After CE_EOF a cut last line is bad, and every
- * node it carried that is still up and has no other connection gets a
- * crash line.  C may then be freed. */
+/* C ended at time NOW.  After CE_EOF a cut last line is bad; lines
+ * dropped since the last good one are said lost; after CE_EOF every node
+ * it carried that is still up and has no other connection gets a crash
+ * line.  C may then be freed. */
 void		 collect_end(struct collector *, struct collect_conn *,
 		    enum collect_end, trace_time now,
 		    const struct collect_out *);

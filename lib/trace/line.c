@@ -1,6 +1,6 @@
 /*
- * What a reader checks of a raw line before decoding it, for the readers
- * that cut lines themselves (the merge, the collector).
+ * What a reader checks of a raw line before decoding it: the trace reader's
+ * and those that cut lines themselves (the merge, the collector).
  */
 #include <string.h>
 

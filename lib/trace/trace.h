@@ -5,6 +5,7 @@
 #ifndef ELECT_TRACE_H
 #define ELECT_TRACE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -146,6 +147,15 @@ int		 trace_str_eq(struct trace_str, const char *);
 const struct trace_str *trace_get(const struct trace_event *, const char *key);
 /* Writes T as seconds with 9 fractional digits, trailing zeros cut. */
 int		 trace_format_time(trace_time, char *, size_t);
+/* Writes the line "TIME NODE EVENT [KEY=VALUE ...]" (NODE 0: "-"), without
+ * a newline, the event and keys as printf would make them; returns as
+ * vsnprintf(3) does (LEN or more: the line was cut). */
+int		 trace_format_line(char *buf, size_t len, trace_time,
+		    unsigned node, const char *fmt, ...)
+		    __attribute__((format(printf, 5, 6)));
+int		 trace_vformat_line(char *buf, size_t len, trace_time,
+		    unsigned node, const char *fmt, va_list)
+		    __attribute__((format(printf, 5, 0)));
 
 /*
  * The writer.  Lines are queued and written without ever blocking the
@@ -167,6 +177,19 @@ int		 trace_format_time(trace_time, char *, size_t);
  */
 struct trace_writer;
 struct pollfd;
+struct sockaddr_un;
+struct addrinfo;
+
+/*
+ * A collector's address, as tw_open() and elect-trace collect take it.
+ * "unix:PATH" into *SUN: -1 with errno EINVAL or ENAMETOOLONG if it is
+ * not one.  "tcp:HOST:PORT" resolved for a stream socket (PASSIVE: to
+ * listen on) into *AI, for freeaddrinfo(): -1 with *WHY and errno set if
+ * it is not one or does not resolve.  Names are resolved here, once.
+ */
+int		 trace_addr_unix(const char *addr, struct sockaddr_un *sun);
+int		 trace_addr_tcp(const char *addr, int passive,
+		    struct addrinfo **ai, const char **why);
 
 /*
  * DEST: a file (appended to); "-" for DASHFD (stdout, or stderr where
@@ -205,6 +228,9 @@ uint64_t	 tw_lost(const struct trace_writer *);
 /* Flushes (and for a socket waits for the collector to have read it all),
  * waiting at most TIMEOUT_MS, and frees. */
 void		 tw_close(struct trace_writer *, int timeout_ms);
+/* The real-time clock, which stamps lines, and the monotonic one, for
+ * waits; both in nanoseconds. */
 trace_time	 tw_now(void);
+int64_t		 tw_mono(void);
 
 #endif

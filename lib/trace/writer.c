@@ -76,8 +76,8 @@ tw_now(void)
 	return (trace_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
 }
 
-static int64_t
-mono(void)
+int64_t
+tw_mono(void)
 {
 	struct timespec ts;
 
@@ -122,47 +122,15 @@ open_file(struct trace_writer *w)
 	return 0;
 }
 
-/* "unix:PATH" or "tcp:HOST:PORT" ("tcp:[::1]:PORT" for IPv6). */
 static int
 parse_socket(struct trace_writer *w, const char *dest)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	char host[256], *port;
-	const char *h;
-	size_t n;
-	int rc;
+	const char *why;
 
-	if (strncmp(dest, "unix:", 5) == 0) {
-		w->sun.sun_family = AF_UNIX;
-		if (dest[5] == '\0') {
-			errno = EINVAL;
-			return -1;
-		}
-		if (strlcpy(w->sun.sun_path, dest + 5,
-		    sizeof(w->sun.sun_path)) >= sizeof(w->sun.sun_path)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		return 0;
-	}
-	h = dest + 4;
-	if ((port = strrchr(h, ':')) == NULL || port == h || port[1] == '\0' ||
-	    (n = (size_t)(port - h)) >= sizeof(host)) {
-		errno = EINVAL;
+	if (strncmp(dest, "unix:", 5) == 0)
+		return trace_addr_unix(dest, &w->sun);
+	if (trace_addr_tcp(dest, 0, &w->ai, &why) == -1)
 		return -1;
-	}
-	if (h[0] == '[' && h[n - 1] == ']') {
-		h++;
-		n -= 2;
-	}
-	memcpy(host, h, n);
-	host[n] = '\0';
-	hints.ai_flags = AI_NUMERICSERV;
-	/* Names are resolved once, here; reconnecting never waits on DNS. */
-	if ((rc = getaddrinfo(host, port + 1, &hints, &w->ai)) != 0) {
-		errno = rc == EAI_SYSTEM ? errno : EHOSTUNREACH;
-		return -1;
-	}
 	w->next_ai = w->ai;
 	return 0;
 }
@@ -293,7 +261,7 @@ disconnect(struct trace_writer *w)
 	wait = w->backoff / 4 * 3 +
 	    (int64_t)arc4random_uniform((uint32_t)(w->backoff / 2 / 1000)) *
 	    1000;
-	w->deadline = mono() + wait;
+	w->deadline = tw_mono() + wait;
 	if ((w->backoff *= 2) > BACKOFF_MAX)
 		w->backoff = BACKOFF_MAX;
 }
@@ -324,11 +292,11 @@ start_connect(struct trace_writer *w)
 	}
 	w->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (w->fd == -1) {
-		w->deadline = mono() + w->backoff;
+		w->deadline = tw_mono() + w->backoff;
 		return;
 	}
 	w->link = L_CONNECTING;
-	w->deadline = mono() + CONNECT_MAX;
+	w->deadline = tw_mono() + CONNECT_MAX;
 	while ((rc = connect(w->fd, sa, salen)) == -1 && errno == EINTR)
 		;
 	if (rc == 0)
@@ -346,7 +314,7 @@ check_connect(struct trace_writer *w)
 	int e = 0;
 
 	if (poll(&pfd, 1, 0) <= 0)
-		return mono() >= w->deadline ? -1 : 0;
+		return tw_mono() >= w->deadline ? -1 : 0;
 	if (getsockopt(w->fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1 || e != 0)
 		return -1;
 	connected(w);
@@ -392,7 +360,7 @@ int
 tw_flush(struct trace_writer *w)
 {
 	if (w->dest == D_SOCKET) {
-		if (w->link == L_IDLE && mono() >= w->deadline)
+		if (w->link == L_IDLE && tw_mono() >= w->deadline)
 			start_connect(w);
 		if (w->link == L_CONNECTING && check_connect(w) == -1)
 			disconnect(w);
@@ -427,7 +395,7 @@ tw_flush(struct trace_writer *w)
 static int
 ms_until(int64_t t)
 {
-	int64_t d = t - mono();
+	int64_t d = t - tw_mono();
 
 	if (d <= 0)
 		return 0;
@@ -502,17 +470,6 @@ queue_line(struct trace_writer *w, const char *line, size_t len)
 	return 0;
 }
 
-static void
-stamp(trace_time t, unsigned node, char *ts, size_t tslen, char *id,
-    size_t idlen)
-{
-	trace_format_time(t, ts, tslen);
-	if (node == 0)
-		strlcpy(id, "-", idlen);
-	else
-		snprintf(id, idlen, "%u", node);
-}
-
 /*
  * Queues the "lost n=N" line if there is room for it.  Its time is never
  * before the node's last line, and when the caller stamps its own lines
@@ -521,14 +478,13 @@ stamp(trace_time t, unsigned node, char *ts, size_t tslen, char *id,
 static void
 report_lost(struct trace_writer *w)
 {
-	char line[128], ts[32], id[16];
+	char line[128];
 	trace_time t = w->last;
 	int n;
 
 	if (!w->given && tw_now() > t)
 		t = tw_now();
-	stamp(t, w->node, ts, sizeof(ts), id, sizeof(id));
-	n = snprintf(line, sizeof(line), "%s %s lost n=%llu\n", ts, id,
+	n = trace_format_line(line, sizeof(line), t, w->node, "lost n=%llu\n",
 	    (unsigned long long)w->lost);
 	if (queue_line(w, line, (size_t)n) == 0)
 		w->lost = 0;
@@ -538,8 +494,8 @@ static void
 vevent(struct trace_writer *w, trace_time t, int given, unsigned node,
     const char *fmt, va_list ap)
 {
-	char line[TRACE_LINE_MAX], ts[32], id[16];
-	int n, m;
+	char line[TRACE_LINE_MAX];
+	int n;
 
 	if (w == NULL)
 		return;
@@ -548,15 +504,14 @@ vevent(struct trace_writer *w, trace_time t, int given, unsigned node,
 	w->given = given;
 	if (w->lost > 0)
 		report_lost(w);
-	stamp(t, node, ts, sizeof(ts), id, sizeof(id));
-	n = snprintf(line, sizeof(line), "%s %s ", ts, id);
-	m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	if (m < 0 || (size_t)(n + m) >= sizeof(line) - 1 || w->lost > 0) {
+	/* One byte is kept for the newline. */
+	n = trace_vformat_line(line, sizeof(line) - 1, t, node, fmt, ap);
+	if (n < 0 || (size_t)n >= sizeof(line) - 1 || w->lost > 0) {
 		w->lost++;
 		w->lost_total++;
 	} else {
-		line[n + m] = '\n';
-		if (queue_line(w, line, (size_t)(n + m) + 1) == -1) {
+		line[n++] = '\n';
+		if (queue_line(w, line, (size_t)n) == -1) {
 			w->lost++;
 			w->lost_total++;
 		}
@@ -599,9 +554,9 @@ tw_close(struct trace_writer *w, int timeout_ms)
 
 	if (w == NULL)
 		return;
-	end = mono() + (int64_t)timeout_ms * 1000000;
+	end = tw_mono() + (int64_t)timeout_ms * 1000000;
 	while (tw_flush(w) != -1 || (w->dest == D_SOCKET && w->qlen > 0)) {
-		if ((left = end - mono()) <= 0)
+		if ((left = end - tw_mono()) <= 0)
 			break;
 		wait = tw_pollfd(w, &pfd);
 		if (wait == -1 || wait > left / 1000000)
@@ -613,7 +568,7 @@ tw_close(struct trace_writer *w, int timeout_ms)
 	    shutdown(w->fd, SHUT_WR) == 0) {
 		pfd.fd = w->fd;
 		pfd.events = POLLIN;
-		while ((left = end - mono()) > 0 &&
+		while ((left = end - tw_mono()) > 0 &&
 		    poll(&pfd, 1, (int)(left / 1000000) + 1) >= 0 &&
 		    read_acks(w) == 0)
 			;

@@ -1,13 +1,16 @@
 /*
  * The collector's line handling: any bytes, cut anywhere, over two
  * connections.  Every line it lets through must be a valid trace line, and
- * every node it saw must get at most one crash line.
+ * every line it drops must be said lost, once.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect/collect.h"
+
+/* Lines dropped, less lines said lost. */
+static long long unsaid;
 
 static void
 line(void *arg, trace_time t, const char *p, size_t len)
@@ -20,6 +23,8 @@ line(void *arg, trace_time t, const char *p, size_t len)
 	    trace_parse_line(p, len, &ev, 0, why, sizeof(why)) != NULL ||
 	    ev.t != t)
 		abort();
+	if (ev.type == TR_LOST)
+		unsaid -= (long long)ev.n;
 }
 
 static void
@@ -29,6 +34,7 @@ bad(void *arg, unsigned long lineno, const char *why, const char *p,
 	(void)arg;
 	if (lineno == 0 || why == NULL || (len > 0 && p == NULL))
 		abort();
+	unsaid++;
 }
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -49,6 +55,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	collect_conn_init(&c[1]);
 	data++;
 	size--;
+	unsaid = 0;
 	while (off < size) {
 		size_t n = 1 + (size_t)((cut * (k + 7)) % 97);
 
@@ -62,5 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	collect_end(col, &c[1], cut & 1 ? CE_EOF : CE_SHUTDOWN, 6 * TRACE_NS,
 	    &out);
 	collect_free(col);
+	if (unsaid != 0)
+		abort();
 	return 0;
 }

@@ -24,17 +24,15 @@ static unsigned	 nodes = 10;
 static void
 line(unsigned node, const char *fmt, ...)
 {
-	char ts[32];
+	char l[TRACE_LINE_MAX];
 	FILE *f = one ? one : out[node];
 	va_list ap;
 
 	now += 1000 + (trace_time)arc4random_uniform(200000);
-	trace_format_time(now, ts, sizeof(ts));
-	fprintf(f, "%s %u ", ts, node);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	trace_vformat_line(l, sizeof(l), now, node, fmt, ap);
 	va_end(ap);
-	putc('\n', f);
+	fprintf(f, "%s\n", l);
 	left--;
 }
 

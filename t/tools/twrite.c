@@ -11,19 +11,9 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/util.h"
-
-static int64_t
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 int
 main(int argc, char *argv[])
@@ -58,10 +48,10 @@ main(int argc, char *argv[])
 		errx(2, "one destination expected");
 	if ((w = tw_open(argv[optind], STDOUT_FILENO)) == NULL)
 		err(2, "%s", argv[optind]);
-	start = mono();
+	start = tw_mono();
 	while (i < count) {
 		struct pollfd pfd;
-		long long due = (mono() - start) / (1000000000 / rate) + 1;
+		long long due = (tw_mono() - start) / (1000000000 / rate) + 1;
 		int ms = tw_pollfd(w, &pfd);
 
 		while (i < due && i < count) {
