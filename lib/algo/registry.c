@@ -3,9 +3,11 @@
 
 #include "algo/algo.h"
 
-extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully;
+extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully,
+    algo_lease;
 
 static const struct algo_ops *const table[] = {
+	&algo_lease,
 	&algo_bully,
 	&algo_bully_fd,
 	&algo_async_bully,
