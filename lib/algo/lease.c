@@ -898,9 +898,6 @@ resign(struct lease *l, int why, algo_time now, struct algo_out *o)
 	}
 	l->tok = l->ptok = 0;
 	release_all(l, why, NULL, now, o);
-	/* Let the next node take over before we bid again. */
-	l->backoff = now + l->a.t.lease;
-	algo_timer_set(o, T_TRY, l->backoff);
 }
 
 /* ---- edicts (section 7) ---- */
@@ -1085,6 +1082,9 @@ on_cmd(struct lease *l, const struct algo_cmd *c, algo_time now,
 		if (!leading(l, now) && !l->run.on)
 			return ALGO_ENOTLEADER;
 		resign(l, L_RESIGN, now, o);
+		/* Let the next node take over before we bid again. */
+		l->backoff = now + l->a.t.lease;
+		algo_timer_set(o, T_TRY, l->backoff);
 		show(l, now, o);
 		return ALGO_OK;
 	case ALGO_CMD_LEAVE:

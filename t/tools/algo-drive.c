@@ -7,7 +7,8 @@
  *
  * Script lines are "TIME INPUT ARGS", TIME in milliseconds:
  *
- *	0 boot inc=1			recovery (again: a restart)
+ *	0 boot inc=1			recovery (again: a restart, given
+ *					the state last persisted)
  *	5 recv from=5 msg=Halt elid=5.1.0 [field=value ...]
  *	10 down 5			DownSig
  *	12 timer call			a timer's deadline passed
@@ -46,6 +47,8 @@ static uint16_t ids[ALGO_NODES_MAX];
 static struct algo *core;
 static struct algo_out out;
 static algo_time deadline[ALGO_TIMERS_MAX];	/* -1: not set */
+static uint8_t persisted[ALGO_PERSIST_MAX];
+static size_t npersisted;
 static int quiet;
 static unsigned long lineno;
 
@@ -141,6 +144,8 @@ print_actions(void)
 				    algo_timer_name(ops, a->timer.id));
 			break;
 		case ALGO_PERSIST:
+			memcpy(persisted, a->persist.data, a->persist.len);
+			npersisted = a->persist.len;
 			printf("persist ");
 			for (k = 0; k < a->persist.len; k++)
 				printf("%02x", a->persist.data[k]);
@@ -214,6 +219,8 @@ do_boot(char **argv, int argc, algo_time now)
 		algo_free(core);
 	for (i = 0; i < ALGO_TIMERS_MAX; i++)
 		deadline[i] = -1;
+	cfg.persist = npersisted > 0 ? persisted : NULL;
+	cfg.persistlen = npersisted;
 	if ((core = algo_boot(ops, &cfg, now, &out, err, sizeof(err))) == NULL)
 		bad("boot: %s", err);
 	print_actions();
