@@ -3,6 +3,7 @@
 # by algo-drive, and run in algo-sim.
 
 load helper
+load algo-sim
 
 @test "bully: the highest node halts, names and readies every lower node" {
 	run algo-drive -a bully -i 3 -n 3 <<-EOF
@@ -221,7 +222,9 @@ load helper
 	0 boot inc=1
 	1 recv from=3 msg=Halt elid=3.1.0
 	2 recv from=3 msg=Ack elid=2.1.0 seq=1
-	2 query
+	3 recv from=3 msg=Halt elid=1.1.0 seq=5
+	4 recv from=3 msg=Ack elid=3.1.0 seq=1 ans=yes
+	4 query
 	EOF
 	assert_success
 	assert_output - <<-EOF
@@ -231,7 +234,11 @@ load helper
 	error refused
 	> 2 recv from=3 msg=Ack elid=2.1.0 seq=1
 	error refused
-	> 2 query
+	> 3 recv from=3 msg=Halt elid=1.1.0 seq=5
+	error refused
+	> 4 recv from=3 msg=Ack elid=3.1.0 seq=1 ans=yes
+	error refused
+	> 4 query
 	status status=Down ldr=- grp=- leader=no since=0
 	EOF
 }
@@ -271,4 +278,25 @@ load helper
 		[[ $out == "agreed ldr=$((n - 1)) "*" msgs=$((9 * n - 16)) "* ]] ||
 		    fail "N=$n: $out"
 	done
+}
+
+@test "bully: 100 seeded runs with crashes and recoveries satisfy the sync assertions" {
+	need_check
+	sim_sweep sync 100 -a bully -d 12 -r 6 -m 0.1:5
+}
+
+# Garcia-Molina's Theorem 2: once a node may pause, no protocol satisfies
+# Assertions 1 and 2.  The coordinator sleeps through its succession and
+# wakes up still Norm and its own leader: elect-check must see it.
+@test "bully: a paused coordinator breaks SLE1 (Theorem 2), and elect-check says so" {
+	need_check
+	algo-sim -a bully -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run elect-check -s sync -c 1 "$BATS_TEST_TMPDIR/t"
+	assert_failure 1
+	assert_output --partial "sle1: "
+	algo-sim -a bully -n 3 -d 4 -e '1 crash 3' -e '2 boot 3' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run elect-check -s sync -c 1 "$BATS_TEST_TMPDIR/t"
+	assert_success
 }

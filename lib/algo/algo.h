@@ -23,6 +23,23 @@
  *	}
  *	algo_free(a); algo_out_free(&out);
  *
+ * Tracing, so that the trace never lies: a datagram goes to algo_step()
+ * first; ALGO_OK means the core accepted it (trace `recv from= msg=
+ * elid=', then the actions), ALGO_EINVAL that it was refused and nothing
+ * changed (trace `drop from= why=').  Each action says what to trace with
+ * it: ALGO_SEND `send', ALGO_FD `fd', ALGO_STATE `state', a DownSig input
+ * `fd op=down'.  Names come from algo_msg_name(), algo_fd_op_name(),
+ * trace_status_name() and algo_elid_fmt(); the elid key is left out when
+ * the elid is none.  algo_msg_fields() renders payload fields (" seq=3")
+ * that a trace line may carry as extra keys.
+ *
+ * The failure detector (elect-fd) is Stoller's, section 2: ALGO_FD_START
+ * starts or resets monitoring, and a DownSig may come only for a node that
+ * was down after the latest start.  A core never sees the detector's
+ * timings; their sum with the timings below is the failover time (bully-fd
+ * waits for the detector twice: once for the leader, once more in stage 1
+ * for every node above).
+ *
  * Conventions: node ids are 1..65535 and are the priorities, a higher id
  * wins (papers that use the opposite order are mirrored inside the core);
  * id 0 means "none".  Statuses are the trace format's (enum trace_status:

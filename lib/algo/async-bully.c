@@ -66,7 +66,15 @@ on_recv(struct stoller *s, const struct algo_msg *m, algo_time now,
 			stoller_contin_stage2(s, now, o);
 		break;
 	case SM_NORMQ:
-		if ((s->status != ST_NORM && j > s->elid.node) ||
+		/*
+		 * Figure 3 answers a node not in Norm only if j is above its
+		 * election's initiator.  We answer our halter too: its Norm?
+		 * means it leads, so our Ldr was lost (or we were skipped on
+		 * a false DownSig), and without NotNorm we would wait for it
+		 * forever.  The halter's new election is one we accept.
+		 */
+		if ((s->status != ST_NORM && (j > s->elid.node ||
+		    (s->status == ST_WAIT && j == s->elid.node))) ||
 		    (s->status == ST_NORM && j > s->ldr))
 			algo_send(o, j, SM_NOTNORM, &m->elid, NULL, 0);
 		break;

@@ -75,8 +75,6 @@ struct bully {
 	int		 waiting; /* the timeout timer is armed */
 };
 
-static void	election(struct bully *, algo_time, struct algo_out *);
-
 static void
 show(struct bully *b, algo_time now, struct algo_out *o)
 {
@@ -318,9 +316,13 @@ on_recv(struct bully *b, const struct algo_msg *m, algo_time now,
 {
 	uint16_t j = m->peer;
 
+	/* A call carries its caller's election id or none; an Ack echoes
+	 * the call's. */
 	if (m->len != (m->type == MSG_ACK ? ACK_LEN : REQ_LEN) ||
 	    algo_get32(m->payload) == 0 ||
-	    (m->type == MSG_ACK && m->payload[REQ_LEN] > 1))
+	    (m->type == MSG_ACK && m->payload[REQ_LEN] > 1) ||
+	    (m->elid.node != 0 && m->elid.node !=
+	    (m->type == MSG_ACK ? b->a.self : j)))
 		return ALGO_EINVAL;
 	/* "Hearing from the coordinator" postpones Timeout. */
 	if (((b->s == ST_NORM || b->s == ST_REORG) && j == b->c) ||

@@ -12,6 +12,7 @@ const char *const stoller_msgnames[SM_NMSG] = {
 
 const char *const stoller_timernames[SM_NTIMER] = {
 	[SM_TICK] = "tick",
+	[SM_RESEND] = "resend",
 };
 
 void
@@ -67,8 +68,13 @@ stoller_contin_stage2(struct stoller *s, algo_time now, struct algo_out *o)
 		s->pendack--;
 		algo_fd(o, ALGO_FD_START, s->a.ids[s->pendack]);
 		algo_send(o, s->a.ids[s->pendack], SM_HALT, &s->elid, NULL, 0);
+		algo_timer_set(o, SM_RESEND, now + s->a.t.tau);
+		s->resending = 1;
 		return;
 	}
+	if (s->resending)
+		algo_timer_cancel(o, SM_RESEND);
+	s->resending = 0;
 	s->ldr = s->a.self;
 	s->status = ST_NORM;
 	stoller_show(s, now, o);
@@ -138,14 +144,30 @@ on_tick(struct stoller *s, algo_time now, struct algo_out *o)
 	algo_timer_set(o, SM_TICK, now + s->a.t.tau);
 }
 
+/* The Halt of stage 2 is still unanswered: say it again. */
+static void
+on_resend(struct stoller *s, algo_time now, struct algo_out *o)
+{
+	s->resending = 0;
+	if (s->status != ST_ELEC2)
+		return;
+	algo_send(o, s->a.ids[s->pendack], SM_HALT, &s->elid, NULL, 0);
+	algo_timer_set(o, SM_RESEND, now + s->a.t.tau);
+	s->resending = 1;
+}
+
 int
 stoller_step(struct stoller *s, const struct algo_input *in,
     struct algo_out *o, stoller_recv_fn *recv, stoller_down_fn *down)
 {
 	switch (in->type) {
 	case ALGO_IN_RECV:
-		/* Every message of both figures is an elid, nothing more. */
-		if (in->msg.len != 0 || in->msg.elid.node == 0)
+		/* Every message of both figures is an elid, nothing more:
+		 * the sender's own for Halt, Ldr and Norm?, ours echoed for
+		 * the answers. */
+		if (in->msg.len != 0 || in->msg.elid.node !=
+		    (in->msg.type == SM_HALT || in->msg.type == SM_LDR ||
+		    in->msg.type == SM_NORMQ ? in->msg.peer : s->a.self))
 			return ALGO_EINVAL;
 		if (in->msg.type == SM_ACK)
 			on_ack(s, &in->msg, in->now, o);
@@ -158,7 +180,10 @@ stoller_step(struct stoller *s, const struct algo_input *in,
 		down(s, in->down, in->now, o);
 		return ALGO_OK;
 	case ALGO_IN_TIMER:
-		on_tick(s, in->now, o);
+		if (in->timer == SM_TICK)
+			on_tick(s, in->now, o);
+		else
+			on_resend(s, in->now, o);
 		return ALGO_OK;
 	default:
 		return ALGO_ENOTSUP;

@@ -19,7 +19,16 @@ enum stoller_msg {
 	SM_HALT = 1, SM_ACK, SM_LDR, SM_NORMQ, SM_NOTNORM, SM_REJ, SM_NMSG
 };
 
-enum stoller_timer { SM_TICK, SM_NTIMER };	/* Periodically(tau) */
+/*
+ * SM_TICK is the figures' Periodically(tau).  SM_RESEND repeats the Halt
+ * of stage 2 every tau until Ack, Rej or DownSig: Stoller's channels are
+ * reliable between connected nodes, but a datagram can be lost, and a
+ * Halt lost before its target rebooted (or before a cut link healed
+ * within the detector's latency) would leave the figures waiting forever.
+ * A repeated Halt is answered as the first was (Halting is idempotent);
+ * an answer to a Halt no longer pending is ignored.
+ */
+enum stoller_timer { SM_TICK, SM_RESEND, SM_NTIMER };
 
 struct stoller {
 	struct algo	 a;
@@ -32,6 +41,7 @@ struct stoller {
 	uint32_t	 nextel;
 	size_t		 pendack;	/* rank of the node we wait for */
 	int		 ticking;	/* the Norm? timer is armed */
+	int		 resending;	/* the Halt timer is armed */
 };
 
 extern const char *const stoller_msgnames[SM_NMSG];

@@ -7,13 +7,26 @@
 #ifndef ELECT_CHECK_H
 #define ELECT_CHECK_H
 
+#include <stdio.h>
+
 #include "trace/trace.h"
+
+#define CHECK_C_DEFAULT		(10 * TRACE_NS)	/* -c */
+#define CHECK_FD_LATENCY_DEFAULT (3 * TRACE_NS)	/* --fd-latency */
+
+struct world;
 
 struct check_opts {
 	trace_time	 c;		/* -c: bound of the liveness assertions */
 	trace_time	 fd_latency;	/* --fd-latency */
 	trace_time	 skew;		/* --skew: 0 when all on one host */
 	unsigned	 nodes;		/* --nodes: 0 when not given */
+	/*
+	 * The world every module shares (check/world.h): who is up, paused,
+	 * in which state, and the links, as of the event being fed (already
+	 * taken in).  Modules may ignore it.
+	 */
+	const struct world *world;
 };
 
 struct check_out;
@@ -31,10 +44,58 @@ struct check_ops {
 	void		*(*init)(const struct check_opts *);
 	void		 (*event)(void *, const struct trace_event *,
 			    struct check_out *);
-	/* End of the trace; LAST is its last event. */
+	/* End of the trace; LAST is its last event (its time, node, type,
+	 * file and line; its strings are no longer valid). */
 	void		 (*finish)(void *, const struct trace_event *last,
 			    struct check_out *);
 	void		 (*free)(void *);
+	/*
+	 * Optional: called before the world takes EV in, when EV's time is
+	 * later than any before it, so that what fell due in between is
+	 * judged on the world as it was.
+	 */
+	void		 (*advance)(void *, const struct trace_event *,
+			    struct check_out *);
 };
+
+/* The assertions (trace-format.md gives their names). */
+extern const struct check_ops check_trace;
+extern const struct check_ops check_gm1, check_gm2, check_gm3, check_gm4,
+	    check_gm4s;
+extern const struct check_ops check_sle1, check_sle2;
+extern const struct check_ops check_ale1, check_ale2w, check_ale2;
+extern const struct check_ops check_fd_complete, check_fd_accurate;
+extern const struct check_ops check_uniqueness, check_lease_quorum,
+	    check_edict_validity, check_edict_order, check_stability,
+	    check_election;
+
+/* Every assertion, NULL-terminated, in the order they are reported. */
+extern const struct check_ops *const check_all[];
+const struct check_ops *check_find(const char *name);
+/* The members of a set (sync, async, fd, lease), NULL-terminated. */
+const struct check_ops *const *check_set(const char *name);
+/* The set an algorithm's traces are checked against, or NULL. */
+const char	*check_algo_set(const char *algo, size_t len);
+
+/*
+ * Running assertions over a trace: elect-check and the fuzz target.
+ * Violations go to OUT as "FILE:LINE: NAME: what" or JSON lines.
+ */
+struct checker;
+
+struct checker	*checker_new(const struct check_opts *, FILE *out, int json);
+/* Adds one assertion or a set; -1 if the name is unknown. */
+int		 checker_add(struct checker *, const char *name);
+int		 checker_add_set(struct checker *, const char *set);
+/* Without assertions added: the set follows from the boots' algo=. */
+/* Feeds one event; NULL, or why the trace cannot be checked (exit 2). */
+const char	*checker_event(struct checker *, const struct trace_event *);
+/* Ends the trace; NULL, or why it could not be checked. */
+const char	*checker_finish(struct checker *);
+/* One line per assertion: what was checked and its verdict. */
+void		 checker_summary(const struct checker *, FILE *);
+/* 0: every assertion holds; 1: some violated or undecided. */
+int		 checker_verdict(const struct checker *);
+void		 checker_free(struct checker *);
 
 #endif

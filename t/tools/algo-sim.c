@@ -738,8 +738,8 @@ handle(struct event *e)
 	free(e);
 }
 
-/* Every up node Norm, following a leader that is up, Norm, leads itself
- * in the same group; one leader unless links are cut. */
+/* Every up node Norm, following a leader that is up, reachable, Norm and
+ * leads itself in the same group; one leader unless links are cut. */
 static int
 all_agree(algo_time now)
 {
@@ -760,7 +760,7 @@ all_agree(algo_time now)
 		if (st.state.status != ST_NORM || st.state.ldr == 0)
 			return 0;
 		l = index_of(st.state.ldr);
-		if (!nodes[l].up || nodes[l].paused)
+		if (!nodes[l].up || nodes[l].paused || cut[i][l])
 			return 0;
 		algo_query(nodes[l].core, clock_at(&nodes[l], now), &ls);
 		if (ls.state.status != ST_NORM || ls.state.ldr != ids[l] ||

@@ -1,0 +1,600 @@
+/*
+ * The liveness assertions, bounded by c (-c).
+ *
+ * Settling (Stoller's form): if the system is stable for a period of at
+ * least c, then at the end of the period the state satisfies P, and it
+ * remains in that state while the system stays stable.  "Remains in that
+ * state" is read literally: after the end of the period no up node's
+ * status or ldr (and grp, for the asynchronous ones) may change.
+ *
+ *   sle2   SLE2: P = ldrElected: every up node is Norm and its ldr is up.
+ *   ale2w  ALE2': P = ldrsElected: also grp of the leader = grp.
+ *   ale2   ALE2: ldrsElected, and no more groups than a minimum clique
+ *          cover of the connectivity graph.
+ *   gm4s   Assertion 4': as ALE2, and each node's leader is reachable
+ *          from it in the connectivity graph.
+ *
+ * Eventually (Garcia-Molina's form, no "remains"): every interval of
+ * length c without disturbance has an instant satisfying P.
+ *
+ *   gm2    Assertion 2: P = some up node i is Norm with ldr i and every
+ *          other up node is Norm with ldr i.
+ *   gm4    Assertion 4: P = for every maximal set R of up, pairwise
+ *          connected nodes, some i in R is Norm with ldr i and every other
+ *          node of R is Norm with ldr i and i's grp.
+ *
+ * Disturbances: a crash or exit; a boot (except for gm2, whose hypothesis
+ * is only "no failures"); a change of a link; a paused node or a flaky
+ * link between up nodes make the system unstable until they end (a pause
+ * is a failure under Garcia-Molina's Assumption 9, and partial
+ * connectivity under Stoller's stability).  Only up nodes count: a down
+ * node is in no group and follows no one.
+ *
+ * With --skew S every judgement allows for lines of two nodes misordered
+ * by up to S (elect-check(1) gives the rules).
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "check/world.h"
+
+enum kind { SLE2, ALE2W, ALE2, GM4S, GM2, GM4 };
+
+struct live {
+	enum kind	 kind;
+	const struct world *w;
+	trace_time	 c, skew;
+	trace_time	 d;		/* start of the stable period */
+	int		 begun;
+	int		 stable;
+	int		 reported;	/* in this period or stretch */
+
+	/* Settling. */
+	trace_time	 q;		/* last change of the state */
+	int		 judged;	/* P held on the state since q */
+	int		 pend;		/* a change after the period, waiting */
+	trace_time	 pend_t;
+	char		 pend_what[512];
+
+	/* Eventually: a stretch [b, cov) surely without P. */
+	int		 bad;
+	trace_time	 b, cov;
+	char		 why[512];	/* what the earliest witness says */
+
+	/* Scratch for graphs of the up nodes. */
+	int		*up;		/* world index of each up node */
+	uint64_t	*adj;
+	unsigned	*part, *comp;
+	unsigned	 nscratch;
+};
+
+static int
+settling(const struct live *l)
+{
+	return l->kind != GM2 && l->kind != GM4;
+}
+
+static int
+grouped(const struct live *l)
+{
+	return l->kind != SLE2 && l->kind != GM2;
+}
+
+static trace_time
+max2(trace_time a, trace_time b)
+{
+	return a > b ? a : b;
+}
+
+static const char *
+fmt_time(trace_time t, char *buf)
+{
+	trace_format_time(t, buf, 32);
+	return buf;
+}
+
+/* The up nodes and their connectivity graph, in l->up and l->adj. */
+static unsigned
+graph(struct live *l, size_t *words)
+{
+	const struct world *w = l->w;
+	unsigned n = 0, i, j;
+
+	if (l->nscratch < w->cap) {
+		free(l->up);
+		free(l->adj);
+		free(l->part);
+		free(l->comp);
+		l->nscratch = w->cap;
+		l->up = calloc(w->cap, sizeof(*l->up));
+		l->part = calloc(w->cap, sizeof(*l->part));
+		l->comp = calloc(w->cap, sizeof(*l->comp));
+		l->adj = calloc((size_t)w->cap * ((w->cap + 63) / 64),
+		    sizeof(*l->adj));
+		if (l->up == NULL || l->part == NULL || l->comp == NULL ||
+		    l->adj == NULL)
+			err(2, NULL);
+	}
+	for (i = 0; i < w->n; i++)
+		if (w->node[i].up)
+			l->up[n++] = (int)i;
+	*words = (n + 63) / 64;
+	if (l->kind == SLE2 || l->kind == ALE2W || l->kind == GM2)
+		return n;	/* no use for the links */
+	memset(l->adj, 0, (size_t)n * *words * sizeof(*l->adj));
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j && world_linked(w, l->up[i], l->up[j]))
+				BIT_SET(l->adj + (size_t)i * *words, j);
+	return n;
+}
+
+/* Connected components of the graph: comp[i] for the i-th up node. */
+static void
+components(struct live *l, unsigned n, size_t words)
+{
+	unsigned i, j, next = 0, top, *stack = l->part;
+
+	for (i = 0; i < n; i++)
+		l->comp[i] = UINT32_MAX;
+	for (i = 0; i < n; i++) {
+		if (l->comp[i] != UINT32_MAX)
+			continue;
+		l->comp[i] = next;
+		stack[0] = i;
+		top = 1;
+		while (top > 0) {
+			unsigned v = stack[--top];
+
+			for (j = 0; j < n; j++)
+				if (l->comp[j] == UINT32_MAX &&
+				    BIT_ISSET(l->adj + (size_t)v * words, j)) {
+					l->comp[j] = next;
+					stack[top++] = j;
+				}
+		}
+		next++;
+	}
+}
+
+static int
+upos(const struct live *l, unsigned n, int idx)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (l->up[i] == idx)
+			return (int)i;
+	return -1;
+}
+
+/* Prints the cover PART of N up nodes with K cliques into BUF. */
+static void
+print_cover(const struct live *l, unsigned n, unsigned k, const unsigned *part,
+    char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned c, i;
+
+	buf[0] = '\0';
+	for (c = 0; c < k && at + 16 < len; c++) {
+		int first = 1;
+
+		for (i = 0; i < n && at + 16 < len; i++) {
+			if (part[i] != c)
+				continue;
+			at += (size_t)snprintf(buf + at, len - at, "%s%u",
+			    first ? (c ? " {" : "{") : ",",
+			    l->w->node[l->up[i]].id);
+			first = 0;
+		}
+		if (!first && at + 2 < len)
+			at += (size_t)snprintf(buf + at, len - at, "}");
+	}
+	if (at + 16 >= len)
+		strlcpy(buf + len - 5, "...", 5);
+}
+
+/*
+ * Judges the settling predicate on the world as it is.  1: holds; 0: not,
+ * with why in WHY; -1: undecided (the clique cover), why in WHY.
+ */
+static int
+judge(struct live *l, char *why, size_t len)
+{
+	const struct world *w = l->w;
+	unsigned n, i, ngroups = 0, k;
+	size_t words = 0;
+	int r;
+
+	n = graph(l, &words);
+	if (l->kind == GM4S)
+		components(l, n, words);
+	for (i = 0; i < n; i++) {
+		const struct wnode *nd = &w->node[l->up[i]];
+		int li = world_find(w, nd->ldr), j;
+
+		if (nd->status != ST_NORM) {
+			snprintf(why, len, "node %u is %s", nd->id,
+			    trace_status_name(nd->status));
+			return 0;
+		}
+		if (nd->ldr == 0) {
+			snprintf(why, len, "node %u has no leader", nd->id);
+			return 0;
+		}
+		if (li < 0 || !w->node[li].up) {
+			snprintf(why, len, "node %u follows %u, which is down",
+			    nd->id, nd->ldr);
+			return 0;
+		}
+		if (!grouped(l))
+			continue;
+		if (!world_grp_eq(nd, &w->node[li])) {
+			snprintf(why, len, "node %u is in group %.*s, its "
+			    "leader %u in %.*s", nd->id,
+			    (int)(nd->grplen > 40 ? 40 : nd->grplen), nd->grp,
+			    nd->ldr, (int)(w->node[li].grplen > 40 ? 40 :
+			    w->node[li].grplen), w->node[li].grp);
+			return 0;
+		}
+		if (l->kind == GM4S && (j = upos(l, n, li)) >= 0 &&
+		    l->comp[j] != l->comp[i]) {
+			snprintf(why, len, "node %u's leader %u cannot be "
+			    "reached from it", nd->id, nd->ldr);
+			return 0;
+		}
+	}
+	if (l->kind == ALE2W || l->kind == SLE2)
+		return 1;
+	/* Count the groups: a node counts if no earlier node shares its. */
+	for (i = 0; i < n; i++) {
+		unsigned j;
+
+		for (j = 0; j < i; j++)
+			if (world_grp_eq(&w->node[l->up[i]],
+			    &w->node[l->up[j]]))
+				break;
+		ngroups += j == i;
+	}
+	if (ngroups <= 1)
+		return 1;
+	k = ngroups - 1;
+	r = cover_within(n, l->adj, words, k, l->part, COVER_BUDGET);
+	if (r == 0)
+		return 1;
+	if (r == -1) {
+		snprintf(why, len, "%u groups among %u up nodes: could not "
+		    "decide in bounded time whether fewer cliques cover the "
+		    "connectivity graph", ngroups, n);
+		return -1;
+	}
+	{
+		char cover[256];
+		unsigned used = 0;
+
+		for (i = 0; i < n; i++)
+			if (l->part[i] + 1 > used)
+				used = l->part[i] + 1;
+		print_cover(l, n, used, l->part, cover, sizeof(cover));
+		snprintf(why, len, "%u groups, but %u cliques cover the "
+		    "connectivity graph: %s", ngroups, used, cover);
+	}
+	return 0;
+}
+
+/* What started the period, for messages. */
+static const char *
+since_what(const struct live *l)
+{
+	return l->kind == SLE2 ? "the last failure or recovery" :
+	    "the system became stable";
+}
+
+static void
+judge_now(struct live *l, const struct trace_event *ev, struct check_out *out)
+{
+	char why[400], d[32], e[32];
+	int r;
+
+	r = judge(l, why, sizeof(why));
+	if (r == 1) {
+		l->judged = 1;
+		return;
+	}
+	l->reported = 1;
+	fmt_time(l->d, d);
+	fmt_time(l->d + l->c, e);
+	if (r == -1)
+		check_undecided(out, ev, "%s", why);
+	else
+		check_violation(out, ev, "%s by %s (%s at %s, c later): %s",
+		    l->kind == SLE2 ? "no leader elected" : "not settled", e,
+		    since_what(l), d, why);
+}
+
+/* A change of state after the end of the period. */
+static void
+changed(struct live *l, const struct trace_event *ev, struct check_out *out)
+{
+	const struct world *w = l->w;
+	const struct wnode *nd = &w->node[w->cur];
+	char t[32], d[32], e[32];
+
+	fmt_time(ev->t, t);
+	fmt_time(l->d, d);
+	fmt_time(l->d + l->c, e);
+	snprintf(l->pend_what, sizeof(l->pend_what), "node %u left its "
+	    "state at %s (%s ldr=%u to %s ldr=%u%s%.*s), which had to hold "
+	    "from %s (%s at %s, c earlier)", nd->id, t,
+	    trace_status_name(w->prev_status), w->prev_ldr,
+	    trace_status_name(nd->status), nd->ldr,
+	    grouped(l) ? " grp=" : "",
+	    grouped(l) ? (int)(nd->grplen > 40 ? 40 : nd->grplen) : 0,
+	    nd->grp, e, since_what(l), d);
+	l->pend = 1;
+	l->pend_t = ev->t;
+	if (l->skew == 0) {
+		check_violation(out, ev, "%s", l->pend_what);
+		l->reported = 1;
+		l->pend = 0;
+	}
+}
+
+/* Which events disturb the period, for each assertion. */
+static int
+disturbs(const struct live *l, const struct trace_event *ev)
+{
+	const struct world *w = l->w;
+
+	if (w->changed & (W_NET | W_PAUSE))
+		return 1;
+	if (!(w->changed & W_UP))
+		return 0;
+	return l->kind != GM2 || ev->type != TR_BOOT;
+}
+
+/*
+ * Eventually: the earliest witness that P is false, if any.  A witness
+ * is a node (or two) whose state alone falsifies P; it holds since the
+ * latest change among the parts of their state it rests on.  Returns
+ * whether P is false; *SINCE is the earliest witness's start.
+ */
+static int
+witness(struct live *l, trace_time *since, char *why, size_t len)
+{
+	const struct world *w = l->w;
+	unsigned n, i, j;
+	size_t words = 0;
+	int found = 0;
+
+#define FOUND(t, ...) do {						\
+		if (!found || (t) < *since) {				\
+			*since = (t);					\
+			snprintf(why, len, __VA_ARGS__);		\
+		}							\
+		found = 1;						\
+	} while (0)
+
+	n = graph(l, &words);
+	for (i = 0; i < n; i++) {
+		const struct wnode *u = &w->node[l->up[i]];
+		int li = world_find(w, u->ldr);
+		trace_time s = max2(u->t_up, u->t_norm);
+
+		if (u->status != ST_NORM) {
+			FOUND(s, "node %u is %s", u->id,
+			    trace_status_name(u->status));
+			continue;
+		}
+		s = max2(s, u->t_ldr);
+		if (u->ldr == 0)
+			FOUND(s, "node %u has no leader", u->id);
+		else if (li < 0 || !w->node[li].up)
+			FOUND(max2(s, li < 0 ? 0 : w->node[li].t_up),
+			    "node %u follows %u, which is down", u->id, u->ldr);
+		else if (l->kind == GM4 && u->ldr != u->id &&
+		    !world_linked(w, l->up[i], li))
+			FOUND(s, "node %u follows %u, which it is not "
+			    "connected to", u->id, u->ldr);
+	}
+	/* Two Norm nodes that disagree: any two for gm2, linked for gm4. */
+	for (i = 0; i < n; i++) {
+		const struct wnode *u = &w->node[l->up[i]];
+
+		if (u->status != ST_NORM)
+			continue;
+		for (j = i + 1; j < n; j++) {
+			const struct wnode *v = &w->node[l->up[j]];
+			trace_time s;
+
+			if (v->status != ST_NORM)
+				continue;
+			if (l->kind == GM4 &&
+			    !BIT_ISSET(l->adj + (size_t)i * words, j))
+				continue;
+			if (u->ldr == v->ldr &&
+			    (l->kind == GM2 || world_grp_eq(u, v)))
+				continue;
+			s = max2(max2(max2(u->t_up, u->t_norm), u->t_ldr),
+			    max2(max2(v->t_up, v->t_norm), v->t_ldr));
+			if (l->kind == GM4)
+				s = max2(s, max2(u->t_grp, v->t_grp));
+			FOUND(s, "nodes %u and %u%s follow %u and %u",
+			    u->id, v->id, l->kind == GM4 ? ", connected," : "",
+			    u->ldr, v->ldr);
+			if (l->kind == GM4 && u->ldr == v->ldr)
+				snprintf(why, len, "nodes %u and %u, "
+				    "connected, are in different groups",
+				    u->id, v->id);
+		}
+	}
+#undef FOUND
+	return found;
+}
+
+/*
+ * The witnesses changed.  The stretch goes on if one of them reaches back
+ * to where the stretch is surely covered; else a new one starts.  Either
+ * way some witness holds from cov on, so cov follows time (less the skew).
+ */
+static void
+restretch(struct live *l, int reset)
+{
+	trace_time since = 0;
+
+	if (!witness(l, &since, l->why, sizeof(l->why))) {
+		l->bad = 0;
+		l->reported = 0;
+		return;
+	}
+	if (!reset && l->bad && since <= l->cov)
+		return;
+	l->bad = 1;
+	l->b = max2(l->d, since);
+	l->cov = l->b;
+	l->reported = 0;
+}
+
+static void
+stretch_report(struct live *l, const struct trace_event *ev,
+    struct check_out *out)
+{
+	char b[32], c[32];
+
+	l->reported = 1;
+	check_violation(out, ev, "%s from %s for %s s, without %s: %s",
+	    l->kind == GM2 ? "no coordinator" :
+	    "a maximal pairwise-connected set without one coordinator",
+	    fmt_time(l->b, b), fmt_time(l->c, c),
+	    l->kind == GM2 ? "a failure" : "a failure or a change of links",
+	    l->why);
+}
+
+static void
+live_event(void *st, const struct trace_event *ev, struct check_out *out)
+{
+	struct live *l = st;
+	const struct world *w = l->w;
+	unsigned keys = D_STATUS | D_LDR | (grouped(l) ? D_GRP : 0);
+
+	if (!l->begun || disturbs(l, ev)) {
+		l->begun = 1;
+		l->d = ev->t;
+		l->q = ev->t;
+		l->stable = !world_unstable(w);
+		l->reported = l->pend = l->judged = 0;
+		if (!settling(l) && l->stable)
+			restretch(l, 1);
+		else
+			l->bad = 0;
+		return;
+	}
+	if (!l->stable || !(w->changed & (W_UP | W_STATE)))
+		return;
+	if (!settling(l)) {
+		restretch(l, 0);
+		return;
+	}
+	if (!(w->diff & keys))
+		return;
+	l->q = ev->t;
+	l->judged = 0;
+	if (!l->reported && !l->pend && ev->t > l->d + l->c + l->skew)
+		changed(l, ev, out);
+}
+
+/*
+ * Time has come to EV's: judge what fell due.  Before a line, a deadline
+ * has passed only if the line is later; at the end of the trace (AT_END)
+ * the last line's time itself counts, and a change that waited out the
+ * skew is certain, since nothing came after it.
+ */
+static void
+due(struct live *l, const struct trace_event *ev, int at_end,
+    struct check_out *out)
+{
+	trace_time t = ev->t, by;
+
+	if (!l->stable || l->reported)
+		return;
+	if (!settling(l)) {
+		if (!l->bad)
+			return;
+		l->cov = max2(l->cov, t - l->skew);
+		by = l->b + l->c;
+		if (l->cov > by || (at_end && l->cov == by))
+			stretch_report(l, ev, out);
+		return;
+	}
+	if (l->pend) {
+		if (at_end || t - l->pend_t > l->skew) {
+			check_violation(out, ev, "%s", l->pend_what);
+			l->reported = 1;
+			l->pend = 0;
+		}
+		return;
+	}
+	by = max2(l->q, l->d + l->c) + l->skew;
+	if (!l->judged && (t > by || (at_end && t == by)))
+		judge_now(l, ev, out);
+}
+
+static void
+live_advance(void *st, const struct trace_event *ev, struct check_out *out)
+{
+	due(st, ev, 0, out);
+}
+
+static void
+live_finish(void *st, const struct trace_event *last, struct check_out *out)
+{
+	due(st, last, 1, out);
+}
+
+static void
+live_free(void *st)
+{
+	struct live *l = st;
+
+	free(l->up);
+	free(l->adj);
+	free(l->part);
+	free(l->comp);
+	free(l);
+}
+
+static void *
+init(const struct check_opts *o, enum kind kind)
+{
+	struct live *l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		err(2, NULL);
+	l->kind = kind;
+	l->w = o->world;
+	l->c = o->c;
+	l->skew = o->skew;
+	return l;
+}
+
+#define INIT(fn, kind) static void *fn(const struct check_opts *o) \
+	{ return init(o, kind); }
+INIT(sle2_init, SLE2)
+INIT(ale2w_init, ALE2W)
+INIT(ale2_init, ALE2)
+INIT(gm4s_init, GM4S)
+INIT(gm2_init, GM2)
+INIT(gm4_init, GM4)
+
+#define LIVE(name, init) { name, init, live_event, live_finish, live_free, \
+	live_advance }
+const struct check_ops check_sle2 = LIVE("sle2", sle2_init);
+const struct check_ops check_ale2w = LIVE("ale2w", ale2w_init);
+const struct check_ops check_ale2 = LIVE("ale2", ale2_init);
+const struct check_ops check_gm4s = LIVE("gm4s", gm4s_init);
+const struct check_ops check_gm2 = LIVE("gm2", gm2_init);
+const struct check_ops check_gm4 = LIVE("gm4", gm4_init);

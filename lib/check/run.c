@@ -1,0 +1,425 @@
+/*
+ * Running assertions over a trace: every module is fed every event in
+ * order, after the shared world has taken it in, and reports through its
+ * own check_out.  Without a chosen set, all the specifications run until
+ * the first boot that names its algorithm decides which one counts;
+ * reports of the others are held back until then and dropped.
+ */
+#include <err.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "check/world.h"
+
+#define HELD_MAX	1024	/* reports held before the set is known */
+
+struct check_out {
+	const struct check_ops	*ops;
+	void			*st;
+	struct checker		*ck;
+	unsigned long		 violations, undecided;
+	int			 on;	/* 0: dropped, 1: chosen, 2: pending */
+};
+
+struct held {
+	struct check_out	*out;
+	char			*line;
+};
+
+struct checker {
+	struct check_opts	 o;
+	struct world		*w;
+	FILE			*fp;
+	int			 json;
+	struct check_out	*m;	/* in the order of check_all */
+	size_t			 nm;
+	int			 chosen;	/* assertions named by the user */
+	int			 autoset;
+	const char		*set;	/* chosen from algo=, or NULL */
+	struct held		*held;
+	size_t			 nheld;
+	unsigned long		 lost;	/* held reports that did not fit */
+	struct trace_event	 last;
+	unsigned long		 events;
+	char			 why[256];
+};
+
+static void
+json_str(FILE *fp, const char *s)
+{
+	putc('"', fp);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else
+			putc(c, fp);
+	}
+	putc('"', fp);
+}
+
+static void
+emit(struct checker *ck, const char *line)
+{
+	fputs(line, ck->fp);
+}
+
+static void
+report(struct check_out *out, const struct trace_event *ev, int undecided,
+    const char *fmt, va_list ap)
+{
+	struct checker *ck = out->ck;
+	char what[1024], *line = NULL;
+	const char *file = ev != NULL ? ev->file : "-";
+	unsigned long lineno = ev != NULL ? ev->lineno : 0;
+	size_t len;
+	FILE *fp;
+
+	if (out->on == 0)
+		return;
+	if (undecided)
+		out->undecided++;
+	else
+		out->violations++;
+	vsnprintf(what, sizeof(what), fmt, ap);
+	if ((fp = open_memstream(&line, &len)) == NULL)
+		err(2, NULL);
+	if (ck->json) {
+		fputs("{\"file\":", fp);
+		json_str(fp, file);
+		fprintf(fp, ",\"line\":%lu,\"name\":", lineno);
+		json_str(fp, out->ops->name);
+		fprintf(fp, ",\"verdict\":\"%s\",\"what\":",
+		    undecided ? "undecided" : "violated");
+		json_str(fp, what);
+		fputs("}\n", fp);
+	} else
+		fprintf(fp, "%s:%lu: %s: %s%s\n", file, lineno, out->ops->name,
+		    undecided ? "undecided: " : "", what);
+	if (fclose(fp) != 0)
+		err(2, NULL);
+	if (out->on == 1) {
+		emit(ck, line);
+		free(line);
+		return;
+	}
+	if (ck->nheld == HELD_MAX) {
+		ck->lost++;
+		free(line);
+		return;
+	}
+	ck->held[ck->nheld].out = out;
+	ck->held[ck->nheld++].line = line;
+}
+
+void
+check_violation(struct check_out *out, const struct trace_event *ev,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(out, ev, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+check_undecided(struct check_out *out, const struct trace_event *ev,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(out, ev, 1, fmt, ap);
+	va_end(ap);
+}
+
+static int	add(struct checker *, const struct check_ops *, int);
+
+struct checker *
+checker_new(const struct check_opts *o, FILE *fp, int json)
+{
+	struct checker *ck;
+	size_t n;
+
+	if ((ck = calloc(1, sizeof(*ck))) == NULL)
+		err(2, NULL);
+	for (n = 0; check_all[n] != NULL; n++)
+		;
+	if ((ck->m = calloc(n, sizeof(*ck->m))) == NULL ||
+	    (ck->held = calloc(HELD_MAX, sizeof(*ck->held))) == NULL ||
+	    (ck->w = world_new(o->nodes)) == NULL)
+		err(2, NULL);
+	ck->o = *o;
+	ck->o.world = ck->w;
+	ck->fp = fp;
+	ck->json = json;
+	add(ck, &check_trace, 1);
+	return ck;
+}
+
+static int
+add(struct checker *ck, const struct check_ops *ops, int on)
+{
+	size_t i, at;
+
+	for (at = 0; check_all[at] != NULL && check_all[at] != ops; at++)
+		;
+	for (i = 0; i < ck->nm; i++) {
+		if (ck->m[i].ops == ops) {
+			if (on == 1)
+				ck->m[i].on = 1;
+			return 0;
+		}
+	}
+	/* Keep the order of check_all. */
+	for (i = ck->nm; i > 0; i--) {
+		size_t j;
+
+		for (j = 0; check_all[j] != ck->m[i - 1].ops; j++)
+			;
+		if (j < at)
+			break;
+		ck->m[i] = ck->m[i - 1];
+	}
+	memset(&ck->m[i], 0, sizeof(ck->m[i]));
+	ck->m[i].ops = ops;
+	ck->m[i].ck = ck;
+	ck->m[i].on = on;
+	if ((ck->m[i].st = ops->init(&ck->o)) == NULL)
+		err(2, "%s", ops->name);
+	ck->nm++;
+	return 0;
+}
+
+int
+checker_add(struct checker *ck, const char *name)
+{
+	const struct check_ops *ops;
+
+	if ((ops = check_find(name)) == NULL)
+		return -1;
+	ck->chosen = 1;
+	return add(ck, ops, 1);
+}
+
+int
+checker_add_set(struct checker *ck, const char *set)
+{
+	const struct check_ops *const *m;
+
+	if ((m = check_set(set)) == NULL)
+		return -1;
+	ck->chosen = 1;
+	for (; *m != NULL; m++)
+		add(ck, *m, 1);
+	return 0;
+}
+
+/* No set given: run every specification an algorithm can name. */
+static void
+start_auto(struct checker *ck)
+{
+	static const char *const sets[] = { "sync", "async", "lease" };
+	const struct check_ops *const *m;
+	size_t i;
+
+	ck->autoset = 1;
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		for (m = check_set(sets[i]); *m != NULL; m++)
+			add(ck, *m, 2);
+}
+
+static void
+drop(struct check_out *out)
+{
+	out->ops->free(out->st);
+	out->st = NULL;
+	out->on = 0;
+}
+
+/* The first algo= decides; the held reports of that set come out. */
+static const char *
+choose(struct checker *ck, const struct trace_event *ev)
+{
+	const struct check_ops *const *m;
+	const char *set;
+	size_t i;
+
+	if ((set = check_algo_set(ev->algo.p, ev->algo.n)) == NULL) {
+		snprintf(ck->why, sizeof(ck->why), "%s:%lu: unknown algorithm "
+		    "\"%.*s\": pass -s to choose the assertions", ev->file,
+		    ev->lineno, (int)(ev->algo.n > 40 ? 40 : ev->algo.n),
+		    ev->algo.p);
+		return ck->why;
+	}
+	if (ck->set != NULL) {
+		if (strcmp(set, ck->set) == 0)
+			return NULL;
+		snprintf(ck->why, sizeof(ck->why), "%s:%lu: algo=%.*s is "
+		    "checked as %s, but earlier boots named a %s algorithm: "
+		    "pass -s to choose the assertions", ev->file, ev->lineno,
+		    (int)(ev->algo.n > 40 ? 40 : ev->algo.n), ev->algo.p, set,
+		    ck->set);
+		return ck->why;
+	}
+	ck->set = set;
+	for (i = 0; i < ck->nm; i++) {
+		if (ck->m[i].on != 2)
+			continue;
+		for (m = check_set(set); *m != NULL; m++)
+			if (*m == ck->m[i].ops)
+				break;
+		if (*m != NULL)
+			ck->m[i].on = 1;
+		else
+			drop(&ck->m[i]);
+	}
+	for (i = 0; i < ck->nheld; i++) {
+		if (ck->held[i].out->on == 1)
+			emit(ck, ck->held[i].line);
+		free(ck->held[i].line);
+	}
+	ck->nheld = 0;
+	return NULL;
+}
+
+const char *
+checker_event(struct checker *ck, const struct trace_event *ev)
+{
+	struct check_out *out;
+	const char *why;
+
+	if (ck->events == 0 && !ck->chosen)
+		start_auto(ck);
+	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
+	    (why = choose(ck, ev)) != NULL)
+		return why;
+	if (ck->events > 0 && ev->t > ck->w->now)
+		for (out = ck->m; out < ck->m + ck->nm; out++)
+			if (out->on && out->ops->advance != NULL)
+				out->ops->advance(out->st, ev, out);
+	if (world_apply(ck->w, ev) == -1) {
+		snprintf(ck->why, sizeof(ck->why), "%s:%lu: more than %d "
+		    "nodes", ev->file, ev->lineno, WORLD_MAX_NODES);
+		return ck->why;
+	}
+	for (out = ck->m; out < ck->m + ck->nm; out++)
+		if (out->on)
+			out->ops->event(out->st, ev, out);
+	ck->events++;
+	ck->last = *ev;
+	return NULL;
+}
+
+const char *
+checker_finish(struct checker *ck)
+{
+	struct check_out *out;
+	struct trace_event *last = &ck->last;
+
+	if (ck->events == 0)
+		return "empty trace: no events";
+	/* The strings of the last event point into a buffer now gone. */
+	last->line.p = last->algo.p = last->why.p = last->grp.p =
+	    last->msg.p = last->elid.p = last->qt.p = last->token.p =
+	    last->xstatus.p = "";
+	last->line.n = last->algo.n = last->why.n = last->grp.n =
+	    last->msg.n = last->elid.n = last->qt.n = last->token.n =
+	    last->xstatus.n = 0;
+	last->nkv = 0;
+	if (ck->autoset && ck->set == NULL) {
+		snprintf(ck->why, sizeof(ck->why), "%s: no boot line names "
+		    "its algorithm (algo=): pass -s or -A to choose the "
+		    "assertions", last->file);
+		return ck->why;
+	}
+	for (out = ck->m; out < ck->m + ck->nm; out++)
+		if (out->on)
+			out->ops->finish(out->st, last, out);
+	return NULL;
+}
+
+static void
+list(const struct checker *ck, FILE *fp, const char *what, int which)
+{
+	const struct check_out *out;
+	int any = 0;
+
+	for (out = ck->m; out < ck->m + ck->nm; out++) {
+		unsigned long n;
+		int kind;
+
+		if (out->on != 1)
+			continue;
+		n = out->violations ? out->violations : out->undecided;
+		kind = out->violations ? 1 : out->undecided ? 2 : 0;
+		if (kind != which)
+			continue;
+		fprintf(fp, any ? " %s" : "%s: %s: %s", any ? out->ops->name :
+		    getprogname(), what, out->ops->name);
+		if (n > 0)
+			fprintf(fp, " (%lu)", n);
+		any = 1;
+	}
+	if (any)
+		putc('\n', fp);
+}
+
+void
+checker_summary(const struct checker *ck, FILE *fp)
+{
+	const struct world *w = ck->w;
+	char c[32], fd[32], skew[32], span[32];
+
+	trace_format_time(ck->o.c, c, sizeof(c));
+	trace_format_time(ck->o.fd_latency, fd, sizeof(fd));
+	trace_format_time(ck->o.skew, skew, sizeof(skew));
+	trace_format_time(w->now - w->first, span, sizeof(span));
+	fprintf(fp, "%s: %lu events, %u nodes, %s s of trace%s%s; "
+	    "c=%s fd-latency=%s skew=%s\n", getprogname(), ck->events, w->n,
+	    span, ck->set ? ", checked as " : "", ck->set ? ck->set : "", c,
+	    fd, skew);
+	list(ck, fp, "holds", 0);
+	list(ck, fp, "violated", 1);
+	list(ck, fp, "undecided", 2);
+	if (ck->lost > 0)
+		fprintf(fp, "%s: %lu reports before the first algo= were not "
+		    "kept\n", getprogname(), ck->lost);
+}
+
+int
+checker_verdict(const struct checker *ck)
+{
+	size_t i;
+
+	for (i = 0; i < ck->nm; i++)
+		if (ck->m[i].on == 1 &&
+		    (ck->m[i].violations > 0 || ck->m[i].undecided > 0))
+			return 1;
+	return 0;
+}
+
+void
+checker_free(struct checker *ck)
+{
+	size_t i;
+
+	if (ck == NULL)
+		return;
+	for (i = 0; i < ck->nm; i++)
+		if (ck->m[i].st != NULL)
+			ck->m[i].ops->free(ck->m[i].st);
+	for (i = 0; i < ck->nheld; i++)
+		free(ck->held[i].line);
+	free(ck->held);
+	free(ck->m);
+	world_free(ck->w);
+	free(ck);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# algo-sim, the deterministic simulator the core tests stand on.
+
+load helper
+
+@test "algo-sim: the same seed gives the same trace, byte for byte" {
+	for a in bully bully-fd async-bully; do
+		algo-sim -a $a -n 6 -s 42 -d 10 -r 5 -k crash,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/a"
+		algo-sim -a $a -n 6 -s 42 -d 10 -r 5 -k crash,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/b"
+		algo-sim -a $a -n 6 -s 43 -d 10 -r 5 -k crash,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/c"
+		cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+		! cmp -s "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	done
+}
+
+@test "algo-sim: every node boots with its incarnation, algorithm and cluster size" {
+	run algo-sim -a async-bully -c 2,7,9 -d 2 -e '0.5 crash 7' -e '1 boot 7'
+	assert_success
+	assert_line --index 0 "0 2 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0 7 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0 9 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0.5 7 crash"
+	assert_line "1 7 boot inc=2 algo=async-bully nodes=3"
+}
+
+# Without crashes or cuts nothing is lost: what a node receives from a
+# peer is what the peer sent it, in the order it was sent.
+@test "algo-sim: messages between two nodes arrive in the order they were sent" {
+	algo-sim -a async-bully -n 5 -s 7 -d 8 -r 4 -k pause -m 0.1:20 \
+	    >"$BATS_TEST_TMPDIR/t"
+	run awk '
+	$3 == "send" { sub(/^to=/, "", $4); q[$2 " " $4] = q[$2 " " $4] " " $5 $6; n++ }
+	$3 == "recv" { sub(/^from=/, "", $4); k = $4 " " $2
+		if (index(q[k], " " $5 $6) != 1) { print "out of order: " $0; exit 1 }
+		q[k] = substr(q[k], length($5 $6) + 2); r++ }
+	END { if (r < 100 || n - r > 50) { print n " sent, " r " received"; exit 1 } }
+	' "$BATS_TEST_TMPDIR/t"
+	assert_success
+}
+
+@test "algo-sim: a paused node handles nothing until it resumes, then all that queued up" {
+	algo-sim -a bully-fd -n 4 -d 3 -e '1 pause 2' -e '2 resume 2' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run awk '$2 == 2 && $1 >= 1 && $1 < 2' "$BATS_TEST_TMPDIR/t"
+	assert_output "1 2 pause"
+	run awk '$2 == 2 && $1 == 2 && $3 == "recv"' "$BATS_TEST_TMPDIR/t"
+	assert_line --index 0 --regexp '^2 2 recv from=4 msg=Norm\? elid=4\.1\.'
+	run grep -c ' fd op=down peer=2$' "$BATS_TEST_TMPDIR/t"
+	assert_output 1
+}
+
+@test "algo-sim: a partition cuts every link across, and heal mends them" {
+	run algo-sim -a async-bully -n 3 -d 2 -e '1 partition 1/2,3' -e '1.5 heal'
+	assert_success
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1 - net a=1 b=3 link=down"
+	refute_line "1 - net a=2 b=3 link=down"
+	assert_line "1.5 - net a=1 b=2 link=up"
+}
+
+@test "algo-sim: bad usage is refused with exit 2" {
+	run algo-sim -a nonesuch -n 3
+	assert_failure 2
+	assert_output --partial "unknown algorithm nonesuch"
+	run algo-sim -a bully -n 3 -e '1 explode 2'
+	assert_failure 2
+	assert_output --partial "unknown event explode"
+	run algo-sim -a bully -n 3 -e '1 crash 9'
+	assert_failure 2
+	assert_output --partial "node 9 is not in the cluster"
+	run algo-sim -a bully -n 3 -t nonesuch=5
+	assert_failure 2
+	run algo-sim -a bully -n 3 -m 5:1
+	assert_failure 2
+	run algo-sim -a bully
+	assert_failure 2
+}
