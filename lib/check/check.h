@@ -51,12 +51,18 @@ struct check_ops {
 	void		 (*free)(void *);
 	/*
 	 * Optional: called before the world takes EV in, when EV's time is
-	 * later than any before it, so that what fell due in between is
-	 * judged on the world as it was.
+	 * later than any before it (and than the time given to check_wake),
+	 * so that what fell due in between is judged on the world as it was.
 	 */
 	void		 (*advance)(void *, const struct trace_event *,
 			    struct check_out *);
+	/* The events event() wants, as bits 1u << TR_...; 0: all of them. */
+	unsigned	 events;
 };
+
+/* Asks for advance() only at the first event later than T (INT64_MAX:
+ * nothing due).  Until a module asks, advance() comes at every later time. */
+void	check_wake(struct check_out *, trace_time t);
 
 /* The assertions (trace-format.md gives their names). */
 extern const struct check_ops check_trace;

@@ -1,28 +1,479 @@
-/* placeholder until the module lands */
+/*
+ * Nerio's safety of leaderships: Leader Uniqueness (1) and invariant (14).
+ *
+ * uniqueness: at no time do two nodes lead.  With a skew bound S a
+ * leadership of one node is compared with another's shifted anywhere in
+ * [-S, S], and an overlap is reported only when it survives every shift:
+ * node q's start plus S before p's end, and p's start plus S before q's.
+ * Ends are taken at their earliest (lw_end's lo), so that a clock that
+ * may have run fast, or a crash not yet ruled out, never makes an overlap
+ * look certain.  It is reported at the line where it became certain.
+ *
+ * lease-quorum: while a node leads, a majority of the cluster grants it a
+ * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants are
+ * counted as long as they could last (lw_end's hi) and, for other nodes
+ * than the leader, widened by S on both sides; a lack of quorum is
+ * reported once no line still to come could fill it in.
+ */
 #include <stdlib.h>
+#include <string.h>
 
-#include "check/check.h"
+#include "check/lease.h"
+
+/* Leaderships compared for an overlap not yet certain nor ruled out. */
+struct uside {
+	size_t		 node;
+	uint64_t	 gen;
+	struct inst	 a;
+	int		 ended;
+	struct inst	 lo, hi;
+	trace_time	 nominal;
+};
+
+struct upair {
+	struct uside	 s[2];		/* s[1] started later */
+};
+
+struct uniq {
+	struct lw	 w;
+	struct upair	*pair;
+	size_t		 npair, cap;
+};
 
 static void *
-lease_init(const struct check_opts *o)
+uniq_init(const struct check_opts *o)
 {
-	return calloc(1, 1);
+	return lw_new(sizeof(struct uniq), o);
 }
 
 static void
-lease_event(void *st, const struct trace_event *ev, struct check_out *out)
+uniq_free(void *arg)
 {
+	struct uniq *u = arg;
+
+	free(u->pair);
+	lw_delete(u);
+}
+
+/* Bounds on the end of a side; a running one is not ruled out before a
+ * line of its node ends it, whatever the drift bound says. */
+static void
+side_end(const struct uniq *u, const struct uside *s, struct inst *lo,
+    struct inst *hi)
+{
+	const struct lw_node *n = &u->w.node[s->node];
+
+	if (s->ended) {
+		*lo = s->lo;
+		*hi = s->hi;
+		return;
+	}
+	lw_end(&u->w, n, &n->lead, lo, hi);
+	*hi = inst_make(TIME_MAX, INST_LAST);
+}
+
+static trace_time
+side_nominal(const struct uniq *u, const struct uside *s)
+{
+	const struct lw_node *n = &u->w.node[s->node];
+
+	return s->ended ? s->nominal : lw_nominal(n, &n->lead);
+}
+
+/* 1: the overlap is certain; -1: it cannot become so; 0: not yet known. */
+static int
+overlap(const struct uniq *u, const struct upair *p)
+{
+	struct inst lo0, hi0, lo1, hi1, a0, a1;
+
+	side_end(u, &p->s[0], &lo0, &hi0);
+	side_end(u, &p->s[1], &lo1, &hi1);
+	a0 = inst_late(p->s[0].a, u->w.skew);
+	a1 = inst_late(p->s[1].a, u->w.skew);
+	if (inst_lt(a1, lo0) && inst_lt(a0, lo1))
+		return 1;
+	if (!inst_lt(a1, hi0) || !inst_lt(a0, hi1))
+		return -1;
+	return 0;
+}
+
+/* One pair at a time for a leadership of P and later ones of Q. */
+static void
+uniq_pair(struct uniq *u, size_t p, size_t q)
+{
+	struct upair *x;
+	size_t j;
+
+	for (j = 0; j < u->npair; j++) {
+		x = &u->pair[j];
+		if (x->s[0].node == p && x->s[0].gen == u->w.node[p].lead.gen &&
+		    x->s[1].node == q)
+			return;
+	}
+	if (u->npair == u->cap) {
+		if ((x = array_grow(u->pair, &u->cap, sizeof(*x))) == NULL) {
+			u->w.nomem = 1;
+			return;
+		}
+		u->pair = x;
+	}
+	x = &u->pair[u->npair++];
+	memset(x, 0, sizeof(*x));
+	x->s[0].node = p;
+	x->s[0].gen = u->w.node[p].lead.gen;
+	x->s[0].a = u->w.node[p].lead.a;
+	x->s[1].node = q;
+	x->s[1].gen = u->w.node[q].lead.gen;
+	x->s[1].a = u->w.node[q].lead.a;
 }
 
 static void
-lease_finish(void *st, const struct trace_event *last, struct check_out *out)
+uniq_report(struct uniq *u, const struct upair *p,
+    const struct trace_event *ev, struct check_out *out)
 {
+	char b[4][TIME_BUFLEN];
+
+	check_violation(out, ev, "nodes %u and %u both lead: %u from %s "
+	    "until %s, %u from %s until %s", u->w.node[p->s[0].node].id,
+	    u->w.node[p->s[1].node].id, u->w.node[p->s[0].node].id,
+	    time_str(b[0], p->s[0].a.t), time_str(b[1], side_nominal(u,
+	    &p->s[0])), u->w.node[p->s[1].node].id, time_str(b[2],
+	    p->s[1].a.t), time_str(b[3], side_nominal(u, &p->s[1])));
 }
 
-#define LEASE_MODULE(n) { n, lease_init, lease_event, lease_finish, free, NULL }
-const struct check_ops check_uniqueness = LEASE_MODULE("uniqueness");
-const struct check_ops check_lease_quorum = LEASE_MODULE("lease-quorum");
-const struct check_ops check_edict_validity = LEASE_MODULE("edict-validity");
-const struct check_ops check_edict_order = LEASE_MODULE("edict-order");
-const struct check_ops check_stability = LEASE_MODULE("stability");
-const struct check_ops check_election = LEASE_MODULE("election");
+static void
+uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct uniq *u = arg;
+	size_t c, j, k;
+
+	lw_event(&u->w, ev);
+	for (c = 0; c < u->w.nch; c++) {
+		const struct lw_change *ch = &u->w.ch[c];
+
+		if (ch->what == LW_LEAD_END) {
+			for (j = 0; j < u->npair; j++)
+				for (k = 0; k < 2; k++) {
+					struct uside *s = &u->pair[j].s[k];
+
+					if (s->node != ch->node ||
+					    s->gen != ch->span.gen)
+						continue;
+					s->ended = 1;
+					s->lo = ch->span.lo;
+					s->hi = ch->span.hi;
+					s->nominal = ch->span.nominal;
+				}
+		} else if (ch->what == LW_LEAD_START) {
+			for (j = 0; j < u->w.nlive; j++) {
+				size_t p = u->w.live[j];
+
+				if (p != ch->node && u->w.node[p].lead.on)
+					uniq_pair(u, p, ch->node);
+			}
+		}
+	}
+	for (j = 0; j < u->npair; ) {
+		int r = overlap(u, &u->pair[j]);
+
+		if (r == 1)
+			uniq_report(u, &u->pair[j], ev, out);
+		if (r != 0)
+			u->pair[j] = u->pair[--u->npair];
+		else
+			j++;
+	}
+}
+
+const struct check_ops check_uniqueness = {
+	.name = "uniqueness",
+	.init = uniq_init,
+	.event = uniq_event,
+	.finish = lw_finish,
+	.free = uniq_free,
+};
+
+/*
+ * lease-quorum.  For each leadership, the instants up to chk are known to
+ * have had a quorum of grants; the earliest instant after it without one,
+ * as far as the grants seen so far say, is d.  A grantor's ended grants
+ * are kept for as long as a leadership may still be checked against them
+ * (a skew bound's worth of time): a few of them, the older ones merged
+ * into one that counts for every grantee, which can only hide a lack.
+ */
+#define QRUNS	4
+
+struct qrun {
+	unsigned	 to;		/* 0: any grantee */
+	struct inst	 g, h;		/* the grant's line, its latest end */
+};
+
+struct qregion {
+	int		 on;
+	uint64_t	 gen;
+	int		 ended;
+	struct inst	 end;		/* earliest end, once ended */
+	struct inst	 chk;
+	int		 dvalid;
+	struct inst	 d;
+};
+
+struct qnode {
+	struct qrun	 old[QRUNS];
+	size_t		 nold;
+	int		 wild;
+	struct qrun	 any;		/* older grants, merged */
+	struct qregion	 r[2];		/* the current leadership, the last */
+};
+
+struct quorum {
+	struct lw	 w;
+	struct qnode	*n;
+	size_t		 cap;
+	struct inst	*ends;
+	size_t		 endcap;
+};
+
+static void *
+quorum_init(const struct check_opts *o)
+{
+	return lw_new(sizeof(struct quorum), o);
+}
+
+static void
+quorum_free(void *arg)
+{
+	struct quorum *q = arg;
+
+	free(q->n);
+	free(q->ends);
+	lw_delete(q);
+}
+
+/* Whether grant run R of grantor J covers T for leader P; *U its end. */
+static int
+run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
+    struct inst t, struct inst *u)
+{
+	trace_time skew = j == p ? 0 : q->w.skew;
+	struct inst from, to;
+
+	if (r->to != 0 && r->to != q->w.node[p].id)
+		return 0;
+	/* A grant stamped with the same time as the lead it supports is
+	 * taken to come first, whatever the order of the lines. */
+	from = skew == 0 ? inst_make(r->g.t, 0) : inst_early(r->g, skew);
+	to = inst_late(r->h, skew);
+	if (inst_lt(t, from) || !inst_lt(t, to))
+		return 0;
+	*u = inst_max(*u, to);
+	return 1;
+}
+
+/* Whether J grants to P at T, and until when at least (*U). */
+static int
+grants(const struct quorum *q, size_t j, size_t p, struct inst t,
+    struct inst *u)
+{
+	const struct lw_node *n = &q->w.node[j];
+	const struct qnode *x = &q->n[j];
+	struct qrun r;
+	struct inst lo;
+	int yes = 0;
+	size_t k;
+
+	*u = t;
+	if (n->grant.gen > 0) {
+		r.to = n->grant.to;
+		r.g = n->grant.a;
+		lw_end(&q->w, n, &n->grant, &lo, &r.h);
+		yes |= run_covers(q, &r, j, p, t, u);
+	}
+	for (k = 0; k < x->nold; k++)
+		yes |= run_covers(q, &x->old[k], j, p, t, u);
+	if (x->wild)
+		yes |= run_covers(q, &x->any, j, p, t, u);
+	return yes;
+}
+
+static int
+inst_desc(const void *a, const void *b)
+{
+	return -inst_cmp(*(const struct inst *)a, *(const struct inst *)b);
+}
+
+/* The earliest instant from FROM on at which fewer than a quorum grant to
+ * P, as far as is known; *COUNT how many grant then. */
+static struct inst
+deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
+{
+	unsigned need = lw_quorum(&q->w);
+	struct inst t = from, u;
+	size_t j, iter, nn = q->w.ids.n;
+
+	if (q->endcap < nn) {
+		struct inst *e = reallocarray(q->ends, nn, sizeof(*e));
+
+		if (e == NULL) {
+			q->w.nomem = 1;
+			*count = need;
+			return inst_make(TIME_MAX, INST_LAST);
+		}
+		q->ends = e;
+		q->endcap = nn;
+	}
+	for (iter = 0; iter <= nn * (QRUNS + 3); iter++) {
+		size_t c = 0;
+
+		for (j = 0; j < nn; j++)
+			if (grants(q, j, p, t, &u))
+				q->ends[c++] = u;
+		if (c < need) {
+			*count = (unsigned)c;
+			return t;
+		}
+		/* The quorum holds until all but need-1 of them have ended. */
+		qsort(q->ends, c, sizeof(*q->ends), inst_desc);
+		if (!inst_lt(t, q->ends[need - 1]))
+			break;
+		t = q->ends[need - 1];
+	}
+	*count = need;
+	return inst_make(TIME_MAX, INST_LAST);
+}
+
+static int
+quorum_grow(struct quorum *q)
+{
+	while (q->cap < q->w.ids.n) {
+		struct qnode *n = array_grow(q->n, &q->cap, sizeof(*n));
+
+		if (n == NULL) {
+			q->w.nomem = 1;
+			return -1;
+		}
+		q->n = n;
+	}
+	return 0;
+}
+
+static void
+keep_run(struct quorum *q, const struct lw_change *ch)
+{
+	struct qnode *x = &q->n[ch->node];
+	struct qrun r = { ch->span.to, ch->span.a, ch->span.hi };
+
+	if (x->nold == QRUNS) {
+		struct qrun *o = &x->old[0];
+
+		if (!x->wild)
+			x->any = *o;
+		x->any.to = 0;
+		x->any.g = inst_min(x->any.g, o->g);
+		x->any.h = inst_max(x->any.h, o->h);
+		x->wild = 1;
+		memmove(x->old, x->old + 1, (QRUNS - 1) * sizeof(*x->old));
+		x->nold--;
+	}
+	x->old[x->nold++] = r;
+}
+
+static void
+quorum_change(struct quorum *q, const struct lw_change *ch)
+{
+	struct qnode *x = &q->n[ch->node];
+	size_t j;
+
+	switch (ch->what) {
+	case LW_LEAD_START:
+		if (x->r[0].on)
+			x->r[1] = x->r[0];
+		memset(&x->r[0], 0, sizeof(x->r[0]));
+		x->r[0].on = 1;
+		x->r[0].gen = ch->span.gen;
+		x->r[0].chk = inst_after(ch->span.a);
+		break;
+	case LW_LEAD_END:
+		for (j = 0; j < 2; j++)
+			if (x->r[j].on && x->r[j].gen == ch->span.gen) {
+				x->r[j].ended = 1;
+				x->r[j].end = ch->span.lo;
+			}
+		break;
+	case LW_GRANT_END:
+		keep_run(q, ch);
+		/* FALLTHROUGH */
+	case LW_GRANT_START:
+	case LW_GRANT_RENEW:
+	case LW_SAMPLE:
+		for (j = 0; j < q->w.ids.n; j++)
+			q->n[j].r[0].dvalid = q->n[j].r[1].dvalid = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
+    const struct trace_event *ev, struct check_out *out)
+{
+	const struct lw_node *n = &q->w.node[p];
+	struct inst limit, hi;
+	unsigned count;
+	char b[TIME_BUFLEN];
+
+	if (r->ended)
+		limit = r->end;
+	else
+		lw_end(&q->w, n, &n->lead, &limit, &hi);
+	limit = inst_min(limit, h);
+	if (!inst_lt(r->chk, limit))
+		goto out;
+	if (!r->dvalid) {
+		r->d = deficit(q, p, r->chk, &count);
+		r->dvalid = 1;
+	}
+	if (inst_lt(r->d, limit)) {
+		deficit(q, p, r->d, &count);
+		check_violation(out, ev, "node %u leads at %s while at most %u "
+		    "of %u nodes grant it a lease, %u needed", n->id,
+		    time_str(b, r->d.t), count, lw_size(&q->w),
+		    lw_quorum(&q->w));
+		r->on = 0;
+		return;
+	}
+	r->chk = limit;
+out:
+	if (r->ended && !inst_lt(r->chk, r->end))
+		r->on = 0;
+}
+
+static void
+quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct quorum *q = arg;
+	struct inst h;
+	size_t c, p, k;
+
+	lw_event(&q->w, ev);
+	if (quorum_grow(q) == -1)
+		return;
+	for (c = 0; c < q->w.nch; c++)
+		quorum_change(q, &q->w.ch[c]);
+	/* What no line still to come can change. */
+	h = q->w.skew == 0 ? inst_make(q->w.now.t, q->w.now.s + 2) :
+	    inst_make(time_add(q->w.now.t, -q->w.skew), 0);
+	for (p = 0; p < q->w.ids.n; p++)
+		for (k = 0; k < 2; k++)
+			if (q->n[p].r[k].on)
+				quorum_check(q, p, &q->n[p].r[k], h, ev, out);
+}
+
+const struct check_ops check_lease_quorum = {
+	.name = "lease-quorum",
+	.init = quorum_init,
+	.event = quorum_event,
+	.finish = lw_finish,
+	.free = quorum_free,
+};

@@ -442,9 +442,12 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
  * way some witness holds from cov on, so cov follows time (less the skew).
  */
 static void
-restretch(struct live *l, int reset)
+restretch(struct live *l, trace_time t, int reset)
 {
 	trace_time since = 0;
+
+	if (l->bad)
+		l->cov = max2(l->cov, t - l->skew);	/* advance may not have */
 
 	if (!witness(l, &since, l->why, sizeof(l->why))) {
 		l->bad = 0;
@@ -475,20 +478,18 @@ stretch_report(struct live *l, const struct trace_event *ev,
 }
 
 static void
-live_event(void *st, const struct trace_event *ev, struct check_out *out)
+take(struct live *l, const struct trace_event *ev, struct check_out *out)
 {
-	struct live *l = st;
 	const struct world *w = l->w;
 	unsigned keys = D_STATUS | D_LDR | (grouped(l) ? D_GRP : 0);
 
 	if (!l->begun || disturbs(l, ev)) {
+		l->d = l->q = l->begun ? ev->t : w->first;
 		l->begun = 1;
-		l->d = ev->t;
-		l->q = ev->t;
 		l->stable = !world_unstable(w);
 		l->reported = l->pend = l->judged = 0;
 		if (!settling(l) && l->stable)
-			restretch(l, 1);
+			restretch(l, ev->t, 1);
 		else
 			l->bad = 0;
 		return;
@@ -496,7 +497,7 @@ live_event(void *st, const struct trace_event *ev, struct check_out *out)
 	if (!l->stable || !(w->changed & (W_UP | W_STATE)))
 		return;
 	if (!settling(l)) {
-		restretch(l, 0);
+		restretch(l, ev->t, 0);
 		return;
 	}
 	if (!(w->diff & keys))
@@ -505,6 +506,33 @@ live_event(void *st, const struct trace_event *ev, struct check_out *out)
 	l->judged = 0;
 	if (!l->reported && !l->pend && ev->t > l->d + l->c + l->skew)
 		changed(l, ev, out);
+}
+
+static void	rewake(const struct live *, struct check_out *);
+
+static void
+live_event(void *st, const struct trace_event *ev, struct check_out *out)
+{
+	take(st, ev, out);
+	rewake(st, out);
+}
+
+/* When the next thing falls due, so that advance comes no earlier. */
+static void
+rewake(const struct live *l, struct check_out *out)
+{
+	trace_time t = INT64_MAX;
+
+	if (l->stable && !l->reported) {
+		if (!settling(l)) {
+			if (l->bad)
+				t = l->b + l->c + l->skew;
+		} else if (l->pend)
+			t = l->pend_t + l->skew;
+		else if (!l->judged)
+			t = max2(l->q, l->d + l->c) + l->skew;
+	}
+	check_wake(out, t);
 }
 
 /*
@@ -547,6 +575,7 @@ static void
 live_advance(void *st, const struct trace_event *ev, struct check_out *out)
 {
 	due(st, ev, 0, out);
+	rewake(st, out);
 }
 
 static void
@@ -590,8 +619,10 @@ INIT(gm4s_init, GM4S)
 INIT(gm2_init, GM2)
 INIT(gm4_init, GM4)
 
+#define EVENTS	(1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | \
+	1u << TR_PAUSE | 1u << TR_RESUME | 1u << TR_STATE | 1u << TR_NET)
 #define LIVE(name, init) { name, init, live_event, live_finish, live_free, \
-	live_advance }
+	live_advance, EVENTS }
 const struct check_ops check_sle2 = LIVE("sle2", sle2_init);
 const struct check_ops check_ale2w = LIVE("ale2w", ale2w_init);
 const struct check_ops check_ale2 = LIVE("ale2", ale2_init);

@@ -22,6 +22,7 @@ struct check_out {
 	struct checker		*ck;
 	unsigned long		 violations, undecided;
 	int			 on;	/* 0: dropped, 1: chosen, 2: pending */
+	trace_time		 wake;
 };
 
 struct held {
@@ -42,6 +43,7 @@ struct checker {
 	struct held		*held;
 	size_t			 nheld;
 	unsigned long		 lost;	/* held reports that did not fit */
+	trace_time		 wake;	/* no module wakes before */
 	struct trace_event	 last;
 	unsigned long		 events;
 	char			 why[256];
@@ -142,6 +144,14 @@ check_undecided(struct check_out *out, const struct trace_event *ev,
 
 static int	add(struct checker *, const struct check_ops *, int);
 
+void
+check_wake(struct check_out *out, trace_time t)
+{
+	out->wake = t;
+	if (t < out->ck->wake)
+		out->ck->wake = t;
+}
+
 struct checker *
 checker_new(const struct check_opts *o, FILE *fp, int json)
 {
@@ -160,6 +170,7 @@ checker_new(const struct check_opts *o, FILE *fp, int json)
 	ck->o.world = ck->w;
 	ck->fp = fp;
 	ck->json = json;
+	ck->wake = INT64_MIN;
 	add(ck, &check_trace, 1);
 	return ck;
 }
@@ -192,6 +203,7 @@ add(struct checker *ck, const struct check_ops *ops, int on)
 	ck->m[i].ops = ops;
 	ck->m[i].ck = ck;
 	ck->m[i].on = on;
+	ck->m[i].wake = INT64_MIN;
 	if ((ck->m[i].st = ops->init(&ck->o)) == NULL)
 		err(2, "%s", ops->name);
 	ck->nm++;
@@ -250,7 +262,7 @@ choose(struct checker *ck, const struct trace_event *ev)
 {
 	const struct check_ops *const *m;
 	const char *set;
-	size_t i;
+	size_t i, j;
 
 	if ((set = check_algo_set(ev->algo.p, ev->algo.n)) == NULL) {
 		snprintf(ck->why, sizeof(ck->why), "%s:%lu: unknown algorithm "
@@ -287,6 +299,11 @@ choose(struct checker *ck, const struct trace_event *ev)
 		free(ck->held[i].line);
 	}
 	ck->nheld = 0;
+	/* Only the chosen run from now on: every event visits them all. */
+	for (i = j = 0; i < ck->nm; i++)
+		if (ck->m[i].on)
+			ck->m[j++] = ck->m[i];
+	ck->nm = j;
 	return NULL;
 }
 
@@ -301,20 +318,34 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
 	    (why = choose(ck, ev)) != NULL)
 		return why;
-	if (ck->events > 0 && ev->t > ck->w->now)
-		for (out = ck->m; out < ck->m + ck->nm; out++)
-			if (out->on && out->ops->advance != NULL)
+	if (ck->events > 0 && ev->t > ck->w->now && ev->t > ck->wake) {
+		ck->wake = INT64_MAX;
+		for (out = ck->m; out < ck->m + ck->nm; out++) {
+			if (out->on && out->ops->advance != NULL &&
+			    ev->t > out->wake)
 				out->ops->advance(out->st, ev, out);
+			if (out->on && out->ops->advance != NULL &&
+			    out->wake < ck->wake)
+				ck->wake = out->wake;
+		}
+	}
 	if (world_apply(ck->w, ev) == -1) {
 		snprintf(ck->why, sizeof(ck->why), "%s:%lu: more than %d "
 		    "nodes", ev->file, ev->lineno, WORLD_MAX_NODES);
 		return ck->why;
 	}
 	for (out = ck->m; out < ck->m + ck->nm; out++)
-		if (out->on)
+		if (out->on && (out->ops->events == 0 ||
+		    (out->ops->events & 1u << ev->type)))
 			out->ops->event(out->st, ev, out);
 	ck->events++;
-	ck->last = *ev;
+	/* Only what finish may use: a whole copy would cost more than the
+	 * rest of the work on most lines. */
+	ck->last.file = ev->file;
+	ck->last.lineno = ev->lineno;
+	ck->last.t = ev->t;
+	ck->last.node = ev->node;
+	ck->last.type = ev->type;
 	return NULL;
 }
 
@@ -322,18 +353,10 @@ const char *
 checker_finish(struct checker *ck)
 {
 	struct check_out *out;
-	struct trace_event *last = &ck->last;
+	const struct trace_event *last = &ck->last;
 
 	if (ck->events == 0)
 		return "empty trace: no events";
-	/* The strings of the last event point into a buffer now gone. */
-	last->line.p = last->algo.p = last->why.p = last->grp.p =
-	    last->msg.p = last->elid.p = last->qt.p = last->token.p =
-	    last->xstatus.p = "";
-	last->line.n = last->algo.n = last->why.n = last->grp.n =
-	    last->msg.n = last->elid.n = last->qt.n = last->token.n =
-	    last->xstatus.n = 0;
-	last->nkv = 0;
 	if (ck->autoset && ck->set == NULL) {
 		snprintf(ck->why, sizeof(ck->why), "%s: no boot line names "
 		    "its algorithm (algo=): pass -s or -A to choose the "

@@ -220,6 +220,27 @@ started(struct safety *s, int i, trace_time t, const struct trace_event *ev,
 	}
 }
 
+/* The first time a waiting pair can become certain. */
+static void
+rewake(const struct safety *s, struct check_out *out)
+{
+	trace_time t = INT64_MAX;
+	size_t k;
+
+	for (k = 0; k < s->np; k++) {
+		const struct pend *p = &s->p[k];
+		trace_time start;
+
+		if (p->ei == ONGOING && p->ej == ONGOING)
+			start = p->si > p->sj ? p->si : p->sj;
+		else
+			start = p->ei == ONGOING ? p->sj : p->si;
+		if (start + s->skew < t)
+			t = start + s->skew;
+	}
+	check_wake(out, t);
+}
+
 static void
 safety_event(void *st, const struct trace_event *ev, struct check_out *out)
 {
@@ -247,6 +268,7 @@ safety_event(void *st, const struct trace_event *ev, struct check_out *out)
 		s->episode = 0;
 	if (r->active)
 		started(s, w->cur, ev->t, ev, out);
+	rewake(s, out);
 }
 
 static void
@@ -256,6 +278,7 @@ safety_advance(void *st, const struct trace_event *ev, struct check_out *out)
 
 	if (s->np > 0)
 		settle(s, ev, ev->t, out);
+	rewake(s, out);
 }
 
 static void
@@ -314,7 +337,8 @@ gm3_init(const struct check_opts *o)
 }
 
 #define SAFETY(name, init) { name, init, safety_event, safety_finish, \
-	safety_free, safety_advance }
+	safety_free, safety_advance, \
+	1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | 1u << TR_STATE }
 const struct check_ops check_sle1 = SAFETY("sle1", sle1_init);
 const struct check_ops check_gm1 = SAFETY("gm1", gm1_init);
 const struct check_ops check_ale1 = SAFETY("ale1", ale1_init);

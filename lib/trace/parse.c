@@ -30,38 +30,103 @@ trace_status_name(enum trace_status s)
 	return s < ST_NSTATUS ? status_names[s] : "?";
 }
 
+/* Words and keys are short: a loop beats a call to memcmp. */
+static int
+same(const char *a, const char *b, size_t n)
+{
+	while (n-- > 0)
+		if (*a++ != *b++)
+			return 0;
+	return 1;
+}
+
 int
 trace_str_eq(struct trace_str s, const char *c)
 {
-	size_t n = strlen(c);
+	size_t i;
 
-	return s.n == n && memcmp(s.p, c, n) == 0;
+	for (i = 0; i < s.n; i++)
+		if (c[i] != s.p[i])	/* also stops at c's NUL */
+			return 0;
+	return c[i] == '\0';
 }
 
-/* Seconds with up to 9 fractional digits, to nanoseconds. */
+#define ONES	UINT64_C(0x0101010101010101)
+#define HIGH	UINT64_C(0x8080808080808080)
+
+/* The number the N digits at S make, or -1 if one is not a digit. */
+static int64_t
+digits(const char *s, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned d = (unsigned)((unsigned char)s[i] - '0');
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/* Eight digits at S, the first most significant (SWAR), or -1. */
+static int64_t
+digits8(const char *s)
+{
+	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
+	uint64_t v;
+
+	memcpy(&v, s, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);	/* the first byte lowest */
+#endif
+	/* Every byte 0x30 to 0x39: high nibble 3, and 3 after adding 6. */
+	if (((v & hi) | (((v + ONES * 6) & hi) >> 4)) != ONES * 0x33)
+		return -1;
+	v -= ONES * '0';
+	v = v * 10 + (v >> 8);		/* pairs of digits */
+	v = ((v & UINT64_C(0x000000FF000000FF)) *
+	    (100 + (UINT64_C(1000000) << 32)) +
+	    ((v >> 16) & UINT64_C(0x000000FF000000FF)) *
+	    (1 + (UINT64_C(10000) << 32))) >> 32;
+	return (int64_t)v;
+}
+
+/* The number of N (at most 18) digits at S, or -1. */
+static int64_t
+number(const char *s, size_t n)
+{
+	int64_t hi, lo;
+
+	if (n < 8)
+		return digits(s, n);
+	if ((hi = digits(s, n - 8)) == -1 || (lo = digits8(s + n - 8)) == -1)
+		return -1;
+	return hi * 100000000 + lo;
+}
+
+/* Seconds (at most 10 digits) with up to 9 fractional digits, to ns. */
 int
 trace_parse_time(const char *s, size_t n, trace_time *out)
 {
-	int64_t sec = 0, frac = 0;
-	size_t i = 0, digits = 0, fd = 0;
+	static const int64_t scale[10] = { 1000000000, 100000000, 10000000,
+	    1000000, 100000, 10000, 1000, 100, 10, 1 };
+	int64_t sec, frac = 0;
+	size_t dot;
 
-	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-		if (digits >= 10)
-			return -1;
-		sec = sec * 10 + (s[i] - '0');
-	}
-	if (digits == 0 || sec > INT64_C(9000000000))
+	for (dot = 0; dot < n && s[dot] != '.'; dot++)
+		;
+	if (dot == 0 || dot > 10 || (dot < n && (n - dot - 1 == 0 ||
+	    n - dot - 1 > 9)))
 		return -1;
-	if (i < n) {
-		if (s[i++] != '.' || i == n)
+	if ((sec = number(s, dot)) == -1 || sec > INT64_C(9000000000))
+		return -1;
+	if (dot < n) {
+		if ((frac = number(s + dot + 1, n - dot - 1)) == -1)
 			return -1;
-		for (; i < n; i++, fd++) {
-			if (fd >= 9 || s[i] < '0' || s[i] > '9')
-				return -1;
-			frac = frac * 10 + (s[i] - '0');
-		}
-		for (; fd < 9; fd++)
-			frac *= 10;
+		frac *= scale[n - dot - 1];
 	}
 	*out = sec * TRACE_NS + frac;
 	return 0;
@@ -165,57 +230,110 @@ enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT };
 #define OPS_LEASE (1u << OP_GRANT | 1u << OP_RELEASE)
 #define OPS_TASK (1u << OP_START | 1u << OP_STOP)
 #define F(f)	offsetof(struct trace_event, f)
+#define K(s)	s, sizeof(s) - 1
 
 /* The keys of each event: the format page's table, as data. */
-static const struct keyspec {
-	enum trace_type	 type;
+struct keyspec {
 	const char	*key;
+	size_t		 klen;
 	enum kind	 kind;
 	int		 required;
 	size_t		 off;
 	unsigned	 have;	/* HAVE_ bit for optional keys */
 	unsigned	 ops;	/* allowed op= values */
-} keyspecs[] = {
-	{ TR_BOOT, "inc", K_U64, 1, F(inc), 0, 0 },
-	{ TR_BOOT, "algo", K_STR, 0, F(algo), HAVE_ALGO, 0 },
-	{ TR_BOOT, "nodes", K_ID, 0, F(nodes), HAVE_NODES, 0 },
-	{ TR_EXIT, "why", K_STR, 1, F(why), HAVE_WHY, 0 },
-	{ TR_STATE, "status", K_STATUS, 1, F(status), 0, 0 },
-	{ TR_STATE, "ldr", K_ID0, 1, F(ldr), 0, 0 },
-	{ TR_STATE, "grp", K_STR, 1, F(grp), 0, 0 },
-	{ TR_SEND, "to", K_ID, 1, F(to), 0, 0 },
-	{ TR_SEND, "msg", K_STR, 1, F(msg), 0, 0 },
-	{ TR_SEND, "elid", K_STR, 0, F(elid), HAVE_ELID, 0 },
-	{ TR_SEND, "bytes", K_U64, 0, F(bytes), HAVE_BYTES, 0 },
-	{ TR_RECV, "from", K_ID, 1, F(from), 0, 0 },
-	{ TR_RECV, "msg", K_STR, 1, F(msg), 0, 0 },
-	{ TR_RECV, "elid", K_STR, 0, F(elid), HAVE_ELID, 0 },
-	{ TR_DROP, "from", K_ID0, 1, F(from), 0, 0 },
-	{ TR_DROP, "why", K_STR, 1, F(why), HAVE_WHY, 0 },
-	{ TR_FD, "op", K_OP, 1, F(op), 0, OPS_FD },
-	{ TR_FD, "peer", K_ID, 1, F(peer), 0, 0 },
-	{ TR_LEASE, "op", K_OP, 1, F(op), 0, OPS_LEASE },
-	{ TR_LEASE, "to", K_ID, 1, F(to), 0, 0 },
-	{ TR_LEASE, "until", K_TIME, 0, F(until), HAVE_UNTIL, 0 },
-	{ TR_LEASE, "clock", K_TIME, 1, F(clock), 0, 0 },
-	{ TR_LEAD, "until", K_TIME, 1, F(until), HAVE_UNTIL, 0 },
-	{ TR_LEAD, "clock", K_TIME, 1, F(clock), 0, 0 },
-	{ TR_LEAD, "qt", K_QT, 0, F(qt), HAVE_QT, 0 },
-	{ TR_EDICT, "seq", K_U64, 1, F(seq), 0, 0 },
-	{ TR_EDICT, "qt", K_QT, 1, F(qt), HAVE_QT, 0 },
-	{ TR_EDICT, "clock", K_TIME, 1, F(clock), 0, 0 },
-	{ TR_DELIVER, "from", K_ID, 1, F(from), 0, 0 },
-	{ TR_DELIVER, "seq", K_U64, 1, F(seq), 0, 0 },
-	{ TR_DELIVER, "qt", K_QT, 1, F(qt), HAVE_QT, 0 },
-	{ TR_CLOCK, "c", K_TIME, 1, F(clock), 0, 0 },
-	{ TR_NET, "a", K_ID, 1, F(a), 0, 0 },
-	{ TR_NET, "b", K_ID, 1, F(b), 0, 0 },
-	{ TR_NET, "link", K_LINK, 1, F(link), 0, 0 },
-	{ TR_TASK, "op", K_OP, 1, F(op), 0, OPS_TASK },
-	{ TR_TASK, "pid", K_U64, 1, F(pid), 0, 0 },
-	{ TR_TASK, "token", K_STR, 0, F(token), HAVE_TOKEN, 0 },
-	{ TR_TASK, "status", K_STR, 0, F(xstatus), HAVE_XSTATUS, 0 },
-	{ TR_LOST, "n", K_U64, 1, F(n), 0, 0 },
+};
+
+static const struct keyspec boot_keys[] = {
+	{ K("inc"), K_U64, 1, F(inc), 0, 0 },
+	{ K("algo"), K_STR, 0, F(algo), HAVE_ALGO, 0 },
+	{ K("nodes"), K_ID, 0, F(nodes), HAVE_NODES, 0 },
+};
+static const struct keyspec exit_keys[] = {
+	{ K("why"), K_STR, 1, F(why), HAVE_WHY, 0 },
+};
+static const struct keyspec state_keys[] = {
+	{ K("status"), K_STATUS, 1, F(status), 0, 0 },
+	{ K("ldr"), K_ID0, 1, F(ldr), 0, 0 },
+	{ K("grp"), K_STR, 1, F(grp), 0, 0 },
+};
+static const struct keyspec send_keys[] = {
+	{ K("to"), K_ID, 1, F(to), 0, 0 },
+	{ K("msg"), K_STR, 1, F(msg), 0, 0 },
+	{ K("elid"), K_STR, 0, F(elid), HAVE_ELID, 0 },
+	{ K("bytes"), K_U64, 0, F(bytes), HAVE_BYTES, 0 },
+};
+static const struct keyspec recv_keys[] = {
+	{ K("from"), K_ID, 1, F(from), 0, 0 },
+	{ K("msg"), K_STR, 1, F(msg), 0, 0 },
+	{ K("elid"), K_STR, 0, F(elid), HAVE_ELID, 0 },
+};
+static const struct keyspec drop_keys[] = {
+	{ K("from"), K_ID0, 1, F(from), 0, 0 },
+	{ K("why"), K_STR, 1, F(why), HAVE_WHY, 0 },
+};
+static const struct keyspec fd_keys[] = {
+	{ K("op"), K_OP, 1, F(op), 0, OPS_FD },
+	{ K("peer"), K_ID, 1, F(peer), 0, 0 },
+};
+static const struct keyspec lease_keys[] = {
+	{ K("op"), K_OP, 1, F(op), 0, OPS_LEASE },
+	{ K("to"), K_ID, 1, F(to), 0, 0 },
+	{ K("until"), K_TIME, 0, F(until), HAVE_UNTIL, 0 },
+	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
+};
+static const struct keyspec lead_keys[] = {
+	{ K("until"), K_TIME, 1, F(until), HAVE_UNTIL, 0 },
+	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
+	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
+};
+static const struct keyspec edict_keys[] = {
+	{ K("seq"), K_U64, 1, F(seq), 0, 0 },
+	{ K("qt"), K_QT, 1, F(qt), HAVE_QT, 0 },
+	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
+};
+static const struct keyspec deliver_keys[] = {
+	{ K("from"), K_ID, 1, F(from), 0, 0 },
+	{ K("seq"), K_U64, 1, F(seq), 0, 0 },
+	{ K("qt"), K_QT, 1, F(qt), HAVE_QT, 0 },
+};
+static const struct keyspec clock_keys[] = {
+	{ K("c"), K_TIME, 1, F(clock), 0, 0 },
+};
+static const struct keyspec net_keys[] = {
+	{ K("a"), K_ID, 1, F(a), 0, 0 },
+	{ K("b"), K_ID, 1, F(b), 0, 0 },
+	{ K("link"), K_LINK, 1, F(link), 0, 0 },
+};
+static const struct keyspec task_keys[] = {
+	{ K("op"), K_OP, 1, F(op), 0, OPS_TASK },
+	{ K("pid"), K_U64, 1, F(pid), 0, 0 },
+	{ K("token"), K_STR, 0, F(token), HAVE_TOKEN, 0 },
+	{ K("status"), K_STR, 0, F(xstatus), HAVE_XSTATUS, 0 },
+};
+static const struct keyspec lost_keys[] = {
+	{ K("n"), K_U64, 1, F(n), 0, 0 },
+};
+
+#define KEYS(t, a)	[t] = { a, sizeof(a) / sizeof(a[0]) }
+static const struct {
+	const struct keyspec	*k;
+	size_t			 n;
+} keys_of[TR_NTYPES] = {
+	KEYS(TR_BOOT, boot_keys),
+	KEYS(TR_EXIT, exit_keys),
+	KEYS(TR_STATE, state_keys),
+	KEYS(TR_SEND, send_keys),
+	KEYS(TR_RECV, recv_keys),
+	KEYS(TR_DROP, drop_keys),
+	KEYS(TR_FD, fd_keys),
+	KEYS(TR_LEASE, lease_keys),
+	KEYS(TR_LEAD, lead_keys),
+	KEYS(TR_EDICT, edict_keys),
+	KEYS(TR_DELIVER, deliver_keys),
+	KEYS(TR_CLOCK, clock_keys),
+	KEYS(TR_NET, net_keys),
+	KEYS(TR_TASK, task_keys),
+	KEYS(TR_LOST, lost_keys),
 };
 
 static int
@@ -223,6 +341,8 @@ lookup(struct trace_str w, const char *const *names, int n)
 {
 	int i;
 
+	if (w.n == 0)
+		return -1;
 	for (i = 0; i < n; i++)
 		if (trace_str_eq(w, names[i]))
 			return i;
@@ -286,27 +406,101 @@ bad:
 	return why;
 }
 
-/* Splits the line into words; TIME NODE EVENT come first. */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#ifndef __SSE2__
+/* 0x80 in each byte of X that is zero, 0 in the others (no carries). */
+static uint64_t
+zero_bytes(uint64_t x)
+{
+	return ~(((x & ~HIGH) + ~HIGH) | x | ~HIGH);
+}
+#endif
+
+/*
+ * Bit i set: byte i of the 64 at P is a blank (space or tab); in *NUL,
+ * the same for NUL bytes.
+ */
+static uint64_t
+blanks64(const char *p, uint64_t *nul)
+{
+	uint64_t m = 0, z = 0;
+	int k;
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	const __m128i zero = _mm_setzero_si128();
+
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab))) << 16 * k;
+		z |= (uint64_t)(unsigned)_mm_movemask_epi8(
+		    _mm_cmpeq_epi8(v, zero)) << 16 * k;
+	}
+#else
+	/* Gathers the eight 0x80 bits of a word into one byte. */
+#define GATHER(x)	((((x) >> 7) * UINT64_C(0x0102040810204080)) >> 56)
+	for (k = 0; k < 8; k++) {
+		uint64_t v;
+
+		memcpy(&v, p + 8 * k, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		v = __builtin_bswap64(v);	/* the first byte lowest */
+#endif
+		m |= GATHER(zero_bytes(v ^ (ONES * ' ')) |
+		    zero_bytes(v ^ (ONES * '\t'))) << 8 * k;
+		z |= GATHER(zero_bytes(v)) << 8 * k;
+	}
+#undef GATHER
+#endif
+	*nul = z;
+	return m;
+}
+
+/*
+ * Splits the line into words; TIME NODE EVENT come first.  The blanks of
+ * 64 bytes at a time become one mask, walked a blank at a time: a loop
+ * over bytes would stumble at the end of every word.
+ */
 static const char *
 split(const char *line, size_t len, struct trace_str *w, size_t *nw)
 {
-	size_t i = 0, n = 0;
+	size_t base, start = 0, n = 0;
 
-	while (i < len) {
-		size_t s;
+	for (base = 0; base < len; base += 64) {
+		char pad[64];
+		uint64_t m, nul;
 
-		while (i < len && (line[i] == ' ' || line[i] == '\t'))
-			i++;
-		if (i == len)
-			break;
-		s = i;
-		while (i < len && line[i] != ' ' && line[i] != '\t')
-			i++;
+		if (len - base >= 64)
+			m = blanks64(line + base, &nul);
+		else {
+			memset(pad, ' ', sizeof(pad));
+			memcpy(pad, line + base, len - base);
+			m = blanks64(pad, &nul) &
+			    ((UINT64_C(1) << (len - base)) - 1);
+		}
+		if (nul != 0)
+			return "NUL byte in line";
+		for (; m != 0; m &= m - 1) {
+			size_t pos = base + (size_t)__builtin_ctzll(m);
+
+			if (pos > start) {
+				if (n == TRACE_KV_MAX + 3)
+					return "too many fields";
+				w[n].p = line + start;
+				w[n++].n = pos - start;
+			}
+			start = pos + 1;
+		}
+	}
+	if (start < len) {
 		if (n == TRACE_KV_MAX + 3)
 			return "too many fields";
-		w[n].p = line + s;
-		w[n].n = i - s;
-		n++;
+		w[n].p = line + start;
+		w[n++].n = len - start;
 	}
 	*nw = n;
 	return NULL;
@@ -314,14 +508,60 @@ split(const char *line, size_t len, struct trace_str *w, size_t *nw)
 
 const char trace_skip[] = "unknown event skipped";
 
+/* Whether word W is KS's key and '='. */
+static int
+key_at(const struct keyspec *ks, struct trace_str w)
+{
+	return ks->klen < w.n && w.p[ks->klen] == '=' &&
+	    same(ks->key, w.p, ks->klen);
+}
+
+static const char *
+dup(const char *key, size_t n, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "key %.*s given twice", (int)(n > 40 ? 40 : n),
+	    key);
+	return why;
+}
+
+/* The event's word: only the names with its first letter are tried. */
+static int
+event_type(struct trace_str w)
+{
+#define T(t)	((t) + 1)	/* 0 ends a row */
+	static const unsigned char by_letter[26][4] = {
+		['b' - 'a'] = { T(TR_BOOT) },
+		['c' - 'a'] = { T(TR_CRASH), T(TR_CLOCK) },
+		['d' - 'a'] = { T(TR_DROP), T(TR_DELIVER) },
+		['e' - 'a'] = { T(TR_EXIT), T(TR_EDICT) },
+		['f' - 'a'] = { T(TR_FD) },
+		['l' - 'a'] = { T(TR_LEASE), T(TR_LEAD), T(TR_LOST) },
+		['n' - 'a'] = { T(TR_NET) },
+		['p' - 'a'] = { T(TR_PAUSE) },
+		['r' - 'a'] = { T(TR_RESUME), T(TR_RECV) },
+		['s' - 'a'] = { T(TR_STATE), T(TR_SEND) },
+		['t' - 'a'] = { T(TR_TASK) },
+	};
+#undef T
+	const unsigned char *c;
+
+	if (w.p[0] < 'a' || w.p[0] > 'z')
+		return -1;
+	for (c = by_letter[w.p[0] - 'a']; *c != 0; c++)
+		if (trace_str_eq(w, type_names[*c - 1]))
+			return *c - 1;
+	return -1;
+}
+
 const char *
 trace_parse_line(const char *line, size_t len, struct trace_event *ev,
     int flags, char *why, size_t whylen)
 {
 	struct trace_str w[TRACE_KV_MAX + 3];
-	const struct keyspec *ks;
+	const struct keyspec *ks, *specs;
 	const char *err;
-	size_t nw, i;
+	size_t nw, i, nspecs;
+	unsigned seen = 0;
 	int t;
 
 	ev->have = 0;
@@ -336,7 +576,7 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 		return "bad time";
 	if (trace_parse_id(w[1].p, w[1].n, &ev->node) == -1)
 		return "bad node id";
-	if ((t = lookup(w[2], type_names, TR_NTYPES)) == -1) {
+	if ((t = event_type(w[2])) == -1) {
 		snprintf(why, whylen, "unknown event \"%.*s\"",
 		    (int)(w[2].n > 40 ? 40 : w[2].n), w[2].p);
 		return (flags & TRACE_LENIENT) ? TRACE_SKIP : why;
@@ -347,40 +587,53 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 		return "node \"-\" only goes with net, clock or lost";
 	if (ev->type == TR_NET && ev->node != 0)
 		return "net lines belong to node \"-\"";
+	specs = keys_of[ev->type].k;
+	nspecs = keys_of[ev->type].n;
 	for (i = 3; i < nw; i++) {
-		const char *eq = memchr(w[i].p, '=', w[i].n);
+		struct trace_kv *kv = &ev->kv[ev->nkv++];
+		const char *p = w[i].p, *eq = p, *end = p + w[i].n;
 		size_t j;
 
-		if (eq == NULL || eq == w[i].p)
-			return "expected KEY=VALUE";
-		ev->kv[ev->nkv].k.p = w[i].p;
-		ev->kv[ev->nkv].k.n = (size_t)(eq - w[i].p);
-		ev->kv[ev->nkv].v.p = eq + 1;
-		ev->kv[ev->nkv].v.n = w[i].n - ev->kv[ev->nkv].k.n - 1;
-		for (j = 0; j < ev->nkv; j++)
-			if (ev->kv[j].k.n == ev->kv[ev->nkv].k.n &&
-			    memcmp(ev->kv[j].k.p, w[i].p, ev->kv[j].k.n) == 0) {
-				snprintf(why, whylen, "key %.*s given twice",
-				    (int)(ev->kv[j].k.n > 40 ? 40 :
-				    ev->kv[j].k.n), w[i].p);
-				return why;
-			}
-		ev->nkv++;
-	}
-	for (ks = keyspecs; ks < keyspecs + sizeof(keyspecs) / sizeof(keyspecs[0]); ks++) {
-		const struct trace_str *v;
-
-		if (ks->type != ev->type)
+		/*
+		 * A key of the event: its '=' is where its length says.
+		 * Writers mostly keep the table's order: try that first.
+		 */
+		j = i - 3;
+		if (j >= nspecs || !key_at(&specs[j], w[i]))
+			for (j = 0; j < nspecs && !key_at(&specs[j], w[i]); j++)
+				;
+		if (j < nspecs) {
+			ks = &specs[j];
+			if (seen & 1u << j)
+				return dup(ks->key, ks->klen, why, whylen);
+			seen |= 1u << j;
+			kv->k.p = p;
+			kv->k.n = ks->klen;
+			kv->v.p = p + ks->klen + 1;
+			kv->v.n = w[i].n - ks->klen - 1;
+			if ((err = decode(ks, kv->v, ev, why, whylen)) != NULL)
+				return err;
 			continue;
-		if ((v = trace_get(ev, ks->key)) == NULL) {
-			if (!ks->required)
-				continue;
+		}
+		while (eq < end && *eq != '=')
+			eq++;
+		if (eq == end || eq == p)
+			return "expected KEY=VALUE";
+		kv->k.p = p;
+		kv->k.n = (size_t)(eq - p);
+		kv->v.p = eq + 1;
+		kv->v.n = (size_t)(end - eq - 1);
+		for (j = 0; j + 1 < ev->nkv; j++)
+			if (ev->kv[j].k.n == kv->k.n &&
+			    same(ev->kv[j].k.p, kv->k.p, kv->k.n))
+				return dup(kv->k.p, kv->k.n, why, whylen);
+	}
+	for (i = 0; i < nspecs; i++) {
+		if (specs[i].required && !(seen & 1u << i)) {
 			snprintf(why, whylen, "%s: missing key %s=",
-			    type_names[ev->type], ks->key);
+			    type_names[ev->type], specs[i].key);
 			return why;
 		}
-		if ((err = decode(ks, *v, ev, why, whylen)) != NULL)
-			return err;
 	}
 	if (ev->type == TR_LEASE && ev->op == OP_GRANT &&
 	    !(ev->have & HAVE_UNTIL))

@@ -199,8 +199,6 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 		r->lines++;
 		if (len >= TRACE_LINE_MAX)
 			return fail(r, "line too long");
-		if (memchr(line, '\0', len) != NULL)
-			return fail(r, "NUL byte in line");
 		if (len > 0 && line[len - 1] == '\r')
 			return fail(r, "carriage return in line");
 		if (blank(line, len))

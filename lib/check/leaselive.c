@@ -1,0 +1,273 @@
+/*
+ * Nerio's liveness: Leader Stability (4) and Eventual Election (5).
+ *
+ * Both hold after an unknown global stabilisation time GST; elect-check
+ * takes GST to be at most c (-c) after the last failure: a boot, crash,
+ * exit, pause, resume, net line, a node seen up without a boot, or the
+ * start of the trace.  A failure on another host may be up to the skew
+ * bound later than its time says.
+ *
+ * stability: a leadership that ends more than c after the last failure
+ * before it violates (4), unless it ends because its node went down.  A
+ * leader that gives its lease up (lead until<=clock) is excused when it
+ * exits, crashes or reboots within c afterwards: that is how a node hands
+ * over on purpose.  The end of a leadership counts at its earliest.
+ *
+ * election: while a quorum of the cluster is up and running (not paused)
+ * and every link is up, a node must lead within c of the last failure or
+ * of the end of the last leadership, whichever is later.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/lease.h"
+
+struct sloss {
+	size_t		 node;
+	struct lw_span	 span;		/* the leadership that ended */
+	trace_time	 due;		/* decided once the trace passes it */
+};
+
+struct stab {
+	struct lw	 w;
+	trace_time	 c;
+	struct sloss	*loss;
+	size_t		 nloss, cap;
+	uint64_t	*seen;		/* per node: the last leadership lost */
+	size_t		 seencap;
+};
+
+static void *
+stab_init(const struct check_opts *o)
+{
+	struct stab *s;
+
+	if ((s = lw_new(sizeof(*s), o)) != NULL)
+		s->c = o->c;
+	return s;
+}
+
+static void
+stab_free(void *arg)
+{
+	struct stab *s = arg;
+
+	free(s->loss);
+	free(s->seen);
+	lw_delete(s);
+}
+
+/* Leadership SPAN of node I has ended (once). */
+static void
+stab_lost(struct stab *s, size_t i, const struct lw_span *span)
+{
+	struct sloss *l;
+
+	while (s->seencap < s->w.ids.n) {
+		uint64_t *p = array_grow(s->seen, &s->seencap, sizeof(*p));
+
+		if (p == NULL) {
+			s->w.nomem = 1;
+			return;
+		}
+		s->seen = p;
+	}
+	if (s->seen[i] == span->gen)
+		return;
+	s->seen[i] = span->gen;
+	if (span->why != LW_LAPSE && span->why != LW_RELEASE)
+		return;
+	if (s->nloss == s->cap) {
+		if ((l = array_grow(s->loss, &s->cap, sizeof(*l))) == NULL) {
+			s->w.nomem = 1;
+			return;
+		}
+		s->loss = l;
+	}
+	l = &s->loss[s->nloss++];
+	l->node = i;
+	l->span = *span;
+	/* A lapse waits for failures stamped up to a skew later; a release
+	 * for the exit that would excuse it. */
+	if (span->why == LW_LAPSE)
+		l->due = time_add(span->hi.t, s->w.skew);
+	else
+		l->due = time_add(span->lo.t, s->c);
+}
+
+/* At the end of the trace: leaderships whose clock has surely run out,
+ * drift and all, though no line of their node said so.  (Before the end,
+ * a later sample may still show a slow clock, and it is the one to say.) */
+static void
+stab_lapsed(struct stab *s)
+{
+	struct lw_span span;
+	size_t j;
+
+	for (j = 0; j < s->w.nlive; j++) {
+		size_t i = s->w.live[j];
+		const struct lw_node *n = &s->w.node[i];
+
+		if (!n->lead.on)
+			continue;
+		span = n->lead;
+		lw_end(&s->w, n, &n->lead, &span.lo, &span.hi);
+		if (span.hi.t >= s->w.now.t)
+			continue;
+		span.on = 0;
+		span.nominal = lw_nominal(n, &n->lead);
+		span.why = LW_LAPSE;
+		stab_lost(s, i, &span);
+	}
+}
+
+/* 1: a violation; 0: none; -1: not known yet. */
+static int
+stab_decide(struct stab *s, const struct sloss *l, trace_time *fail)
+{
+	trace_time now = s->w.now.t;
+
+	if (l->span.why == LW_LAPSE ? now < l->due : now <= l->due)
+		return -1;
+	if (!lw_fail_before(&s->w, time_add(l->span.hi.t, s->w.skew), fail))
+		return 0;
+	return l->span.lo.t > time_add(time_add(*fail, s->w.skew), s->c);
+}
+
+static void
+stab_judge(struct stab *s, const struct trace_event *ev, struct check_out *out)
+{
+	char b[2][TIME_BUFLEN];
+	trace_time fail;
+	size_t j;
+
+	for (j = 0; j < s->nloss; ) {
+		struct sloss *l = &s->loss[j];
+		int r = -1;
+
+		if (l->span.why == LW_RELEASE && ev->node ==
+		    s->w.node[l->node].id && (ev->type == TR_EXIT ||
+		    ev->type == TR_CRASH || ev->type == TR_BOOT))
+			r = 0;
+		else if ((r = stab_decide(s, l, &fail)) == 1)
+			check_violation(out, ev, "node %u stopped leading at "
+			    "%s (%s) with no failure since %s",
+			    s->w.node[l->node].id, time_str(b[0],
+			    l->span.nominal), l->span.why == LW_LAPSE ?
+			    "its lease ran out" : "it gave its lease up",
+			    time_str(b[1], fail));
+		if (r >= 0)
+			*l = s->loss[--s->nloss];
+		else
+			j++;
+	}
+}
+
+static void
+stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct stab *s = arg;
+	size_t c;
+
+	lw_event(&s->w, ev);
+	for (c = 0; c < s->w.nch; c++)
+		if (s->w.ch[c].what == LW_LEAD_END)
+			stab_lost(s, s->w.ch[c].node, &s->w.ch[c].span);
+	stab_judge(s, ev, out);
+}
+
+static void
+stab_finish(void *arg, const struct trace_event *last, struct check_out *out)
+{
+	struct stab *s = arg;
+
+	stab_lapsed(s);
+	stab_judge(s, last, out);
+	lw_finish(arg, last, out);
+}
+
+const struct check_ops check_stability = {
+	.name = "stability",
+	.init = stab_init,
+	.event = stab_event,
+	.finish = stab_finish,
+	.free = stab_free,
+};
+
+struct elect {
+	struct lw	 w;
+	trace_time	 c;
+	trace_time	 ended;		/* the last leadership ended by then */
+	int		 said;		/* reported since the last change */
+};
+
+static void *
+elect_init(const struct check_opts *o)
+{
+	struct elect *e;
+
+	if ((e = lw_new(sizeof(*e), o)) != NULL) {
+		e->c = o->c;
+		e->ended = TIME_MIN;
+	}
+	return e;
+}
+
+/* Before line EV: whether the cluster has been without a leader for too
+ * long, for every ordering within the skew bound. */
+static void
+elect_check(struct elect *e, const struct trace_event *ev,
+    struct check_out *out)
+{
+	trace_time from, due, now = ev->t > e->w.now.t ? ev->t : e->w.now.t;
+	struct inst lo, hi;
+	char b[2][TIME_BUFLEN];
+	size_t j;
+
+	if (!e->w.started || e->said || !lw_can_elect(&e->w))
+		return;
+	from = e->ended > lw_last_fail(&e->w) ? e->ended : lw_last_fail(&e->w);
+	for (j = 0; j < e->w.nlive; j++) {
+		const struct lw_node *n = &e->w.node[e->w.live[j]];
+
+		if (!n->lead.on)
+			continue;
+		lw_end(&e->w, n, &n->lead, &lo, &hi);
+		if (hi.t > from)
+			from = hi.t;
+	}
+	from = time_add(from, e->w.skew);
+	due = time_add(from, e->c);
+	if (now <= time_add(due, e->w.skew))
+		return;
+	check_violation(out, ev, "no leader from %s to %s, with %u of %u "
+	    "nodes running and every link up", time_str(b[0], from),
+	    time_str(b[1], due), e->w.running, lw_size(&e->w));
+	e->said = 1;
+}
+
+static void
+elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct elect *e = arg;
+	size_t c;
+
+	elect_check(e, ev, out);
+	lw_event(&e->w, ev);
+	for (c = 0; c < e->w.nch; c++) {
+		const struct lw_change *ch = &e->w.ch[c];
+
+		if (ch->what == LW_LEAD_END && ch->span.hi.t > e->ended)
+			e->ended = ch->span.hi.t;
+		if (ch->what == LW_LEAD_START || ch->what == LW_FAIL)
+			e->said = 0;
+	}
+}
+
+const struct check_ops check_election = {
+	.name = "election",
+	.init = elect_init,
+	.event = elect_event,
+	.finish = lw_finish,
+	.free = lw_delete,
+};

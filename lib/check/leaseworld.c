@@ -1,0 +1,532 @@
+/*
+ * The lease world (see lease.h): local clocks mapped to trace time, the
+ * leaderships and grants they time, who is up, and the failures.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/lease.h"
+
+#define PPM	INT64_C(1000000)
+
+static int
+link_cmp(const struct lw_link *x, const struct lw_link *y)
+{
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return 0;
+}
+
+RB_PROTOTYPE(lw_links, lw_link, entry, link_cmp)
+RB_GENERATE(lw_links, lw_link, entry, link_cmp)
+
+int
+lw_init(struct lw *w, const struct check_opts *o)
+{
+	memset(w, 0, sizeof(*w));
+	w->skew = o->skew;
+	w->opt_nodes = o->nodes;
+	RB_INIT(&w->links);
+	return idmap_init(&w->ids);
+}
+
+void
+lw_free(struct lw *w)
+{
+	struct lw_link *l, *next;
+
+	RB_FOREACH_SAFE(l, lw_links, &w->links, next) {
+		RB_REMOVE(lw_links, &w->links, l);
+		free(l);
+	}
+	idmap_free(&w->ids);
+	free(w->node);
+	free(w->live);
+	free(w->ch);
+}
+
+void *
+lw_new(size_t size, const struct check_opts *o)
+{
+	struct lw *w;
+
+	if ((w = calloc(1, size)) == NULL)
+		return NULL;
+	if (lw_init(w, o) == -1) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void
+lw_delete(void *arg)
+{
+	lw_free(arg);
+	free(arg);
+}
+
+void
+lw_finish(void *arg, const struct trace_event *last, struct check_out *out)
+{
+	struct lw *w = arg;
+
+	if (w->nomem)
+		check_undecided(out, last, "out of memory");
+}
+
+struct lw_node *
+lw_node(struct lw *w, unsigned id)
+{
+	long i = idmap_find(&w->ids, id);
+
+	return i == -1 ? NULL : &w->node[i];
+}
+
+unsigned
+lw_size(const struct lw *w)
+{
+	if (w->opt_nodes > 0)
+		return w->opt_nodes;
+	if (w->boot_nodes > 0)
+		return w->boot_nodes;
+	return w->seen;
+}
+
+unsigned
+lw_quorum(const struct lw *w)
+{
+	return lw_size(w) / 2 + 1;
+}
+
+int
+lw_can_elect(const struct lw *w)
+{
+	return w->running >= lw_quorum(w) && w->badlinks == 0;
+}
+
+static trace_time
+clamp(__int128 x)
+{
+	if (x > TIME_MAX)
+		return TIME_MAX;
+	if (x < TIME_MIN)
+		return TIME_MIN;
+	return (trace_time)x;
+}
+
+/*
+ * When the clock of K reaches UNTIL, past its last sample: between rate
+ * 1 + drift (*lo) and 1 - drift (*hi); *nom at rate 1.
+ */
+static void
+expiry(const struct lw_clock *k, trace_time until, trace_time *lo,
+    trace_time *hi, trace_time *nom)
+{
+	__int128 d = (__int128)until - k->c;
+
+	if (d <= 0) {
+		*lo = *hi = *nom = k->t;
+		return;
+	}
+	*lo = clamp(k->t + d * PPM / (PPM + LW_DRIFT_PPM));
+	*hi = clamp(k->t + (d * PPM + PPM - LW_DRIFT_PPM - 1) /
+	    (PPM - LW_DRIFT_PPM));
+	*nom = clamp(k->t + d);
+}
+
+/* When the clock reached UNTIL between the last sample and (T2, C2). */
+static trace_time
+interpolate(const struct lw_clock *k, trace_time t2, trace_time c2,
+    trace_time until)
+{
+	if (t2 <= k->t || c2 <= k->c)
+		return t2;
+	return clamp(k->t + ((__int128)until - k->c) * (t2 - k->t) /
+	    ((__int128)c2 - k->c));
+}
+
+void
+lw_end(const struct lw *w, const struct lw_node *n, const struct lw_span *s,
+    struct inst *lo, struct inst *hi)
+{
+	trace_time elo, ehi, nom;
+
+	if (!s->on) {
+		*lo = s->lo;
+		*hi = s->hi;
+		return;
+	}
+	expiry(&n->clk, s->until, &elo, &ehi, &nom);
+	/* Only a later line or the clock can end it. */
+	*lo = inst_min(inst_make(w->now.t, w->now.s + 2), inst_make(elo, 0));
+	*hi = inst_make(ehi, 0);
+}
+
+trace_time
+lw_nominal(const struct lw_node *n, const struct lw_span *s)
+{
+	trace_time elo, ehi, nom;
+
+	if (!s->on)
+		return s->nominal;
+	expiry(&n->clk, s->until, &elo, &ehi, &nom);
+	return nom;
+}
+
+int
+lw_fail_before(const struct lw *w, trace_time x, trace_time *f)
+{
+	size_t k, kept = w->nfail < LW_NFAIL ? w->nfail : LW_NFAIL;
+
+	for (k = 1; k <= kept; k++) {
+		trace_time t = w->fail[(w->nfail - k) % LW_NFAIL];
+
+		if (t < x) {
+			*f = t;
+			return 1;
+		}
+	}
+	if (w->nfail > LW_NFAIL)
+		return 0;
+	*f = TIME_MIN;
+	return 1;
+}
+
+trace_time
+lw_last_fail(const struct lw *w)
+{
+	return w->nfail == 0 ? TIME_MIN : w->fail[(w->nfail - 1) % LW_NFAIL];
+}
+
+static void
+change(struct lw *w, enum lw_what what, size_t node, const struct lw_span *s)
+{
+	struct lw_change *c;
+
+	if (w->nch == w->chcap) {
+		if ((c = array_grow(w->ch, &w->chcap, sizeof(*c))) == NULL) {
+			w->nomem = 1;
+			return;
+		}
+		w->ch = c;
+	}
+	c = &w->ch[w->nch++];
+	memset(c, 0, sizeof(*c));
+	c->what = what;
+	c->node = node;
+	if (s != NULL)
+		c->span = *s;
+}
+
+static void
+failure(struct lw *w, size_t node)
+{
+	w->fail[w->nfail % LW_NFAIL] = w->now.t;
+	w->nfail++;
+	change(w, LW_FAIL, node, NULL);
+}
+
+/* Keeps node I in the list of nodes with a running span. */
+static void
+track(struct lw *w, size_t i)
+{
+	struct lw_node *n = &w->node[i];
+
+	if (n->live)
+		return;
+	if (w->nlive == w->livecap) {
+		size_t *l = array_grow(w->live, &w->livecap, sizeof(*l));
+
+		if (l == NULL) {
+			w->nomem = 1;
+			return;
+		}
+		w->live = l;
+	}
+	w->live[w->nlive++] = i;
+	n->live = 1;
+}
+
+static void
+untrack(struct lw *w, size_t i)
+{
+	struct lw_node *n = &w->node[i];
+	size_t j;
+
+	if (!n->live || n->lead.on || n->grant.on)
+		return;
+	for (j = 0; w->live[j] != i; j++)
+		;
+	w->live[j] = w->live[--w->nlive];
+	n->live = 0;
+}
+
+static struct lw_span *
+span_of(struct lw *w, size_t i, int grant)
+{
+	return grant ? &w->node[i].grant : &w->node[i].lead;
+}
+
+static void
+end_span(struct lw *w, size_t i, int grant, struct inst lo, struct inst hi,
+    trace_time nominal, enum lw_why why)
+{
+	struct lw_span *s = span_of(w, i, grant);
+
+	s->on = 0;
+	s->lo = lo;
+	s->hi = inst_max(lo, hi);
+	s->nominal = nominal;
+	s->why = why;
+	change(w, grant ? LW_GRANT_END : LW_LEAD_END, i, s);
+	untrack(w, i);
+}
+
+/* A line ends the span, which held at least until FROM, unless the clock
+ * ended it before. */
+static void
+end_by_line(struct lw *w, size_t i, int grant, struct inst from,
+    enum lw_why why)
+{
+	struct lw_node *n = &w->node[i];
+	struct lw_span *s = span_of(w, i, grant);
+	trace_time elo, ehi, nom;
+
+	expiry(&n->clk, s->until, &elo, &ehi, &nom);
+	if (ehi <= from.t)
+		why = LW_LAPSE;		/* the clock ran out before */
+	end_span(w, i, grant, inst_min(from, inst_make(elo, 0)),
+	    inst_min(w->now, inst_make(ehi, 0)),
+	    nom < w->now.t ? nom : w->now.t, why);
+}
+
+static void
+sample(struct lw *w, size_t i, trace_time c)
+{
+	struct lw_node *n = &w->node[i];
+	size_t k;
+
+	for (k = 0; n->clk.have && k < 2; k++) {
+		struct lw_span *s = span_of(w, i, (int)k);
+		trace_time x;
+
+		if (!s->on)
+			continue;
+		if (c < n->clk.c)
+			end_by_line(w, i, (int)k, inst_after(n->last),
+			    LW_CLOCK);
+		else if (s->until <= c) {
+			x = interpolate(&n->clk, w->now.t, c, s->until);
+			end_span(w, i, (int)k, inst_make(x, 0),
+			    inst_make(x, 0), x, LW_LAPSE);
+		}
+	}
+	n->clk.have = 1;
+	n->clk.t = w->now.t;
+	n->clk.c = c;
+	change(w, LW_SAMPLE, i, NULL);
+}
+
+static void
+start_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
+{
+	struct lw_span *s = span_of(w, i, grant);
+
+	s->on = 1;
+	s->gen++;
+	s->a = w->now;
+	s->until = ev->until;
+	s->to = grant ? ev->to : 0;
+	change(w, grant ? LW_GRANT_START : LW_LEAD_START, i, s);
+	track(w, i);
+}
+
+static void
+renew_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
+{
+	struct lw_span *s = span_of(w, i, grant);
+
+	s->until = ev->until;
+	change(w, grant ? LW_GRANT_RENEW : LW_LEAD_RENEW, i, s);
+	track(w, i);
+}
+
+static void
+release(struct lw *w, size_t i, int grant)
+{
+	end_span(w, i, grant, w->now, w->now, w->now.t, LW_RELEASE);
+}
+
+static void
+lead(struct lw *w, size_t i, const struct trace_event *ev)
+{
+	int leads = ev->until > ev->clock;
+
+	if (w->node[i].lead.on) {
+		if (leads)
+			renew_span(w, i, 0, ev);
+		else
+			release(w, i, 0);
+	} else if (leads)
+		start_span(w, i, 0, ev);
+}
+
+static void
+grant(struct lw *w, size_t i, const struct trace_event *ev)
+{
+	struct lw_span *s = &w->node[i].grant;
+	int grants = ev->op == OP_GRANT && ev->until > ev->clock;
+
+	if (s->on && s->to == ev->to) {
+		if (grants)
+			renew_span(w, i, 1, ev);
+		else
+			release(w, i, 1);
+		return;
+	}
+	if (ev->op != OP_GRANT)
+		return;		/* a release of what it does not grant */
+	if (s->on)
+		end_span(w, i, 1, w->now, w->now, w->now.t, LW_REPLACED);
+	if (grants)
+		start_span(w, i, 1, ev);
+}
+
+static void
+set_up(struct lw *w, size_t i, int up, int paused)
+{
+	struct lw_node *n = &w->node[i];
+
+	if (n->up && !n->paused)
+		w->running--;
+	n->up = up;
+	n->paused = paused;
+	if (n->up && !n->paused)
+		w->running++;
+}
+
+static void
+net(struct lw *w, const struct trace_event *ev)
+{
+	struct lw_link key, *l;
+
+	key.a = ev->a < ev->b ? ev->a : ev->b;
+	key.b = ev->a < ev->b ? ev->b : ev->a;
+	if ((l = RB_FIND(lw_links, &w->links, &key)) == NULL) {
+		if ((l = calloc(1, sizeof(*l))) == NULL) {
+			w->nomem = 1;
+			return;
+		}
+		*l = key;
+		l->link = LINK_UP;
+		RB_INSERT(lw_links, &w->links, l);
+	}
+	if (l->link != LINK_UP)
+		w->badlinks--;
+	l->link = ev->link;
+	if (l->link != LINK_UP)
+		w->badlinks++;
+	failure(w, (size_t)-1);
+}
+
+static long
+node_index(struct lw *w, unsigned id)
+{
+	long i = idmap_find(&w->ids, id);
+
+	if (i != -1)
+		return i;
+	if (w->ids.n == w->nalloc) {
+		struct lw_node *p;
+
+		if ((p = array_grow(w->node, &w->nalloc, sizeof(*p))) == NULL) {
+			w->nomem = 1;
+			return -1;
+		}
+		w->node = p;
+	}
+	i = idmap_new(&w->ids, id);
+	w->node[i].id = id;
+	return i;
+}
+
+/* Boots, crashes, pauses: who is up, and the leaders that stop. */
+static void
+life(struct lw *w, size_t i, const struct trace_event *ev)
+{
+	struct lw_node *n = &w->node[i];
+
+	switch (ev->type) {
+	case TR_BOOT:
+		/* A boot without a crash: the old process died unseen. */
+		if (n->lead.on)
+			end_by_line(w, i, 0, inst_after(n->last), LW_DOWN);
+		if ((ev->have & HAVE_NODES) && ev->nodes > w->boot_nodes)
+			w->boot_nodes = ev->nodes;
+		set_up(w, i, 1, 0);
+		break;
+	case TR_CRASH:
+	case TR_EXIT:
+		if (n->lead.on)
+			end_by_line(w, i, 0, w->now, LW_DOWN);
+		set_up(w, i, 0, 0);
+		break;
+	case TR_PAUSE:
+	case TR_RESUME:
+		set_up(w, i, n->up, ev->type == TR_PAUSE);
+		break;
+	default:
+		/* A line the node wrote itself: it is up. */
+		if (n->up)
+			return;
+		set_up(w, i, 1, 0);
+		break;
+	}
+	failure(w, i);
+}
+
+void
+lw_event(struct lw *w, const struct trace_event *ev)
+{
+	long i;
+
+	w->nch = 0;
+	w->lines++;
+	w->now = inst_line(ev->t > w->now.t ? ev->t : w->now.t, w->lines);
+	if (!w->started) {
+		w->started = 1;
+		failure(w, (size_t)-1);
+	}
+	if (ev->node == 0) {
+		if (ev->type == TR_NET)
+			net(w, ev);
+		return;
+	}
+	if ((i = node_index(w, ev->node)) == -1)
+		return;
+	if (!w->node[i].seen) {
+		w->node[i].seen = 1;
+		w->seen++;
+	}
+	life(w, (size_t)i, ev);
+	switch (ev->type) {
+	case TR_CLOCK:
+	case TR_EDICT:
+		sample(w, (size_t)i, ev->clock);
+		break;
+	case TR_LEAD:
+		sample(w, (size_t)i, ev->clock);
+		lead(w, (size_t)i, ev);
+		break;
+	case TR_LEASE:
+		sample(w, (size_t)i, ev->clock);
+		grant(w, (size_t)i, ev);
+		break;
+	default:
+		break;
+	}
+	w->node[i].last = w->now;
+}

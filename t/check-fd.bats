@@ -1,0 +1,78 @@
+#!/usr/bin/env bats
+# elect-check's failure-detector assertions (Stoller, section 2):
+# fd-complete and fd-accurate.  Each fixture says in its comment what
+# happens and where.
+
+load helper
+load checkrun
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$FIXTURES/check/fd"
+}
+
+@test "a detector within its latency, reporting crashes, pauses and playdead" {
+	check -s fd --fd-latency 3 holds.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace fd-complete fd-accurate"
+}
+
+@test "fd-complete: Stoller's example, one DownSig past the latency" {
+	check -A fd-complete --fd-latency 3 late.trace
+	assert_failure 1
+	assert_output "late.trace:7: fd-complete: node 1 was not told that 2 is down: down for it from 50, monitored since 50, no DownSig by 53"
+	check -A fd-complete --fd-latency 3.5 late.trace
+	assert_success
+}
+
+@test "fd-complete: the latency defaults to 3 seconds" {
+	check -A fd-complete late.trace
+	assert_failure 1
+	reports "late.trace:7: fd-complete"
+}
+
+@test "fd-complete: a crashed node and a paused node never reported" {
+	check -A fd-complete --fd-latency 3 never.trace
+	assert_failure 1
+	reports "never.trace:10: fd-complete" "never.trace:12: fd-complete"
+}
+
+@test "fd-complete: recovery, stop, a new start, a down client, one report" {
+	check -s fd --fd-latency 3 excused.trace
+	assert_success
+	assert_output ""
+}
+
+@test "fd-accurate: DownSigs for nodes up since the latest start" {
+	check -A fd-accurate accurate.trace
+	assert_failure 1
+	reports "accurate.trace:8: fd-accurate" "accurate.trace:12: fd-accurate"
+	assert_line "accurate.trace:8: fd-accurate: node 1 got a DownSig for 2, up for it since 1 and monitored since 2"
+}
+
+@test "fd-accurate: DownSigs for nodes not monitored" {
+	check -A fd-accurate unmonitored.trace
+	assert_failure 1
+	reports "unmonitored.trace:9: fd-accurate" \
+	    "unmonitored.trace:10: fd-accurate" \
+	    "unmonitored.trace:14: fd-accurate"
+	assert_line "unmonitored.trace:10: fd-accurate: node 1 got a DownSig for 3, which it does not monitor"
+}
+
+@test "fd-accurate: paused, playing dead, restarted and cut-off nodes may be reported" {
+	check -s fd false-alarms.trace
+	assert_success
+	assert_output ""
+}
+
+@test "fd-accurate: a crash stamped after the DownSig, within the skew or not" {
+	check -A fd-accurate skew.trace
+	assert_failure 1
+	reports "skew.trace:7: fd-accurate"
+	check -A fd-accurate --skew 1 skew.trace
+	assert_success
+	check -A fd-accurate --skew 0.2 skew.trace
+	assert_failure 1
+	reports "skew.trace:8: fd-accurate"
+}

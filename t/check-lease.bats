@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# elect-check's lease assertions (Nerio): uniqueness, lease-quorum,
+# edict-validity, edict-order, stability, election.  Each fixture says in
+# its comment what happens and where.
+
+load helper
+load checkrun
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$FIXTURES/check/lease"
+}
+
+@test "a hand-over under Nerio holds every lease assertion" {
+	check -s lease holds.trace
+	assert_success
+	assert_output ""
+	check -s lease --skew 0.05 holds.trace
+	assert_success
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election"
+}
+
+@test "uniqueness: two leaders at once, reported where the second leads" {
+	check -A uniqueness overlap.trace
+	assert_failure 1
+	reports "overlap.trace:9: uniqueness"
+	assert_output "overlap.trace:9: uniqueness: nodes 1 and 2 both lead: 1 from 10 until 20, 2 from 15 until 25"
+}
+
+@test "uniqueness: a leader that gives its lease up leads no more" {
+	check -A uniqueness release.trace
+	assert_success
+	assert_output ""
+}
+
+@test "uniqueness: a crashed leader leads no more, whatever its lease says" {
+	check -A uniqueness crash.trace
+	assert_success
+	assert_output ""
+}
+
+@test "uniqueness: an overlap larger than the skew is certain, a smaller one is not" {
+	check -A uniqueness skew.trace
+	reports "skew.trace:8: uniqueness"
+	check -A uniqueness --skew 1 skew.trace
+	assert_failure 1
+	reports "skew.trace:9: uniqueness"
+	check -A uniqueness --skew 3 skew.trace
+	assert_success
+	assert_output ""
+}
+
+@test "uniqueness: a slow clock, shown by a later sample, keeps its node leading" {
+	check -A uniqueness drift-slow.trace
+	assert_failure 1
+	reports "drift-slow.trace:9: uniqueness"
+}
+
+@test "uniqueness: clocks drifting within the bound hand over cleanly" {
+	check -A uniqueness drift-ok.trace
+	assert_success
+	assert_output ""
+}
+
+@test "uniqueness: a restarted node that leads again too early" {
+	check -A uniqueness restart.trace
+	assert_failure 1
+	assert_output "restart.trace:12: uniqueness: nodes 2 and 1 both lead: 2 from 12 until 22, 1 from 19 until 25"
+}
+
+@test "lease-quorum: a leader without grants" {
+	check -A lease-quorum quorum-none.trace
+	assert_failure 1
+	assert_output "quorum-none.trace:5: lease-quorum: node 2 leads at 10 while at most 0 of 3 nodes grant it a lease, 2 needed"
+}
+
+@test "lease-quorum: a grant released under a leader" {
+	check -A lease-quorum quorum-release.trace
+	assert_failure 1
+	reports "quorum-release.trace:10: lease-quorum"
+}
+
+@test "lease-quorum: grants that run out on fast clocks before the lead" {
+	check -A lease-quorum quorum-expire.trace
+	assert_failure 1
+	reports "quorum-expire.trace:12: lease-quorum"
+	assert_regex "$output" "leads at 15 "
+}
+
+@test "lease-quorum: a crashed grantor's grant still counts" {
+	check -A lease-quorum quorum-crash.trace
+	assert_success
+	assert_output ""
+}
+
+@test "edict-validity: edicts after the lease ran out, by a non-leader, after a reboot" {
+	check -A edict-validity edict-invalid.trace
+	assert_failure 1
+	reports "edict-invalid.trace:9: edict-validity" \
+	    "edict-invalid.trace:10: edict-validity" \
+	    "edict-invalid.trace:14: edict-validity"
+	assert_line "edict-invalid.trace:9: edict-validity: node 1 created edict 2 at clock 23 but its lease ran out at clock 22"
+}
+
+@test "edict-order: a receiver orders edicts against their creation times" {
+	check -A edict-order edict-order.trace
+	assert_failure 1
+	reports "edict-order.trace:14: edict-order" \
+	    "edict-order.trace:15: edict-order"
+	assert_line "edict-order.trace:14: edict-order: node 4 delivered edict 1/2 (made at 13) after edict 2/1 (made at 21)"
+}
+
+@test "edict-order: creations closer than the skew cannot be ordered" {
+	check -A edict-order edict-skew.trace
+	assert_failure 1
+	reports "edict-skew.trace:9: edict-order"
+	check -A edict-order --skew 1 edict-skew.trace
+	assert_success
+	assert_output ""
+}
+
+@test "edict-order: an edict that no line made leaves the order undecided" {
+	check -A edict-order edict-unknown.trace
+	assert_failure 1
+	assert_output "edict-unknown.trace:7: edict-order: undecided: node 2 delivered edict 1/1, which no edict line made"
+	assert_regex "$stderr" "undecided: edict-order"
+}
+
+@test "stability: a leader that stops renewing though nothing fails" {
+	check -A stability stability.trace
+	assert_failure 1
+	assert_output "stability.trace:13: stability: node 3 stopped leading at 17 (its lease ran out) with no failure since 0"
+	check -A stability -c 20 stability.trace
+	assert_success
+}
+
+@test "stability: losing the lease soon after a failure is allowed" {
+	check -A stability stability-failure.trace
+	assert_success
+	assert_output ""
+}
+
+@test "stability: giving the lease up without exiting" {
+	check -A stability stability-release.trace
+	assert_failure 1
+	reports "stability-release.trace:13: stability"
+}
+
+@test "election: no leader within c of the boots" {
+	check -A election election.trace
+	assert_failure 1
+	assert_output "election.trace:7: election: no leader from 0 to 10, with 3 of 3 nodes running and every link up"
+	check -A election -c 12 election.trace
+	assert_success
+}
+
+@test "election: no leader within c of the last one's end" {
+	check -A election election-lost.trace
+	assert_failure 1
+	reports "election-lost.trace:10: election"
+}
+
+@test "election: none is due without a quorum running and connected" {
+	check -A election election-minority.trace
+	assert_success
+	assert_output ""
+}
+
+@test "the lease set runs every lease assertion, and only those" {
+	check -s lease overlap.trace
+	assert_failure 1
+	assert_regex "$stderr" "holds: trace edict-validity edict-order stability election
+.*violated: uniqueness \\(1\\) lease-quorum \\(2\\)\$"
+}
