@@ -7,10 +7,10 @@ extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully,
     algo_lease;
 
 static const struct algo_ops *const table[] = {
-	&algo_lease,
 	&algo_bully,
 	&algo_bully_fd,
 	&algo_async_bully,
+	&algo_lease,
 };
 
 const struct algo_ops *
