@@ -119,8 +119,10 @@ struct algo_timing {
 	 * equation (1), with i the node's rank 1..N in the cluster. */
 	algo_time	 t_tx;		/* default 2 ms */
 	algo_time	 alpha;		/* default 1 ms */
-	/* Their T_el,i and T_ok,i; 0 means the paper's 3 t_TX + delta_i and
-	 * 2 t_TX + delta_i. */
+	/* Their T_el,i = 3 t_TX + 2 t_P + delta_i and T_ok,i = 2 t_TX +
+	 * t_P + delta_i: t_el and t_ok are the parts before delta_i, so
+	 * that the tiebreaker still orders the nodes; 0 means the paper's
+	 * 3 t_TX and 2 t_TX (processing time t_P negligible). */
 	algo_time	 t_el;		/* default 0 */
 	algo_time	 t_ok;		/* default 0 */
 	/* Invitation: a coordinator that found a higher one waits

@@ -3,13 +3,18 @@
 
 #include "algo/algo.h"
 
-extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully,
-    algo_lease;
+extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully;
+extern const struct algo_ops algo_invitation, algo_modified_bully,
+    algo_enhanced_bully;
+extern const struct algo_ops algo_lease;
 
 static const struct algo_ops *const table[] = {
 	&algo_bully,
 	&algo_bully_fd,
 	&algo_async_bully,
+	&algo_invitation,
+	&algo_modified_bully,
+	&algo_enhanced_bully,
 	&algo_lease,
 };
 

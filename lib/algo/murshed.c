@@ -1,0 +1,506 @@
+/* The parts the modified and the enhanced bully share; see murshed.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/murshed.h"
+
+const char *const mb_msgnames[MB_NMSG] = {
+	[MB_ELECTION] = "Election",
+	[MB_OK] = "Ok",
+	[MB_COORDINATOR] = "Coordinator",
+	[MB_QUERY] = "Query",
+	[MB_ANSWER] = "Answer",
+};
+
+const char *const mb_timernames[MB_NTIMER] = {
+	[MB_T_WAIT] = "wait",
+	[MB_T_OK] = "ok",
+	[MB_T_HOLD] = "hold",
+};
+
+/* Payloads: node ids, two bytes each, big-endian. */
+static const size_t paylen[MB_NMSG] = {
+	[MB_ELECTION] = 2,	/* the failed leader */
+	[MB_OK] = 0,
+	[MB_COORDINATOR] = 4,	/* the new leader, the one it replaces */
+	[MB_QUERY] = 0,
+	[MB_ANSWER] = 2,	/* the answerer's leader, 0 if none */
+};
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static int
+normal(const struct mbully *m)
+{
+	return m->ldr != 0 && !m->hold && !m->electing && !m->querying &&
+	    !m->okwait;
+}
+
+void
+mb_show(struct mbully *m, algo_time now, struct algo_out *o)
+{
+	enum trace_status s;
+
+	if (m->electing)
+		s = ST_ELEC;
+	else if (m->hold || m->querying || m->okwait)
+		s = ST_WAIT;
+	else if (m->ldr != 0)
+		s = ST_NORM;
+	else
+		s = ST_DOWN;
+	algo_set_state(&m->a, o, now, s, m->ldr, NULL);
+}
+
+/* Our detector monitors J (0: nobody); only a follower watches. */
+static void
+watch(struct mbully *m, uint16_t j, struct algo_out *o)
+{
+	if (j == m->a.self)
+		j = 0;
+	if (j == m->watch)
+		return;
+	if (m->watch != 0)
+		algo_fd(o, ALGO_FD_STOP, m->watch);
+	if (j != 0)
+		algo_fd(o, ALGO_FD_START, j);
+	m->watch = j;
+}
+
+static void
+new_el(struct mbully *m)
+{
+	m->el.node = m->a.self;
+	m->el.inc = m->a.inc;
+	m->el.ctr = m->nextel++;
+}
+
+/* Ends our election or query, and the timer of its wait. */
+static void
+end_wait(struct mbully *m, struct algo_out *o)
+{
+	if (m->waiting)
+		algo_timer_cancel(o, MB_T_WAIT);
+	m->electing = m->querying = m->waiting = 0;
+}
+
+static void
+set_wait(struct mbully *m, algo_time at, struct algo_out *o)
+{
+	algo_timer_set(o, MB_T_WAIT, at);
+	m->waiting = 1;
+}
+
+/* Ranks [lo, hi) but ours into asked; sends TYPE to each. */
+static void
+multicast(struct mbully *m, size_t lo, size_t hi, unsigned type,
+    const uint8_t *p, size_t len, struct algo_out *o)
+{
+	size_t r;
+
+	algo_set_clear(&m->asked);
+	algo_set_clear(&m->heard);
+	m->best = 0;
+	for (r = lo; r < hi && r < m->a.n; r++) {
+		if (r == m->a.rank)
+			continue;
+		algo_set_add(&m->asked, r);
+		algo_send(o, m->a.ids[r], type, &m->el, p, len);
+	}
+}
+
+/* Whether every node asked but the failed leader answered. */
+static int
+all_heard(const struct mbully *m)
+{
+	size_t r;
+
+	for (r = 0; r < m->a.n; r++)
+		if (algo_set_has(&m->asked, r) && !algo_set_has(&m->heard, r) &&
+		    m->a.ids[r] != m->failed)
+			return 0;
+	return 1;
+}
+
+int
+mb_heard_any(const struct mbully *m, size_t lo, size_t hi)
+{
+	size_t r;
+
+	for (r = lo; r < hi && r < m->a.n; r++)
+		if (r != m->a.rank && algo_set_has(&m->heard, r))
+			return 1;
+	return 0;
+}
+
+static void
+finish(struct mbully *m, algo_time now, struct algo_out *o)
+{
+	/* The policy starts the next step, which ends this one. */
+	if (m->electing)
+		m->p->elected(m, now, o);
+	else if (m->querying)
+		m->p->queried(m, now, o);
+}
+
+void
+mb_elect(struct mbully *m, size_t lo, size_t hi, uint16_t failed,
+    algo_time wait, int phase, algo_time now, struct algo_out *o)
+{
+	uint8_t p[2];
+
+	end_wait(m, o);
+	new_el(m);
+	m->electing = 1;
+	m->phase = phase;
+	m->failed = failed;
+	mb_show(m, now, o);
+	put16(p, failed);
+	multicast(m, lo, hi, MB_ELECTION, p, sizeof(p), o);
+	set_wait(m, now + wait, o);
+	if (all_heard(m))
+		finish(m, now, o);
+}
+
+void
+mb_query(struct mbully *m, size_t lo, size_t hi, algo_time wait, int phase,
+    algo_time now, struct algo_out *o)
+{
+	end_wait(m, o);
+	new_el(m);
+	m->querying = 1;
+	m->phase = phase;
+	m->failed = 0;
+	mb_show(m, now, o);
+	multicast(m, lo, hi, MB_QUERY, NULL, 0, o);
+	set_wait(m, now + wait, o);
+	if (all_heard(m))
+		finish(m, now, o);
+}
+
+void
+mb_await(struct mbully *m, algo_time wait, algo_time now, struct algo_out *o)
+{
+	end_wait(m, o);
+	m->querying = 1;
+	m->phase = MB_AWAIT;
+	algo_set_clear(&m->asked);
+	mb_show(m, now, o);
+	set_wait(m, now + wait, o);
+}
+
+void
+mb_adopt(struct mbully *m, uint16_t j, algo_time now, struct algo_out *o)
+{
+	end_wait(m, o);
+	if (m->okwait)
+		algo_timer_cancel(o, MB_T_OK);
+	m->okwait = 0;
+	m->ldr = j;
+	m->failed = 0;
+	m->hold = 1;
+	watch(m, j, o);
+	mb_show(m, now, o);
+	/* Normal once every live node surely has the news: murshed.h. */
+	algo_timer_set(o, MB_T_HOLD, now + m->a.t.t_tx);
+}
+
+void
+mb_name(struct mbully *m, uint16_t j, uint16_t failed, algo_time now,
+    struct algo_out *o)
+{
+	uint8_t p[4];
+	size_t r;
+
+	if (!m->electing && !m->querying)
+		new_el(m);
+	put16(p, j);
+	put16(p + 2, failed);
+	for (r = 0; r < m->a.n; r++)
+		if (r != m->a.rank)
+			algo_send(o, m->a.ids[r], MB_COORDINATOR, &m->el, p,
+			    sizeof(p));
+	mb_adopt(m, j, now, o);
+}
+
+void
+mb_conclude(struct mbully *m, algo_time wait, algo_time now,
+    struct algo_out *o)
+{
+	uint16_t self = m->a.self;
+
+	if (m->best > self)
+		mb_adopt(m, m->best, now, o);
+	else if (m->best != 0)
+		mb_name(m, self, m->best == self ? 0 : m->best, now, o);
+	else if (m->phase == MB_AWAIT)
+		m->p->start(m, now, o);
+	else if (mb_heard_any(m, 0, m->a.n))
+		mb_await(m, wait, now, o);
+	else
+		mb_name(m, self, 0, now, o);
+}
+
+void
+mb_ok(struct mbully *m, const struct algo_msg *e, uint16_t failed,
+    algo_time wait, algo_time now, struct algo_out *o)
+{
+	algo_send(o, e->peer, MB_OK, &e->elid, NULL, 0);
+	m->ok_at = now;
+	if (wait <= 0)
+		return;
+	m->okwait = 1;
+	m->failed = failed;
+	algo_timer_set(o, MB_T_OK, now + wait);
+	mb_show(m, now, o);
+}
+
+/* A coordinator message: J leads, replacing F. */
+static void
+on_coordinator(struct mbully *m, uint16_t j, uint16_t f, algo_time now,
+    struct algo_out *o)
+{
+	uint16_t p = m->ldr;
+
+	/*
+	 * A revived node gathers what it hears until its query ends: a
+	 * coordinator sent before it came up never reaches it, and the
+	 * node named in a later one may since have given way to that
+	 * leader, whose answer names it.
+	 */
+	if (m->querying) {
+		if (j > m->best)
+			m->best = j;
+		if (m->phase == MB_AWAIT)
+			finish(m, now, o);
+		return;
+	}
+	if (j == p) {
+		if (!m->hold && !normal(m))
+			mb_adopt(m, j, now, o);
+		return;
+	}
+	/* A stale announcement, or one racing ours: we keep a higher
+	 * leader that nobody said has failed (murshed.h). */
+	if (!(j > p || p == 0 || f == p || (m->failed != 0 && m->failed == p)))
+		return;
+	/*
+	 * The papers never name a leader below a live node that answered;
+	 * one that does missed us (we were reviving), and we take over as
+	 * a revived node higher than the leader does (NRC).
+	 */
+	if (j < m->a.self)
+		mb_name(m, m->a.self, f, now, o);
+	else
+		mb_adopt(m, j, now, o);
+}
+
+static void
+on_ok(struct mbully *m, const struct algo_msg *msg, algo_time now,
+    struct algo_out *o)
+{
+	size_t r = (size_t)algo_rank(&m->a, msg->peer);
+
+	if (!m->electing || !algo_elid_eq(&msg->elid, &m->el) ||
+	    !algo_set_has(&m->asked, r))
+		return;
+	algo_set_add(&m->heard, r);
+	if (msg->peer > m->best)
+		m->best = msg->peer;
+	if (all_heard(m))
+		finish(m, now, o);
+}
+
+static void
+on_answer(struct mbully *m, const struct algo_msg *msg, uint16_t j,
+    algo_time now, struct algo_out *o)
+{
+	size_t r = (size_t)algo_rank(&m->a, msg->peer);
+
+	if (!m->querying || !algo_elid_eq(&msg->elid, &m->el) ||
+	    !algo_set_has(&m->asked, r))
+		return;
+	algo_set_add(&m->heard, r);
+	if (j > m->best)
+		m->best = j;
+	if (all_heard(m))
+		finish(m, now, o);
+}
+
+/* Checks a payload's length, the node ids it names, and that the elid
+ * is the sender's own (election, coordinator, query) or ours echoed. */
+static int
+valid(const struct mbully *m, const struct algo_msg *msg)
+{
+	uint16_t j;
+
+	if (msg->len != paylen[msg->type] || msg->elid.node !=
+	    (msg->type == MB_OK || msg->type == MB_ANSWER ? m->a.self :
+	    msg->peer))
+		return 0;
+	switch (msg->type) {
+	case MB_ELECTION:
+		j = get16(msg->payload);
+		return j != 0 && algo_rank(&m->a, j) != -1;
+	case MB_COORDINATOR:
+		j = get16(msg->payload + 2);
+		return algo_rank(&m->a, get16(msg->payload)) != -1 &&
+		    (j == 0 || algo_rank(&m->a, j) != -1);
+	case MB_ANSWER:
+		j = get16(msg->payload);
+		return j == 0 || algo_rank(&m->a, j) != -1;
+	}
+	return 1;
+}
+
+static int
+on_recv(struct mbully *m, const struct algo_msg *msg, algo_time now,
+    struct algo_out *o)
+{
+	uint8_t p[2];
+
+	if (!valid(m, msg))
+		return ALGO_EINVAL;
+	switch (msg->type) {
+	case MB_ELECTION:
+		/* Elections go up the ids; one from above is no concern
+		 * of ours. */
+		if (msg->peer < m->a.self)
+			m->p->election(m, msg, get16(msg->payload), now, o);
+		break;
+	case MB_OK:
+		on_ok(m, msg, now, o);
+		break;
+	case MB_COORDINATOR:
+		on_coordinator(m, get16(msg->payload),
+		    get16(msg->payload + 2), now, o);
+		break;
+	case MB_QUERY:
+		/* Answer with the leader we follow or take, if any. */
+		put16(p, m->electing || m->querying || m->okwait ? 0 : m->ldr);
+		algo_send(o, msg->peer, MB_ANSWER, &msg->elid, p, sizeof(p));
+		break;
+	case MB_ANSWER:
+		on_answer(m, msg, get16(msg->payload), now, o);
+		break;
+	}
+	return ALGO_OK;
+}
+
+static void
+on_timer(struct mbully *m, unsigned id, algo_time now, struct algo_out *o)
+{
+	switch (id) {
+	case MB_T_WAIT:
+		m->waiting = 0;
+		finish(m, now, o);
+		break;
+	case MB_T_OK:
+		if (m->okwait) {
+			m->okwait = 0;
+			m->p->ok_expired(m, now, o);
+		}
+		break;
+	case MB_T_HOLD:
+		m->hold = 0;
+		mb_show(m, now, o);
+		break;
+	}
+}
+
+int
+mb_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
+{
+	struct mbully *m = (struct mbully *)a;
+
+	switch (in->type) {
+	case ALGO_IN_RECV:
+		return on_recv(m, &in->msg, in->now, o);
+	case ALGO_IN_DOWN:
+		/* Our leader failed: an election, unless we are in one. */
+		if (in->down == m->watch && in->down == m->ldr &&
+		    !m->electing && !m->okwait)
+			m->p->electn(m, in->down, in->now, o);
+		return ALGO_OK;
+	case ALGO_IN_TIMER:
+		on_timer(m, in->timer, in->now, o);
+		return ALGO_OK;
+	default:
+		return ALGO_ENOTSUP;
+	}
+}
+
+int
+mb_boot(struct algo *a, const struct mb_policy *p, algo_time now,
+    struct algo_out *o)
+{
+	struct mbully *m = (struct mbully *)a;
+
+	m->p = p;
+	m->ok_at = -1;
+	p->start(m, now, o);
+	return ALGO_OK;
+}
+
+static void
+fmt_id(char *buf, size_t len, const char *key, uint16_t id)
+{
+	size_t l = strlen(buf);
+
+	if (id == 0)
+		snprintf(buf + l, len - l, " %s=-", key);
+	else
+		snprintf(buf + l, len - l, " %s=%u", key, id);
+}
+
+void
+mb_msg_fields(const struct algo_msg *m, char *buf, size_t len)
+{
+	if (m->type >= MB_NMSG || m->len != paylen[m->type])
+		return;
+	if (m->type == MB_ELECTION)
+		fmt_id(buf, len, "failed", get16(m->payload));
+	else if (m->type == MB_COORDINATOR) {
+		fmt_id(buf, len, "ldr", get16(m->payload));
+		fmt_id(buf, len, "failed", get16(m->payload + 2));
+	} else if (m->type == MB_ANSWER)
+		fmt_id(buf, len, "ldr", get16(m->payload));
+}
+
+int
+mb_msg_set_field(struct algo_msg *m, const char *key, const char *value)
+{
+	const char *errstr;
+	uint16_t id = 0;
+	size_t off;
+
+	if (strcmp(key, "ldr") == 0 && (m->type == MB_COORDINATOR ||
+	    m->type == MB_ANSWER))
+		off = 0;
+	else if (strcmp(key, "failed") == 0 && m->type == MB_ELECTION)
+		off = 0;
+	else if (strcmp(key, "failed") == 0 && m->type == MB_COORDINATOR)
+		off = 2;
+	else
+		return -1;
+	if (strcmp(value, "-") != 0) {
+		id = strtonum(value, 1, UINT16_MAX, &errstr);
+		if (errstr != NULL)
+			return -1;
+	}
+	put16(m->payload + off, id);
+	m->len = paylen[m->type];
+	return 0;
+}
