@@ -179,8 +179,8 @@ load algo-sim
 	> 160 cmd edict hello
 	trace edict seq=1 qt=1:9,3:0.152 clock=0.16
 	trace deliver from=3 seq=1 qt=1:9,3:0.152
-	send to=1 msg=Edict elid=- token=8 seq=1 bytes=43
-	send to=2 msg=Edict elid=- token=8 seq=1 bytes=43
+	send to=1 msg=Edict elid=- token=8 seq=1 len=43
+	send to=2 msg=Edict elid=- token=8 seq=1 len=43
 	> 202 timer try
 	trace clock c=0.202
 	trace lease op=grant to=3 until=0.35215 clock=0.202
@@ -191,8 +191,8 @@ load algo-sim
 	> 210 cmd edict world
 	trace edict seq=2 qt=2:5.05,3:0.202 clock=0.21
 	trace deliver from=3 seq=2 qt=2:5.05,3:0.202
-	send to=1 msg=Edict elid=- token=8 seq=2 bytes=43
-	send to=2 msg=Edict elid=- token=8 seq=2 bytes=43
+	send to=1 msg=Edict elid=- token=8 seq=2 len=43
+	send to=2 msg=Edict elid=- token=8 seq=2 len=43
 	> 211 cmd release
 	trace lead until=0.211 clock=0.211
 	trace lease op=release to=3 clock=0.211
@@ -283,7 +283,7 @@ load algo-sim
 	fd start 3
 	send to=3 msg=Refuse elid=3.2.1 why=busy ldr=2 left=0.14915 k=4
 	> 312 query
-	status status=Norm ldr=2 grp=- leader=yes since=311 lease_until=0.46 token=-
+	status status=Norm ldr=2 grp=- leader=no since=311 lease_until=0.46 token=-
 	EOF
 }
 

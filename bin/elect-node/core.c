@@ -107,6 +107,7 @@ run(struct node *nd)
 		nd->quit = QUIT_ERROR;
 	}
 	algo_out_clear(&nd->out);
+	edicts_publish(nd);
 }
 
 static int
@@ -242,6 +243,18 @@ core_leave(struct node *nd)
 	if (step(nd, &in) == ALGO_OK)
 		run(nd);
 	algo_out_clear(&nd->out);
+}
+
+int
+core_cmd(struct node *nd, const struct algo_cmd *cmd)
+{
+	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
+	int rc;
+
+	in.cmd = *cmd;
+	rc = step(nd, &in);
+	run(nd);
+	return rc;
 }
 
 void

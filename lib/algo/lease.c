@@ -129,7 +129,9 @@
  * T_q + (1 - rho) remainder.
  *
  * State lines: Norm with ldr = self while leading, ldr = A while granting
- * another node, Elec while asking, Wait otherwise; grp is "-".
+ * another node, Elec while asking, Wait otherwise; grp is "-".  The
+ * status says leader once the leadership's token is established, a round
+ * trip after the `lead' line that starts it.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -1172,7 +1174,8 @@ query(const struct algo *a, algo_time now, struct algo_status *st)
 	int w;
 
 	lease_info(a, now, &li);
-	st->leader = li.leading;
+	/* A leader is of use (edicts, guarded commands) once its token is. */
+	st->leader = li.leading && li.token != 0;
 	if (li.leading) {
 		if (li.token != 0)
 			snprintf(c2, sizeof(c2), "%llu",
@@ -1290,7 +1293,7 @@ msg_fields(const struct algo_msg *m, char *buf, size_t len)
 	case M_EDICT:
 		if (m->len < EDICT_HDR)
 			return;
-		snprintf(buf, len, " token=%llu seq=%llu bytes=%u",
+		snprintf(buf, len, " token=%llu seq=%llu len=%u",
 		    (unsigned long long)algo_get64(p),
 		    (unsigned long long)algo_get64(p + 8), m->len);
 		break;
