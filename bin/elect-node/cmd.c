@@ -27,6 +27,7 @@ static const struct {
 	{ "lease",	0,	cmd_lease },
 	{ "edict",	1,	cmd_edict },
 	{ "follow-edicts", 0,	cmd_follow_edicts },
+	{ "task",	0,	cmd_task },
 };
 
 static void

@@ -268,9 +268,18 @@ ctl_connect(const char *dir, const char *req, int nonblock, const char **why)
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
 	    (nonblock ? SOCK_NONBLOCK : 0), 0)) == -1)
 		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		if (errno == ENOENT)
+			*why = "no daemon answers (no control socket)";
+		else if (errno == ECONNREFUSED)
+			*why = "no daemon answers (connection refused)";
+		else
+			*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
 	/* A unix socket takes a short line at once, or not at all. */
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    write(fd, line, (size_t)ll) != ll) {
+	if (write(fd, line, (size_t)ll) != ll) {
 		*why = strerror(errno);
 		close(fd);
 		return -1;

@@ -10,6 +10,10 @@
  *	edict HEX	ok seq=N token=T, or err not leader leader=ID
  *	follow-edicts	ok, then one line per edict delivered or refused:
  *			ok from=ID token=T seq=N delivered=yes|no text=HEX
+ *	task		ok, then "ok stop" when the node is asked to leave;
+ *			the caller runs a guarded command and keeps the
+ *			connection open until the command is dead, and the
+ *			node releases its lease only after (node.c, leave())
  *
  * Edict texts travel hex-encoded, as one argument of a control line.
  */
@@ -126,6 +130,45 @@ cmd_follow_edicts(struct node *nd, struct ctl_client *c,
 	ctl_reply(c, "ok");
 	c->waiting = WAIT_EDICTS;
 	c->edicts = lease_edicts(nd->algo);
+}
+
+/* task: the caller runs a guarded command, and stays connected until it
+ * is dead.  "ok stop" tells it to stop it. */
+void
+cmd_task(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+{
+	if (nd->leaving) {
+		ctl_reply(c, "err leaving");
+		return;
+	}
+	ctl_reply(c, "ok");
+	c->waiting = WAIT_TASK;
+}
+
+int
+tasks_running(const struct node *nd)
+{
+	int i, n = 0;
+
+	for (i = 0; i < CTL_CLIENTS_MAX; i++)
+		n += nd->ctl.clients[i].fd != -1 &&
+		    nd->ctl.clients[i].waiting == WAIT_TASK;
+	return n;
+}
+
+void
+tasks_stop(struct node *nd)
+{
+	struct ctl_client *c;
+	int i;
+
+	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
+		c = &nd->ctl.clients[i];
+		if (c->fd != -1 && c->waiting == WAIT_TASK) {
+			ctl_reply(c, "ok stop");
+			ctl_flush(c);
+		}
+	}
 }
 
 void

@@ -55,8 +55,9 @@ struct ctl_client {
 	uint64_t	 edicts;	/* WAIT_EDICTS: the next one to send */
 };
 
-/* What a waiting client waits for. */
-enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS };
+/* What a waiting client waits for: the leadership, edicts, or nothing
+ * (a guarded command, registered until its connection closes). */
+enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_TASK };
 
 struct ctl_server {
 	int		 fd;		/* the listening socket */
@@ -94,6 +95,10 @@ void	cmd_lease(struct node *, struct ctl_client *, const struct ctl_req *);
 void	cmd_edict(struct node *, struct ctl_client *, const struct ctl_req *);
 void	cmd_follow_edicts(struct node *, struct ctl_client *,
 	    const struct ctl_req *);
+void	cmd_task(struct node *, struct ctl_client *, const struct ctl_req *);
+/* Guarded commands registered; tells them all to stop. */
+int	tasks_running(const struct node *);
+void	tasks_stop(struct node *);
 /* Sends followers the edicts delivered or refused since the last call. */
 void	edicts_publish(struct node *);
 /* The clients --edict, --follow-edicts and --run-if-leader: exit codes. */
@@ -168,6 +173,11 @@ struct node {
 	struct fdc	 fdc;
 	struct ctl_server ctl;
 	enum quit	 quit;
+	/* Asked to leave while guarded commands run: they stop first, so
+	 * that the lease is released only once they are dead. */
+	enum quit	 leaving;
+	algo_time	 leave_by;
+	int		 norelease;
 
 	/* Network: the socket, the key, a sequence number per receiver and
 	 * a replay window per sender, both indexed like cluster.nodes. */

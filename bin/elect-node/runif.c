@@ -26,6 +26,13 @@
  * command as soon as the daemon says it does not lead or stops answering;
  * elect-node(1) says what that does not guarantee.
  *
+ * Handing over.  A leader that leaves on purpose releases its lease, so
+ * that the next node need not wait for it to run out: R registers the
+ * command with the daemon (`task') before starting it and keeps that
+ * connection open until the group is dead, and the daemon, asked to
+ * leave, tells R to stop (`ok stop') and releases the lease only once the
+ * connection closes.  A daemon that dies releases nothing.
+ *
  * SIGINT, SIGTERM and SIGHUP sent to R are forwarded to the group.
  */
 #include <sys/prctl.h>
@@ -69,7 +76,8 @@ struct runif {
 	algo_time	 term_at, kill_at;	/* the lease's deadline */
 	algo_time	 stop_kill;	/* SIGKILL of a stop begun */
 	int		 termed, killed;
-	/* The query in flight. */
+	/* The registration (task), and the query in flight. */
+	int		 tfd;
 	int		 qfd;
 	algo_time	 qsent, next_query;
 	char		 qbuf[CTL_LINE_MAX];
@@ -427,6 +435,56 @@ query_lost(struct runif *r, algo_time now)
 		stop(r, now, "the daemon does not answer");
 }
 
+/* Registers the command with the daemon; 0, or -1 when it is leaving. */
+static int
+task_register(struct runif *r)
+{
+	char line[64];
+	const char *why;
+	ssize_t n;
+	size_t got = 0;
+	struct pollfd pfd;
+
+	if ((r->tfd = ctl_connect(r->dir, "task", 0, &why)) == -1)
+		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
+	pfd.fd = r->tfd;
+	pfd.events = POLLIN;
+	while (got < sizeof(line) - 1 && memchr(line, '\n', got) == NULL) {
+		if (poll(&pfd, 1, CTL_WAIT_MS) <= 0 ||
+		    (n = read(r->tfd, line + got, sizeof(line) - 1 - got)) <= 0)
+			errx(EXIT_NODAEMON, "%s/control: no reply to task",
+			    r->dir);
+		got += (size_t)n;
+	}
+	line[got] = '\0';
+	if (strncmp(line, "ok\n", 3) == 0)
+		return 0;
+	close(r->tfd);
+	r->tfd = -1;
+	return -1;
+}
+
+/* The daemon about the registered command: leave, or gone. */
+static void
+task_read(struct runif *r, algo_time now)
+{
+	char buf[64];
+	ssize_t n;
+
+	n = read(r->tfd, buf, sizeof(buf) - 1);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0) {
+		buf[n] = '\0';
+		if (strstr(buf, "ok stop") != NULL)
+			stop(r, now, "the node is leaving");
+		return;
+	}
+	/* The daemon is gone: the deadline holds without it. */
+	close(r->tfd);
+	r->tfd = -1;
+}
+
 /* ---- the loop ---- */
 
 static void
@@ -453,7 +511,7 @@ min_at(algo_time *next, algo_time at)
 static void
 watch(struct runif *r)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	struct timespec ts;
 	algo_time now, next;
 	int n;
@@ -487,15 +545,19 @@ watch(struct runif *r)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = r->qfd;
 		pfd[1].events = POLLIN;
+		pfd[2].fd = r->tfd;
+		pfd[2].events = POLLIN;
 		ts.tv_sec = next > now ? (next - now) / TRACE_NS : 0;
 		ts.tv_nsec = next > now ? (next - now) % TRACE_NS : 0;
-		n = ppoll(pfd, 2, next == -1 ? NULL : &ts, NULL);
+		n = ppoll(pfd, 3, next == -1 ? NULL : &ts, NULL);
 		if (n == -1 && errno != EINTR)
 			err(1, "poll");
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);
 		if (n > 0 && r->qfd != -1 && pfd[1].revents)
 			query_read(r, mono_now());
+		if (n > 0 && r->tfd != -1 && pfd[2].revents)
+			task_read(r, mono_now());
 		if (r->gdead)
 			reap(r);
 	}
@@ -542,10 +604,14 @@ run_if_leader(const struct node_opts *o)
 	r.o = o;
 	r.dir = o->statedir;
 	r.id = o->id;
-	r.qfd = r.spipe = -1;
+	r.qfd = r.tfd = r.spipe = -1;
 	r.grace = o->grace >= 0 ? o->grace : GRACE_DEFAULT;
 	r.sigfd = open_signals();
-	if (!await_leadership(&r))
+	if (!await_leadership(&r) || task_register(&r) == -1)
+		return o->ecode >= 0 ? o->ecode : EXIT_NO;
+	/* Still the leader, now that the daemon knows of the command. */
+	ask(&r, "lease", CTL_WAIT_MS);
+	if (!can_start(&r))
 		return o->ecode >= 0 ? o->ecode : EXIT_NO;
 	if (o->trace != NULL && (r.tw = tw_open(o->trace, STDERR_FILENO)) ==
 	    NULL)

@@ -363,7 +363,9 @@ world_apply(struct world *w, const struct trace_event *ev)
 	default:
 		break;
 	}
-	if (!nd->up) {
+	/* --run-if-leader outlives its daemon until its deadline: its task
+	 * lines are the node's even while the daemon is down. */
+	if (!nd->up && ev->type != TR_TASK) {
 		if (!nd->warned)
 			w->anomaly |= WA_DOWN;
 		nd->warned = 1;
