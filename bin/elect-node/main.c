@@ -50,6 +50,11 @@ static const struct option fixed_opts[] = {
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
 
+static const char *const mode_flag[] = {
+	[MODE_STATUS] = "--status", [MODE_EDICT] = "--edict",
+	[MODE_FOLLOW] = "--follow-edicts", [MODE_RUNIF] = "--run-if-leader",
+};
+
 /* The best algorithm this build has: the first of these it knows. */
 static const struct algo_ops *
 algo_default(void)
@@ -204,7 +209,8 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 		    "--run-if-leader");
 	if (o->mode != MODE_DAEMON) {
 		if (o->statedir == NULL && o->id == 0)
-			errx(EXIT_USAGE, "a client needs -s statedir or -i id");
+			errx(EXIT_USAGE, "%s needs -s statedir or -i id",
+			    mode_flag[o->mode]);
 	} else {
 		if (o->cluster == NULL || o->id == 0)
 			errx(EXIT_USAGE, "-f cluster and -i id are required");
