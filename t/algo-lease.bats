@@ -2,8 +2,9 @@
 # The lease core (Nerio: van Renesse, Schneider and Gehrke), driven
 # without sockets by algo-drive, and run in algo-sim over many seeds with
 # the simulator's own real-time oracle (-O) and elect-check -s lease.
-# Default timing: lease 150 ms, renew 50 ms, rtt 5 ms, drift 1e-3, so a
-# boot's quiet period is 150.15 ms and a grant holds 150.15 ms.
+# The algo-drive scripts pin lease 150 ms and renew 50 ms (rtt 5 ms and
+# drift 1e-3 are the defaults), so a boot's quiet period is 150.15 ms and
+# a grant holds 150.15 ms; the simulated runs use the defaults.
 
 load helper
 load algo-sim
@@ -12,7 +13,7 @@ load algo-sim
 # them with its remaining leadership, so the grantor verifies it (10.5):
 # 0.16 + 0.1 (1 - 1e-3) = 0.2599.
 @test "lease: a grantor refuses while quiet, grants, refuses another node naming its grantee, raises K before its Ok" {
-	run algo-drive -a lease -i 1 -n 3 <<-EOF
+	run algo-drive -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
 	0 boot inc=1
 	10 recv from=3 msg=Request elid=3.1.1 delta=0.15 start=7 token=0 echo=0 einc=0 rem=0
 	150.15 timer quiet
@@ -40,7 +41,7 @@ load algo-sim
 	> 161 recv from=2 msg=Request elid=2.4.9 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
 	send to=2 msg=Refuse elid=2.4.9 why=busy ldr=3 left=0.14915 k=0
 	> 162 recv from=3 msg=Request elid=3.1.3 delta=0.15 start=7.2 token=4 echo=0.16 einc=1 rem=0.1
-	persist 0100000000000000040000000008f0d180
+	persist 0100000000000004040000000008f0d180
 	trace lease op=grant to=3 until=0.31215 clock=0.162
 	timer set grant at=312.15
 	send to=3 msg=Ok elid=3.1.3 t=0.162 inc=1 k=4
@@ -50,7 +51,7 @@ load algo-sim
 }
 
 @test "lease: releases revoke only what was granted before them, and late messages are refused (FIFO)" {
-	run algo-drive -q -a lease -i 1 -n 3 <<-EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
 	0 boot inc=1
 	160 recv from=3 msg=Request elid=3.1.2 delta=0.15 start=7 token=0 echo=0 einc=0 rem=0
 	170 recv from=3 msg=Request elid=3.1.4 delta=0.15 start=7.1 token=0 echo=0 einc=0 rem=0
@@ -91,7 +92,7 @@ load algo-sim
 # OQwBD: E = Start + (1 - rho) delta = 0.15015 + 0.14985 = 0.3; the
 # token is handed out only once a majority has seen it.
 @test "lease: a bid that wins a majority leads, then proposes 1 + the largest K and establishes it with a second round" {
-	run algo-drive -a lease -i 3 -n 3 <<-EOF
+	run algo-drive -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2
 	150.15 timer quiet
 	151 recv from=1 msg=Refuse elid=3.2.1 why=busy ldr=2 left=0.02 k=7
@@ -121,7 +122,7 @@ load algo-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	persist 0100000000000000080000000008f0d180
+	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
 	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
@@ -138,7 +139,7 @@ load algo-sim
 }
 
 @test "lease: a leader renews every renew, makes edicts only with its token, and steps down on release" {
-	run algo-drive -q -a lease -i 3 -n 3 <<-EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2
 	150.15 timer quiet
 	152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
@@ -168,7 +169,7 @@ load algo-sim
 	trace lead until=0.3 clock=0.152 qt=2:5,3:0.15015
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	persist 0100000000000000080000000008f0d180
+	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
 	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
@@ -207,7 +208,7 @@ load algo-sim
 }
 
 @test "lease: edicts are delivered in (token, seq) order; a late, older one is refused and reported; malformed ones are dropped" {
-	run algo-drive -q -a lease -i 1 -n 3 <<-EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
 	0 boot inc=1
 	10 recv from=3 msg=Edict token=8 seq=2 qt=2:5.05,3:0.202 text=world
 	11 recv from=3 msg=Edict token=8 seq=1 qt=1:9,3:0.152 text=hello
@@ -241,7 +242,7 @@ load algo-sim
 # make it bid while it still grants node 3 a lease; the grant's expiry
 # does.  When node 3 comes back, node 2 watches it again but stays leader.
 @test "lease: the weak leader bids only once its grant to the leader lapses, then keeps its leadership when the higher node returns" {
-	run algo-drive -q -a lease -i 2 -n 3 <<-EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
 	0 boot inc=1
 	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
 	200 down 3
@@ -257,7 +258,7 @@ load algo-sim
 	fd start 3
 	state status=Wait ldr=- grp=-
 	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
-	persist 0100000000000000030000000008f0d180
+	persist 0100000000000004030000000008f0d180
 	trace lease op=grant to=3 until=0.31015 clock=0.16
 	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
 	state status=Norm ldr=3 grp=-
@@ -275,7 +276,6 @@ load algo-sim
 	trace lead until=0.46 clock=0.311 qt=1:4,2:0.31015
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.311
-	persist 0100000000000000040000000008f0d180
 	trace lease op=grant to=2 until=0.46115 clock=0.311
 	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=4 einc=1 rem=0.148851148
 	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=0 einc=0 rem=0.148851148
@@ -288,7 +288,7 @@ load algo-sim
 }
 
 @test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing" {
-	run algo-drive -a lease -i 3 -n 3 <<-EOF
+	run algo-drive -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2
 	150.15 timer quiet
 	152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
@@ -318,7 +318,7 @@ load algo-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	persist 0100000000000000080000000008f0d180
+	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
 	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
@@ -349,7 +349,7 @@ load algo-sim
 }
 
 @test "lease: a departing leader's Release lets the next node bid at once; a grantor that has not seen it yet costs one short retry" {
-	run algo-drive -q -a lease -i 2 -n 3 <<-EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
 	0 boot inc=1
 	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
 	170 recv from=3 msg=Release elid=3.1.5 why=leave
@@ -364,7 +364,7 @@ load algo-sim
 	fd start 3
 	state status=Wait ldr=- grp=-
 	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
-	persist 0100000000000000030000000008f0d180
+	persist 0100000000000004030000000008f0d180
 	trace lease op=grant to=3 until=0.31015 clock=0.16
 	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
 	state status=Norm ldr=3 grp=-
@@ -390,7 +390,6 @@ load algo-sim
 	trace lead until=0.32375 clock=0.174 qt=1:4,2:0.1739
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.174
-	persist 0100000000000000040000000008f0d180
 	trace lease op=grant to=2 until=0.32415 clock=0.174
 	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=4 einc=1 rem=0.149600399
 	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=0 einc=0 rem=0.149600399
@@ -400,7 +399,7 @@ load algo-sim
 # The first life granted delta = 0.4 s: the second waits 0.4 (1 + 1e-3)
 # from its boot at 0.17, until 0.5704.
 @test "lease: after a restart a node grants nothing until the longest lease it ever granted has lapsed; K survives and stale tokens are refused" {
-	run algo-drive -q -a lease -i 1 -n 3 <<-EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
 	0 boot inc=1
 	160 recv from=3 msg=Request elid=3.1.5 delta=0.4 start=7 token=6 echo=0 einc=0 rem=0
 	170 boot inc=2
@@ -417,7 +416,7 @@ load algo-sim
 	fd start 2
 	state status=Wait ldr=- grp=-
 	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.4 start=7 token=6 echo=0 einc=0 rem=0
-	persist 0100000000000000060000000017d78400
+	persist 0100000000000004060000000017d78400
 	trace lease op=grant to=3 until=0.5604 clock=0.16
 	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=6
 	state status=Norm ldr=3 grp=-
@@ -428,15 +427,15 @@ load algo-sim
 	> 170 query
 	status status=Wait ldr=- grp=- leader=no since=170 quiet_until=0.5704
 	> 570 recv from=3 msg=Request elid=3.2.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Refuse elid=3.2.1 why=quiet ldr=0 left=0.0004 k=6
+	send to=3 msg=Refuse elid=3.2.1 why=quiet ldr=0 left=0.0004 k=1030
 	> 571 recv from=3 msg=Request elid=3.2.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
 	error refused
 	> 571 recv from=3 msg=Request elid=3.2.2 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
 	trace lease op=grant to=3 until=0.72115 clock=0.571
-	send to=3 msg=Ok elid=3.2.2 t=0.571 inc=2 k=6
+	send to=3 msg=Ok elid=3.2.2 t=0.571 inc=2 k=1030
 	state status=Norm ldr=3 grp=-
 	> 572 recv from=3 msg=Request elid=3.2.3 delta=0.15 start=9 token=5 echo=0 einc=0 rem=0
-	send to=3 msg=Refuse elid=3.2.3 why=stale ldr=0 left=0 k=6
+	send to=3 msg=Refuse elid=3.2.3 why=stale ldr=0 left=0 k=1030
 	EOF
 }
 
@@ -488,8 +487,8 @@ lease_sweep() {
 }
 
 # Node 3 leads, crashes; node 2 leads, crashes; node 3 comes back with the
-# K it persisted (1) and must still go above node 2's token, which it
-# learns from node 1's Ok.  Then every node of five restarts in turn,
+# bound on K it persisted (1025) and must still go above node 2's token,
+# which it learns from node 1's Ok.  Then every node of five restarts in turn,
 # twice, and the leader with it whenever it is hit.
 @test "lease: fencing tokens grow across every change of leader and every restart" {
 	local t=1 i r ev=()
@@ -498,7 +497,7 @@ lease_sweep() {
 	assert_success
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
 		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
-	assert_output "3:1 2:2 3:3 "
+	assert_output "3:1 2:2 3:1026 "
 	for r in 1 2; do
 		for i in 5 4 3 2 1; do
 			ev+=(-e "$t.0 crash $i" -e "$t.4 boot $i")
@@ -509,7 +508,7 @@ lease_sweep() {
 	assert_success
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
 		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
-	assert_output "5:1 4:2 5:3 4:4 5:5 "
+	assert_output "5:1 4:2 5:1026 5:2051 4:2052 5:3076 5:4101 "
 }
 
 # Failover: the grants to a crashed leader run out within the lease

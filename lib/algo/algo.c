@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,55 @@ algo_timing_default(struct algo_timing *t)
 	t->alpha = 1 * ALGO_MS;
 	t->merge_wait = 100 * ALGO_MS;
 	t->accept_wait = 100 * ALGO_MS;
-	t->lease = 150 * ALGO_MS;
-	t->renew = 50 * ALGO_MS;
+	t->lease = 100 * ALGO_MS;
+	t->renew = 25 * ALGO_MS;
 	t->rtt = 5 * ALGO_MS;
 	t->drift = 1000000;		/* 1e-3: see lib/algo/lease.c */
 	t->skew = 0;
+}
+
+int
+algo_timing_set(struct algo_timing *t, const char *nameval)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} f[] = {
+		{ "reply", offsetof(struct algo_timing, reply) },
+		{ "check", offsetof(struct algo_timing, check) },
+		{ "timeout", offsetof(struct algo_timing, timeout) },
+		{ "tau", offsetof(struct algo_timing, tau) },
+		{ "t_tx", offsetof(struct algo_timing, t_tx) },
+		{ "alpha", offsetof(struct algo_timing, alpha) },
+		{ "t_el", offsetof(struct algo_timing, t_el) },
+		{ "t_ok", offsetof(struct algo_timing, t_ok) },
+		{ "merge_wait", offsetof(struct algo_timing, merge_wait) },
+		{ "accept_wait", offsetof(struct algo_timing, accept_wait) },
+		{ "lease", offsetof(struct algo_timing, lease) },
+		{ "renew", offsetof(struct algo_timing, renew) },
+		{ "rtt", offsetof(struct algo_timing, rtt) },
+		{ "skew", offsetof(struct algo_timing, skew) },
+	};
+	const char *eq;
+	trace_time v;
+	size_t k, n;
+
+	if ((eq = strchr(nameval, '=')) == NULL ||
+	    trace_parse_time(eq + 1, strlen(eq + 1), &v) == -1)
+		return -1;
+	n = (size_t)(eq - nameval);
+	/* drift is a ratio, seconds per second: nanoseconds per second */
+	if (n == 5 && strncmp(nameval, "drift", 5) == 0) {
+		t->drift = v;
+		return 0;
+	}
+	for (k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+		if (strlen(f[k].name) == n && strncmp(nameval, f[k].name,
+		    n) == 0) {
+			*(algo_time *)((char *)t + f[k].off) = v / 1000;
+			return 0;
+		}
+	return -1;
 }
 
 void

@@ -138,8 +138,8 @@ struct algo_timing {
 	 * clock may gain or lose, as nanoseconds per second (1e-3 is
 	 * 1000000).  `skew' > 0 selects OQwBS (section 4): clocks then
 	 * differ by at most skew, and drift only bounds verification. */
-	algo_time	 lease;		/* default 150 ms */
-	algo_time	 renew;		/* default 50 ms */
+	algo_time	 lease;		/* default 100 ms */
+	algo_time	 renew;		/* default 25 ms */
 	algo_time	 rtt;		/* default 5 ms */
 	algo_time	 drift;		/* default 1000000 (1e-3) */
 	algo_time	 skew;		/* default 0: bounded drift (OQwBD) */
@@ -298,6 +298,9 @@ const struct algo_ops *algo_nth(size_t i);
 
 /* Fills in the documented defaults. */
 void		 algo_timing_default(struct algo_timing *);
+/* Sets one field from "NAME=MS" (drift: "drift=RATIO"), for the test
+ * tools; -1 for an unknown name or a bad value. */
+int		 algo_timing_set(struct algo_timing *, const char *nameval);
 
 /*
  * Recovery: a fresh core from CFG (copied), after the node's boot at NOW,

@@ -3,7 +3,8 @@
  * from stdin and prints every action it takes, one per line, so that
  * tests can assert the exact messages and states without sockets.
  *
- *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED] < script
+ *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED]
+ *	    [-t NAME=MS ...] < script
  *
  * Script lines are "TIME INPUT ARGS", TIME in milliseconds:
  *
@@ -56,7 +57,8 @@ static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s -a ALGO -i ID "
-	    "(-n N | -c ID,...) [-q] [-s SEED] < script\n", getprogname());
+	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] < script\n",
+	    getprogname());
 	exit(status);
 }
 
@@ -385,7 +387,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	algo_timing_default(&cfg.timing);
-	while ((ch = getopt_long(argc, argv, "a:c:hi:n:qs:", NULL, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "a:c:hi:n:qs:t:", NULL, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'a':
@@ -410,6 +412,10 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			cfg.seed = arg_num(optarg, 0, LLONG_MAX, "-s");
+			break;
+		case 't':
+			if (algo_timing_set(&cfg.timing, optarg) == -1)
+				errx(EXIT_USAGE, "-t %s: expected NAME=MS", optarg);
 			break;
 		default:
 			usage(EXIT_USAGE);

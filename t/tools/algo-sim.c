@@ -1021,44 +1021,11 @@ range_arg(char *s, algo_time *lo, algo_time *hi, const char *what)
 }
 
 static void
-timing_arg(char *s)
+timing_arg(const char *s)
 {
-	static const struct {
-		const char	*name;
-		size_t		 off;
-	} f[] = {
-		{ "reply", offsetof(struct algo_timing, reply) },
-		{ "check", offsetof(struct algo_timing, check) },
-		{ "timeout", offsetof(struct algo_timing, timeout) },
-		{ "tau", offsetof(struct algo_timing, tau) },
-		{ "t_tx", offsetof(struct algo_timing, t_tx) },
-		{ "alpha", offsetof(struct algo_timing, alpha) },
-		{ "t_el", offsetof(struct algo_timing, t_el) },
-		{ "t_ok", offsetof(struct algo_timing, t_ok) },
-		{ "merge_wait", offsetof(struct algo_timing, merge_wait) },
-		{ "accept_wait", offsetof(struct algo_timing, accept_wait) },
-		{ "lease", offsetof(struct algo_timing, lease) },
-		{ "renew", offsetof(struct algo_timing, renew) },
-		{ "rtt", offsetof(struct algo_timing, rtt) },
-		{ "skew", offsetof(struct algo_timing, skew) },
-	};
-	char *p;
-	size_t k;
-
-	if ((p = strchr(s, '=')) == NULL)
-		errx(EXIT_USAGE, "-t: expected NAME=MS");
-	*p++ = '\0';
-	if (strcmp(s, "drift") == 0) {	/* a ratio: seconds per second */
-		timing.drift = arg_seconds(p, "-t drift");
-		return;
-	}
-	for (k = 0; k < nitems(f); k++)
-		if (strcmp(s, f[k].name) == 0) {
-			*(algo_time *)((char *)&timing + f[k].off) =
-			    arg_seconds(p, "-t") / 1000;
-			return;
-		}
-	errx(EXIT_USAGE, "-t: unknown timing %s", s);
+	if (algo_timing_set(&timing, s) == -1)
+		errx(EXIT_USAGE, "-t %s: expected NAME=MS with a timing of "
+		    "struct algo_timing (drift=RATIO)", s);
 }
 
 /* The node a random fault hits: half the time the highest one up (most
