@@ -459,6 +459,9 @@ task_register(struct runif *r)
 	line[got] = '\0';
 	if (strncmp(line, "ok\n", 3) == 0)
 		return 0;
+	if (strncmp(line, "err leaving\n", 12) != 0)
+		errx(EXIT_NODAEMON, "%s/control: %.*s", r->dir,
+		    (int)strcspn(line, "\n"), line);
 	close(r->tfd);
 	r->tfd = -1;
 	return -1;
