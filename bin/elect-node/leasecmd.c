@@ -10,7 +10,7 @@
  *	edict HEX	ok seq=N token=T, or err not leader leader=ID
  *	follow-edicts	ok, then one line per edict delivered or refused:
  *			ok from=ID token=T seq=N delivered=yes|no text=HEX
- *	task		ok, then "ok stop" when the node is asked to leave;
+ *	task		as lease, then "ok stop" when the node is asked to leave;
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
  *			node releases its lease only after (node.c, leave())
@@ -48,8 +48,16 @@ known_leader(const struct node *nd, algo_time now)
 	return 0;
 }
 
+static void	reply_lease(struct node *, struct ctl_client *);
+
 void
 cmd_lease(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+{
+	reply_lease(nd, c);
+}
+
+static void
+reply_lease(struct node *nd, struct ctl_client *c)
 {
 	const struct algo_timing *t = &nd->opts->timing.a;
 	struct algo_status st;
@@ -141,7 +149,7 @@ cmd_task(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 		ctl_reply(c, "err leaving");
 		return;
 	}
-	ctl_reply(c, "ok");
+	reply_lease(nd, c);
 	c->waiting = WAIT_TASK;
 }
 

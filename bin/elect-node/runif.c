@@ -435,11 +435,12 @@ query_lost(struct runif *r, algo_time now)
 		stop(r, now, "the daemon does not answer");
 }
 
-/* Registers the command with the daemon; 0, or -1 when it is leaving. */
+/* Registers the command with the daemon, which answers as to `lease'; 0,
+ * or -1 when it is leaving. */
 static int
 task_register(struct runif *r)
 {
-	char line[64];
+	char line[CTL_LINE_MAX];
 	const char *why;
 	ssize_t n;
 	size_t got = 0;
@@ -457,11 +458,11 @@ task_register(struct runif *r)
 		got += (size_t)n;
 	}
 	line[got] = '\0';
-	if (strncmp(line, "ok\n", 3) == 0)
+	line[strcspn(line, "\n")] = '\0';
+	if (take_reply(r, line) == 0)
 		return 0;
-	if (strncmp(line, "err leaving\n", 12) != 0)
-		errx(EXIT_NODAEMON, "%s/control: %.*s", r->dir,
-		    (int)strcspn(line, "\n"), line);
+	if (strcmp(line, "err leaving") != 0)
+		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, line);
 	close(r->tfd);
 	r->tfd = -1;
 	return -1;
@@ -610,11 +611,9 @@ run_if_leader(const struct node_opts *o)
 	r.qfd = r.tfd = r.spipe = -1;
 	r.grace = o->grace >= 0 ? o->grace : GRACE_DEFAULT;
 	r.sigfd = open_signals();
-	if (!await_leadership(&r) || task_register(&r) == -1)
-		return o->ecode >= 0 ? o->ecode : EXIT_NO;
-	/* Still the leader, now that the daemon knows of the command. */
-	ask(&r, "lease", CTL_WAIT_MS);
-	if (!can_start(&r))
+	/* Still the leader once the daemon knows of the command. */
+	if (!await_leadership(&r) || task_register(&r) == -1 ||
+	    !can_start(&r))
 		return o->ecode >= 0 ? o->ecode : EXIT_NO;
 	if (o->trace != NULL && (r.tw = tw_open(o->trace, STDERR_FILENO)) ==
 	    NULL)

@@ -89,9 +89,10 @@
  *
  * Fencing token.  Each grantor keeps K_q, the highest token it has seen
  * (before any Ok that raises K_q above the persisted bound, a new bound
- * K_q + TOKEN_STRIDE is persisted, and a restart resumes from the bound:
- * never below what was acknowledged), answers every Ok with K_q,
- * and refuses (stale) a request whose token is below K_q.  A node that
+ * K_q + TOKEN_STRIDE is persisted, and after a restart K_q is at least
+ * that bound: never below what was acknowledged), answers every Ok with
+ * K_q, and refuses (stale) a request whose token is below the highest it
+ * has seen in this life (exactly known, unlike the bound).  A node that
  * becomes leader (not leading when the run that made it leader was
  * started, or its lease lapsed in between) proposes t := 1 + the largest
  * K in the Oks of that run (and its own K) and renews at once carrying t;
@@ -241,8 +242,9 @@ struct lease {
 	uint16_t	 grantee;
 	algo_time	 finish;
 	struct algo_elid granted;
-	uint64_t	 k;		/* K_q */
-	uint64_t	 khi;		/* persisted: K_q <= khi */
+	uint64_t	 k;		/* highest token seen in this life */
+	uint64_t	 kboot;		/* persisted bound of earlier lives */
+	uint64_t	 khi;		/* persisted bound: k <= khi */
 	algo_time	 dmax;		/* longest delta granted, persisted */
 	algo_time	 quiet;		/* no grant before */
 	/* Leader. */
@@ -332,6 +334,13 @@ static int
 granting(const struct lease *l, algo_time now)
 {
 	return l->grantee != 0 && l->grantee != l->a.self && now < l->finish;
+}
+
+/* K_q as reported in Oks: at least every token this node ever took. */
+static uint64_t
+kq(const struct lease *l)
+{
+	return l->k > l->kboot ? l->k : l->kboot;
 }
 
 static size_t
@@ -583,14 +592,14 @@ on_request(struct lease *l, const struct algo_msg *m, algo_time now,
 
 		algo_put64(ok, (uint64_t)now);
 		algo_put64(ok + 8, l->a.inc);
-		algo_put64(ok + 16, l->k);
+		algo_put64(ok + 16, kq(l));
 		algo_send(o, p, M_OK, &m->elid, ok, sizeof(ok));
 	} else {
 		b[0] = why;
 		b[1] = (why == R_BUSY ? l->grantee : 0) >> 8;
 		b[2] = (why == R_BUSY ? l->grantee : 0) & 0xff;
 		algo_put64(b + 3, (uint64_t)left);
-		algo_put64(b + 11, l->k);
+		algo_put64(b + 11, kq(l));
 		algo_send(o, p, M_REFUSE, &m->elid, b, sizeof(b));
 	}
 	show(l, now, o);
@@ -661,15 +670,15 @@ start_run(struct lease *l, algo_time now, struct algo_out *o)
 	algo_set_clear(&u->ok);
 	algo_set_clear(&u->ref);
 	u->nok = u->nref = 0;
-	u->maxk = l->k;
+	u->maxk = kq(l);
 	sample(o, now);
 	if (grant(l, l->a.self, &u->elid, delta, now, u->tok, now, o,
 	    &left) == 0) {
 		algo_set_add(&u->ok, l->a.rank);
 		u->nok++;
 		u->t[l->a.rank] = now;
-		if (l->k > u->maxk)
-			u->maxk = l->k;
+		if (kq(l) > u->maxk)
+			u->maxk = kq(l);
 	} else {
 		algo_set_add(&u->ref, l->a.rank);
 		u->nref++;
@@ -722,7 +731,7 @@ complete(struct lease *l, algo_time now, struct algo_out *o)
 		l->ptok = 0;
 	} else {
 		l->tok = 0;
-		l->ptok = (u->maxk > l->k ? u->maxk : l->k) + 1;
+		l->ptok = (u->maxk > kq(l) ? u->maxk : kq(l)) + 1;
 	}
 	qt_fmt(l->qt, l->nqt, qs, sizeof(qs));
 	tk[0] = '\0';
@@ -1157,8 +1166,10 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 		if (len != PERSIST_LEN || persist[0] != PERSIST_V1 ||
 		    algo_get64(persist + 9) > (uint64_t)DELTA_MAX)
 			return ALGO_EINVAL;
-		/* Every token acknowledged before is at most the bound. */
-		l->k = l->khi = algo_get64(persist + 1);
+		/* Every token acknowledged before is at most the bound;
+		 * the stale check starts afresh (tokens still in use may be
+		 * below it). */
+		l->kboot = l->khi = algo_get64(persist + 1);
 		l->dmax = (algo_time)algo_get64(persist + 9);
 	}
 	/* Grant nothing until every grant of an earlier life has lapsed:

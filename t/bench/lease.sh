@@ -26,12 +26,16 @@ CHANGES=${CHANGES:-1000}
 GRACE=50	# ms: fits the default lease (100 ms, renewed every 25)
 
 top=$(mktemp -d "${TMPDIR:-/tmp}/elect-bench.XXXXXX") || exit 1
-LOOPS=()
+LOOPS=() ETCDS=()
 cleanup() {
 	local p
 	for p in "${LOOPS[@]}"; do
 		kill -KILL -- "-$p" 2>/dev/null
 	done
+	for p in "${ETCDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	[ -f "$top/etcdjobs" ] && pkill_jobs "$top/etcdjobs"
 	elect_teardown
 	rm -rf "$top"
 }
@@ -174,6 +178,7 @@ part2() {
 		    --heartbeat-interval 10 --election-timeout 50 \
 		    >"$top/etcd$i.log" 2>&1 &
 		pids+=($!)
+		ETCDS+=($!)
 	done
 	for ((i = 0; i < 200; i++)); do
 		ETCDCTL_API=3 etcdctl --endpoints="$eps" endpoint health \
@@ -191,6 +196,7 @@ part2() {
 		done' locker "$eps" "$h" "$top/etcdjobs" </dev/null \
 		    >/dev/null 2>&1 &
 		holders[$h]=$!
+		LOOPS+=($!)
 	done
 	sleep 2
 	: >"$top/etcd"
