@@ -45,7 +45,7 @@ guard() {
 	local id
 	for id; do
 		setsid elect-node -s "$ELECT_DIR/$id/state" --run-if-leader \
-		    --wait --grace $GRACE -t "$ELECT_DIR/$id/trace" -- \
+		    --wait --grace $GRACE -t "$ELECT_DIR/$id/task.trace" -- \
 		    sh -c "$JOB" </dev/null >>"$ELECT_DIR/$id/job.out" \
 		    2>>"$ELECT_DIR/$id/job.err" 3>&- &
 		GUARDS+=($!)
@@ -69,6 +69,14 @@ no_overlap() {
 		$1, $2, tok, end; bad = 1 }
 	{ tok = $1; end = $3 }
 	END { exit bad }'
+}
+
+# merge: the nodes', the harness's and the guarded commands' traces, into
+# $ELECT_DIR/merged.trace; each --run-if-leader writes a file of its own,
+# so that no file has two writers whose lines could cross.
+merge() {
+	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
+	    "$ELECT_DIR"/*/task.trace >"$ELECT_DIR/merged.trace"
 }
 
 # tasks FILE: "start|stop TIME" of every task line of the merged trace,
@@ -163,7 +171,7 @@ tasks_alternate() {
 	run grep -c "^3 " "$LOG"
 	[ "$output" -gt 1 ]
 	elect_stop_all
-	elect_merge "$ELECT_DIR/merged.trace"
+	merge
 	run tasks_alternate "$ELECT_DIR/merged.trace"
 	assert_success
 	run elect-check -s lease "$ELECT_DIR/merged.trace"
@@ -185,7 +193,7 @@ tasks_alternate() {
 	run grep -c " end " "$LOG"
 	assert_output 2		# both stopped with SIGTERM first
 	elect_stop_all
-	elect_merge "$ELECT_DIR/merged.trace"
+	merge
 	run tasks_alternate "$ELECT_DIR/merged.trace"
 	assert_success
 	run elect-check -s lease "$ELECT_DIR/merged.trace"
@@ -209,7 +217,7 @@ tasks_alternate() {
 	run no_overlap
 	assert_success
 	elect_stop_all
-	elect_merge "$ELECT_DIR/merged.trace"
+	merge
 	run tasks_alternate "$ELECT_DIR/merged.trace"
 	assert_success
 	run elect-check -s lease "$ELECT_DIR/merged.trace"

@@ -86,6 +86,7 @@ struct runif {
 	pid_t		 g;
 	int		 spipe;		/* G writes the command's status */
 	int		 gdead, gone;
+	trace_time	 gone_at;	/* real time, for the task line */
 	int		 status, have_status;
 	int		 gstatus;
 	int		 sigfd;
@@ -159,7 +160,7 @@ check_grace(struct runif *r)
 {
 	algo_time room, trusted;
 
-	r->margin = r->tlease / 20 > MARGIN_MIN ? r->tlease / 20 : MARGIN_MIN;
+	r->margin = r->tlease / 10 > MARGIN_MIN ? r->tlease / 10 : MARGIN_MIN;
 	r->poll = r->renew / 4 > ALGO_MS ? r->renew / 4 : ALGO_MS;
 	/* (1 - rho) lease: what the leader trusts of each run. */
 	trusted = r->tlease - (algo_time)((__int128)r->tlease * r->drift /
@@ -312,6 +313,15 @@ start(struct runif *r)
 
 /* ---- stopping and reaping ---- */
 
+static trace_time
+real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (trace_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
+}
+
 static void
 signal_group(struct runif *r, int sig)
 {
@@ -365,8 +375,10 @@ reap(struct runif *r)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		if (pid == r->g)
 			r->gstatus = st;
-	if (r->gdead && (pid == -1 || kill(-r->g, 0) == -1))
+	if (r->gdead && (pid == -1 || kill(-r->g, 0) == -1)) {
 		r->gone = 1;
+		r->gone_at = real_now();
+	}
 }
 
 /* ---- the daemon, asked while the command runs ---- */
@@ -625,8 +637,9 @@ run_if_leader(const struct node_opts *o)
 	watch(&r);
 	rc = exit_code(&r);
 	if (r.tw != NULL) {
-		tw_event(r.tw, r.id, "task op=stop pid=%d status=%d",
-		    (int)r.g, rc);
+		/* Stamped when the group was found gone, not later. */
+		tw_event_at(r.tw, r.gone_at, r.id,
+		    "task op=stop pid=%d status=%d", (int)r.g, rc);
 		tw_close(r.tw, TRACE_CLOSE_MS);
 	}
 	return rc;

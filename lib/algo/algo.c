@@ -25,8 +25,8 @@ algo_timing_default(struct algo_timing *t)
 	t->alpha = 1 * ALGO_MS;
 	t->merge_wait = 100 * ALGO_MS;
 	t->accept_wait = 100 * ALGO_MS;
-	t->lease = 100 * ALGO_MS;
-	t->renew = 25 * ALGO_MS;
+	t->lease = 80 * ALGO_MS;
+	t->renew = 20 * ALGO_MS;
 	t->rtt = 5 * ALGO_MS;
 	t->drift = 1000000;		/* 1e-3: see lib/algo/lease.c */
 	t->skew = 0;

@@ -138,8 +138,8 @@ struct algo_timing {
 	 * clock may gain or lose, as nanoseconds per second (1e-3 is
 	 * 1000000).  `skew' > 0 selects OQwBS (section 4): clocks then
 	 * differ by at most skew, and drift only bounds verification. */
-	algo_time	 lease;		/* default 100 ms */
-	algo_time	 renew;		/* default 25 ms */
+	algo_time	 lease;		/* default 80 ms */
+	algo_time	 renew;		/* default 20 ms */
 	algo_time	 rtt;		/* default 5 ms */
 	algo_time	 drift;		/* default 1000000 (1e-3) */
 	algo_time	 skew;		/* default 0: bounded drift (OQwBD) */

@@ -44,8 +44,8 @@
  * rule holds whenever (1 + rho) i >= d, which the timing checks (algo.c)
  * ensure along with 2 i + d <= delta.  (The run that establishes a new
  * token comes right after the first and only ever extends the lease.)
- * The defaults (100, 25, 5 ms) fail a crashed leader over within about
- * 100 ms, ten times as fast as etcd's shortest lease (t/bench/lease.sh).
+ * The defaults (80, 20, 5 ms) fail a crashed leader over within about
+ * 80 ms, ten times as fast as etcd's shortest lease (t/bench/lease.sh).
  *
  * Drift bound.  rho = 1e-3 by default.  Crystal oscillators drift 1e-7 to
  * 1e-5 (section 5), kernels calibrate them within tens of ppm, and ntpd or

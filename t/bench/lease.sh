@@ -23,7 +23,7 @@ PATH=$ELECT_BUILD/bin:$ELECT_BUILD/t:$PATH
 
 RUNS=${RUNS:-100}
 CHANGES=${CHANGES:-1000}
-GRACE=50	# ms: fits the default lease (100 ms, renewed every 25)
+GRACE=40	# ms: fits the default lease (80 ms, renewed every 20)
 
 top=$(mktemp -d "${TMPDIR:-/tmp}/elect-bench.XXXXXX") || exit 1
 LOOPS=() ETCDS=()
@@ -78,7 +78,7 @@ EOF
 cat >"$top/loop.sh" <<EOF
 while :; do
 	elect-node -s "\$1/state" --run-if-leader --wait --grace $GRACE \\
-	    -t "\$1/trace" -- sh "\$3" "\$2" 2>/dev/null
+	    -t "\$1/task.trace" -- sh "\$3" "\$2" 2>/dev/null
 	[ \$? = 3 ] && sleep 0.05	# no daemon yet
 done
 EOF
@@ -95,7 +95,7 @@ guard_loop() {
 running() {
 	local i out
 	for ((i = 0; i < 2000; i++)); do
-		out=$(cat "$ELECT_DIR"/*/trace 2>/dev/null | awk '$3 == "task" {
+		out=$(cat "$ELECT_DIR"/*/task.trace 2>/dev/null | awk '$3 == "task" {
 			if ($4 == "op=start") { on[$2 " " $5] = $1 }
 			else delete on[$2 " " $5] }
 			END { for (k in on) { split(k, a, " "); print a[1], on[k] } }')
@@ -112,7 +112,7 @@ running() {
 next_start() {
 	local t0=$1 old=$2 i t
 	for ((i = 0; i < 2000; i++)); do
-		t=$(cat "$ELECT_DIR"/*/trace 2>/dev/null | awk -v t0="$t0" \
+		t=$(cat "$ELECT_DIR"/*/task.trace 2>/dev/null | awk -v t0="$t0" \
 		    -v old="$old" '$3 == "task" && $4 == "op=start" &&
 		    $2 != old && $1 > t0 { if (!m || $1 < m) m = $1 }
 		    END { if (m) print m }')
@@ -238,9 +238,12 @@ pkill_jobs() {
 
 # ---- overlap ----
 
-# Overlaps among intervals "START END" on stdin (sorted here).
+# Overlaps among intervals "START END WHAT" on stdin (sorted here); the
+# pairs go to $top/overlaps.
 overlaps() {
-	sort -g | awk 'NR > 1 && $1 < end { n++ } { if ($2 > end) end = $2 }
+	sort -g | awk -v out="$top/overlaps" '
+	    NR > 1 && $1 < end { n++; print prev " overlaps " $0 >>out }
+	    { if ($2 > end) { end = $2; prev = $0 } }
 	    END { print n + 0 }'
 }
 
@@ -287,15 +290,21 @@ part3() {
 	elect_stop_all
 	local own tasks
 	own=$(awk '$3 == "start" { s[$1 " " $2] = $4 } $3 == "end" {
-		e[$1 " " $2] = $4 } END { for (k in s) if (k in e) print s[k], e[k] }' \
-	    "$JOBLOG" | overlaps)
-	tasks=$(cat "$ELECT_DIR"/*/trace | awk '$3 == "task" {
+		e[$1 " " $2] = $4 } END { for (k in s) if (k in e)
+		print s[k], e[k], "job", k }' "$JOBLOG" | overlaps)
+	tasks=$(cat "$ELECT_DIR"/*/task.trace | awk '$3 == "task" {
 		if ($4 == "op=start") s[$2 " " $5] = $1; else if ($2 " " $5 in s)
-		print s[$2 " " $5], $1 }' | overlaps)
+		print s[$2 " " $5], $1, "task", $2, $5 }' | overlaps)
 	printf "changes %d (kill %d, pause %d, partition %d): overlaps %d by the commands' lines (%d ended with SIGTERM), %d by the task lines\n" \
 	    "$c" "${kinds[kill]:-0}" "${kinds[pause]:-0}" "${kinds[partition]:-0}" \
 	    "$own" "$(grep -c ' end ' "$JOBLOG")" "$tasks"
-	elect_check -s lease | tail -n 1
+	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
+	    "$ELECT_DIR"/*/task.trace >"$ELECT_DIR/merged.trace" &&
+	    elect-check -s lease "$ELECT_DIR/merged.trace" 2>&1 | tail -n 1
+	if [ "$own" != 0 ] || [ "$tasks" != 0 ]; then
+		cp -r "$top" "${TMPDIR:-/tmp}/elect-bench-overlaps.$$"
+		echo "kept in ${TMPDIR:-/tmp}/elect-bench-overlaps.$$"
+	fi
 }
 
 part1 || exit 1
