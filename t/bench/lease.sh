@@ -298,10 +298,13 @@ part3() {
 	printf "changes %d (kill %d, pause %d, partition %d): overlaps %d by the commands' lines (%d ended with SIGTERM), %d by the task lines\n" \
 	    "$c" "${kinds[kill]:-0}" "${kinds[pause]:-0}" "${kinds[partition]:-0}" \
 	    "$own" "$(grep -c ' end ' "$JOBLOG")" "$tasks"
+	local verdict=0
 	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
 	    "$ELECT_DIR"/*/task.trace >"$ELECT_DIR/merged.trace" &&
-	    elect-check -s lease "$ELECT_DIR/merged.trace" 2>&1 | tail -n 1
-	if [ "$own" != 0 ] || [ "$tasks" != 0 ]; then
+	    elect-check -s lease "$ELECT_DIR/merged.trace" \
+	    >"$top/verdict" 2>&1 || verdict=1
+	tail -n 1 "$top/verdict"
+	if [ "$own" != 0 ] || [ "$tasks" != 0 ] || [ "$verdict" != 0 ]; then
 		cp -r "$top" "${TMPDIR:-/tmp}/elect-bench-overlaps.$$"
 		echo "kept in ${TMPDIR:-/tmp}/elect-bench-overlaps.$$"
 	fi
