@@ -76,3 +76,14 @@ setup() {
 	assert_failure 1
 	reports "skew.trace:8: fd-accurate"
 }
+
+@test "fd-complete: a DownSig late in every ordering within the skew" {
+	check -A fd-complete --fd-latency 3 --skew 0.4 skew-late.trace
+	assert_failure 1
+	assert_output "skew-late.trace:11: fd-complete: node 1 was not told that 2 is down: down for it from 10, monitored since 2, no DownSig by 13.4"
+	check -A fd-complete --fd-latency 3 --skew 0.6 skew-late.trace
+	assert_success
+	check -A fd-complete --fd-latency 3 skew-late.trace
+	assert_failure 1
+	reports "skew-late.trace:10: fd-complete"
+}

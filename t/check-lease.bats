@@ -172,3 +172,17 @@ setup() {
 	assert_regex "$stderr" "holds: trace edict-validity edict-order stability election
 .*violated: uniqueness \\(1\\) lease-quorum \\(2\\)\$"
 }
+
+@test "a generated Nerio run, leaders crashing and taking over, holds them all" {
+	leasegen -l 60000 -n 5 -s 7 >"$BATS_TEST_TMPDIR/run.trace"
+	check -s lease,fd --fd-latency 1 "$BATS_TEST_TMPDIR/run.trace"
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace fd-complete fd-accurate uniqueness lease-quorum edict-validity edict-order stability election"
+	# The same run with one grant taken away from each leadership.
+	awk '!/lease op=grant/ || !/ 3 lease/' "$BATS_TEST_TMPDIR/run.trace" |
+	    awk '!/lease op=grant/ || !/ 2 lease/' >"$BATS_TEST_TMPDIR/cut.trace"
+	check -A lease-quorum "$BATS_TEST_TMPDIR/cut.trace"
+	assert_failure 1
+	assert_regex "${lines[0]}" "lease-quorum: node [45] leads at [0-9.]+ while at most 2 of 5 nodes grant it a lease, 3 needed"
+}

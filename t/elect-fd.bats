@@ -82,6 +82,17 @@ crash() {
 	wait "$pid" 2>/dev/null || true
 }
 
+# pause_fd ID, resume_fd ID: SIGSTOP and SIGCONT, traced by the harness.
+pause_fd() {
+	echo "$(date +%s.%N) $1 pause" >> harness
+	kill -STOP "$(pid_of "$1")"
+}
+
+resume_fd() {
+	echo "$(date +%s.%N) $1 resume" >> harness
+	kill -CONT "$(pid_of "$1")"
+}
+
 gone() {
 	! kill -0 "$1" 2>/dev/null
 }
@@ -178,9 +189,10 @@ check_fd() {
 	crash 2
 	wait_for 5 reported 1 'down 2'
 	# phi 8 with the deviation floored at half an interval: 3.8 intervals.
-	within "$(latency 1 2)" "$(awk -v i=$INTERVAL -v s=$SLACK \
-	    'BEGIN { print 4 * i / 1000 + s }')"
+	phi=$(awk -v i=$INTERVAL -v s=$SLACK 'BEGIN { print 4 * i / 1000 + s }')
+	within "$(latency 1 2)" "$phi"
 	[ "$(cat out.1)" = 'down 2' ]
+	check_fd "$phi"
 }
 
 @test "SIGSTOP is reported, and SIGCONT brings up with --report-up" {
@@ -188,14 +200,14 @@ check_fd() {
 	start_fd 1 --report-up
 	cmd 1 start 2
 	wait_for 5 received 1 3
-	kill -STOP "$(pid_of 2)"
+	pause_fd 2
 	wait_for 5 reported 1 'down 2'
-	kill -CONT "$(pid_of 2)"
+	resume_fd 2
 	wait_for 5 reported 1 'up 2'
 	# up re-arms the report: a second pause is reported again.
-	kill -STOP "$(pid_of 2)"
+	pause_fd 2
 	wait_for 5 reported 1 'down 2' 2
-	kill -CONT "$(pid_of 2)"
+	resume_fd 2
 	wait_for 5 reported 1 'up 2' 2
 	run cat out.1
 	assert_output - <<-EOF
@@ -204,6 +216,7 @@ check_fd() {
 	down 2
 	up 2
 	EOF
+	check_fd "$LATENCY"
 }
 
 @test "without --report-up a node comes back silently, and start re-arms" {
@@ -211,17 +224,18 @@ check_fd() {
 	start_fd 1
 	cmd 1 start 2
 	wait_for 5 received 1 3
-	kill -STOP "$(pid_of 2)"
+	pause_fd 2
 	wait_for 5 reported 1 'down 2'
-	kill -CONT "$(pid_of 2)"
+	resume_fd 2
 	n=$(received 1 0; sed -n 's/.* recv=\([0-9]*\) .*/\1/p' err.1 | tail -n 1)
 	wait_for 5 received 1 $((n + 3))
-	kill -STOP "$(pid_of 2)"
+	pause_fd 2
 	sleep 1		# four timeouts: a second report would be here by now
 	[ "$(cat out.1)" = 'down 2' ]
 	cmd 1 start 2
 	wait_for 5 reported 1 'down 2' 2
-	kill -CONT "$(pid_of 2)"
+	resume_fd 2
+	check_fd "$LATENCY"
 }
 
 @test "start after a report re-arms it for a node that stays down" {
@@ -291,6 +305,7 @@ check_fd() {
 	[ ! -s out.2 ]
 	grep -q ' 2 fd op=playdead peer=1$' trace.2
 	grep -q ' 2 fd op=playalive peer=3$' trace.2
+	check_fd "$LATENCY"
 }
 
 @test "playdead stops ping replies too" {
@@ -302,6 +317,7 @@ check_fd() {
 	wait_for 5 reported 1 'down 2'
 	cmd 2 playalive 1
 	wait_for 5 reported 1 'up 2'
+	check_fd "$LATENCY"
 }
 
 @test "forged, damaged and stray datagrams are dropped and counted" {
@@ -359,6 +375,7 @@ check_fd() {
 	# A fresh one is news (the key holder is trusted).
 	fd-forge -f c.conf -k k -d 1 -i 3 -I 7 -q 2 alive
 	wait_for 5 reported 1 'up 3'
+	check_fd "$LATENCY"
 }
 
 @test "end of file on stdin ends elect-fd at once" {
@@ -367,6 +384,12 @@ check_fd() {
 	eval "exec $W_1>&-"
 	exited "$PID_1"
 	grep -q ' 1 exit why=eof ' trace.1
+	# A closed stdin is no client at all (and is not taken by the socket).
+	# Not through run: its command substitution would hand fd 0 its pipe.
+	st=0
+	elect-fd -f c.conf -i 2 -k k -t trace.2 <&- > out.2 2>&1 || st=$?
+	assert_equal "$st" 0
+	grep -q ' 2 exit why=eof ' trace.2
 }
 
 @test "the death of its parent ends elect-fd, even with stdin open" {

@@ -14,8 +14,8 @@ teardown() {
 	elect_teardown
 }
 
-TIMING=(--fd-interval 25 --fd-timeout 250 --reply 100 --check 150
-	--timeout 600 --tau 100)
+TIMING=(--fd-interval 25 --fd-timeout 400 --reply 250 --check 300
+	--timeout 1200 --tau 150 --ttx 50)
 
 has_algo() {
 	elect-node --help | grep -q "^algorithms (-a):.* $1\( \|$\)"
@@ -28,9 +28,9 @@ pause_leader() {
 	has_algo "$algo" || skip "no $algo in this build"
 	C=$(mkcluster "$n")
 	elect_start_cluster --insecure -a "$algo" "${TIMING[@]}" "$C"
-	assert_equal "$(elect_wait_leader 20)" "$n"
+	assert_equal "$(elect_wait_leader -l "$n" 20)" "$n"
 	elect_pause "$n"
-	assert_equal "$(elect_wait_leader 20)" $((n - 1))
+	assert_equal "$(elect_wait_leader -l $((n - 1)) 20)" $((n - 1))
 	elect_resume "$n"
 }
 
@@ -79,12 +79,12 @@ async_partition() {
 	    skip "partitions need root (a network namespace and nftables)"
 	C=$(mkcluster 5)
 	elect_start_cluster --netns --insecure -a "$algo" "${TIMING[@]}" "$C"
-	assert_equal "$(elect_wait_leader 20)" 5
+	assert_equal "$(elect_wait_leader -l 5 20)" 5
 	elect_partition "1 2 3" "4 5"
-	assert_equal "$(elect_wait_leader 20 1 2 3)" 3
-	assert_equal "$(elect_wait_leader 20 4 5)" 5
+	assert_equal "$(elect_wait_leader -l 3 20 1 2 3)" 3
+	assert_equal "$(elect_wait_leader -l 5 20 4 5)" 5
 	elect_heal
-	assert_equal "$(elect_wait_leader 20)" 5
+	assert_equal "$(elect_wait_leader -l 5 20)" 5
 	elect_stop_all
 	run elect_check -s async
 	assert_success

@@ -13,7 +13,13 @@ setup() {
 
 teardown() {
 	elect_teardown
+	# Processes a test started by hand, by pid.
+	for p in "${BG[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
 }
+
+BG=()
 
 # A node of $C with the stub detector, started by the bats helper.
 start_stub() {
@@ -217,6 +223,7 @@ start_stub() {
 	elect-node -f "$ELECT_DIR/one.conf" -i 1 --insecure -s "$ELECT_DIR/o" \
 	    -a bully-fd --fd-cmd "$STUB/fd-stub" 2>/dev/null 3>&- &
 	pid=$!
+	BG+=("$pid")
 	ok() { elect-node -s "$ELECT_DIR/o" --status; }
 	wait_for 5 ok || { kill "$pid"; false; }
 	run elect-node -s "$ELECT_DIR/o" --status
@@ -317,4 +324,41 @@ start_stub() {
 	assert_output 4
 	run grep -c " recv " "$t"
 	assert_output 0
+}
+
+@test "-t unix:PATH writes to a collector, and exit reaches it" {
+	elect-trace collect -l "unix:$ELECT_DIR/c.sock" -o "$ELECT_DIR/all" \
+	    2>"$ELECT_DIR/collect.err" 3>&- &
+	cpid=$!
+	BG+=("$cpid")
+	wait_for 5 test -S "$ELECT_DIR/c.sock"
+	elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "unix:$ELECT_DIR/c.sock" --fd-cmd "$STUB/fd-stub" 2>/dev/null \
+	    3>&- &
+	npid=$!
+	BG+=("$npid")
+	wait_for 5 trace_has "$ELECT_DIR/all" " 1 boot inc=1 algo=bully-fd"
+	kill -TERM "$npid"
+	wait "$npid"
+	wait_for 5 trace_has "$ELECT_DIR/all" " 1 exit why=sigterm$"
+	kill -TERM "$cpid"
+	wait "$cpid" || true
+	run grep -c " crash" "$ELECT_DIR/all"
+	assert_output 0
+}
+
+@test "Ctrl-C (SIGINT to the node's process group): a clean leave, exit 0" {
+	setsid elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "$ELECT_DIR/t" 2>"$ELECT_DIR/err" 3>&- &
+	pid=$!
+	BG+=("$pid")
+	wait_for 5 trace_has "$ELECT_DIR/t" " fd op=start "
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 0
+	run tail -n 1 "$ELECT_DIR/t"
+	assert_output --regexp " 1 exit why=sigint$"
+	run cat "$ELECT_DIR/err"
+	refute_output --partial "stopping"
 }

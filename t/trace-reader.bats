@@ -1,12 +1,142 @@
 #!/usr/bin/env bats
-# The shared trace reader, through elect-check's parsing.
+# The shared trace reader (lib/trace), through elect-check: what it
+# accepts, and the line it names for what it refuses.
 
 load helper
+bats_require_minimum_version 1.5.0
 
-@test "a well-formed trace parses" {
-	run elect-check -A trace - <<-EOF
-	1.5 1 boot inc=1 algo=bully
-	2 - net a=1 b=2 link=down
+ok() {
+	run --separate-stderr elect-check -A trace "$@"
+	assert_success
+}
+
+bad() {
+	local want=$1
+	shift
+	run --separate-stderr elect-check -A trace "$@"
+	assert_failure 2
+	assert_equal "$stderr" "elect-check: $want"
+	assert_output ''
+}
+
+@test "every event of the format, with its keys in any order" {
+	ok - <<-'EOF'
+	# a comment, then a blank line
+
+	  # an indented comment
+	1.123456789 1 boot inc=1 algo=lease nodes=3
+	1.2 2 boot nodes=3 inc=7
+	1.5	3 boot	inc=0
+	2 1 state status=Norm ldr=1 grp=1.1.1
+	2 2 state grp=- ldr=- status=Elec2
+	2 1 send to=2 msg=Halt elid=1.1.1 bytes=64
+	2 2 recv from=1 msg=Halt
+	2 2 drop from=- why=bad-mac
+	2 2 fd op=playdead peer=3
+	2 1 lease op=grant to=2 until=105.5 clock=100
+	2 1 lease op=release to=2 clock=101
+	2 1 lead until=110 clock=100 qt=1:100,2:99.5
+	2 1 edict seq=1 qt=1:100,2:99.5 clock=100.1
+	2 2 deliver from=1 seq=1 qt=1:100,2:99.5
+	2 1 clock c=100.2
+	2 - clock c=5
+	2 - net a=1 b=2 link=flaky
+	2 1 task op=start pid=42 token=7
+	2 1 task op=stop pid=42 status=0 future=key
+	2 3 pause
+	2 3 resume
+	3 3 exit why=signal
+	3 2 crash
+	9000000000.999999999 1 crash
+	EOF
+}
+
+@test "files are read one after another; - is stdin" {
+	printf '1 1 boot inc=1 algo=bully\n' > "$BATS_TEST_TMPDIR/a"
+	printf '2 1 lost n=1\n' | {
+		run --separate-stderr elect-check -A trace "$BATS_TEST_TMPDIR/a" -
+		assert_failure 1
+		assert_output '-:1: trace: node 1 lost 1 lines'
+	}
+}
+
+@test "an unknown event: strict refuses, lenient skips" {
+	bad '-:2: unknown event "elect"' - <<-'EOF'
+	1 1 boot inc=1 algo=bully
+	2 1 elect who=me
+	EOF
+	run --separate-stderr elect-check --lenient -A trace - <<-'EOF'
+	1 1 boot inc=1 algo=bully
+	2 1 elect who=me
 	EOF
 	assert_success
+	assert_equal "${stderr_lines[2]}" 'elect-check: 1 line with unknown events skipped' 
+}
+
+@test "bad numbers" {
+	bad '-:1: bad time' - <<< '1.2.3 1 boot inc=1'
+	bad '-:1: bad time' - <<< '-1 1 boot inc=1'
+	bad '-:1: bad time' - <<< '1.0000000001 1 boot inc=1'
+	bad '-:1: bad time' - <<< '99999999999 1 boot inc=1'
+	bad '-:1: bad time' - <<< '1. 1 boot inc=1'
+	bad '-:1: bad time' - <<< '.5 1 boot inc=1'
+	bad '-:1: bad time' - <<< '1e3 1 boot inc=1'
+	bad '-:1: bad node id' - <<< '1 0 boot inc=1'
+	bad '-:1: bad node id' - <<< '1 65536 boot inc=1'
+	bad '-:1: bad node id' - <<< '1 01 boot inc=1'
+	bad '-:1: bad value for inc: "x"' - <<< '1 1 boot inc=x'
+	bad '-:1: bad value for inc: "18446744073709551616"' - <<< '1 1 boot inc=18446744073709551616'
+	bad '-:1: bad value for to: "0"' - <<< '1 1 send to=0 msg=x'
+	bad '-:1: bad value for until: "1,5"' - <<< '1 1 lead until=1,5 clock=1'
+	bad '-:1: bad value for qt: "1:2,"' - <<< '1 1 edict seq=1 qt=1:2, clock=1'
+	bad '-:1: bad value for status: "Normal"' - <<< '1 1 state status=Normal ldr=1 grp=-'
+	bad '-:1: bad value for op: "grant"' - <<< '1 1 fd op=grant peer=2'
+	bad '-:1: bad value for link: "half"' - <<< '1 - net a=1 b=2 link=half'
+}
+
+@test "missing keys and malformed fields" {
+	bad '-:1: boot: missing key inc=' - <<< '1 1 boot algo=bully'
+	bad '-:1: state: missing key grp=' - <<< '1 1 state status=Norm ldr=1'
+	bad '-:1: lease: missing key until= for op=grant' - <<< '1 1 lease op=grant to=2 clock=3'
+	bad '-:1: expected TIME NODE EVENT' - <<< '1 1'
+	bad '-:1: expected KEY=VALUE' - <<< '1 1 boot inc'
+	bad '-:1: expected KEY=VALUE' - <<< '1 1 boot =1'
+	bad '-:1: key inc given twice' - <<< '1 1 boot inc=1 inc=2'
+	bad '-:1: key x given twice' - <<< '1 1 boot inc=1 x=1 x=2'
+	bad '-:1: node "-" only goes with net, clock or lost' - <<< '1 - boot inc=1'
+	bad '-:1: net lines belong to node "-"' - <<< '1 1 net a=1 b=2 link=up'
+	bad '-:1: net: a and b are the same node' - <<< '1 - net a=2 b=2 link=up'
+}
+
+@test "overlong lines, NUL bytes, carriage returns, a truncated last line" {
+	{ printf '1 1 boot inc=1 x='; head -c 5000 /dev/zero | tr '\0' a; echo; } |
+	    bad '-:1: line too long' -
+	{ printf '1 1 boot inc=1\n'; printf '2 1 boot inc=2 x=a'; head -c 5000 /dev/zero | tr '\0' a; } |
+	    bad '-:2: line too long' -
+	printf '1 1 boot inc=1\n2 1 lost\0 n=1\n' | bad '-:2: NUL byte in line' -
+	printf '1 1 boot inc=1\n# a \0 in a comment\n' | bad '-:2: NUL byte in line' -
+	printf '1 1 boot inc=1\r\n' | bad '-:1: carriage return in line' -
+	printf '1 1 boot inc=1\n2 1 crash' | bad '-:2: last line has no newline (truncated?)' -
+	{ for i in $(seq 40); do printf 'k%d=1 ' "$i"; done; echo; } |
+	    sed 's/^/1 1 boot inc=1 /' | bad '-:1: too many fields' -
+}
+
+@test "empty input, and a trace of comments only" {
+	bad '-: no events in the trace' - < /dev/null
+	printf '# nothing\n\n' | bad '-: no events in the trace' -
+	printf '' > "$BATS_TEST_TMPDIR/empty"
+	bad "$BATS_TEST_TMPDIR/empty: no events in the trace" "$BATS_TEST_TMPDIR/empty"
+}
+
+@test "a file that cannot be read" {
+	bad "$BATS_TEST_TMPDIR/none: No such file or directory" "$BATS_TEST_TMPDIR/none"
+	bad "$BATS_TEST_TMPDIR: Is a directory" "$BATS_TEST_TMPDIR"
+}
+
+@test "a long trace streams through in bounded memory" {
+	tracegen -l 200000 > "$BATS_TEST_TMPDIR/long.trace"
+	run --separate-stderr elect-check "$BATS_TEST_TMPDIR/long.trace"
+	assert_success
+	[[ $stderr == *" events, 5 nodes"* ]]
+	[[ $stderr == *"holds: trace gm1 gm2 sle1 sle2"* ]]
 }

@@ -1,5 +1,6 @@
 /* elect-check: verifies a trace against the assertions of the papers. */
 #include <err.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include "util/util.h"
 
 #define PROGRESS_EVERY	(1UL << 18)	/* events between looks at the clock */
+#define NAMES_MAX	64		/* -s and -A options */
+#define BOUND_MAX	(1000000 * TRACE_NS)	/* -c and the like, in ns */
 
 static void __attribute__((noreturn))
 usage(int code)
@@ -31,19 +34,32 @@ usage(int code)
 	exit(code);
 }
 
-/* "NAME,NAME": each is added, or exit 2. */
+/* "NAME,NAME": each is added to CK, or, without CK, checked (exit 2). */
 static void
-add_names(struct checker *ck, char *arg, int sets)
+add_names(struct checker *ck, const char *arg, int sets)
 {
-	char *name;
+	const char *p = arg;
 
-	while ((name = strsep(&arg, ",")) != NULL) {
-		if (*name == '\0')
-			continue;
-		if ((sets ? checker_add_set(ck, name) :
-		    checker_add(ck, name)) == -1)
-			errx(EXIT_USAGE, "unknown %s: %s (try --help)",
-			    sets ? "set" : "assertion", name);
+	while (*p != '\0') {
+		size_t n = strcspn(p, ",");
+		char name[64];
+
+		if (n > 0 && n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (ck != NULL && sets)
+				checker_add_set(ck, name);
+			else if (ck != NULL)
+				checker_add(ck, name);
+			else if (sets ? check_set(name) == NULL :
+			    check_find(name) == NULL)
+				n = sizeof(name);
+		}
+		if (n >= sizeof(name))
+			errx(EXIT_USAGE, "unknown %s: %.*s (try --help)",
+			    sets ? "set" : "assertion", (int)strcspn(p, ","),
+			    p);
+		p += n + (p[n] == ',');
 	}
 }
 
@@ -54,6 +70,34 @@ seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Feeds the whole trace; NULL, or why it cannot be checked. */
+static const char *
+feed(struct checker *ck, struct trace_reader *r, unsigned long *n)
+{
+	struct trace_event ev;
+	double start = seconds(), now, shown_at = 0;
+	int progress = isatty(STDERR_FILENO), shown = 0, rc;
+	const char *why = NULL;
+
+	while ((rc = trace_next(r, &ev)) == 1) {
+		if ((why = checker_event(ck, &ev)) != NULL)
+			break;
+		if (++*n % PROGRESS_EVERY == 0 && progress &&
+		    (now = seconds()) - start > 1 && now - shown_at > 0.25) {
+			shown_at = now;
+			fprintf(stderr, "\r%s: %s:%lu, %llu MB", getprogname(),
+			    ev.file, ev.lineno,
+			    (unsigned long long)(trace_bytes(r) >> 20));
+			shown = 1;
+		}
+	}
+	if (shown)
+		fprintf(stderr, "\r\033[K");
+	if (rc == -1)
+		why = trace_error(r);
+	return why;
 }
 
 int
@@ -72,28 +116,29 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct check_opts o = { CHECK_C_DEFAULT, CHECK_FD_LATENCY_DEFAULT, 0, 0,
-	    NULL };
-	char **sets, **names;
+	    NULL, 0 };
+	const char *sets[NAMES_MAX], *names[NAMES_MAX];
 	int nsets = 0, nnames = 0, i;
 	struct trace_reader *r;
-	struct trace_event ev;
 	struct checker *ck;
-	const char *why;
-	int ch, json = 0, flags = 0, rc, progress, shown = 0;
+	const char *why, *env;
+	char empty[PATH_MAX + 64];
+	int ch, json = 0, flags = 0, rc;
 	unsigned long n = 0;
-	double start;
 
-	if ((sets = calloc((size_t)argc, sizeof(*sets))) == NULL ||
-	    (names = calloc((size_t)argc, sizeof(*names))) == NULL)
-		err(EXIT_USAGE, NULL);
 	while ((ch = getopt_long(argc, argv, "s:A:c:h", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 's':
-			sets[nsets++] = optarg;
-			break;
 		case 'A':
-			names[nnames++] = optarg;
+			add_names(NULL, optarg, ch == 's');
+			if (nsets + nnames == NAMES_MAX)
+				errx(EXIT_USAGE, "more than %d -s and -A",
+				    NAMES_MAX);
+			if (ch == 's')
+				sets[nsets++] = optarg;
+			else
+				names[nnames++] = optarg;
 			break;
 		case 'c':
 			o.c = arg_seconds(optarg, "-c");
@@ -125,44 +170,43 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if ((env = getenv("ELECT_CHECK_BUDGET")) != NULL)
+		o.cover_budget = (unsigned long)arg_num(env, 1, LLONG_MAX,
+		    "ELECT_CHECK_BUDGET");
 	if (o.c == 0)
 		errx(EXIT_USAGE, "-c: the bound must be above 0");
+	if (o.c > BOUND_MAX || o.fd_latency > BOUND_MAX || o.skew > BOUND_MAX)
+		errx(EXIT_USAGE, "-c, --fd-latency and --skew go up to %lld "
+		    "seconds", (long long)(BOUND_MAX / TRACE_NS));
 
+	if ((r = trace_open(argv, argc, flags)) == NULL)
+		err(EXIT_USAGE, NULL);
 	ck = checker_new(&o, stdout, json);
 	for (i = 0; i < nsets; i++)
 		add_names(ck, sets[i], 1);
 	for (i = 0; i < nnames; i++)
 		add_names(ck, names[i], 0);
-	free(sets);
-	free(names);
-	if ((r = trace_open(argv, argc, flags)) == NULL)
-		err(EXIT_USAGE, NULL);
-	progress = isatty(STDERR_FILENO);
-	start = seconds();
-	while ((rc = trace_next(r, &ev)) == 1) {
-		if ((why = checker_event(ck, &ev)) != NULL)
-			errx(EXIT_USAGE, "%s", why);
-		if (++n % PROGRESS_EVERY == 0 && progress &&
-		    seconds() - start > 1) {
-			fprintf(stderr, "\r%s: %s:%lu, %llu MB", getprogname(),
-			    ev.file, ev.lineno,
-			    (unsigned long long)(trace_bytes(r) >> 20));
-			shown = 1;
-		}
-	}
-	if (shown)
-		fprintf(stderr, "\r\033[K");
-	if (rc == -1)
-		errx(EXIT_USAGE, "%s", trace_error(r));
-	if (n == 0)
-		errx(EXIT_USAGE, "%s: no events in the trace",
+	if ((why = feed(ck, r, &n)) == NULL && n == 0) {
+		snprintf(empty, sizeof(empty), "%s: no events in the trace",
 		    argc > 0 ? argv[argc - 1] : "-");
-	if ((why = checker_finish(ck)) != NULL)
-		errx(EXIT_USAGE, "%s", why);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		err(EXIT_USAGE, "stdout");
-	checker_summary(ck, stderr);
-	rc = checker_verdict(ck);
+		why = empty;
+	}
+	if (why == NULL)
+		why = checker_finish(ck);
+	if (why != NULL) {
+		warnx("%s", why);
+		rc = EXIT_USAGE;
+	} else if (fflush(stdout) != 0 || ferror(stdout)) {
+		warn("stdout");
+		rc = EXIT_USAGE;
+	} else {
+		checker_summary(ck, stderr);
+		if (trace_skipped(r) > 0)
+			fprintf(stderr, "%s: %lu line%s with unknown events "
+			    "skipped\n", getprogname(), trace_skipped(r),
+			    trace_skipped(r) > 1 ? "s" : "");
+		rc = checker_verdict(ck);
+	}
 	checker_free(ck);
 	trace_close(r);
 	return rc;

@@ -9,6 +9,7 @@
 #include <err.h>
 #include <limits.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
@@ -27,7 +28,7 @@
 #include "trace/trace.h"
 #include "util/util.h"
 
-#define RECV_BATCH	64	/* datagrams read per wake-up, at most */
+#define RECV_BATCH	16	/* datagrams read per wake-up, at most */
 
 struct opts {
 	const char	*cluster;
@@ -450,22 +451,32 @@ read_commands(struct shell *sh)
 	}
 }
 
+/* What the socket holds, a batch per system call, RECV_BATCH at most. */
 static void
 read_datagrams(struct shell *sh)
 {
-	uint8_t buf[WIRE_DGRAM_MAX + 1];	/* one more: see oversized */
-	ssize_t n;
-	int i;
+	/* One byte more than the largest datagram, to see an oversized one. */
+	static uint8_t buf[RECV_BATCH][WIRE_DGRAM_MAX + 1];
+	struct mmsghdr mm[RECV_BATCH];
+	struct iovec iov[RECV_BATCH];
+	int i, n;
 
+	memset(mm, 0, sizeof(mm));
 	for (i = 0; i < RECV_BATCH; i++) {
-		if ((n = recv(sh->sock, buf, sizeof(buf), 0)) == -1) {
-			if (errno == EAGAIN || errno == EINTR ||
-			    errno == ECONNREFUSED)
-				return;
-			warn("recv");
-			leave(sh, "error", 1);
-		}
-		fd_datagram(sh->fd, buf, (size_t)n, mono());
+		iov[i].iov_base = buf[i];
+		iov[i].iov_len = sizeof(buf[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	if ((n = recvmmsg(sh->sock, mm, RECV_BATCH, MSG_DONTWAIT,
+	    NULL)) == -1) {
+		if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED)
+			return;
+		warn("recvmmsg");
+		leave(sh, "error", 1);
+	}
+	for (i = 0; i < n; i++) {
+		fd_datagram(sh->fd, buf[i], mm[i].msg_len, mono());
 		carry_out(sh);
 	}
 }
@@ -497,6 +508,9 @@ loop(struct shell *sh, const sigset_t *waitmask)
 	for (;;) {
 		now = mono();
 		if ((deadline = fd_deadline(sh->fd)) <= now) {
+			/* A heartbeat already queued came in time: take it. */
+			read_datagrams(sh);
+			now = mono();
 			fd_tick(sh->fd, now);
 			carry_out(sh);
 			deadline = fd_deadline(sh->fd);
@@ -521,11 +535,26 @@ loop(struct shell *sh, const sigset_t *waitmask)
 		take_signals(sh);
 		if (pfd[1].revents & POLLIN)
 			read_datagrams(sh);
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
 			read_commands(sh);
 		if (nfds == 3 && pfd[2].revents)
 			tw_flush(sh->tw);
 	}
+}
+
+/*
+ * A closed standard descriptor would be taken by the socket: give it
+ * /dev/null instead (a closed stdin then reads as end of file).
+ */
+static void
+check_stdio(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) == -1 &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			exit(1);
 }
 
 /* Follow the parent: the kernel signals us when it dies. */
@@ -551,6 +580,7 @@ main(int argc, char *argv[])
 	sigset_t waitmask;
 	size_t i;
 
+	check_stdio();
 	follow_parent();
 	parse_opts(argc, argv, &o);
 	if (sodium_init() == -1)

@@ -32,6 +32,28 @@ id_str(unsigned id, char *buf, size_t len)
 	return buf;
 }
 
+/* " elid=G" for a message, or "" when it has none. */
+const char *
+elid_key(const struct algo_elid *e, char *buf, size_t len)
+{
+	char g[ALGO_ELID_STRLEN];
+
+	if (e->node == 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, " elid=%s", algo_elid_fmt(e, g, sizeof(g)));
+	return buf;
+}
+
+/* The payload's fields as extra keys (" key=value ..."), or "". */
+const char *
+msg_fields(const struct node *nd, const struct algo_msg *m, char *buf,
+    size_t len)
+{
+	algo_msg_fields(nd->opts->algo, m, buf, len);
+	return buf;
+}
+
 static void
 trace_state(struct node *nd, const struct algo_state *st)
 {
@@ -174,17 +196,17 @@ void
 core_recv(struct node *nd, const struct algo_msg *m)
 {
 	struct algo_input in = { .type = ALGO_IN_RECV, .now = mono_now() };
-	char elid[ALGO_ELID_STRLEN], fields[256];
+	char elid[ALGO_ELID_STRLEN + 8], fields[256];
 
 	in.msg = *m;
 	if (step(nd, &in) == ALGO_EINVAL) {
 		net_drop(nd, m->peer, "bad-payload");
 		return;
 	}
-	algo_msg_fields(nd->opts->algo, m, fields, sizeof(fields));
-	node_trace(nd, "recv from=%u msg=%s elid=%s%s", m->peer,
+	node_trace(nd, "recv from=%u msg=%s%s%s", m->peer,
 	    algo_msg_name(nd->opts->algo, m->type),
-	    algo_elid_fmt(&m->elid, elid, sizeof(elid)), fields);
+	    elid_key(&m->elid, elid, sizeof(elid)),
+	    msg_fields(nd, m, fields, sizeof(fields)));
 	run(nd);
 }
 
@@ -234,15 +256,31 @@ core_tick(struct node *nd, algo_time now)
 	return nd->timer[id] > now ? nd->timer[id] - now : 0;
 }
 
+/* A command for the core (leave, and those of the control socket): its
+ * ALGO_ result, the actions carried out. */
+int
+core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
+    size_t len)
+{
+	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
+	int rc;
+
+	if (len > sizeof(in.cmd.data))
+		return ALGO_EINVAL;
+	in.cmd.code = code;
+	in.cmd.len = len;
+	if (len > 0)
+		memcpy(in.cmd.data, data, len);
+	if ((rc = step(nd, &in)) == ALGO_OK || rc == ALGO_ENOMEM)
+		run(nd);
+	algo_out_clear(&nd->out);
+	return rc;
+}
+
 void
 core_leave(struct node *nd)
 {
-	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
-
-	in.cmd.code = ALGO_CMD_LEAVE;
-	if (step(nd, &in) == ALGO_OK)
-		run(nd);
-	algo_out_clear(&nd->out);
+	core_cmd(nd, ALGO_CMD_LEAVE, NULL, 0);
 }
 
 int

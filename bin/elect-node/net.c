@@ -89,7 +89,7 @@ net_send(struct node *nd, const struct algo_msg *m)
 	uint8_t buf[WIRE_DGRAM_MAX];
 	struct wire_msg w;
 	const struct cluster_node *to;
-	char elid[ALGO_ELID_STRLEN], fields[256];
+	char elid[ALGO_ELID_STRLEN + 8], fields[256];
 	size_t len;
 	long i;
 
@@ -115,10 +115,10 @@ net_send(struct node *nd, const struct algo_msg *m)
 		    m->type);
 		return;
 	}
-	algo_msg_fields(nd->opts->algo, m, fields, sizeof(fields));
-	node_trace(nd, "send to=%u msg=%s elid=%s bytes=%zu%s", m->peer,
+	node_trace(nd, "send to=%u msg=%s%s bytes=%zu%s", m->peer,
 	    algo_msg_name(nd->opts->algo, m->type),
-	    algo_elid_fmt(&m->elid, elid, sizeof(elid)), len, fields);
+	    elid_key(&m->elid, elid, sizeof(elid)), len,
+	    msg_fields(nd, m, fields, sizeof(fields)));
 	/* UDP may lose it; the cores expect that.  Nothing to retry. */
 	(void)sendto(nd->udp, buf, len, 0,
 	    (const struct sockaddr *)&to->addr, to->addrlen);

@@ -171,7 +171,8 @@ setup(struct node *nd)
 static void
 detector_gone(struct node *nd, int status)
 {
-	if (nd->quit == QUIT_FD)
+	/* Leaving already: a Ctrl-C reaches the detector too, say. */
+	if (nd->quit != QUIT_NO)
 		return;
 	if (WIFEXITED(status))
 		warnx("%s exited with status %d; stopping", nd->opts->fd_cmd,

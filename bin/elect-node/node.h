@@ -199,6 +199,9 @@ int	node_run(const struct node_opts *);
 void	node_detector_failed(struct node *);
 algo_time mono_now(void);
 const char *id_str(unsigned, char *, size_t);
+const char *elid_key(const struct algo_elid *, char *, size_t);
+const char *msg_fields(const struct node *, const struct algo_msg *, char *,
+	    size_t);
 void	node_trace(struct node *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
@@ -217,6 +220,7 @@ void	core_recv(struct node *, const struct algo_msg *);
 void	core_down(struct node *, unsigned id);
 /* Fires due timers; returns nanoseconds until the next one, or -1. */
 algo_time core_tick(struct node *, algo_time now);
+int	core_cmd(struct node *, enum algo_cmd_code, const void *, size_t);
 void	core_leave(struct node *);
 /* A command from the control socket: algo_step()'s result. */
 int	core_cmd(struct node *, const struct algo_cmd *);

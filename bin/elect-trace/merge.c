@@ -43,7 +43,7 @@ cmd_merge(int argc, char *argv[])
 		err(EXIT_USAGE, "%s", path);
 	if (merge_write(m, fd) == -1) {
 		if (merge_error(m)[0] != '\0')
-			errx(EXIT_USAGE, "%s", merge_error(m));
+			input_error(m);
 		err(1, "%s", path ? path : "stdout");
 	}
 	if (path != NULL && close(fd) == -1)

@@ -80,7 +80,10 @@ row_json(const struct stats *st, const struct election *e)
 	    stats_cause_name(e->cause), e->cause_node);
 	json_str(e->file);
 	printf(",\"lineno\":%lu", e->lineno);
-	json_ids("leaders", e->leaders, e->done ? e->nleaders : 0);
+	if (e->done)
+		printf(",\"leader\":%u", e->leader);
+	else
+		printf(",\"leader\":null");
 	json_ids("nodes", e->nodes, e->nnodes);
 	printf(",\"messages\":%llu,\"by_type\":{",
 	    (unsigned long long)e->messages);
@@ -99,21 +102,17 @@ row_json(const struct stats *st, const struct election *e)
 static void
 row_text(const struct stats *st, const struct election *e)
 {
-	char a[32], ldr[64];
+	char a[32], ldr[16];
 	size_t i;
-	int n = 0;
 
 	if (e->number == 1)
 		printf("%-5s %-20s %-10s %-14s %-12s %-6s %5s %6s  %s\n",
 		    "elect", "start", "duration", "algo", "cause", "leader",
 		    "nodes", "msgs", "by type");
-	ldr[0] = '\0';
-	if (!e->done || e->nleaders == 0)
+	if (e->done)
+		snprintf(ldr, sizeof(ldr), "%u", e->leader);
+	else
 		strlcpy(ldr, "-", sizeof(ldr));
-	for (i = 0; e->done && i < e->nleaders && n >= 0 &&
-	    (size_t)n < sizeof(ldr); i++)
-		n += snprintf(ldr + n, sizeof(ldr) - (size_t)n, "%s%u",
-		    i ? "," : "", e->leaders[i]);
 	printf("%-5lu %-20s ", e->number, micros(e->start, a, sizeof(a)));
 	if (e->done)
 		printf("%-10s ", micros(e->end - e->start, a, sizeof(a)));
@@ -170,17 +169,23 @@ summary(struct stats *st, int json)
 	}
 }
 
-static void
-exclude(struct stats *st, char *list)
+/* Leaves out the types of LIST ("a,b"); 0 or -1 with *WHY set. */
+static int
+exclude(struct stats *st, char *list, const char **why)
 {
 	char *t;
 
 	while ((t = strsep(&list, ",")) != NULL) {
-		if (*t == '\0')
-			errx(EXIT_USAGE, "-x: empty message type");
-		if (stats_exclude(st, t) == -1)
-			errx(EXIT_USAGE, "-x: too many message types");
+		if (*t == '\0') {
+			*why = "empty message type";
+			return -1;
+		}
+		if (stats_exclude(st, t) == -1) {
+			*why = "too many message types";
+			return -1;
+		}
 	}
+	return 0;
 }
 
 int
@@ -196,17 +201,17 @@ cmd_stats(int argc, char *argv[])
 	struct trace_event ev;
 	struct stats *st;
 	struct merge *m;
+	const char *why;
+	char *excluded = NULL;
 	int ch, json = 0, rc;
 
-	if ((st = stats_new()) == NULL)
-		err(1, NULL);
 	while ((ch = getopt_long(argc, argv, "hjx:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = 1;
 			break;
 		case 'x':
-			exclude(st, optarg);
+			excluded = optarg;
 			break;
 		case 'h':
 			usage("stats", 0);
@@ -214,13 +219,21 @@ cmd_stats(int argc, char *argv[])
 			usage("stats", EXIT_USAGE);
 		}
 	}
+	if ((st = stats_new()) == NULL)
+		err(1, NULL);
+	if (excluded != NULL && exclude(st, excluded, &why) == -1) {
+		stats_free(st);
+		errx(EXIT_USAGE, "-x: %s", why);
+	}
 	if ((m = merge_open(argv + optind, argc - optind, 0)) == NULL)
 		err(1, NULL);
 	while ((rc = merge_next(m, &ev)) == 1)
 		if ((e = stats_event(st, &ev)) != NULL)
 			(json ? row_json : row_text)(st, e);
-	if (rc == -1)
-		errx(EXIT_USAGE, "%s", merge_error(m));
+	if (rc == -1) {
+		stats_free(st);
+		input_error(m);
+	}
 	if ((e = stats_end(st)) != NULL)
 		(json ? row_json : row_text)(st, e);
 	summary(st, json);

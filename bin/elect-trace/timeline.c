@@ -26,20 +26,29 @@ static unsigned char *
 node_list(char *list)
 {
 	unsigned char *set;
-	char *t, *dash;
-	unsigned a, b, i;
+	const char *errstr = NULL;
+	char *t = NULL, *dash = NULL;
+	long long a, b = 0, i;
 
 	if ((set = calloc((TRACE_NODE_MAX + 8) / 8, 1)) == NULL)
 		err(1, NULL);
-	while ((t = strsep(&list, ",")) != NULL) {
+	while (errstr == NULL && (t = strsep(&list, ",")) != NULL) {
 		if ((dash = strchr(t, '-')) != NULL)
 			*dash++ = '\0';
-		a = arg_id(t, "--nodes");
-		b = dash != NULL ? arg_id(dash, "--nodes") : a;
-		if (b < a)
-			errx(EXIT_USAGE, "--nodes: %u-%u is backwards", a, b);
-		for (i = a; i <= b; i++)
+		a = strtonum(t, 1, TRACE_NODE_MAX, &errstr);
+		if (errstr == NULL && dash != NULL)
+			b = strtonum(dash, 1, TRACE_NODE_MAX, &errstr);
+		else
+			b = a;
+		if (errstr == NULL && b < a)
+			errstr = "backwards";
+		for (i = a; errstr == NULL && i <= b; i++)
 			set[i / 8] |= (unsigned char)(1u << (i % 8));
+	}
+	if (errstr != NULL) {
+		free(set);
+		errx(EXIT_USAGE, "--nodes: \"%s%s%s\" is %s (ids 1 to %d)", t,
+		    dash ? "-" : "", dash ? dash : "", errstr, TRACE_NODE_MAX);
 	}
 	return set;
 }
@@ -107,8 +116,11 @@ cmd_timeline(int argc, char *argv[])
 	while ((rc = merge_next(m, &ev)) == 1 && !tl_past(tl, &ev))
 		if (tl_event(tl, &ev) == -1)
 			err(1, NULL);
-	if (rc == -1)
-		errx(EXIT_USAGE, "%s", merge_error(m));
+	if (rc == -1) {
+		tl_free(tl);
+		free(nodes);
+		input_error(m);
+	}
 	if (formats[fmt].draw(tl, stdout) == -1 || fflush(stdout) == EOF)
 		err(1, "stdout");
 	merge_close(m);

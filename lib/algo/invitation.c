@@ -157,6 +157,7 @@ stop(struct inv *v, struct algo_out *o)
 	v->armed &= ~(1U << T_CALL | 1U << T_MERGE);
 	v->proc = P_NONE;
 	v->seq = 0;
+	v->suspect = 0;
 }
 
 /* S(i).counter := S(i).counter + 1; S(i).g := i CONCATENATED counter. */
@@ -308,13 +309,15 @@ all_heard(const struct inv *v, const struct algo_set *set)
 	return 1;
 }
 
-/* PROCEDURE Timeout: no word from our coordinator. */
+/* PROCEDURE Timeout: no word from our coordinator, or our detector
+ * (SUSPECT) reported it down. */
 static void
-timeout(struct inv *v, algo_time now, struct algo_out *o)
+timeout(struct inv *v, int suspect, algo_time now, struct algo_out *o)
 {
 	if (!member(v) || v->proc != P_NONE)
 		return;
 	v->proc = P_THERE;
+	v->suspect = suspect;
 	v->seq = ++v->nextseq;
 	send_call(v, v->c, M_AREYOUTHERE, &v->g, o);
 	arm(v, T_CALL, now + v->a.t.reply, o);
@@ -367,14 +370,12 @@ on_answer(struct inv *v, const struct algo_msg *m, algo_time now,
 				return;
 		check_done(v, now, o);
 	} else if (v->proc == P_THERE && m->peer == v->c) {
-		stop(v, o);
-		if (!yes) {
-			recovery(v, now, o);
-			return;
-		}
-		if (v->suspect)	/* the detector reported it once */
+		/* The detector reports a node once: watch it anew. */
+		if (yes && v->suspect)
 			algo_fd(o, ALGO_FD_START, v->c);
-		v->suspect = 0;
+		stop(v, o);
+		if (!yes)
+			recovery(v, now, o);
 	}
 }
 
@@ -444,15 +445,16 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 }
 
 /*
- * Checks a payload's length, and the group where it can only be one: a
- * group we made (Accept, ReadyAnswer) or the sender made (AcceptAnswer,
- * Ready).  The others carry a group of any node: the sender's (its
- * coordinator's), a forwarded invitation's, ours echoed.
+ * Checks a payload's length, and the group: made by a node of the
+ * cluster, and where it can only be one, a group we made (Accept,
+ * ReadyAnswer) or the sender made (AcceptAnswer, Ready).  The others
+ * carry a group of any node: the sender's (its coordinator's), a
+ * forwarded invitation's, ours echoed.
  */
 static int
 valid(const struct inv *v, const struct algo_msg *m)
 {
-	if (m->len != paylen[m->type] || m->elid.node == 0)
+	if (m->len != paylen[m->type] || algo_rank(&v->a, m->elid.node) == -1)
 		return 0;
 	if ((m->type == M_ACCEPT || m->type == M_READYANSWER) &&
 	    m->elid.node != v->a.self)
@@ -477,7 +479,7 @@ on_timer(struct inv *v, unsigned id, algo_time now, struct algo_out *o)
 		break;
 	case T_TIMEOUT:
 		v->timing = 0;
-		timeout(v, now, o);
+		timeout(v, 0, now, o);
 		break;
 	case T_CALL:
 		if (v->proc == P_CHECK)
@@ -512,15 +514,12 @@ step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 		/* Word from our coordinator, in our group, postpones
 		 * Timeout. */
 		if (m->peer == c && c == v->c && algo_elid_eq(&m->elid, &g) &&
-		    algo_elid_eq(&g, &v->g) && v->timing) {
+		    algo_elid_eq(&g, &v->g) && v->timing)
 			algo_timer_set(o, T_TIMEOUT, in->now + a->t.timeout);
-		}
 		break;
 	case ALGO_IN_DOWN:
-		if (in->down == v->c && member(v) && v->proc == P_NONE) {
-			v->suspect = 1;
-			timeout(v, in->now, o);
-		}
+		if (in->down == v->c)
+			timeout(v, 1, in->now, o);
 		break;
 	case ALGO_IN_TIMER:
 		on_timer(v, in->timer, in->now, o);

@@ -217,6 +217,8 @@ mb_adopt(struct mbully *m, uint16_t j, algo_time now, struct algo_out *o)
 	algo_timer_set(o, MB_T_HOLD, now + m->a.t.t_tx);
 }
 
+/* Broadcast(coordinator, J) to every other node, the failed leader too,
+ * as the papers count it; then Update(ldr, J). */
 void
 mb_name(struct mbully *m, uint16_t j, uint16_t failed, algo_time now,
     struct algo_out *o)
@@ -267,7 +269,9 @@ mb_ok(struct mbully *m, const struct algo_msg *e, uint16_t failed,
 	mb_show(m, now, o);
 }
 
-/* A coordinator message: J leads, replacing F. */
+/* A coordinator message: J leads, replacing F ("if any coordinator
+ * message received ... stating J is new leader then Update(ldr, J)",
+ * Algorithms 3-5). */
 static void
 on_coordinator(struct mbully *m, uint16_t j, uint16_t f, algo_time now,
     struct algo_out *o)
@@ -307,6 +311,8 @@ on_coordinator(struct mbully *m, uint16_t j, uint16_t f, algo_time now,
 		mb_adopt(m, j, now, o);
 }
 
+/* "Electioneer waits time T_el,i for all ok messages" (Algorithms 3, 4);
+ * the highest sender is the highest live node it asked. */
 static void
 on_ok(struct mbully *m, const struct algo_msg *msg, algo_time now,
     struct algo_out *o)
@@ -323,6 +329,8 @@ on_ok(struct mbully *m, const struct algo_msg *msg, algo_time now,
 		finish(m, now, o);
 }
 
+/* "Node I will wait for answer messages" (Algorithm 6): each names the
+ * answerer's leader. */
 static void
 on_answer(struct mbully *m, const struct algo_msg *msg, uint16_t j,
     algo_time now, struct algo_out *o)
@@ -388,7 +396,8 @@ on_recv(struct mbully *m, const struct algo_msg *msg, algo_time now,
 		    get16(msg->payload + 2), now, o);
 		break;
 	case MB_QUERY:
-		/* Answer with the leader we follow or take, if any. */
+		/* "The nodes which received query messages will reply with
+		 * answer messages" (NRC): the leader we follow or take. */
 		put16(p, m->electing || m->querying || m->okwait ? 0 : m->ldr);
 		algo_send(o, msg->peer, MB_ANSWER, &msg->elid, p, sizeof(p));
 		break;
@@ -429,7 +438,8 @@ mb_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	case ALGO_IN_RECV:
 		return on_recv(m, &in->msg, in->now, o);
 	case ALGO_IN_DOWN:
-		/* Our leader failed: an election, unless we are in one. */
+		/* "Node I recognises that leader node has crashed"
+		 * (Algorithm 1): an election, unless we are in one. */
 		if (in->down == m->watch && in->down == m->ldr &&
 		    !m->electing && !m->okwait)
 			m->p->electn(m, in->down, in->now, o);

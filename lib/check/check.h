@@ -1,6 +1,7 @@
 /*
  * The assertion checkers of elect-check.  Each assertion is a module that
- * is fed every event of the trace in order and reports violations; the
+ * is fed every event of the trace (that it asks for) in order and reports
+ * violations; the
  * modules keep their own state, bounded by the number of nodes and of live
  * leases or edicts, never by the length of the trace.
  */
@@ -27,6 +28,8 @@ struct check_opts {
 	 * taken in).  Modules may ignore it.
 	 */
 	const struct world *world;
+	/* Search steps for one minimum clique cover; 0: the default. */
+	unsigned long	 cover_budget;
 };
 
 struct check_out;

@@ -59,10 +59,9 @@ complete_event(void *st, const struct trace_event *ev, struct check_out *out)
 		    (unsigned long long)ev->inc,
 		    (unsigned long long)w->prev_inc);
 	if (w->anomaly & WA_DOWN)
-		check_violation(out, ev, "node %u writes %s while down: %s",
-		    ev->node, trace_type_name(ev->type),
-		    w->node[w->cur].booted ? "its boot is missing" :
-		    "no boot before it");
+		check_violation(out, ev, "node %u writes %s while down: its "
+		    "boot is missing (taken as up from here)", ev->node,
+		    trace_type_name(ev->type));
 	if (w->anomaly & WA_SIZE)
 		check_violation(out, ev, "%u nodes, more than the cluster's "
 		    "size %u", w->n, w->size);

@@ -196,18 +196,6 @@ order_free(void *arg)
 	free(d);
 }
 
-static int
-qt_cmp(const void *a, const void *b)
-{
-	const struct trace_qt *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return 0;
-}
-
 /* A quorum timestamp is a set: hash its pairs in order of id. */
 static uint64_t
 qt_hash(struct order *d, struct trace_str s)
@@ -218,7 +206,16 @@ qt_hash(struct order *d, struct trace_str s)
 
 	if ((n = trace_parse_qt(s, d->qt, TRACE_QT_MAX)) <= 0)
 		return 0;
-	qsort(d->qt, (size_t)n, sizeof(d->qt[0]), qt_cmp);
+	/* By id, then time; writers usually give them in order already. */
+	for (i = 1; i < n; i++) {
+		struct trace_qt x = d->qt[i];
+		int j;
+
+		for (j = i; j > 0 && (d->qt[j - 1].id > x.id ||
+		    (d->qt[j - 1].id == x.id && d->qt[j - 1].t > x.t)); j--)
+			d->qt[j] = d->qt[j - 1];
+		d->qt[j] = x;
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t id = d->qt[i].id;
 		uint64_t t = (uint64_t)d->qt[i].t;
@@ -394,11 +391,24 @@ order_wait(struct order *d, const struct trace_event *ev,
 {
 	struct receiver *r;
 	struct pending *p;
+	uint64_t qt;
 	size_t i;
 
 	if ((r = receiver(d, ev->node, &i)) == NULL) {
 		d->nomem = 1;
 		return;
+	}
+	qt = qt_hash(d, ev->qt);
+	if (r->qn == 0) {
+		struct edict key, *e;
+
+		key.from = ev->from;
+		key.seq = ev->seq;
+		key.qt = qt;
+		if ((e = RB_FIND(edicts, &d->edicts, &key)) != NULL) {
+			order_deliver(d, r, e, ev, out);
+			return;
+		}
 	}
 	if (r->qn == PEND_MAX) {
 		order_unknown(d, r, TAILQ_FIRST(&r->q), ev, out);
@@ -412,7 +422,7 @@ order_wait(struct order *d, const struct trace_event *ev,
 	r->qn++;
 	p->from = ev->from;
 	p->seq = ev->seq;
-	p->qt = qt_hash(d, ev->qt);
+	p->qt = qt;
 	p->t = ev->t;
 	if (!r->listed) {
 		size_t *w;

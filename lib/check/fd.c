@@ -60,8 +60,10 @@ struct fpair {
 	uint64_t	 mgen;		/* B's process that started it */
 	struct inst	 start, stop;
 	int		 told;		/* a DownSig since the start */
+	int		 late;		/* it came after the latency */
 	int		 isarmed;
-	trace_time	 due;		/* a DownSig must have come by then */
+	trace_time	 by;		/* a DownSig must have come by then */
+	trace_time	 due;		/* by, and J's lines a skew later */
 	struct inst	 from;		/* the obligation runs from */
 	int		 dead;		/* A plays dead towards B */
 	uint64_t	 dgen;		/* A's process that does */
@@ -272,14 +274,15 @@ arm(struct fd *f, struct fpair *p)
 	const struct fnode *i = fnode(f, p->b), *j = fnode(f, p->a);
 	struct inst jdown;
 
-	if (!f->complete || !p->mon || p->told || !running(i) ||
-	    p->mgen != i->gen || !down_for(j, p, &jdown)) {
+	if (!f->complete || !p->mon || (p->told && !p->late) ||
+	    !running(i) || p->mgen != i->gen || !down_for(j, p, &jdown)) {
 		disarm(f, p);
 		return;
 	}
 	p->from = inst_max(inst_max(p->start, i->since), jdown);
-	p->due = time_add(time_add(inst_max(inst_max(p->start, i->since),
-	    inst_late(jdown, f->skew)).t, f->latency), f->skew);
+	p->by = time_add(inst_max(inst_max(p->start, i->since),
+	    inst_late(jdown, f->skew)).t, f->latency);
+	p->due = time_add(p->by, f->skew);
 	if (!p->isarmed) {
 		TAILQ_INSERT_TAIL(&f->armed, p, armed);
 		p->isarmed = 1;
@@ -321,8 +324,9 @@ overdue(struct fd *f, trace_time now, const struct trace_event *ev,
 		check_violation(out, ev, "node %u was not told that %u is down:"
 		    " down for it from %s, monitored since %s, no DownSig by "
 		    "%s", p->b, p->a, time_str(b[0], p->from.t), time_str(b[1],
-		    p->start.t), time_str(b[2], time_add(p->due, -f->skew)));
+		    p->start.t), time_str(b[2], p->by));
 		p->told = 1;
+		p->late = 0;
 		disarm(f, p);
 	}
 }
@@ -457,11 +461,15 @@ fd_line(struct fd *f, const struct trace_event *ev, struct check_out *out)
 		if (ev->op == OP_DOWN) {
 			if (!f->complete)
 				accuracy(f, ev, out);
+			/* Too late, unless J's lines, a skew later, show it
+			 * back in time. */
+			if (p->isarmed && !p->told && f->now.t > p->by)
+				p->late = 1;
 			p->told = 1;
 		} else if ((p->mon = ev->op == OP_START)) {
 			p->mgen = fnode(f, ev->node)->gen;
 			p->start = f->now;
-			p->told = 0;
+			p->told = p->late = 0;
 		} else {
 			p->stopped = 1;
 			p->stop = f->now;

@@ -4,16 +4,18 @@
  * uniqueness: at no time do two nodes lead.  With a skew bound S a
  * leadership of one node is compared with another's shifted anywhere in
  * [-S, S], and an overlap is reported only when it survives every shift:
- * node q's start plus S before p's end, and p's start plus S before q's.
- * Ends are taken at their earliest (lw_end's lo), so that a clock that
- * may have run fast, or a crash not yet ruled out, never makes an overlap
- * look certain.  It is reported at the line where it became certain.
+ * q's start plus S before p's end, and p's start plus S before q's.  Ends
+ * are taken at their earliest (lw_end's lo: the drift bound past the last
+ * sample, or a crash that a line still to come might show), so an overlap
+ * is reported at the line from which no ordering, drift within the bound
+ * or line still to come can undo it.  A leadership's end is only ruled
+ * out by a line of its node, since a later sample may show a slow clock.
  *
  * lease-quorum: while a node leads, a majority of the cluster grants it a
- * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants are
- * counted as long as they could last (lw_end's hi) and, for other nodes
- * than the leader, widened by S on both sides; a lack of quorum is
- * reported once no line still to come could fill it in.
+ * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants count
+ * as long as they could last (lw_end's hi) and, for other nodes than the
+ * leader, widened by S on both sides; a lack of quorum is reported once
+ * no line still to come could fill it in.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +94,9 @@ overlap(const struct uniq *u, const struct upair *p)
 	a1 = inst_late(p->s[1].a, u->w.skew);
 	if (inst_lt(a1, lo0) && inst_lt(a0, lo1))
 		return 1;
-	if (!inst_lt(a1, hi0) || !inst_lt(a0, hi1))
+	/* Both over, nothing more to learn; or no overlap could be certain. */
+	if ((p->s[0].ended && p->s[1].ended) || !inst_lt(a1, hi0) ||
+	    !inst_lt(a0, hi1))
 		return -1;
 	return 0;
 }
@@ -224,6 +228,7 @@ struct qnode {
 	int		 wild;
 	struct qrun	 any;		/* older grants, merged */
 	struct qregion	 r[2];		/* the current leadership, the last */
+	int		 listed;	/* in quorum.act */
 };
 
 struct quorum {
@@ -232,6 +237,8 @@ struct quorum {
 	size_t		 cap;
 	struct inst	*ends;
 	size_t		 endcap;
+	size_t		*act;		/* leaders with regions to check */
+	size_t		 nact, actcap;
 };
 
 static void *
@@ -247,6 +254,7 @@ quorum_free(void *arg)
 
 	free(q->n);
 	free(q->ends);
+	free(q->act);
 	lw_delete(q);
 }
 
@@ -296,10 +304,21 @@ grants(const struct quorum *q, size_t j, size_t p, struct inst t,
 	return yes;
 }
 
-static int
-inst_desc(const void *a, const void *b)
+/* The K-th latest (from 0) of the N instants in A, which it reorders. */
+static struct inst
+kth_latest(struct inst *a, size_t n, size_t k)
 {
-	return -inst_cmp(*(const struct inst *)a, *(const struct inst *)b);
+	size_t i, j;
+
+	/* A few grantors: sort by insertion, latest first. */
+	for (i = 1; i < n; i++) {
+		struct inst x = a[i];
+
+		for (j = i; j > 0 && inst_lt(a[j - 1], x); j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+	return a[k];
 }
 
 /* The earliest instant from FROM on at which fewer than a quorum grant to
@@ -333,10 +352,10 @@ deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
 			return t;
 		}
 		/* The quorum holds until all but need-1 of them have ended. */
-		qsort(q->ends, c, sizeof(*q->ends), inst_desc);
-		if (!inst_lt(t, q->ends[need - 1]))
+		u = kth_latest(q->ends, c, need - 1);
+		if (!inst_lt(t, u))
 			break;
-		t = q->ends[need - 1];
+		t = u;
 	}
 	*count = need;
 	return inst_make(TIME_MAX, INST_LAST);
@@ -355,6 +374,30 @@ quorum_grow(struct quorum *q)
 		q->n = n;
 	}
 	return 0;
+}
+
+/*
+ * Grantor J's grant to TO (0: any leader) now ends at the latest at H.
+ * Where that is before a leader's earliest lack of quorum, the lack may
+ * come earlier: forget it.  (Grants that start or last longer can only
+ * put it off, which quorum_check() finds out before it reports.)
+ */
+static void
+shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
+{
+	size_t k, p;
+
+	for (k = 0; k < q->nact; k++) {
+		struct qnode *x = &q->n[p = q->act[k]];
+		struct inst end = p == j ? h : inst_late(h, q->w.skew);
+
+		if (to != 0 && q->w.node[p].id != to)
+			continue;
+		if (x->r[0].dvalid && inst_lt(end, x->r[0].d))
+			x->r[0].dvalid = 0;
+		if (x->r[1].dvalid && inst_lt(end, x->r[1].d))
+			x->r[1].dvalid = 0;
+	}
 }
 
 static void
@@ -381,9 +424,14 @@ keep_run(struct quorum *q, const struct lw_change *ch)
 static void
 quorum_change(struct quorum *q, const struct lw_change *ch)
 {
-	struct qnode *x = &q->n[ch->node];
+	struct qnode *x;
+	const struct lw_node *n;
 	size_t j;
 
+	if (ch->node == LW_NONE)
+		return;
+	x = &q->n[ch->node];
+	n = &q->w.node[ch->node];
 	switch (ch->what) {
 	case LW_LEAD_START:
 		if (x->r[0].on)
@@ -392,6 +440,20 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 		x->r[0].on = 1;
 		x->r[0].gen = ch->span.gen;
 		x->r[0].chk = inst_after(ch->span.a);
+		if (x->listed)
+			break;
+		if (q->nact == q->actcap) {
+			size_t *a = array_grow(q->act, &q->actcap,
+			    sizeof(*a));
+
+			if (a == NULL) {
+				q->w.nomem = 1;
+				break;
+			}
+			q->act = a;
+		}
+		q->act[q->nact++] = ch->node;
+		x->listed = 1;
 		break;
 	case LW_LEAD_END:
 		for (j = 0; j < 2; j++)
@@ -402,12 +464,13 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 		break;
 	case LW_GRANT_END:
 		keep_run(q, ch);
-		/* FALLTHROUGH */
-	case LW_GRANT_START:
-	case LW_GRANT_RENEW:
+		shortened(q, ch->node, ch->span.to, ch->span.hi);
+		break;
 	case LW_SAMPLE:
-		for (j = 0; j < q->w.ids.n; j++)
-			q->n[j].r[0].dvalid = q->n[j].r[1].dvalid = 0;
+		/* The grant it gives may end at another time now. */
+		if (n->grant.on)
+			shortened(q, ch->node, n->grant.to,
+			    inst_make(n->grant.ehi, 0));
 		break;
 	default:
 		break;
@@ -434,8 +497,10 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 		r->d = deficit(q, p, r->chk, &count);
 		r->dvalid = 1;
 	}
+	/* Grants may have been renewed since: look again before saying so. */
+	if (inst_lt(r->d, limit))
+		r->d = deficit(q, p, r->chk, &count);
 	if (inst_lt(r->d, limit)) {
-		deficit(q, p, r->d, &count);
 		check_violation(out, ev, "node %u leads at %s while at most %u "
 		    "of %u nodes grant it a lease, %u needed", n->id,
 		    time_str(b, r->d.t), count, lw_size(&q->w),
@@ -454,7 +519,7 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct quorum *q = arg;
 	struct inst h;
-	size_t c, p, k;
+	size_t c, j, k;
 
 	lw_event(&q->w, ev);
 	if (quorum_grow(q) == -1)
@@ -464,10 +529,19 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	/* What no line still to come can change. */
 	h = q->w.skew == 0 ? inst_make(q->w.now.t, q->w.now.s + 2) :
 	    inst_make(time_add(q->w.now.t, -q->w.skew), 0);
-	for (p = 0; p < q->w.ids.n; p++)
+	for (j = 0; j < q->nact; ) {
+		struct qnode *x = &q->n[q->act[j]];
+
 		for (k = 0; k < 2; k++)
-			if (q->n[p].r[k].on)
-				quorum_check(q, p, &q->n[p].r[k], h, ev, out);
+			if (x->r[k].on)
+				quorum_check(q, q->act[j], &x->r[k], h, ev,
+				    out);
+		if (!x->r[0].on && !x->r[1].on) {
+			x->listed = 0;
+			q->act[j] = q->act[--q->nact];
+		} else
+			j++;
+	}
 }
 
 const struct check_ops check_lease_quorum = {

@@ -63,6 +63,7 @@ struct lw_span {
 	uint64_t	 gen;		/* spans of this kind so far at the node */
 	struct inst	 a;		/* the line that started it */
 	trace_time	 until;		/* on the node's clock */
+	trace_time	 elo, ehi, enom; /* when the clock gets there, while on */
 	struct inst	 lo, hi;	/* its end, once !on */
 	trace_time	 nominal;	/* its end at clock rate 1, once !on */
 	enum lw_why	 why;		/* why it ended */
@@ -90,9 +91,11 @@ enum lw_what {
 	LW_SAMPLE, LW_FAIL
 };
 
+#define LW_NONE	((size_t)-1)	/* a change not about one node */
+
 struct lw_change {
 	enum lw_what	 what;
-	size_t		 node;		/* index in lw.node */
+	size_t		 node;		/* index in lw.node, or LW_NONE */
 	struct lw_span	 span;		/* the span as it was changed */
 };
 

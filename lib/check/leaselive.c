@@ -11,7 +11,10 @@
  * before it violates (4), unless it ends because its node went down.  A
  * leader that gives its lease up (lead until<=clock) is excused when it
  * exits, crashes or reboots within c afterwards: that is how a node hands
- * over on purpose.  The end of a leadership counts at its earliest.
+ * over on purpose.  The end of a leadership counts at its earliest; it is
+ * known from a line of its node (a sample past until=, a late renewal),
+ * or, for a leader that falls silent, at the end of the trace from the
+ * drift bound.
  *
  * election: while a quorum of the cluster is up and running (not paused)
  * and every link is up, a node must lead within c of the last failure or

@@ -152,28 +152,20 @@ void
 lw_end(const struct lw *w, const struct lw_node *n, const struct lw_span *s,
     struct inst *lo, struct inst *hi)
 {
-	trace_time elo, ehi, nom;
-
 	if (!s->on) {
 		*lo = s->lo;
 		*hi = s->hi;
 		return;
 	}
-	expiry(&n->clk, s->until, &elo, &ehi, &nom);
 	/* Only a later line or the clock can end it. */
-	*lo = inst_min(inst_make(w->now.t, w->now.s + 2), inst_make(elo, 0));
-	*hi = inst_make(ehi, 0);
+	*lo = inst_min(inst_make(w->now.t, w->now.s + 2), inst_make(s->elo, 0));
+	*hi = inst_make(s->ehi, 0);
 }
 
 trace_time
 lw_nominal(const struct lw_node *n, const struct lw_span *s)
 {
-	trace_time elo, ehi, nom;
-
-	if (!s->on)
-		return s->nominal;
-	expiry(&n->clk, s->until, &elo, &ehi, &nom);
-	return nom;
+	return s->on ? s->enom : s->nominal;
 }
 
 int
@@ -229,12 +221,19 @@ failure(struct lw *w, size_t node)
 	change(w, LW_FAIL, node, NULL);
 }
 
-/* Keeps node I in the list of nodes with a running span. */
+/* Bounds the ends of node I's running spans by its clock, and keeps it
+ * in the list of nodes with a running span. */
 static void
 track(struct lw *w, size_t i)
 {
 	struct lw_node *n = &w->node[i];
+	struct lw_span *s[2] = { &n->lead, &n->grant };
+	size_t k;
 
+	for (k = 0; k < 2; k++)
+		if (s[k]->on)
+			expiry(&n->clk, s[k]->until, &s[k]->elo, &s[k]->ehi,
+			    &s[k]->enom);
 	if (n->live)
 		return;
 	if (w->nlive == w->livecap) {
@@ -291,16 +290,13 @@ static void
 end_by_line(struct lw *w, size_t i, int grant, struct inst from,
     enum lw_why why)
 {
-	struct lw_node *n = &w->node[i];
 	struct lw_span *s = span_of(w, i, grant);
-	trace_time elo, ehi, nom;
 
-	expiry(&n->clk, s->until, &elo, &ehi, &nom);
-	if (ehi <= from.t)
+	if (s->ehi <= from.t)
 		why = LW_LAPSE;		/* the clock ran out before */
-	end_span(w, i, grant, inst_min(from, inst_make(elo, 0)),
-	    inst_min(w->now, inst_make(ehi, 0)),
-	    nom < w->now.t ? nom : w->now.t, why);
+	end_span(w, i, grant, inst_min(from, inst_make(s->elo, 0)),
+	    inst_min(w->now, inst_make(s->ehi, 0)),
+	    s->enom < w->now.t ? s->enom : w->now.t, why);
 }
 
 static void
@@ -327,6 +323,8 @@ sample(struct lw *w, size_t i, trace_time c)
 	n->clk.have = 1;
 	n->clk.t = w->now.t;
 	n->clk.c = c;
+	if (n->live)
+		track(w, i);
 	change(w, LW_SAMPLE, i, NULL);
 }
 
@@ -429,7 +427,7 @@ net(struct lw *w, const struct trace_event *ev)
 	l->link = ev->link;
 	if (l->link != LINK_UP)
 		w->badlinks++;
-	failure(w, (size_t)-1);
+	failure(w, LW_NONE);
 }
 
 static long
@@ -498,7 +496,7 @@ lw_event(struct lw *w, const struct trace_event *ev)
 	w->now = inst_line(ev->t > w->now.t ? ev->t : w->now.t, w->lines);
 	if (!w->started) {
 		w->started = 1;
-		failure(w, (size_t)-1);
+		failure(w, LW_NONE);
 	}
 	if (ev->node == 0) {
 		if (ev->type == TR_NET)

@@ -47,6 +47,7 @@ struct live {
 	enum kind	 kind;
 	const struct world *w;
 	trace_time	 c, skew;
+	unsigned long	 budget;
 	trace_time	 d;		/* start of the stable period */
 	int		 begun;
 	int		 stable;
@@ -263,7 +264,7 @@ judge(struct live *l, char *why, size_t len)
 	if (ngroups <= 1)
 		return 1;
 	k = ngroups - 1;
-	r = cover_within(n, l->adj, words, k, l->part, COVER_BUDGET);
+	r = cover_within(n, l->adj, words, k, l->part, l->budget);
 	if (r == 0)
 		return 1;
 	if (r == -1) {
@@ -280,8 +281,9 @@ judge(struct live *l, char *why, size_t len)
 			if (l->part[i] + 1 > used)
 				used = l->part[i] + 1;
 		print_cover(l, n, used, l->part, cover, sizeof(cover));
-		snprintf(why, len, "%u groups, but %u cliques cover the "
-		    "connectivity graph: %s", ngroups, used, cover);
+		snprintf(why, len, "%u groups, but %u clique%s cover%s the "
+		    "connectivity graph: %s", ngroups, used, used > 1 ? "s" : "",
+		    used > 1 ? "" : "s", cover);
 	}
 	return 0;
 }
@@ -311,7 +313,7 @@ judge_now(struct live *l, const struct trace_event *ev, struct check_out *out)
 	if (r == -1)
 		check_undecided(out, ev, "%s", why);
 	else
-		check_violation(out, ev, "%s by %s (%s at %s, c later): %s",
+		check_violation(out, ev, "%s by %s, c after %s at %s: %s",
 		    l->kind == SLE2 ? "no leader elected" : "not settled", e,
 		    since_what(l), d, why);
 }
@@ -322,16 +324,16 @@ changed(struct live *l, const struct trace_event *ev, struct check_out *out)
 {
 	const struct world *w = l->w;
 	const struct wnode *nd = &w->node[w->cur];
-	char t[32], d[32], e[32];
+	char t[32], d[32], e[32], a[8], b[8];
 
 	fmt_time(ev->t, t);
 	fmt_time(l->d, d);
 	fmt_time(l->d + l->c, e);
 	snprintf(l->pend_what, sizeof(l->pend_what), "node %u left its "
-	    "state at %s (%s ldr=%u to %s ldr=%u%s%.*s), which had to hold "
-	    "from %s (%s at %s, c earlier)", nd->id, t,
-	    trace_status_name(w->prev_status), w->prev_ldr,
-	    trace_status_name(nd->status), nd->ldr,
+	    "state at %s (%s ldr=%s to %s ldr=%s%s%.*s), which had to hold "
+	    "from %s, c after %s at %s", nd->id, t,
+	    trace_status_name(w->prev_status), world_id(w->prev_ldr, a),
+	    trace_status_name(nd->status), world_id(nd->ldr, b),
 	    grouped(l) ? " grp=" : "",
 	    grouped(l) ? (int)(nd->grplen > 40 ? 40 : nd->grplen) : 0,
 	    nd->grp, e, since_what(l), d);
@@ -361,7 +363,8 @@ disturbs(const struct live *l, const struct trace_event *ev)
  * Eventually: the earliest witness that P is false, if any.  A witness
  * is a node (or two) whose state alone falsifies P; it holds since the
  * latest change among the parts of their state it rests on.  Returns
- * whether P is false; *SINCE is the earliest witness's start.
+ * whether P is false; *SINCE is the earliest witness's start, and WHY
+ * (unless NULL) says what it is.
  */
 static int
 witness(struct live *l, trace_time *since, char *why, size_t len)
@@ -374,7 +377,8 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
 #define FOUND(t, ...) do {						\
 		if (!found || (t) < *since) {				\
 			*since = (t);					\
-			snprintf(why, len, __VA_ARGS__);		\
+			if (why != NULL)				\
+				snprintf(why, len, __VA_ARGS__);	\
 		}							\
 		found = 1;						\
 	} while (0)
@@ -423,13 +427,14 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
 			    max2(max2(v->t_up, v->t_norm), v->t_ldr));
 			if (l->kind == GM4)
 				s = max2(s, max2(u->t_grp, v->t_grp));
-			FOUND(s, "nodes %u and %u%s follow %u and %u",
-			    u->id, v->id, l->kind == GM4 ? ", connected," : "",
-			    u->ldr, v->ldr);
-			if (l->kind == GM4 && u->ldr == v->ldr)
-				snprintf(why, len, "nodes %u and %u, "
-				    "connected, are in different groups",
-				    u->id, v->id);
+			if (u->ldr != v->ldr)
+				FOUND(s, "nodes %u and %u%s follow %u and %u",
+				    u->id, v->id, l->kind == GM4 ?
+				    ", connected," : "", u->ldr, v->ldr);
+			else
+				FOUND(s, "nodes %u and %u, connected, follow "
+				    "%u in different groups", u->id, v->id,
+				    u->ldr);
 		}
 	}
 #undef FOUND
@@ -449,7 +454,7 @@ restretch(struct live *l, trace_time t, int reset)
 	if (l->bad)
 		l->cov = max2(l->cov, t - l->skew);	/* advance may not have */
 
-	if (!witness(l, &since, l->why, sizeof(l->why))) {
+	if (!witness(l, &since, NULL, 0)) {
 		l->bad = 0;
 		l->reported = 0;
 		return;
@@ -466,14 +471,17 @@ static void
 stretch_report(struct live *l, const struct trace_event *ev,
     struct check_out *out)
 {
-	char b[32], c[32];
+	char b[32], e[32];
+	trace_time since;
 
+	/* Nothing changed since the last restretch: the same witnesses. */
+	witness(l, &since, l->why, sizeof(l->why));
 	l->reported = 1;
-	check_violation(out, ev, "%s from %s for %s s, without %s: %s",
+	check_violation(out, ev, "%s from %s to %s (c), %s: %s",
 	    l->kind == GM2 ? "no coordinator" :
 	    "a maximal pairwise-connected set without one coordinator",
-	    fmt_time(l->b, b), fmt_time(l->c, c),
-	    l->kind == GM2 ? "a failure" : "a failure or a change of links",
+	    fmt_time(l->b, b), fmt_time(l->b + l->c, e),
+	    l->kind == GM2 ? "with no failure" : "with the system stable",
 	    l->why);
 }
 
@@ -607,6 +615,7 @@ init(const struct check_opts *o, enum kind kind)
 	l->w = o->world;
 	l->c = o->c;
 	l->skew = o->skew;
+	l->budget = o->cover_budget ? o->cover_budget : COVER_BUDGET;
 	return l;
 }
 

@@ -168,6 +168,7 @@ checker_new(const struct check_opts *o, FILE *fp, int json)
 		err(2, NULL);
 	ck->o = *o;
 	ck->o.world = ck->w;
+	ck->w->skew = o->skew;
 	ck->fp = fp;
 	ck->json = json;
 	ck->wake = INT64_MIN;

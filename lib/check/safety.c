@@ -110,7 +110,7 @@ report(struct safety *s, const struct trace_event *ev, const struct pend *p,
     struct check_out *out)
 {
 	const struct world *w = s->w;
-	char since[32], grp[64] = "";
+	char since[32], grp[64] = "", li[8], lj[8];
 
 	if (s->episode)
 		return;
@@ -120,10 +120,10 @@ report(struct safety *s, const struct trace_event *ev, const struct pend *p,
 		snprintf(grp, sizeof(grp), " (group %.*s)",
 		    (int)(w->node[p->i].grplen > 40 ? 40 :
 		    w->node[p->i].grplen), w->node[p->i].grp);
-	check_violation(out, ev, "nodes %u (%s, ldr=%u) and %u (%s, ldr=%u) "
-	    "%s%s, from %s", w->node[p->j].id, trace_status_name(p->stj), p->lj,
-	    w->node[p->i].id, trace_status_name(p->sti), p->li, what(s), grp,
-	    since);
+	check_violation(out, ev, "nodes %u (%s, ldr=%s) and %u (%s, ldr=%s) "
+	    "%s%s at %s", w->node[p->j].id, trace_status_name(p->stj),
+	    world_id(p->lj, lj), w->node[p->i].id, trace_status_name(p->sti),
+	    world_id(p->li, li), what(s), grp, since);
 }
 
 static void

@@ -5,6 +5,7 @@
  * Every pair of nodes is connected unless net lines say otherwise.
  */
 #include <err.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,15 @@ world_linked(const struct world *w, int i, int j)
 	if (i == j || w->cut == NULL)
 		return 1;
 	return !BIT_ISSET(w->cut + (size_t)i * w->words, (unsigned)j);
+}
+
+const char *
+world_id(unsigned id, char *buf)
+{
+	if (id == 0)
+		return "-";
+	snprintf(buf, 8, "%u", id & 0xffff);	/* ids are at most 65535 */
+	return buf;
 }
 
 int
@@ -239,7 +249,6 @@ boot(struct world *w, struct wnode *nd, const struct trace_event *ev)
 	nd->up = 1;
 	nd->paused = 0;
 	nd->booted = 1;
-	nd->warned = 0;
 	nd->inc = ev->inc;
 	nd->t_up = ev->t;
 	w->changed |= W_UP;
@@ -339,7 +348,12 @@ world_apply(struct world *w, const struct trace_event *ev)
 		return -1;
 	w->cur = i;
 	nd = &w->node[i];
-	if (nd->last != INT64_MIN && ev->t < nd->last)
+	/*
+	 * A harness or a collector may stamp a node's crash, pause or resume
+	 * on a clock of its own: within the skew, that is no step back.
+	 */
+	if (nd->last != INT64_MIN && ev->t < nd->last - ((ev->type == TR_CRASH ||
+	    ev->type == TR_PAUSE || ev->type == TR_RESUME) ? w->skew : 0))
 		w->anomaly |= WA_BACKWARDS;
 	w->prev_t = nd->last;
 	w->prev_inc = nd->inc;
@@ -366,10 +380,12 @@ world_apply(struct world *w, const struct trace_event *ev)
 	/* --run-if-leader outlives its daemon until its deadline: its task
 	 * lines are the node's even while the daemon is down. */
 	if (!nd->up && ev->type != TR_TASK) {
-		if (!nd->warned)
-			w->anomaly |= WA_DOWN;
-		nd->warned = 1;
-		return 0;
+		/* Its boot is missing, but a node that writes is running. */
+		w->anomaly |= WA_DOWN;
+		nd->up = 1;
+		nd->t_up = ev->t;
+		w->nup++;
+		w->changed |= W_UP;
 	}
 	if (ev->type == TR_STATE)
 		set_state(w, nd, ev->status, ev->ldr, ev->grp, ev->t);

@@ -32,7 +32,7 @@
 
 struct wnode {
 	unsigned	 id;
-	unsigned char	 up, paused, booted, warned;
+	unsigned char	 up, paused, booted;
 	enum trace_status status;	/* ST_DOWN while down */
 	unsigned	 ldr;		/* 0: none */
 	char		*grp;		/* "-" when none */
@@ -52,6 +52,7 @@ struct world {
 	size_t		 words;		/* per row of the matrices */
 	unsigned	 size;		/* the cluster's size, 0 until known */
 	unsigned	 size_opt;	/* --nodes */
+	trace_time	 skew;		/* --skew */
 	unsigned	 nup, npaused;
 	trace_time	 first, now;	/* first and latest time seen */
 	trace_time	 sys_last;	/* time of the last line of "-" */
@@ -80,6 +81,8 @@ int		 world_up(const struct world *, unsigned id);
 /* Whether nodes I and J (indices) are connected: link up, both up. */
 int		 world_linked(const struct world *, int i, int j);
 int		 world_grp_eq(const struct wnode *, const struct wnode *);
+/* ID as a trace writes it: "-" for none.  BUF holds 8 bytes. */
+const char	*world_id(unsigned id, char *buf);
 /* Whether the system is unstable now: a paused node or a flaky link
  * between two up nodes (Stoller's stability, section 5). */
 int		 world_unstable(const struct world *);
@@ -97,7 +100,7 @@ void		*world_grow(void *arr, unsigned *have, const struct world *,
  */
 int		 cover_within(unsigned n, const uint64_t *adj, size_t words,
 		    unsigned k, unsigned *part, unsigned long budget);
-#define COVER_BUDGET	20000000UL
+#define COVER_BUDGET	4000000UL	/* about 5 s on 64 nodes */
 
 #define BIT_SET(m, i)	((m)[(i) / 64] |= UINT64_C(1) << ((i) % 64))
 #define BIT_CLR(m, i)	((m)[(i) / 64] &= ~(UINT64_C(1) << ((i) % 64)))

@@ -102,7 +102,7 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 		if (ev.t > col->last[ev.node])
 			col->last[ev.node] = ev.t;
 	}
-	out->line(out->arg, line, len);
+	out->line(out->arg, ev.t, line, len);
 }
 
 void
@@ -153,6 +153,7 @@ collect_end(struct collector *col, struct collect_conn *c,
     enum collect_end how, trace_time now, const struct collect_out *out)
 {
 	char line[64], ts[32];
+	trace_time t;
 	size_t i;
 	int n;
 
@@ -167,10 +168,10 @@ collect_end(struct collector *col, struct collect_conn *c,
 		    col->life[node] != UP)
 			continue;
 		col->life[node] = DOWN;
-		trace_format_time(now > col->last[node] ? now :
-		    col->last[node], ts, sizeof(ts));
+		t = now > col->last[node] ? now : col->last[node];
+		trace_format_time(t, ts, sizeof(ts));
 		n = snprintf(line, sizeof(line), "%s %u crash", ts, node);
-		out->line(out->arg, line, (size_t)n);
+		out->line(out->arg, t, line, (size_t)n);
 	}
 	free(c->nodes);
 	c->nodes = NULL;

@@ -27,10 +27,11 @@ struct collect_conn {
 	unsigned	 lastnode;	/* index into nodes[] of the last one */
 };
 
-/* Where lines go: LINE gets each line to write (no newline); BAD each line
- * dropped, numbered from 1 on its connection, with the reason. */
+/* Where lines go: LINE gets each line to write (no newline) and its time;
+ * BAD each line dropped, numbered from 1 on its connection, with why. */
 struct collect_out {
-	void	(*line)(void *arg, const char *line, size_t len);
+	void	(*line)(void *arg, trace_time t, const char *line,
+		    size_t len);
 	void	(*bad)(void *arg, unsigned long lineno, const char *why,
 		    const char *line, size_t len);
 	void	 *arg;

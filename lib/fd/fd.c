@@ -472,7 +472,9 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
 	if (p->subscribed && now >= p->next_alive - p->sub_interval / 4) {
 		if (!p->dead_to)
 			send_msg(fd, p, FD_MSG_ALIVE, NULL, 0);
-		p->next_alive = now + p->sub_interval;
+		/* Keep the cadence through late wake-ups, without a burst. */
+		p->next_alive = max64(p->next_alive + p->sub_interval,
+		    now + p->sub_interval / 2);
 	}
 	if (!p->monitored)
 		return;

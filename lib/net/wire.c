@@ -5,9 +5,12 @@
 
 #include "net/wire.h"
 
-/* crypto_auth is HMAC-SHA-512-256: the sizes must agree with the layout. */
-_Static_assert(crypto_auth_BYTES == WIRE_MAC_LEN, "MAC size");
-_Static_assert(crypto_auth_KEYBYTES == KEY_BYTES, "key size");
+/*
+ * The MAC is keyed BLAKE2b-256 (libsodium crypto_generichash), a PRF by
+ * design: four times cheaper than HMAC-SHA-512-256 on datagrams this
+ * small, which counts at hundreds of heartbeats a second.
+ */
+_Static_assert(crypto_generichash_KEYBYTES_MAX >= KEY_BYTES, "key size");
 
 static void
 mac(const struct wire_key *key, const uint8_t *buf, size_t len, uint8_t *out)
@@ -15,16 +18,23 @@ mac(const struct wire_key *key, const uint8_t *buf, size_t len, uint8_t *out)
 	if (key->insecure)
 		memset(out, 0, WIRE_MAC_LEN);
 	else
-		crypto_auth(out, buf, len, key->k);
+		crypto_generichash(out, WIRE_MAC_LEN, buf, len, key->k,
+		    KEY_BYTES);
 }
 
 static int
 mac_ok(const struct wire_key *key, const uint8_t *buf, size_t len,
     const uint8_t *tag)
 {
+	uint8_t want[WIRE_MAC_LEN];
+	int ok;
+
 	if (key->insecure)
 		return sodium_is_zero(tag, WIRE_MAC_LEN);
-	return crypto_auth_verify(tag, buf, len, key->k) == 0;
+	mac(key, buf, len, want);
+	ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0;	/* constant time */
+	sodium_memzero(want, sizeof(want));
+	return ok;
 }
 
 size_t

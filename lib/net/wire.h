@@ -20,8 +20,8 @@
  *	 32    8  grp.inc
  *	 40    8  grp.ctr
  *	 48    N  payload
- *	48+N  32  mac       HMAC-SHA-512-256 (libsodium crypto_auth) of bytes
- *	                    0 .. 48+N-1 under the cluster key
+ *	48+N  32  mac       keyed BLAKE2b-256 (libsodium crypto_generichash,
+ *	                    the cluster key as its key) of bytes 0 .. 48+N-1
  *
  * In insecure mode (no key: elect-fd and elect-node --insecure) the MAC
  * field is still there and holds zeros; an insecure receiver accepts only

@@ -37,8 +37,7 @@ struct stats {
 	unsigned	 maxid;		/* node[0..maxid] allocated */
 	unsigned	 nup;
 	unsigned	 unsettled;	/* up nodes not in Norm */
-	unsigned	*leaders;	/* of the last election */
-	size_t		 nleaders, capleaders;
+	unsigned	 leader;	/* agreed after the last election */
 	int		 lease;		/* a lease trace: lead lines end them */
 	trace_time	 lease_end;	/* the lease leader's, in trace time */
 	int		 algo;		/* index in algos, -1: none named */
@@ -48,7 +47,7 @@ struct stats {
 	struct election	 cur;
 	int		 cur_algo;	/* its index in per[] */
 	uint64_t	 by_type[STATS_TYPES_MAX + 1];
-	size_t		 capnodes, capcurleaders;
+	size_t		 capnodes;
 	unsigned long	 number;
 };
 
@@ -102,8 +101,6 @@ stats_free(struct stats *st)
 	names_free(&st->algos);
 	names_free(&st->excluded);
 	free(st->node);
-	free(st->leaders);
-	free(st->cur.leaders);
 	free(st->cur.nodes);
 	free(st);
 }
@@ -195,17 +192,6 @@ cmp_unsigned(const void *a, const void *b)
 }
 
 static int
-is_leader(const struct stats *st, unsigned id)
-{
-	size_t i;
-
-	for (i = 0; i < st->nleaders; i++)
-		if (st->leaders[i] == id)
-			return 1;
-	return 0;
-}
-
-static int
 algo_slot(const struct stats *st)
 {
 	return st->algo >= 0 ? st->algo : ALGOS_MAX + 1;
@@ -226,7 +212,7 @@ open_election(struct stats *st, const struct trace_event *ev, trace_time t,
 	e->cause_node = who;
 	e->file = ev->file;
 	e->lineno = ev->lineno;
-	e->nleaders = 0;
+	e->leader = 0;
 	e->nnodes = 0;
 	e->messages = 0;
 	e->by_type = st->by_type;
@@ -243,17 +229,13 @@ close_election(struct stats *st, trace_time t)
 {
 	struct election *e = &st->cur;
 	struct per_algo *pa = &st->per[st->cur_algo];
-	size_t i;
 
 	st->open = 0;
 	st->lease_end = 0;
 	e->done = 1;
 	e->end = t;
 	qsort(e->nodes, e->nnodes, sizeof(*e->nodes), cmp_unsigned);
-	st->nleaders = 0;
-	for (i = 0; i < e->nleaders; i++)
-		push(&st->leaders, &st->nleaders, &st->capleaders,
-		    e->leaders[i]);
+	st->leader = e->leader;
 	if (pa->done == pa->cap) {
 		size_t c = pa->cap ? pa->cap * 2 : 16;
 		trace_time *d;
@@ -273,31 +255,30 @@ close_election(struct stats *st, trace_time t)
 }
 
 /*
- * Whether every up node is in Norm, following an up node in Norm that
- * leads itself; if so the leaders, ascending, in *V.
+ * The leader that every up node in Norm follows, itself up, in Norm and
+ * following itself; 0 if there is none.
  */
-static int
-settled(struct stats *st, unsigned **v, size_t *nv, size_t *cap)
+static unsigned
+settled(const struct stats *st)
 {
-	unsigned i;
+	unsigned i, ldr = 0;
+	const struct node *l;
 
 	if (st->unsettled > 0 || st->nup == 0)
 		return 0;
-	*nv = 0;
 	for (i = 1; i <= st->maxid; i++) {
-		struct node *n = &st->node[i], *l;
+		const struct node *n = &st->node[i];
 
 		if (!n->up)
 			continue;
-		if (n->ldr == 0 || n->ldr > st->maxid)
+		if (n->ldr == 0 || (ldr != 0 && n->ldr != ldr))
 			return 0;
-		l = &st->node[n->ldr];
-		if (!l->up || !l->norm || l->ldr != n->ldr)
-			return 0;
-		if (n->ldr == i && push(v, nv, cap, i) == -1)
-			return 0;
+		ldr = n->ldr;
 	}
-	return 1;
+	if (ldr > st->maxid)
+		return 0;
+	l = &st->node[ldr];
+	return l->up && l->norm && l->ldr == ldr ? ldr : 0;
 }
 
 static void
@@ -319,8 +300,7 @@ count_send(struct stats *st, const struct trace_event *ev)
 static void
 lead(struct stats *st, const struct trace_event *ev)
 {
-	st->nleaders = 0;
-	push(&st->leaders, &st->nleaders, &st->capleaders, ev->node);
+	st->leader = ev->node;
 	st->lease_end = ev->t + (ev->until - ev->clock);
 }
 
@@ -342,12 +322,12 @@ update(struct stats *st, const struct trace_event *ev, struct node *n,
 	case TR_CRASH:
 	case TR_EXIT:
 		set(st, n, 0, 0);
-		if (!is_leader(st, ev->node))
+		if (ev->node != st->leader)
 			return -1;
 		return ev->type == TR_CRASH ? SC_CRASH : SC_EXIT;
 	case TR_FD:
 		*who = ev->peer;
-		return ev->op == OP_DOWN && is_leader(st, ev->peer) ? SC_DOWN :
+		return ev->op == OP_DOWN && ev->peer == st->leader ? SC_DOWN :
 		    -1;
 	case TR_STATE:
 		set(st, n, 1, ev->status == ST_NORM);
@@ -357,20 +337,19 @@ update(struct stats *st, const struct trace_event *ev, struct node *n,
 		if (ev->status != ST_NORM)
 			return SC_STATE;
 		*who = ev->ldr;
-		if (st->nleaders == 0 && !st->open) {
+		if (st->leader == 0 && !st->open) {
 			/* met in mid-run: no election seen, none to count */
-			settled(st, &st->leaders, &st->nleaders,
-			    &st->capleaders);
+			st->leader = settled(st);
 			return -1;
 		}
-		return is_leader(st, ev->ldr) ? -1 : SC_FOLLOW;
+		return ev->ldr == st->leader ? -1 : SC_FOLLOW;
 	case TR_LEAD:
 		st->lease = 1;
 		if (ev->until > ev->clock)
-			return is_leader(st, ev->node) ? -1 : SC_LEAD;
-		if (!is_leader(st, ev->node))
+			return ev->node == st->leader ? -1 : SC_LEAD;
+		if (ev->node != st->leader)
 			return -1;
-		st->nleaders = 0;
+		st->leader = 0;
 		return SC_RELEASE;
 	case TR_SEND:
 		if (st->open)
@@ -387,20 +366,21 @@ stats_event(struct stats *st, const struct trace_event *ev)
 	struct election *e = &st->cur;
 	struct node *n = NULL;
 	unsigned who = ev->node;
-	int cause;
+	int cause, opened = 0;
 
 	if (ev->node != 0 && (n = node(st, ev->node)) == NULL)
 		return NULL;	/* out of memory: the node is not followed */
-	if (st->lease && !st->open && st->nleaders > 0 && st->lease_end != 0 &&
+	if (st->lease && !st->open && st->leader != 0 && st->lease_end != 0 &&
 	    ev->t > st->lease_end) {
 		/* the lease ran out: from then on there was no leader */
-		open_election(st, ev, st->lease_end, SC_EXPIRE,
-		    st->leaders[0]);
-		st->nleaders = 0;
+		open_election(st, ev, st->lease_end, SC_EXPIRE, st->leader);
+		st->leader = 0;
 	}
 	cause = n != NULL ? update(st, ev, n, &who) : -1;
-	if (!st->open && cause != -1)
+	if (!st->open && cause != -1) {
 		open_election(st, ev, ev->t, (enum stats_cause)cause, who);
+		opened = cause != SC_LEAD;
+	}
 	if (!st->open)
 		goto leader;
 	if (n != NULL && n->seen != e->number) {
@@ -410,13 +390,13 @@ stats_event(struct stats *st, const struct trace_event *ev)
 	if (st->lease) {
 		if (ev->type != TR_LEAD || ev->until <= ev->clock)
 			return NULL;
-		e->nleaders = 0;
-		push(&e->leaders, &e->nleaders, &st->capcurleaders, ev->node);
+		e->leader = ev->node;
 		close_election(st, ev->t);
 		lead(st, ev);
 		return e;
 	}
-	if (settled(st, &e->leaders, &e->nleaders, &st->capcurleaders))
+	/* not at the sign itself: a DownSig leaves everyone agreeing */
+	if (!opened && (e->leader = settled(st)) != 0)
 		return close_election(st, ev->t);
 	return NULL;
 leader:

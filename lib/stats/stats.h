@@ -5,8 +5,8 @@
  * the first sign of a lost or missing leader (a boot; a crash, exit or
  * DownSig of the leader; a node leaving Norm or following another leader;
  * a lease leader giving up or its lease running out) and ends when every
- * up node is in Norm following an up leader that leads itself, or, in a
- * lease trace, at the next lead line.
+ * up node is in Norm following one leader, up and following itself, or, in
+ * a lease trace, at the next lead line.
  */
 #ifndef ELECT_STATS_H
 #define ELECT_STATS_H
@@ -33,8 +33,7 @@ struct election {
 	unsigned	 cause_node;
 	const char	*file;		/* where it started */
 	unsigned long	 lineno;
-	unsigned	*leaders;	/* when done: one per group, ascending */
-	size_t		 nleaders;
+	unsigned	 leader;	/* when done: the new leader */
 	unsigned	*nodes;		/* nodes with a line in it, ascending */
 	size_t		 nnodes;
 	uint64_t	 messages;	/* send lines, but excluded types */

@@ -39,7 +39,7 @@ message(const struct timeline *tl, const struct tl_item *it, FILE *f,
 int
 tl_mermaid(struct timeline *tl, FILE *f)
 {
-	char lbl[64];
+	char lbl[96];
 	size_t i;
 
 	tl_finish(tl);
@@ -49,8 +49,7 @@ tl_mermaid(struct timeline *tl, FILE *f)
 		    tl->lanes[i]);
 	for (i = 0; i < tl->nitems; i++) {
 		const struct tl_item *it = &tl->items[i];
-		int peer = it->peer <= TRACE_NODE_MAX ? tl->lane_of[it->peer] :
-		    -1;
+		int peer = tl_lane(tl, it->peer);
 
 		if (it->type == TR_SEND && peer != -1) {
 			message(tl, it, f, it->node, it->peer,
@@ -64,9 +63,9 @@ tl_mermaid(struct timeline *tl, FILE *f)
 		}
 		if (it->type == TR_CLOCK)
 			continue;
-		tl_label(tl, it, lbl, sizeof(lbl));
+		tl_label(tl, it, lbl, sizeof(lbl), 1);
 		if (it->type == TR_NET) {
-			int a = tl->lane_of[it->peer], b = tl->lane_of[it->b];
+			int a = tl_lane(tl, it->peer), b = tl_lane(tl, it->b);
 
 			if (a == -1 && b == -1)
 				continue;

@@ -21,22 +21,46 @@ struct timeline *
 tl_new(const struct tl_opts *o)
 {
 	struct timeline *tl;
-	size_t i;
 
 	if ((tl = calloc(1, sizeof(*tl))) == NULL)
 		return NULL;
 	tl->o = *o;
-	tl->state = calloc(TRACE_NODE_MAX + 1, sizeof(*tl->state));
-	tl->lane_of = malloc((TRACE_NODE_MAX + 1) * sizeof(*tl->lane_of));
-	if (tl->state == NULL || tl->lane_of == NULL) {
-		tl_free(tl);
-		return NULL;
-	}
-	for (i = 0; i <= TRACE_NODE_MAX; i++) {
-		tl->lane_of[i] = -1;
-		tl->state[i].status = NO_STATUS;
-	}
 	return tl;
+}
+
+static const struct lane_state down = { .status = NO_STATUS };
+
+/* Room for node ID in the tables indexed by node. */
+static int
+grow(struct timeline *tl, unsigned id)
+{
+	struct lane_state *ns;
+	size_t old = tl->state != NULL ? (size_t)tl->maxid + 1 : 0, cap, i;
+	int *nl;
+
+	if (id < old)
+		return 0;
+	cap = id < 64 ? 64 : (size_t)id * 2;
+	if (cap > TRACE_NODE_MAX + 1)
+		cap = TRACE_NODE_MAX + 1;
+	if ((ns = reallocarray(tl->state, cap, sizeof(*ns))) == NULL)
+		return -1;
+	tl->state = ns;
+	if ((nl = reallocarray(tl->lane_of, cap, sizeof(*nl))) == NULL)
+		return -1;
+	tl->lane_of = nl;
+	for (i = old; i < cap; i++) {
+		tl->state[i] = down;
+		tl->lane_of[i] = -1;
+	}
+	tl->maxid = (unsigned)cap - 1;
+	return 0;
+}
+
+int
+tl_lane(const struct timeline *tl, unsigned id)
+{
+	return tl->state != NULL && id <= tl->maxid ? tl->lane_of[id] : -1;
 }
 
 void
@@ -254,10 +278,11 @@ window(struct timeline *tl, trace_time t)
 		return 1;
 	if (tl->o.has_from && t < tl->o.from)
 		return 0;
-	if ((tl->snap = malloc((TRACE_NODE_MAX + 1) *
+	tl->nsnap = tl->state != NULL ? (size_t)tl->maxid + 1 : 0;
+	if ((tl->snap = reallocarray(NULL, tl->nsnap ? tl->nsnap : 1,
 	    sizeof(*tl->snap))) == NULL)
 		return -1;
-	for (i = 0; i <= TRACE_NODE_MAX; i++)
+	for (i = 0; i < tl->nsnap; i++)
 		tl->snap[i] = tl->state[i];
 	tl->in = 1;
 	return 1;
@@ -269,7 +294,7 @@ add_lane(struct timeline *tl, unsigned node)
 	unsigned *nl;
 
 	if (node == 0 || tl->lane_of[node] != -1 || !drawn(tl, node))
-		return 0;
+		return 0;	/* grown for NODE already */
 	if ((nl = reallocarray(tl->lanes, tl->nlanes + 1,
 	    sizeof(*nl))) == NULL)
 		return -1;
@@ -370,7 +395,8 @@ tl_event(struct timeline *tl, const struct trace_event *ev)
 
 	if (ev->type == TR_CLOCK)
 		return 0;	/* samples: nothing to draw */
-	if ((rc = window(tl, ev->t)) == -1 || add_lane(tl, ev->node) == -1)
+	if ((rc = window(tl, ev->t)) == -1 || grow(tl, ev->node) == -1 ||
+	    add_lane(tl, ev->node) == -1)
 		return -1;
 	if (tl->o.has_to && ev->t > tl->o.to) {
 		/* past the window: only receipts of its messages matter */
@@ -424,12 +450,16 @@ tl_finish(struct timeline *tl)
 	qsort(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_unsigned);
 	for (i = 0; i < tl->nlanes; i++)
 		tl->lane_of[tl->lanes[i]] = (int)i;
-	if (tl->snap == NULL) {
+	if (!tl->in && tl->state != NULL) {
 		/* nothing in the window: the state at its start is the last */
-		if ((tl->snap = malloc((TRACE_NODE_MAX + 1) *
+		free(tl->snap);
+		tl->nsnap = (size_t)tl->maxid + 1;
+		if ((tl->snap = reallocarray(NULL, tl->nsnap,
 		    sizeof(*tl->snap))) != NULL)
-			memcpy(tl->snap, tl->state, (TRACE_NODE_MAX + 1) *
+			memcpy(tl->snap, tl->state, tl->nsnap *
 			    sizeof(*tl->snap));
+		else
+			tl->nsnap = 0;
 	}
 	tl->t1 = tl->o.has_to ? tl->o.to :
 	    tl->nitems > 0 ? tl->items[tl->nitems - 1].t : tl->t0;
@@ -456,9 +486,71 @@ fd_op(unsigned op)
 	}
 }
 
+/* The long label, for notes and tooltips. */
+static int
+words(const struct tl_item *it, const char *s, size_t n, char *buf,
+    size_t len)
+{
+	static const char *const links[] = { "up", "down", "flaky" };
+	static const char *const fd[] = { "", "starts watching",
+	    "stops watching", "DownSig for", "plays dead to", "plays alive to" };
+	unsigned long long num = it->num;
+	const char *status = trace_status_name(it->status);
+
+	switch (it->type) {
+	case TR_BOOT:
+		return snprintf(buf, len, "boot, incarnation %llu", num);
+	case TR_EXIT:
+		return snprintf(buf, len, "exit (%.*s)", (int)n, s);
+	case TR_PAUSE:
+		return snprintf(buf, len, "paused");
+	case TR_RESUME:
+		return snprintf(buf, len, "resumed");
+	case TR_STATE:
+		if (it->ldr == 0)
+			return snprintf(buf, len, "status %s", status);
+		return snprintf(buf, len, "status %s, leader %u", status,
+		    it->ldr);
+	case TR_SEND:
+		return snprintf(buf, len, "sends %.*s to %u", (int)n, s,
+		    it->peer);
+	case TR_RECV:
+		return snprintf(buf, len, "receives %.*s from %u", (int)n, s,
+		    it->peer);
+	case TR_DROP:
+		return snprintf(buf, len, "drops a datagram from %u (%.*s)",
+		    it->peer, (int)n, s);
+	case TR_FD:
+		return snprintf(buf, len, "%s %u", it->op < 6 ? fd[it->op] :
+		    "?", it->peer);
+	case TR_LEASE:
+		return snprintf(buf, len, "%s %u", it->op == OP_GRANT ?
+		    "grants a lease to" : "ends its lease to", it->peer);
+	case TR_LEAD:
+		return snprintf(buf, len, "%s", it->t2 ? "leads (lease)" :
+		    "gives up leading");
+	case TR_EDICT:
+		return snprintf(buf, len, "edict %llu", num);
+	case TR_DELIVER:
+		return snprintf(buf, len, "delivers edict %llu from %u", num,
+		    it->peer);
+	case TR_NET:
+		return snprintf(buf, len, "link %u-%u %s", it->peer, it->b,
+		    links[it->op < 3 ? it->op : 0]);
+	case TR_TASK:
+		return snprintf(buf, len, "task %s (pid %llu)",
+		    it->op == OP_START ? "started" : "stopped", num);
+	case TR_LOST:
+		return snprintf(buf, len, "lost %llu lines", num);
+	default:
+		return snprintf(buf, len, "%s",
+		    trace_type_name((enum trace_type)it->type));
+	}
+}
+
 int
 tl_label(const struct timeline *tl, const struct tl_item *it, char *buf,
-    size_t len)
+    size_t len, int verbose)
 {
 	static const char *const links[] = { "up", "down", "flaky" };
 	char tail[16];
@@ -469,7 +561,10 @@ tl_label(const struct timeline *tl, const struct tl_item *it, char *buf,
 	s = tl_str(tl, it, &n);
 	if (n > 40)
 		n = 40;
-	switch (it->type) {
+	switch (verbose ? TR_NTYPES : it->type) {
+	case TR_NTYPES:
+		r = words(it, s, n, buf, len);
+		break;
 	case TR_CRASH:
 		r = snprintf(buf, len, "CRASH");
 		break;
@@ -550,10 +645,11 @@ struct lane_state *
 tl_replay(const struct timeline *tl)
 {
 	struct lane_state *st;
+	size_t n = tl->state != NULL ? (size_t)tl->maxid + 1 : 1, i;
 
-	if (tl->snap == NULL || (st = malloc((TRACE_NODE_MAX + 1) *
-	    sizeof(*st))) == NULL)
+	if ((st = reallocarray(NULL, n, sizeof(*st))) == NULL)
 		return NULL;
-	memcpy(st, tl->snap, (TRACE_NODE_MAX + 1) * sizeof(*st));
+	for (i = 0; i < n; i++)
+		st[i] = i < tl->nsnap ? tl->snap[i] : down;
 	return st;
 }

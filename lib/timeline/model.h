@@ -39,8 +39,10 @@ struct timeline {
 	trace_time	 first;		/* its time */
 	trace_time	 t0, t1;	/* the window drawn */
 	int		 in;		/* inside the window yet */
-	struct lane_state *state;	/* [0..TRACE_NODE_MAX], live */
+	unsigned	 maxid;		/* tables by node: [0..maxid] */
+	struct lane_state *state;	/* live */
 	struct lane_state *snap;	/* at the start of the window */
+	size_t		 nsnap;
 	unsigned	*lanes;		/* node ids drawn, ascending */
 	size_t		 nlanes;
 	int		*lane_of;	/* node id -> lane, or -1 */
@@ -53,6 +55,8 @@ struct timeline {
 	size_t		 unmatched;
 };
 
+/* The lane of node ID, or -1. */
+int		 tl_lane(const struct timeline *, unsigned id);
 /* Lanes in order of node id, the end of the window: before drawing. */
 void		 tl_finish(struct timeline *);
 /* A copy of the states at the start of the window, to replay the items
@@ -63,10 +67,11 @@ void		 tl_apply(struct lane_state *, const struct tl_item *);
 /* Leader at time T by its last state or by a lease. */
 int		 tl_leading(const struct lane_state *, unsigned node,
 		    trace_time t);
-/* A short label for ITEM, as the text diagram and the notes show it, cut
- * to fit LEN (a message type first, so that its peer stays). */
+/* A label for ITEM, printable ASCII: short for the text diagram, cut to
+ * fit LEN (of a message, the type, so that the peer stays); or in words
+ * (VERBOSE), for notes and tooltips. */
 int		 tl_label(const struct timeline *, const struct tl_item *,
-		    char *, size_t);
+		    char *, size_t, int verbose);
 const char	*tl_str(const struct timeline *, const struct tl_item *,
 		    size_t *len);
 /* Seconds since the start of the window, 6 decimals. */

@@ -197,7 +197,7 @@ static void
 arrows(struct svg *g)
 {
 	const struct timeline *tl = g->tl;
-	char lbl[64], ts[32];
+	char lbl[96], ts[32];
 	size_t i;
 
 	for (i = 0; i < tl->nitems; i++) {
@@ -205,9 +205,9 @@ arrows(struct svg *g)
 		double x1, y1, x2, y2;
 
 		if ((it->type != TR_SEND && it->type != TR_RECV) ||
-		    tl->lane_of[it->peer] == -1)
+		    tl_lane(tl, it->peer) == -1)
 			continue;
-		tl_label(tl, it, lbl, sizeof(lbl));
+		tl_label(tl, it, lbl, sizeof(lbl), 1);
 		tl_offset(tl, it->t, ts, sizeof(ts));
 		if (it->type == TR_RECV) {
 			if (it->t2 != 0 && it->t2 >= tl->t0)
@@ -246,7 +246,7 @@ static void
 marks(struct svg *g)
 {
 	const struct timeline *tl = g->tl;
-	char lbl[64], ts[32];
+	char lbl[96], ts[32];
 	size_t i;
 
 	for (i = 0; i < tl->nitems; i++) {
@@ -255,12 +255,12 @@ marks(struct svg *g)
 		const char *shape;
 
 		if (it->type == TR_NET) {
-			int a = tl->lane_of[it->peer], b = tl->lane_of[it->b];
+			int a = tl_lane(tl, it->peer), b = tl_lane(tl, it->b);
 
 			y = a == -1 ? TOP : y_of(tl, it->peer);
 			y2 = b == -1 ? TOP + tl->nlanes * LANE_H :
 			    y_of(tl, it->b);
-			tl_label(tl, it, lbl, sizeof(lbl));
+			tl_label(tl, it, lbl, sizeof(lbl), 1);
 			fprintf(g->f, "<line class=\"net %s\" x1=\"%.1f\" "
 			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>%s"
 			    "</title></line>\n", it->op == LINK_UP ? "up" :
@@ -313,7 +313,7 @@ marks(struct svg *g)
 		default:
 			continue;
 		}
-		tl_label(tl, it, lbl, sizeof(lbl));
+		tl_label(tl, it, lbl, sizeof(lbl), 1);
 		tl_offset(tl, it->t, ts, sizeof(ts));
 		fprintf(g->f, shape, x, y);
 		fprintf(g->f, "<title>%u: ", it->node);
@@ -357,7 +357,7 @@ legend(struct svg *g)
 		int line;
 	} key[] = {
 		{ "norm", "Norm", 0 }, { "elec", "electing", 0 },
-		{ "reorg", "Reorg", 0 }, { "boot", "booting", 0 },
+		{ "reorg", "Reorg", 0 }, { "boot", "no status", 0 },
 		{ "paused", "paused", 0 }, { "leader", "leader", 0 },
 		{ "msg", "message", 1 }, { "msg lost", "not received", 1 },
 		{ "grant", "lease granted", 1 }, { "net down", "link change", 1 },
@@ -374,15 +374,16 @@ legend(struct svg *g)
 	double y0 = TOP + g->tl->nlanes * LANE_H + 24, x, y;
 	size_t i;
 
+	fprintf(g->f, "<g class=\"legend\">\n");
 	for (i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
 		x = LEFT + (double)(i % 5) * 120;
 		y = y0 + (double)(i / 5) * 20;
 		if (key[i].line)
-			fprintf(g->f, "<line class=\"%s\" x1=\"%.1f\" "
+			fprintf(g->f, "<line class=\"key %s\" x1=\"%.1f\" "
 			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", key[i].cls,
 			    x, y, x + 18, y);
 		else
-			fprintf(g->f, "<rect class=\"%s\" x=\"%.1f\" "
+			fprintf(g->f, "<rect class=\"key %s\" x=\"%.1f\" "
 			    "y=\"%.1f\" width=\"18\" height=\"10\"/>",
 			    key[i].cls, x, y - 5);
 		fprintf(g->f, "<text class=\"key\" x=\"%.1f\" y=\"%.1f\">%s"
@@ -391,11 +392,12 @@ legend(struct svg *g)
 	y = y0 + 40;
 	for (i = 0; i < sizeof(mark) / sizeof(mark[0]); i++) {
 		x = LEFT + (double)i * 120;
-		fprintf(g->f, "<path class=\"%s\" d=\"M%.1f %.1f%s\"/>"
+		fprintf(g->f, "<path class=\"key %s\" d=\"M%.1f %.1f%s\"/>"
 		    "<text class=\"key\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
 		    mark_cls[i], x + 4, y - 5, mark[i].d, x + 24, y + 4,
 		    mark[i].what);
 	}
+	fprintf(g->f, "</g>\n");
 }
 
 static const char style[] =

@@ -47,8 +47,9 @@ tl_text(struct timeline *tl, FILE *f)
 	if (lanes > cols)
 		lanes = cols;
 	trace_format_time(tl->t0, head, sizeof(head));
-	fprintf(f, "# time 0 is %s; lanes: | up, # leader, : electing, "
-	    ". booting, z paused\n", head);
+	fprintf(f, "# time 0 is %s\n"
+	    "# lanes: | up, # leader, : electing, . no state yet, z paused\n",
+	    head);
 	memset(row, ' ', sizeof(row));
 	memcpy(row + TIME_W - 4, "time", 4);
 	for (k = 0; k < lanes; k++) {
@@ -68,7 +69,7 @@ tl_text(struct timeline *tl, FILE *f)
 		tl_offset(tl, it->t, ts, sizeof(ts));
 		n = (size_t)snprintf(row, sizeof(row), "%*s ", TIME_W, ts);
 		if (it->node == 0) {
-			tl_label(tl, it, lbl, sizeof(lbl));
+			tl_label(tl, it, lbl, sizeof(lbl), 0);
 			fprintf(f, "%s ~ %s\n", row, lbl);
 			continue;
 		}
@@ -79,7 +80,7 @@ tl_text(struct timeline *tl, FILE *f)
 
 			memset(cell, ' ', w);
 			if ((int)k == lane) {
-				size_t len = (size_t)tl_label(tl, it, lbl, w);
+				size_t len = (size_t)tl_label(tl, it, lbl, w, 0);
 
 				memcpy(cell, lbl, len);
 				end = n + k * w + len;

@@ -116,8 +116,11 @@ trace_parse_time(const char *s, size_t n, trace_time *out)
 	int64_t sec, frac = 0;
 	size_t dot;
 
-	for (dot = 0; dot < n && s[dot] != '.'; dot++)
-		;
+	if (n > 10 && s[10] == '.')
+		dot = 10;	/* seconds since 2001, to 2286 */
+	else
+		for (dot = 0; dot < n && s[dot] != '.'; dot++)
+			;
 	if (dot == 0 || dot > 10 || (dot < n && (n - dot - 1 == 0 ||
 	    n - dot - 1 > 9)))
 		return -1;

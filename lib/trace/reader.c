@@ -93,8 +93,11 @@ trace_bytes(const struct trace_reader *r)
 static int
 fail(struct trace_reader *r, const char *why)
 {
-	snprintf(r->err, sizeof(r->err), "%s:%lu: %s", r->name, r->lineno,
-	    why);
+	if (r->lineno == 0)	/* before any line: the file itself */
+		snprintf(r->err, sizeof(r->err), "%s: %s", r->name, why);
+	else
+		snprintf(r->err, sizeof(r->err), "%s:%lu: %s", r->name,
+		    r->lineno, why);
 	return -1;
 }
 
@@ -201,8 +204,12 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 			return fail(r, "line too long");
 		if (len > 0 && line[len - 1] == '\r')
 			return fail(r, "carriage return in line");
-		if (blank(line, len))
+		if (blank(line, len)) {
+			/* The parser finds NUL bytes in other lines. */
+			if (memchr(line, '\0', len) != NULL)
+				return fail(r, "NUL byte in line");
 			continue;
+		}
 		why = trace_parse_line(line, len, ev, r->flags, r->why,
 		    sizeof(r->why));
 		if (why == TRACE_SKIP) {

@@ -600,8 +600,7 @@ tw_close(struct trace_writer *w, int timeout_ms)
 	if (w == NULL)
 		return;
 	end = mono() + (int64_t)timeout_ms * 1000000;
-	while (tw_flush(w) != -1 || (w->dest == D_SOCKET &&
-	    (w->link != L_UP || w->qlen > 0))) {
+	while (tw_flush(w) != -1 || (w->dest == D_SOCKET && w->qlen > 0)) {
 		if ((left = end - mono()) <= 0)
 			break;
 		wait = tw_pollfd(w, &pfd);

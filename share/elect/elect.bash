@@ -99,20 +99,28 @@ elect_start_cluster() {
 		ELECT_PORTS[$id]="$port $fd"
 	done < <(_elect_nodes "$ELECT_CLUSTER")
 	[ ${#ids[@]} -gt 0 ] || ids=("${ELECT_IDS[@]}")
+	# All at once, as a cluster boots; then wait for each.
 	for id in "${ids[@]}"; do
-		elect_start "$id" || return
+		_elect_launch "$id" || return
+	done
+	for id in "${ids[@]}"; do
+		_elect_ready "$id" || return
 	done
 }
 
 # elect_start ID [EXTRA FLAGS...]: starts (or restarts) node ID.
 elect_start() {
-	local id=$1 dir pid
+	_elect_launch "$@" && _elect_ready "$1"
+}
+
+# Starts node ID in the background.
+_elect_launch() {
+	local id=$1 dir pid ns=()
 	shift
 	dir=$ELECT_DIR/$id
 	mkdir -p "$dir"
 	[ "${ELECT_STATE[$id]:-down}" = down ] ||
 	    _elect_fail "node $id is already running" || return
-	local ns=()
 	[ -n "$ELECT_NETNS" ] && ns=(ip netns exec "$ELECT_NETNS")
 	# setsid: a process group of its own, shared with its elect-fd, so a
 	# pause stops both; 3>&-: bats must not wait for the node.
@@ -124,8 +132,12 @@ elect_start() {
 	disown "$pid"
 	ELECT_PID[$id]=$pid
 	ELECT_STATE[$id]=up
-	# Up once the control socket answers, or failed if it exited.
-	local i rc
+}
+
+# Waits until node ID answers on its control socket (at most 10 s); fails
+# with the end of its standard error if it exited.
+_elect_ready() {
+	local id=$1 dir=$ELECT_DIR/$1 i rc
 	for ((i = 0; i < 500; i++)); do
 		rc=3
 		if [ -S "$dir/state/control" ]; then
@@ -133,7 +145,7 @@ elect_start() {
 			elect_status "$id" >/dev/null 2>&1 || rc=$?
 		fi
 		[ "$rc" -le 1 ] && return 0
-		if ! _elect_alive "$pid"; then
+		if ! _elect_alive "${ELECT_PID[$id]}"; then
 			ELECT_STATE[$id]=down
 			_elect_fail "node $id did not start: $(tail -n 3 \
 			    "$dir/stderr")"
@@ -180,7 +192,9 @@ elect_kill() {
 elect_stop() {
 	local id=$1
 	_elect_running "$id" || return
-	[ "${ELECT_STATE[$id]}" = paused ] && elect_resume "$id"
+	if [ "${ELECT_STATE[$id]}" = paused ]; then
+		elect_resume "$id"
+	fi
 	kill -TERM "${ELECT_PID[$id]}" 2>/dev/null
 	if ! _elect_reap "${ELECT_PID[$id]}"; then
 		elect_kill "$id"
@@ -249,21 +263,28 @@ _elect_agree() {
 	echo "$ldr"
 }
 
-# elect_wait_leader [SECONDS [IDS...]]: waits until the nodes IDS (by
-# default every node running and not paused) agree on a leader among them;
-# prints it.  Fails after SECONDS (default 10) with their statuses.
+# elect_wait_leader [-l LEADER] [SECONDS [IDS...]]: waits until the nodes
+# IDS (by default every node running and not paused) agree on a leader
+# among them (on LEADER, with -l); prints it.  Fails after SECONDS
+# (default 10) with their statuses.
 elect_wait_leader() {
-	local secs=${1:-10} ids i ldr
+	local want= secs ids i ldr
+	if [ "${1:-}" = -l ]; then
+		want=$2
+		shift 2
+	fi
+	secs=${1:-10}
 	[ $# -gt 0 ] && shift
 	for ((i = 0; i < secs * 20; i++)); do
 		if [ $# -gt 0 ]; then ids=("$@"); else read -ra ids <<<"$(elect_up)"; fi
-		[ ${#ids[@]} -gt 0 ] && ldr=$(_elect_agree "${ids[@]}") && {
+		if [ ${#ids[@]} -gt 0 ] && ldr=$(_elect_agree "${ids[@]}") &&
+		    { [ -z "$want" ] || [ "$ldr" = "$want" ]; }; then
 			echo "$ldr"
 			return 0
-		}
+		fi
 		sleep 0.05
 	done
-	echo "elect.bash: no agreed leader among ${ids[*]} after $secs s:" >&2
+	echo "elect.bash: no agreed leader${want:+ $want} among ${ids[*]} after $secs s:" >&2
 	for i in "${ids[@]}"; do
 		echo "  $i: $(elect_status "$i" 2>&1)" >&2
 	done
@@ -322,11 +343,24 @@ elect_heal() {
 	return 0
 }
 
-# elect_stop_all: every running node leaves with SIGTERM.
+# elect_stop_all: every running node leaves with SIGTERM, all at once.
 elect_stop_all() {
-	local id rc=0
+	local id rc=0 ids=()
 	for id in "${ELECT_IDS[@]}"; do
-		[ "${ELECT_STATE[$id]:-down}" = down ] || elect_stop "$id" || rc=1
+		case ${ELECT_STATE[$id]:-down} in
+		down) continue ;;
+		paused) elect_resume "$id" ;;
+		esac
+		kill -TERM "${ELECT_PID[$id]}" 2>/dev/null
+		ids+=("$id")
+	done
+	for id in "${ids[@]}"; do
+		if _elect_reap "${ELECT_PID[$id]}"; then
+			ELECT_STATE[$id]=down
+		else
+			elect_kill "$id"
+			rc=1
+		fi
 	done
 	return $rc
 }

@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# elect-check's synchronous assertions (Garcia-Molina's Assertions 1 and 2,
+# Stoller's SLE1 and SLE2) on hand-written traces.
+
+load helper
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$FIXTURES/check"
+}
+
+@test "a Bully run with a crash and a recovery satisfies the sync set" {
+	run --separate-stderr elect-check sync-ok.trace
+	assert_success
+	assert_output ''
+	[[ $stderr == *"checked as sync"* ]]
+	[[ $stderr == *"holds: trace gm1 gm2 sle1 sle2"* ]]
+}
+
+@test "Theorem 2: a paused coordinator breaks Assertion 1 and SLE1" {
+	run --separate-stderr elect-check theorem2.trace
+	assert_failure 1
+	assert_output - <<-'EOF'
+	theorem2.trace:16: gm1: nodes 3 (Norm, ldr=3) and 2 (Reorg, ldr=2) disagree on the coordinator at 22.2
+	theorem2.trace:18: sle1: nodes 3 (Norm, ldr=3) and 2 (Norm, ldr=2) are both Norm but follow different leaders at 22.3
+	EOF
+}
+
+@test "a crashed leader whose last state names itself is no violation" {
+	run elect-check -s sync crashed-leader.trace
+	assert_success
+	run elect-check -s async crashed-leader.trace
+	assert_success
+}
+
+@test "gm1 counts Reorg, sle1 only Norm" {
+	run --separate-stderr elect-check gm1-reorg.trace
+	assert_failure 1
+	assert_output 'gm1-reorg.trace:11: gm1: nodes 3 (Norm, ldr=3) and 2 (Reorg, ldr=2) disagree on the coordinator at 11.1'
+	run elect-check -A sle1 gm1-reorg.trace
+	assert_success
+}
+
+@test "one report per episode of disagreement" {
+	# Node 1 joins the disagreement at 22.21 and 22.31: still the same one.
+	run --separate-stderr elect-check -A gm1,sle1 theorem2.trace
+	assert_equal "${#lines[@]}" 2
+}
+
+@test "split brain: sle1 and gm2 fail, SLE2's ldrElected holds" {
+	run --separate-stderr elect-check split-brain.trace
+	assert_failure 1
+	assert_output - <<-'EOF'
+	split-brain.trace:6: gm1: nodes 1 (Norm, ldr=1) and 2 (Norm, ldr=2) disagree on the coordinator at 10.5
+	split-brain.trace:6: sle1: nodes 1 (Norm, ldr=1) and 2 (Norm, ldr=2) are both Norm but follow different leaders at 10.5
+	split-brain.trace:7: gm2: no coordinator from 10 to 20 (c), with no failure: nodes 1 and 2 follow 1 and 2
+	EOF
+	run elect-check -A sle2 split-brain.trace
+	assert_success
+}
+
+@test "sle2: a state that leaves its settled state without a failure" {
+	run --separate-stderr elect-check unsettled.trace
+	assert_failure 1
+	assert_output 'unsettled.trace:11: sle2: node 1 left its state at 30 (Norm ldr=3 to Elec ldr=-), which had to hold from 20, c after the last failure or recovery at 10'
+}
+
+@test "gm2 asks only that a coordinator comes back" {
+	run elect-check -A gm2 unsettled.trace
+	assert_success
+}
+
+@test "an election that never ends fails gm2 and sle2 at the first line past c" {
+	run --separate-stderr elect-check stuck.trace
+	assert_failure 1
+	assert_output - <<-'EOF'
+	stuck.trace:9: gm2: no coordinator from 10 to 20 (c), with no failure: node 1 is Elec
+	stuck.trace:9: sle2: no leader elected by 20, c after the last failure or recovery at 10: node 1 is Elec
+	EOF
+}
+
+@test "-c moves the bound of the liveness assertions" {
+	run elect-check -c 12 stuck.trace
+	assert_success
+	run elect-check -c 10.999 -A sle2 stuck.trace
+	assert_failure 1
+	# The trace ends exactly at c: the last state is judged.
+	run --separate-stderr elect-check -c 11 -A sle2 stuck.trace
+	assert_failure 1
+	assert_output 'stuck.trace:9: sle2: no leader elected by 21, c after the last failure or recovery at 10: node 1 is Elec'
+}
+
+@test "a failure restarts the period of SLE2 and Assertion 2" {
+	run elect-check - <<-'EOF'
+	10 1 boot inc=1 algo=bully
+	10 2 boot inc=1 algo=bully
+	10.1 2 state status=Norm ldr=2 grp=-
+	10.1 1 state status=Elec ldr=- grp=-
+	19 2 crash
+	20 2 boot inc=2 algo=bully
+	25 1 send to=2 msg=AreYouThere
+	EOF
+	assert_success
+}
+
+@test "a recovery restarts SLE2's period, not Assertion 2's" {
+	run --separate-stderr elect-check - <<-'EOF'
+	10 1 boot inc=1 algo=bully
+	10 2 boot inc=1 algo=bully
+	10.1 2 state status=Norm ldr=2 grp=-
+	10.1 1 state status=Elec ldr=- grp=-
+	15 3 boot inc=1 algo=bully
+	15.1 3 state status=Elec ldr=- grp=-
+	15.2 2 state status=Elec ldr=- grp=-
+	15.3 3 state status=Norm ldr=3 grp=-
+	15.3 2 state status=Norm ldr=3 grp=-
+	21 1 state status=Norm ldr=3 grp=-
+	30 3 send to=1 msg=AreYouThere
+	EOF
+	assert_failure 1
+	assert_output '-:10: gm2: no coordinator from 10 to 20 (c), with no failure: node 1 is Elec'
+}
+
+@test "a pause is a failure for the liveness assertions, from pause to resume" {
+	run elect-check - <<-'EOF'
+	10 1 boot inc=1 algo=bully
+	10 2 boot inc=1 algo=bully
+	10.1 2 state status=Norm ldr=2 grp=-
+	10.1 1 state status=Norm ldr=2 grp=-
+	12 2 pause
+	12.5 1 state status=Elec ldr=- grp=-
+	40 2 resume
+	40.1 1 state status=Norm ldr=2 grp=-
+	55 2 send to=1 msg=AreYouThere
+	EOF
+	assert_success
+}
+
+@test "--skew: a disagreement shorter than the skew is not certain" {
+	run --separate-stderr elect-check -A sle1 skew.trace
+	assert_failure 1
+	assert_output 'skew.trace:7: sle1: nodes 2 (Norm, ldr=2) and 1 (Norm, ldr=1) are both Norm but follow different leaders at 12'
+	# Certain once node 2's role is seen to end more than the skew later.
+	run --separate-stderr elect-check -A sle1 --skew 0.1 skew.trace
+	assert_failure 1
+	assert_output 'skew.trace:8: sle1: nodes 2 (Norm, ldr=2) and 1 (Norm, ldr=1) are both Norm but follow different leaders at 12'
+	run elect-check -A sle1 --skew 0.2 skew.trace
+	assert_success
+}
+
+@test "--skew: a disagreement still going is certain once it outlasts the skew" {
+	run --separate-stderr elect-check -A sle1 --skew 1 - <<-'EOF'
+	10 1 boot inc=1 algo=bully
+	10 2 boot inc=1 algo=bully
+	10.1 2 state status=Norm ldr=2 grp=-
+	12 1 state status=Norm ldr=1 grp=-
+	12.5 1 send to=2 msg=x
+	13.5 1 send to=2 msg=x
+	EOF
+	assert_failure 1
+	assert_output '-:6: sle1: nodes 2 (Norm, ldr=2) and 1 (Norm, ldr=1) are both Norm but follow different leaders at 12'
+}
+
+@test "--skew: a change near the end of SLE2's period is not certain to follow it" {
+	run elect-check -A sle2 --skew 0.5 - <<-'EOF'
+	10 1 boot inc=1 algo=bully
+	10 2 boot inc=1 algo=bully
+	10.1 2 state status=Norm ldr=2 grp=-
+	10.1 1 state status=Norm ldr=2 grp=-
+	20.4 1 state status=Elec ldr=- grp=-
+	20.41 1 state status=Norm ldr=2 grp=-
+	30 2 send to=1 msg=x
+	EOF
+	assert_success
+	run elect-check -A sle2 --skew 0.3 - <<-'EOF'
+	10 1 boot inc=1 algo=bully
+	10 2 boot inc=1 algo=bully
+	10.1 2 state status=Norm ldr=2 grp=-
+	10.1 1 state status=Norm ldr=2 grp=-
+	20.4 1 state status=Elec ldr=- grp=-
+	20.41 1 state status=Norm ldr=2 grp=-
+	30 2 send to=1 msg=x
+	EOF
+	assert_failure 1
+}

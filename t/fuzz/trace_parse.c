@@ -1,0 +1,64 @@
+/*
+ * Fuzz target: the trace reader and parser, and every assertion of
+ * elect-check behind them.  The input is a trace; it goes through the
+ * reader (from a memory file, so that blocks, long lines and a missing
+ * last newline are exercised), strictly and leniently, and what parses is
+ * checked with and without a skew.
+ */
+#include <sys/mman.h>
+
+#include <err.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "trace/trace.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+run(int fd, int flags, trace_time skew, FILE *out)
+{
+	struct check_opts o = { 5 * TRACE_NS, TRACE_NS, skew, 0, NULL, 1000 };
+	const struct check_ops *const *m;
+	char path[64], *files[1] = { path };
+	struct trace_reader *r;
+	struct trace_event ev;
+	struct checker *ck;
+
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		err(1, "lseek");
+	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+	if ((r = trace_open(files, 1, flags)) == NULL)
+		err(1, "trace_open");
+	ck = checker_new(&o, out, skew > 0);
+	for (m = check_all; *m != NULL; m++)
+		checker_add(ck, (*m)->name);
+	while (trace_next(r, &ev) == 1)
+		if (checker_event(ck, &ev) != NULL)
+			break;
+	checker_finish(ck);
+	checker_summary(ck, out);
+	checker_free(ck);
+	trace_close(r);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *out;
+	int fd;
+
+	if (out == NULL && (out = fopen("/dev/null", "w")) == NULL)
+		err(1, "/dev/null");
+	if ((fd = memfd_create("trace", MFD_CLOEXEC)) == -1)
+		err(1, "memfd_create");
+	if (size > 0 && write(fd, data, size) != (ssize_t)size)
+		err(1, "write");
+	run(fd, 0, 0, out);
+	run(fd, TRACE_LENIENT, TRACE_NS / 10, out);
+	close(fd);
+	return 0;
+}
