@@ -283,18 +283,6 @@ core_leave(struct node *nd)
 	core_cmd(nd, ALGO_CMD_LEAVE, NULL, 0);
 }
 
-int
-core_cmd(struct node *nd, const struct algo_cmd *cmd)
-{
-	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
-	int rc;
-
-	in.cmd = *cmd;
-	rc = step(nd, &in);
-	run(nd);
-	return rc;
-}
-
 void
 core_free(struct node *nd)
 {

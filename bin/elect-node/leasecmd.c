@@ -83,14 +83,12 @@ reply_lease(struct node *nd, struct ctl_client *c)
 void
 cmd_edict(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 {
-	struct algo_cmd cmd;
 	struct lease_edict e;
+	uint8_t text[LEASE_TEXT_MAX];
 	char hex[HEX_MAX], ldr[8];
 	size_t len;
 	int rc;
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.code = ALGO_CMD_EDICT;
 	if (req->argc != 1 || req->argv[0].n >= sizeof(hex)) {
 		ctl_reply(c, "err edict takes the text in hex, at most %d "
 		    "bytes", LEASE_TEXT_MAX);
@@ -98,13 +96,12 @@ cmd_edict(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 	}
 	memcpy(hex, req->argv[0].p, req->argv[0].n);
 	hex[req->argv[0].n] = '\0';
-	if (sodium_hex2bin(cmd.data, sizeof(cmd.data), hex, req->argv[0].n,
-	    NULL, &len, NULL) != 0 || len * 2 != req->argv[0].n) {
+	if (sodium_hex2bin(text, sizeof(text), hex, req->argv[0].n, NULL, &len,
+	    NULL) != 0 || len * 2 != req->argv[0].n) {
 		ctl_reply(c, "err edict: bad hex");
 		return;
 	}
-	cmd.len = len;
-	switch (rc = core_cmd(nd, &cmd)) {
+	switch (rc = core_cmd(nd, ALGO_CMD_EDICT, text, len)) {
 	case ALGO_OK:
 		if (lease_edict(nd->algo, lease_edicts(nd->algo) - 1, &e) == 0)
 			ctl_reply(c, "ok seq=%llu token=%llu",

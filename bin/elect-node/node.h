@@ -222,8 +222,6 @@ void	core_down(struct node *, unsigned id);
 algo_time core_tick(struct node *, algo_time now);
 int	core_cmd(struct node *, enum algo_cmd_code, const void *, size_t);
 void	core_leave(struct node *);
-/* A command from the control socket: algo_step()'s result. */
-int	core_cmd(struct node *, const struct algo_cmd *);
 void	core_free(struct node *);
 
 #endif
