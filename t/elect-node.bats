@@ -332,7 +332,7 @@ start_stub() {
 	cpid=$!
 	BG+=("$cpid")
 	wait_for 5 test -S "$ELECT_DIR/c.sock"
-	elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" -a bully-fd \
 	    -t "unix:$ELECT_DIR/c.sock" --fd-cmd "$STUB/fd-stub" 2>/dev/null \
 	    3>&- &
 	npid=$!
