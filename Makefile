@@ -20,6 +20,9 @@ PKGS =		gcc make pkg-config libbsd-dev libsodium-dev bats bats-assert \
 		bats-support clang libclang-rt-14-dev libxml2-utils iproute2 \
 		nftables procps psmisc python3 faketime
 
+# What `make bench' needs besides: etcd, to compare with.
+BENCH_PKGS =	etcd-server etcd-client
+
 CC ?=		cc
 PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium 2>/dev/null
 PKG_LIBS !=	pkg-config --libs libbsd-overlay libsodium 2>/dev/null
@@ -99,6 +102,7 @@ demo: deps
 	@sh share/elect/demo.sh $(CURDIR)/build/plain/bin
 
 bench: deps
+	@sh t/tools/deps.sh $(BENCH_PKGS)
 	$(MAKE) plain
 	@for b in t/bench/*.sh; do \
 		[ -f "$$b" ] || continue; \

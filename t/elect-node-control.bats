@@ -7,7 +7,7 @@ load node
 setup() {
 	elect_setup
 	C=$(mkcluster 2)
-	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C" -- 1
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" "$C" -- 1
 	SOCK=$ELECT_DIR/1/state/control
 }
 
@@ -15,7 +15,7 @@ teardown() {
 	elect_teardown
 }
 
-HELP="ok version=1 commands=help,status,wait-leader"
+HELP="ok version=1 commands=help,status,wait-leader,lease,edict,follow-edicts,task"
 
 ask() {
 	printf "$@" | ctl-send "$SOCK"
@@ -158,7 +158,7 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(4)' \
 	elect_teardown
 	elect_setup
 	export FD_STUB_DOWN=2 FD_STUB_DELAY=1
-	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C" -- 1
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" "$C" -- 1
 	run ask 'elect 1 wait-leader\nelect 1 status\n'
 	[[ "${lines[0]}" == "ok id=1 "*" role=leader "* ]]
 	[[ "${lines[1]}" == "ok id=1 "*" role=leader "* ]]

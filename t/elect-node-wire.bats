@@ -12,7 +12,7 @@ setup() {
 	K=$ELECT_DIR/key
 	head -c 32 /dev/urandom >"$K"
 	chmod 600 "$K"
-	elect_start_cluster -k "$K" --fd-cmd "$STUB/fd-stub" "$C" -- 1
+	elect_start_cluster -k "$K" -a bully-fd --fd-cmd "$STUB/fd-stub" "$C" -- 1
 	T=$ELECT_DIR/1/trace
 }
 

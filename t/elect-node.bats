@@ -23,7 +23,7 @@ BG=()
 
 # A node of $C with the stub detector, started by the bats helper.
 start_stub() {
-	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$@" "$C" -- 1
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" "$@" "$C" -- 1
 }
 
 @test "--help prints the usage, the timing defaults and the algorithms" {
@@ -135,7 +135,7 @@ start_stub() {
 	assert_output --partial "long.key"
 	head -c 32 /dev/urandom >"$ELECT_DIR/loose.key"
 	chmod 644 "$ELECT_DIR/loose.key"
-	elect_start_cluster -k "$ELECT_DIR/loose.key" --fd-cmd "$STUB/fd-stub" \
+	elect_start_cluster -k "$ELECT_DIR/loose.key" -a bully-fd --fd-cmd "$STUB/fd-stub" \
 	    "$C" -- 1
 	run cat "$ELECT_DIR/1/stderr"
 	assert_output --partial "warning"
@@ -221,7 +221,7 @@ start_stub() {
 	assert_output --regexp "^id=1 algo=bully-fd status=[A-Za-z0-9]+ leader=[-0-9]+ group=[^ ]+ incarnation=1 secs=[0-9]+\.[0-9]{3} role=[a-z]+ drops=0 lost=0"
 	printf 'node 1 127.0.0.1:%d\n' "$(freeport -w 2)" >"$ELECT_DIR/one.conf"
 	elect-node -f "$ELECT_DIR/one.conf" -i 1 --insecure -s "$ELECT_DIR/o" \
-	    --fd-cmd "$STUB/fd-stub" 2>/dev/null 3>&- &
+	    -a bully-fd --fd-cmd "$STUB/fd-stub" 2>/dev/null 3>&- &
 	pid=$!
 	BG+=("$pid")
 	ok() { elect-node -s "$ELECT_DIR/o" --status; }
@@ -238,7 +238,7 @@ start_stub() {
 	export FD_STUB_LOG=$ELECT_DIR/fd.log
 	head -c 32 /dev/urandom >"$ELECT_DIR/k"
 	chmod 600 "$ELECT_DIR/k"
-	elect_start_cluster -k "$ELECT_DIR/k" --fd-cmd "$STUB/fd-stub" \
+	elect_start_cluster -k "$ELECT_DIR/k" -a bully-fd --fd-cmd "$STUB/fd-stub" \
 	    --fd-interval 7 --fd-timeout 31 "$C" -- 2
 	wait_for 5 grep -q "^start 3$" "$FD_STUB_LOG"
 	run head -n 1 "$FD_STUB_LOG"
@@ -270,7 +270,7 @@ start_stub() {
 }
 
 @test "a detector's odd lines are reported and ignored; down is acted on" {
-	elect_start_cluster --insecure --fd-cmd "$STUB/fd-chatty" "$C" -- 3
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-chatty" "$C" -- 3
 	wait_for 5 trace_has "$ELECT_DIR/3/trace" " fd op=down peer=1$"
 	run cat "$ELECT_DIR/3/stderr"
 	assert_output --partial 'unexpected line "hello there"'
@@ -332,7 +332,7 @@ start_stub() {
 	cpid=$!
 	BG+=("$cpid")
 	wait_for 5 test -S "$ELECT_DIR/c.sock"
-	elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" -a bully-fd \
 	    -t "unix:$ELECT_DIR/c.sock" --fd-cmd "$STUB/fd-stub" 2>/dev/null \
 	    3>&- &
 	npid=$!

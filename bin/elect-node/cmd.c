@@ -24,10 +24,11 @@ static const struct {
 	{ "help",	0,	cmd_help },
 	{ "status",	0,	cmd_status },
 	{ "wait-leader", 1,	cmd_wait_leader },
+	{ "lease",	0,	cmd_lease },
+	{ "edict",	1,	cmd_edict },
+	{ "follow-edicts", 0,	cmd_follow_edicts },
+	{ "task",	0,	cmd_task },
 };
-
-/* What a waiting request waits for. */
-enum { WAIT_NONE, WAIT_LEADER };
 
 static void
 cmd_help(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
@@ -122,7 +123,7 @@ node_wake(struct node *nd, algo_time now)
 
 	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
 		c = &nd->ctl.clients[i];
-		if (c->fd == -1 || c->waiting == WAIT_NONE)
+		if (c->fd == -1 || c->waiting != WAIT_LEADER)
 			continue;
 		if (leads(nd, now))
 			reply_status(nd, c, now);

@@ -250,21 +250,11 @@ ms_left(const struct timespec *deadline)
 	return ms < 0 ? 0 : (int)ms;
 }
 
-/*
- * Sends REQ (without "elect 1 " and newline) to the daemon of state
- * directory DIR and reads one reply line into REPLY, waiting at most
- * WAIT_MS.  0 on success; -1 when no daemon answers, with *WHY said.
- */
 int
-ctl_ask(const char *dir, const char *req, char *reply, size_t len,
-    int wait_ms, const char **why)
+ctl_connect(const char *dir, const char *req, int nonblock, const char **why)
 {
 	struct sockaddr_un sun;
-	struct timespec deadline;
-	struct pollfd pfd;
 	char line[CTL_LINE_MAX];
-	size_t got = 0;
-	ssize_t n;
 	int fd, ll;
 
 	*why = "no daemon answers";
@@ -275,14 +265,45 @@ ctl_ask(const char *dir, const char *req, char *reply, size_t len,
 		*why = "request too long";
 		return -1;
 	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+	    (nonblock ? SOCK_NONBLOCK : 0), 0)) == -1)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    write(fd, line, (size_t)ll) != ll) {
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		if (errno == ENOENT)
+			*why = "no daemon answers (no control socket)";
+		else if (errno == ECONNREFUSED)
+			*why = "no daemon answers (connection refused)";
+		else
+			*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	/* A unix socket takes a short line at once, or not at all. */
+	if (write(fd, line, (size_t)ll) != ll) {
 		*why = strerror(errno);
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/*
+ * Sends REQ (without "elect 1 " and newline) to the daemon of state
+ * directory DIR and reads one reply line into REPLY, waiting at most
+ * WAIT_MS.  0 on success; -1 when no daemon answers, with *WHY said.
+ */
+int
+ctl_ask(const char *dir, const char *req, char *reply, size_t len,
+    int wait_ms, const char **why)
+{
+	struct timespec deadline;
+	struct pollfd pfd;
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if ((fd = ctl_connect(dir, req, 0, why)) == -1)
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += wait_ms / 1000;
 	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000;

@@ -129,6 +129,7 @@ run(struct node *nd)
 		nd->quit = QUIT_ERROR;
 	}
 	algo_out_clear(&nd->out);
+	edicts_publish(nd);
 }
 
 static int

@@ -24,7 +24,8 @@
 #include "util/util.h"
 
 enum {
-	OPT_FD_CMD = 256, OPT_INSECURE, OPT_STATUS, OPT_VERSION, OPT_TIMING
+	OPT_FD_CMD = 256, OPT_INSECURE, OPT_STATUS, OPT_VERSION, OPT_DRIFT,
+	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_TIMING
 };
 
 static const struct option fixed_opts[] = {
@@ -39,15 +40,26 @@ static const struct option fixed_opts[] = {
 	{ "fd-cmd",	required_argument,	NULL,	OPT_FD_CMD },
 	{ "status",	no_argument,		NULL,	OPT_STATUS },
 	{ "version",	no_argument,		NULL,	OPT_VERSION },
+	{ "drift",	required_argument,	NULL,	OPT_DRIFT },
+	{ "edict",	required_argument,	NULL,	OPT_EDICT },
+	{ "follow-edicts", no_argument,		NULL,	OPT_FOLLOW },
+	{ "run-if-leader", no_argument,		NULL,	OPT_RUNIF },
+	{ "wait",	no_argument,		NULL,	OPT_WAIT },
+	{ "grace",	required_argument,	NULL,	OPT_GRACE },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
+
+static const char *const mode_flag[] = {
+	[MODE_STATUS] = "--status", [MODE_EDICT] = "--edict",
+	[MODE_FOLLOW] = "--follow-edicts", [MODE_RUNIF] = "--run-if-leader",
+};
 
 /* The best algorithm this build has: the first of these it knows. */
 static const struct algo_ops *
 algo_default(void)
 {
-	static const char *const best[] = { "bully-fd", "async-bully" };
+	static const char *const best[] = { "lease", "bully-fd" };
 	const struct algo_ops *a;
 	size_t i;
 
@@ -65,8 +77,14 @@ usage(FILE *f, int code)
 
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
-"                  [-s statedir] [-t trace] [--fd-cmd path] [timing]\n"
+"                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
+"                  [timing]\n"
 "       elect-node (-i id | -s statedir) --status\n"
+"       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
+"       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
+"                  [--grace ms] [-E code] [-t trace] -- command [arg ...]\n"
+"--drift: the most a clock gains or loses per second (lease; default "
+"0.001)\n"
 "timing (a whole number, then ns, us, ms or s; ms if none):\n");
 	timing_usage(f);
 	fprintf(f, "algorithms (-a):");
@@ -106,7 +124,7 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 
 	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
 	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
-	while ((ch = getopt_long(argc, argv, "a:f:hi:k:s:t:", longopts,
+	while ((ch = getopt_long(argc, argv, "+a:E:f:hi:k:s:t:", longopts,
 	    &idx)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -139,7 +157,34 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			o->fd_cmd = optarg;
 			break;
 		case OPT_STATUS:
-			o->status = 1;
+			o->mode = MODE_STATUS;
+			break;
+		case OPT_EDICT:
+			o->mode = MODE_EDICT;
+			o->edict = optarg;
+			break;
+		case OPT_FOLLOW:
+			o->mode = MODE_FOLLOW;
+			break;
+		case OPT_RUNIF:
+			o->mode = MODE_RUNIF;
+			break;
+		case OPT_WAIT:
+			o->wait = 1;
+			break;
+		case OPT_GRACE:
+			o->grace = arg_num(optarg, 0, GRACE_MAX_MS, "--grace") *
+			    ALGO_MS;
+			break;
+		case 'E':
+			o->ecode = (int)arg_num(optarg, 0, 255, "-E");
+			break;
+		case OPT_DRIFT:
+			/* A ratio: seconds gained or lost per second. */
+			o->timing.a.drift = arg_seconds(optarg, "--drift");
+			if (o->timing.a.drift > ALGO_DRIFT_MAX)
+				errx(EXIT_USAGE, "--drift: %s is above 0.1",
+				    optarg);
 			break;
 		case OPT_VERSION:
 			print_version();
@@ -151,11 +196,21 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			usage(stderr, EXIT_USAGE);
 		}
 	}
-	if (optind != argc)
+	if (o->mode == MODE_RUNIF) {
+		if (optind == argc)
+			errx(EXIT_USAGE, "--run-if-leader needs a command, "
+			    "after --");
+		o->command = argv + optind;
+	} else if (optind != argc)
 		errx(EXIT_USAGE, "unexpected argument \"%s\"", argv[optind]);
-	if (o->status) {
+	if ((o->wait || o->grace >= 0 || o->ecode >= 0) &&
+	    o->mode != MODE_RUNIF)
+		errx(EXIT_USAGE, "--wait, --grace and -E go with "
+		    "--run-if-leader");
+	if (o->mode != MODE_DAEMON) {
 		if (o->statedir == NULL && o->id == 0)
-			errx(EXIT_USAGE, "--status needs -s statedir or -i id");
+			errx(EXIT_USAGE, "%s needs -s statedir or -i id",
+			    mode_flag[o->mode]);
 	} else {
 		if (o->cluster == NULL || o->id == 0)
 			errx(EXIT_USAGE, "-f cluster and -i id are required");
@@ -183,10 +238,21 @@ main(int argc, char *argv[])
 
 	memset(&o, 0, sizeof(o));
 	o.algo = algo_default();
+	o.grace = o.ecode = -1;
 	timing_defaults(&o.timing);
 	parse_args(argc, argv, &o);
-	if (o.status)
+	switch (o.mode) {
+	case MODE_STATUS:
 		return ctl_status(o.statedir);
+	case MODE_EDICT:
+		return ctl_edict(o.statedir, o.edict);
+	case MODE_FOLLOW:
+		return ctl_follow(o.statedir);
+	case MODE_RUNIF:
+		return run_if_leader(&o);
+	case MODE_DAEMON:
+		break;
+	}
 	find_fd_cmd(&o);
 	rc = node_run(&o);
 	if (o.fd_cmd_own)

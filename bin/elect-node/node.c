@@ -183,6 +183,26 @@ detector_gone(struct node *nd, int status)
 	nd->quit = QUIT_FD;
 }
 
+/*
+ * A leader that leaves releases its lease (lib/algo/lease.c), and the next
+ * node leads at once: guarded commands must be dead before.  They are
+ * told to stop, and the node leaves when the last is gone; if they take
+ * longer than two leases, or a second signal comes, it leaves without
+ * releasing anything, and the lease runs out.
+ */
+static void
+leave(struct node *nd, enum quit why)
+{
+	if (nd->leaving || !tasks_running(nd)) {
+		nd->norelease = nd->leaving != QUIT_NO;
+		nd->quit = why;
+		return;
+	}
+	nd->leaving = why;
+	nd->leave_by = mono_now() + 2 * nd->opts->timing.a.lease + TRACE_NS;
+	tasks_stop(nd);
+}
+
 static void
 read_signals(struct node *nd)
 {
@@ -193,8 +213,8 @@ read_signals(struct node *nd)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			nd->quit = si.ssi_signo == SIGTERM ? QUIT_TERM :
-			    QUIT_INT;
+			leave(nd, si.ssi_signo == SIGTERM ? QUIT_TERM :
+			    QUIT_INT);
 			break;
 		case SIGHUP:
 			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)
@@ -237,7 +257,16 @@ loop(struct node *nd)
 
 	while (!nd->quit) {
 		now = mono_now();
+		if (nd->leaving && (!tasks_running(nd) || now >= nd->leave_by)) {
+			if ((nd->norelease = tasks_running(nd)))
+				warnx("guarded commands still run: leaving "
+				    "without releasing the lease");
+			nd->quit = nd->leaving;
+			break;
+		}
 		wait = core_tick(nd, now);
+		if (nd->leaving && (wait < 0 || nd->leave_by - now < wait))
+			wait = nd->leave_by - now;
 		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
 		pfd[P_TRACE].fd = -1;
@@ -309,7 +338,7 @@ quit_why(int quit)
 static void
 teardown(struct node *nd)
 {
-	if (nd->quit == QUIT_TERM || nd->quit == QUIT_INT)
+	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease)
 		core_leave(nd);
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
 	fdc_stop(&nd->fdc, FDC_STOP_MS);

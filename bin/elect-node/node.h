@@ -50,9 +50,14 @@ struct ctl_client {
 	char		 out[CTL_OUT_MAX];
 	size_t		 outlen;
 	int		 closing;	/* close once out is written */
-	int		 waiting;	/* a request answers later */
+	int		 waiting;	/* a request answers later: WAIT_ */
 	algo_time	 deadline;	/* for it, or 0 for none */
+	uint64_t	 edicts;	/* WAIT_EDICTS: the next one to send */
 };
+
+/* What a waiting client waits for: the leadership, edicts, or nothing
+ * (a guarded command, registered until its connection closes). */
+enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_TASK };
 
 struct ctl_server {
 	int		 fd;		/* the listening socket */
@@ -61,6 +66,7 @@ struct ctl_server {
 };
 
 struct node;
+struct node_opts;
 
 int	ctl_listen(struct ctl_server *, int dirfd, const char *dir);
 void	ctl_accept(struct ctl_server *);
@@ -73,12 +79,32 @@ void	ctl_flush(struct ctl_client *);
 void	ctl_close(struct ctl_server *);
 int	ctl_ask(const char *dir, const char *req, char *reply, size_t len,
 	    int wait_ms, const char **why);
+/* Connects to the daemon of DIR and sends REQ: the socket, or -1 with
+ * *WHY said.  NONBLOCK: the socket does not block. */
+int	ctl_connect(const char *dir, const char *req, int nonblock,
+	    const char **why);
 /* The --status client: the exit code of elect-node --status. */
 int	ctl_status(const char *dir);
 
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	node_command(struct node *, struct ctl_client *,
 	    const struct ctl_req *);
+/* Lease commands (leasecmd.c): what the guarded command needs to know,
+ * edicts, and the stream of edicts delivered. */
+void	cmd_lease(struct node *, struct ctl_client *, const struct ctl_req *);
+void	cmd_edict(struct node *, struct ctl_client *, const struct ctl_req *);
+void	cmd_follow_edicts(struct node *, struct ctl_client *,
+	    const struct ctl_req *);
+void	cmd_task(struct node *, struct ctl_client *, const struct ctl_req *);
+/* Guarded commands registered; tells them all to stop. */
+int	tasks_running(const struct node *);
+void	tasks_stop(struct node *);
+/* Sends followers the edicts delivered or refused since the last call. */
+void	edicts_publish(struct node *);
+/* The clients --edict, --follow-edicts and --run-if-leader: exit codes. */
+int	ctl_edict(const char *dir, const char *text);
+int	ctl_follow(const char *dir);
+int	run_if_leader(const struct node_opts *);
 /* Answers waiting requests whose time has come: after every change of
  * state, and when a deadline passes.  Returns nanoseconds until the next
  * deadline, or -1. */
@@ -94,7 +120,7 @@ struct node_timing {
 	algo_time	 fd_timeout;
 };
 
-#define TM_N	12	/* timing flags, see timing.c */
+#define TM_N	16	/* timing flags, see timing.c */
 
 void		 timing_defaults(struct node_timing *);
 void		 timing_longopts(struct option *, int first);
@@ -104,7 +130,14 @@ void		 timing_usage(FILE *);
 long long	 timing_ms(algo_time);
 algo_time	 arg_duration(const char *, const char *what);
 
+enum mode {
+	MODE_DAEMON, MODE_STATUS, MODE_EDICT, MODE_FOLLOW, MODE_RUNIF
+};
+
+#define GRACE_MAX_MS	(3600 * 1000)
+
 struct node_opts {
+	enum mode	 mode;
 	const struct algo_ops *algo;
 	const char	*cluster;
 	unsigned	 id;
@@ -115,8 +148,13 @@ struct node_opts {
 	const char	*trace;
 	char		*fd_cmd;
 	int		 fd_cmd_own;
-	int		 status;
 	struct node_timing timing;
+	/* Clients: --edict, --run-if-leader. */
+	const char	*edict;
+	char		**command;
+	int		 wait;
+	algo_time	 grace;		/* -1: the default */
+	int		 ecode;		/* -E; -1: the default */
 };
 
 enum quit {
@@ -135,6 +173,11 @@ struct node {
 	struct fdc	 fdc;
 	struct ctl_server ctl;
 	enum quit	 quit;
+	/* Asked to leave while guarded commands run: they stop first, so
+	 * that the lease is released only once they are dead. */
+	enum quit	 leaving;
+	algo_time	 leave_by;
+	int		 norelease;
 
 	/* Network: the socket, the key, a sequence number per receiver and
 	 * a replay window per sender, both indexed like cluster.nodes. */

@@ -38,6 +38,10 @@ static const struct {
 	{ "tok", A(t_ok), "T_ok (0: 2 t_TX + delta_i)" },
 	{ "merge-wait", A(merge_wait), "wait per rank before Merge" },
 	{ "accept-wait", A(accept_wait), "wait for Accept messages" },
+	{ "lease", A(lease), "lease: delta, the real time a grant covers" },
+	{ "renew", A(renew), "lease: a leader renews this often" },
+	{ "rtt", A(rtt), "lease: d, a round trip nearly always takes less" },
+	{ "skew", A(skew), "lease: clocks agree within this (OQwBS; 0: off)" },
 };
 
 static algo_time *

@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,55 @@ algo_timing_default(struct algo_timing *t)
 	t->alpha = 1 * ALGO_MS;
 	t->merge_wait = 100 * ALGO_MS;
 	t->accept_wait = 100 * ALGO_MS;
+	t->lease = 80 * ALGO_MS;
+	t->renew = 20 * ALGO_MS;
+	t->rtt = 5 * ALGO_MS;
+	t->drift = 1000000;		/* 1e-3: see lib/algo/lease.c */
+	t->skew = 0;
+}
+
+int
+algo_timing_set(struct algo_timing *t, const char *nameval)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} f[] = {
+		{ "reply", offsetof(struct algo_timing, reply) },
+		{ "check", offsetof(struct algo_timing, check) },
+		{ "timeout", offsetof(struct algo_timing, timeout) },
+		{ "tau", offsetof(struct algo_timing, tau) },
+		{ "t_tx", offsetof(struct algo_timing, t_tx) },
+		{ "alpha", offsetof(struct algo_timing, alpha) },
+		{ "t_el", offsetof(struct algo_timing, t_el) },
+		{ "t_ok", offsetof(struct algo_timing, t_ok) },
+		{ "merge_wait", offsetof(struct algo_timing, merge_wait) },
+		{ "accept_wait", offsetof(struct algo_timing, accept_wait) },
+		{ "lease", offsetof(struct algo_timing, lease) },
+		{ "renew", offsetof(struct algo_timing, renew) },
+		{ "rtt", offsetof(struct algo_timing, rtt) },
+		{ "skew", offsetof(struct algo_timing, skew) },
+	};
+	const char *eq;
+	trace_time v;
+	size_t k, n;
+
+	if ((eq = strchr(nameval, '=')) == NULL ||
+	    trace_parse_time(eq + 1, strlen(eq + 1), &v) == -1)
+		return -1;
+	n = (size_t)(eq - nameval);
+	/* drift is a ratio, seconds per second: nanoseconds per second */
+	if (n == 5 && strncmp(nameval, "drift", 5) == 0) {
+		t->drift = v;
+		return 0;
+	}
+	for (k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+		if (strlen(f[k].name) == n && strncmp(nameval, f[k].name,
+		    n) == 0) {
+			*(algo_time *)((char *)t + f[k].off) = v / 1000;
+			return 0;
+		}
+	return -1;
 }
 
 void
@@ -263,31 +313,51 @@ cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static const char *
-check_timing(const struct algo_timing *t)
+/* 0, or -1 with the reason in ERR. */
+static int
+check_timing(const struct algo_timing *t, char *err, size_t errlen)
 {
 	const struct {
 		const char	*name;
 		algo_time	 v;
-		algo_time	 min;
+		algo_time	 min, max;
 	} f[] = {
-		{ "reply", t->reply, 1 },
-		{ "check", t->check, 1 },
-		{ "timeout", t->timeout, 1 },
-		{ "tau", t->tau, 1 },
-		{ "t_tx", t->t_tx, 1 },
-		{ "alpha", t->alpha, 0 },
-		{ "t_el", t->t_el, 0 },
-		{ "t_ok", t->t_ok, 0 },
-		{ "merge_wait", t->merge_wait, 0 },
-		{ "accept_wait", t->accept_wait, 0 },
+		{ "reply", t->reply, 1, HOUR },
+		{ "check", t->check, 1, HOUR },
+		{ "timeout", t->timeout, 1, HOUR },
+		{ "tau", t->tau, 1, HOUR },
+		{ "t_tx", t->t_tx, 1, HOUR },
+		{ "alpha", t->alpha, 0, HOUR },
+		{ "t_el", t->t_el, 0, HOUR },
+		{ "t_ok", t->t_ok, 0, HOUR },
+		{ "merge_wait", t->merge_wait, 0, HOUR },
+		{ "accept_wait", t->accept_wait, 0, HOUR },
+		{ "lease", t->lease, 1, HOUR },
+		{ "renew", t->renew, 1, HOUR },
+		{ "rtt", t->rtt, 1, HOUR },
+		{ "drift", t->drift, 0, ALGO_DRIFT_MAX },
+		{ "skew", t->skew, 0, HOUR },
 	};
+	const char *why = NULL;
 	size_t i;
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (f[i].v < f[i].min || f[i].v > HOUR)
-			return f[i].name;
-	return NULL;
+		if (f[i].v < f[i].min || f[i].v > f[i].max) {
+			snprintf(err, errlen, "timing %s out of range",
+			    f[i].name);
+			return -1;
+		}
+	/* Nerio, 10.1: a renewal must fit in the lease, with time to spare
+	 * for at least one retry. */
+	if (t->rtt > t->renew)
+		why = "timing rtt must not exceed renew";
+	else if (2 * t->renew + t->rtt > t->lease)
+		why = "timing lease must be at least 2 renew + rtt";
+	if (why != NULL) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	return 0;
 }
 
 struct algo *
@@ -295,7 +365,6 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
     algo_time now, struct algo_out *o, char *err, size_t errlen)
 {
 	struct algo *a;
-	const char *bad;
 	long r;
 	size_t i;
 
@@ -304,10 +373,8 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 		    ALGO_NODES_MAX);
 		return NULL;
 	}
-	if ((bad = check_timing(&cfg->timing)) != NULL) {
-		snprintf(err, errlen, "timing %s out of range", bad);
+	if (check_timing(&cfg->timing, err, errlen) == -1)
 		return NULL;
-	}
 	if (cfg->persistlen > ALGO_PERSIST_MAX) {
 		snprintf(err, errlen, "persisted state too long");
 		return NULL;
@@ -344,7 +411,8 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	a->state.status = ST_DOWN;
 	a->since = now;
 	if (ops->boot(a, cfg->persist, cfg->persistlen, now, o) != ALGO_OK) {
-		snprintf(err, errlen, "%s refuses its persisted state",
+		snprintf(err, errlen, "%s refuses the cluster or its "
+		    "persisted state",
 		    ops->name);
 		goto bad;
 	}

@@ -57,13 +57,14 @@
 #include "trace/trace.h"
 
 #define ALGO_NODES_MAX		1024	/* most nodes in a cluster */
-#define ALGO_PAYLOAD_MAX	256	/* most payload bytes in a message */
+#define ALGO_PAYLOAD_MAX	1024	/* most payload bytes in a message */
 #define ALGO_PERSIST_MAX	256	/* most bytes of persistent state */
 #define ALGO_TIMERS_MAX		8	/* timer ids are 0 .. ALGO_TIMERS_MAX-1 */
 #define ALGO_CMD_MAX		256	/* most bytes of a command's argument */
 #define ALGO_ELID_STRLEN	48	/* "65535.18446744073709551615.4294967295" */
 
 #define ALGO_MS		INT64_C(1000000)
+#define ALGO_DRIFT_MAX	INT64_C(100000000)	/* rho <= 0.1 */
 typedef int64_t algo_time;	/* CLOCK_MONOTONIC, nanoseconds */
 
 /*
@@ -130,6 +131,18 @@ struct algo_timing {
 	 * messages ("a reasonable time"). */
 	algo_time	 merge_wait;	/* default 100 ms */
 	algo_time	 accept_wait;	/* default 100 ms */
+	/* Nerio (lease), section 10.1: a grant covers `lease' (delta) of
+	 * real time, the leader renews every `renew' (i), and nearly every
+	 * round trip takes less than `rtt' (d); renew + rtt must stay well
+	 * inside lease (see lib/algo/lease.c).  `drift' is rho, the most a
+	 * clock may gain or lose, as nanoseconds per second (1e-3 is
+	 * 1000000).  `skew' > 0 selects OQwBS (section 4): clocks then
+	 * differ by at most skew, and drift only bounds verification. */
+	algo_time	 lease;		/* default 80 ms */
+	algo_time	 renew;		/* default 20 ms */
+	algo_time	 rtt;		/* default 5 ms */
+	algo_time	 drift;		/* default 1000000 (1e-3) */
+	algo_time	 skew;		/* default 0: bounded drift (OQwBD) */
 };
 
 /* What a node boots with (the "On recovery" input). */
@@ -285,6 +298,9 @@ const struct algo_ops *algo_nth(size_t i);
 
 /* Fills in the documented defaults. */
 void		 algo_timing_default(struct algo_timing *);
+/* Sets one field from "NAME=MS" (drift: "drift=RATIO"), for the test
+ * tools; -1 for an unknown name or a bad value. */
+int		 algo_timing_set(struct algo_timing *, const char *nameval);
 
 /*
  * Recovery: a fresh core from CFG (copied), after the node's boot at NOW,

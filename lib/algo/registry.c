@@ -6,6 +6,7 @@
 extern const struct algo_ops algo_bully, algo_bully_fd, algo_async_bully;
 extern const struct algo_ops algo_invitation, algo_modified_bully,
     algo_enhanced_bully;
+extern const struct algo_ops algo_lease;
 
 static const struct algo_ops *const table[] = {
 	&algo_bully,
@@ -14,6 +15,7 @@ static const struct algo_ops *const table[] = {
 	&algo_invitation,
 	&algo_modified_bully,
 	&algo_enhanced_bully,
+	&algo_lease,
 };
 
 const struct algo_ops *

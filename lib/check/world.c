@@ -377,7 +377,9 @@ world_apply(struct world *w, const struct trace_event *ev)
 	default:
 		break;
 	}
-	if (!nd->up) {
+	/* --run-if-leader outlives its daemon until its deadline: its task
+	 * lines are the node's even while the daemon is down. */
+	if (!nd->up && ev->type != TR_TASK) {
 		/* Its boot is missing, but a node that writes is running. */
 		w->anomaly |= WA_DOWN;
 		nd->up = 1;

@@ -128,7 +128,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			in.msg.elid.node = byte(&f) % 24;
 			in.msg.elid.inc = byte(&f) % 3;
 			in.msg.elid.ctr = byte(&f) % 3;
-			in.msg.len = byte(&f) % 12;
+			in.msg.len = byte(&f) % 64;	/* the lease's are 1 to 48 */
 			for (i = 0; i < in.msg.len; i++)
 				in.msg.payload[i] = byte(&f);
 			break;

@@ -3,11 +3,13 @@
  * from stdin and prints every action it takes, one per line, so that
  * tests can assert the exact messages and states without sockets.
  *
- *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED] < script
+ *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED]
+ *	    [-t NAME=MS ...] < script
  *
  * Script lines are "TIME INPUT ARGS", TIME in milliseconds:
  *
- *	0 boot inc=1			recovery (again: a restart)
+ *	0 boot inc=1			recovery (again: a restart, given
+ *					the state last persisted)
  *	5 recv from=5 msg=Halt elid=5.1.0 [field=value ...]
  *	10 down 5			DownSig
  *	12 timer call			a timer's deadline passed
@@ -46,6 +48,8 @@ static uint16_t ids[ALGO_NODES_MAX];
 static struct algo *core;
 static struct algo_out out;
 static algo_time deadline[ALGO_TIMERS_MAX];	/* -1: not set */
+static uint8_t persisted[ALGO_PERSIST_MAX];
+static size_t npersisted;
 static int quiet;
 static unsigned long lineno;
 
@@ -53,7 +57,8 @@ static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s -a ALGO -i ID "
-	    "(-n N | -c ID,...) [-q] [-s SEED] < script\n", getprogname());
+	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] < script\n",
+	    getprogname());
 	exit(status);
 }
 
@@ -141,6 +146,8 @@ print_actions(void)
 				    algo_timer_name(ops, a->timer.id));
 			break;
 		case ALGO_PERSIST:
+			memcpy(persisted, a->persist.data, a->persist.len);
+			npersisted = a->persist.len;
 			printf("persist ");
 			for (k = 0; k < a->persist.len; k++)
 				printf("%02x", a->persist.data[k]);
@@ -214,6 +221,8 @@ do_boot(char **argv, int argc, algo_time now)
 		algo_free(core);
 	for (i = 0; i < ALGO_TIMERS_MAX; i++)
 		deadline[i] = -1;
+	cfg.persist = npersisted > 0 ? persisted : NULL;
+	cfg.persistlen = npersisted;
 	if ((core = algo_boot(ops, &cfg, now, &out, err, sizeof(err))) == NULL)
 		bad("boot: %s", err);
 	print_actions();
@@ -378,7 +387,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	algo_timing_default(&cfg.timing);
-	while ((ch = getopt_long(argc, argv, "a:c:hi:n:qs:", NULL, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "a:c:hi:n:qs:t:", NULL, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'a':
@@ -403,6 +412,10 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			cfg.seed = arg_num(optarg, 0, LLONG_MAX, "-s");
+			break;
+		case 't':
+			if (algo_timing_set(&cfg.timing, optarg) == -1)
+				errx(EXIT_USAGE, "-t %s: expected NAME=MS", optarg);
 			break;
 		default:
 			usage(EXIT_USAGE);

@@ -9,18 +9,32 @@
  *
  *	algo-sim -a ALGO (-n N | -c ID,...) [-s SEED] [-d SECONDS]
  *	    [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS] [-t NAME=MS ...]
+ *	    [-D RHO] [-o MS] [-R] [-x PERCENT] [-O]
  *	    [-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]
  *
  * -m: message delay in ms (default 0.1:1); -l: detector latency in ms
  * (default 20:50); -L: the detector's latency grows with the monitor's
  * rank, so that the lowest id detects a failure first; -b: nodes boot at
  * random times within MS (default 0: all at once); -t: a timing
- * parameter of struct algo_timing; -S: statistics on stderr.
+ * parameter of struct algo_timing (drift as a ratio: -t drift=0.001);
+ * -S: statistics on stderr.
+ *
+ * Clocks: each node's clock reads OFFSET + t (1 + r) at real time t, with
+ * r drawn in [-RHO, RHO] (-D, default 0) and OFFSET in [0, MS] (-o,
+ * default 0); the cores see their own clock, the trace is stamped with
+ * real time.  A crashed node keeps its clock and its persisted state
+ * (ALGO_PERSIST) for its next boot.  -R lets messages overtake each other
+ * (no FIFO); -x loses PERCENT of them.  -O checks, in real time, what the
+ * lease core promises (lib/algo/lease.h): at most one node leads, fencing
+ * tokens grow from one leadership to the next, and every node delivers
+ * edicts in the order they were made; a violation is reported on stderr
+ * and the exit status is 1.
  *
  * Events (-e, and the random schedule of -r COUNT faults of the KINDS
  * crash, pause, partition, each repaired within its slot):
  *	crash ID | boot ID | leave ID | pause ID | resume ID
  *	cut A B | mend A B | partition A,B,.../C,D,... | heal
+ *	release ID | edict ID TEXT	(commands)
  * A paused node is a frozen host: it handles nothing and its detector
  * sends nothing, so that the other detectors report it; on resume it
  * handles what queued up meanwhile, in order.
@@ -36,6 +50,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "algo/lease.h"
 #include "util/util.h"
 
 #define SIM_NODES	64
@@ -45,7 +60,7 @@ enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED };
 
 enum sched_op {
 	S_CRASH, S_BOOT, S_LEAVE, S_PAUSE, S_RESUME, S_CUT, S_MEND,
-	S_PARTITION, S_HEAL
+	S_PARTITION, S_HEAL, S_RELEASE, S_EDICT
 };
 
 struct sched {
@@ -53,6 +68,7 @@ struct sched {
 	enum sched_op	 op;
 	size_t		 a, b;		/* node indices */
 	uint64_t	 side;		/* partition: bit per node index */
+	char		 text[ALGO_CMD_MAX + 1];	/* edict */
 };
 
 struct event {
@@ -85,7 +101,19 @@ struct node {
 	struct monitor	 mon[SIM_NODES];	/* our detector, per peer */
 	int		 playdead[SIM_NODES];	/* we look dead to peer */
 	algo_time	 lastdel[SIM_NODES];	/* FIFO to peer */
+	algo_time	 off;		/* its clock: off + t (1 + ppb/1e9) */
+	int64_t		 ppb;
+	uint8_t		 persist[ALGO_PERSIST_MAX];
+	size_t		 persistlen;
+	/* -O: its leadership (on its clock) and token, the leadership
+	 * of its last life, the edicts it has been checked for. */
+	algo_time	 until, ghost;
+	uint64_t	 tok;
+	uint64_t	 nedicts;
+	algo_time	 lastmade;	/* of the last edict it delivered */
 };
+
+#define NS	INT64_C(1000000000)
 
 static const struct algo_ops *ops;
 static struct algo_timing timing;
@@ -97,6 +125,7 @@ static uint64_t rng;
 static algo_time dmin = ALGO_MS / 10, dmax = ALGO_MS;
 static algo_time lmin = 20 * ALGO_MS, lmax = 50 * ALGO_MS;
 static int lowest_first;
+static int reorder, loss;
 static struct algo_out out;
 
 static struct event **heap;
@@ -113,13 +142,26 @@ static algo_time fault_at = -1;
 static const char *fault_what = "boot";
 static int agreed;
 
+/* -O: the oracle, and the edicts made so far with their real times. */
+static int oracle;
+static unsigned long violations;
+static uint64_t maxtok;
+struct made {
+	uint16_t	 from;
+	uint64_t	 tok, seq;
+	algo_time	 at;
+};
+static struct made *made;
+static size_t nmade, capmade;
+
 static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s -a ALGO (-n N | -c ID,...) "
 	    "[-s SEED] [-d SECONDS] [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS]\n"
-	    "\t[-t NAME=MS ...] [-e 'SECONDS EVENT ARGS' ...] "
-	    "[-r COUNT [-k KINDS]] [-S]\n", getprogname());
+	    "\t[-t NAME=MS ...] [-D RHO] [-o MS] [-R] [-x PERCENT] [-O]\n"
+	    "\t[-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]\n",
+	    getprogname());
 	exit(status);
 }
 
@@ -136,6 +178,31 @@ uniform(algo_time lo, algo_time hi)
 	if (hi <= lo)
 		return lo;
 	return lo + (algo_time)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- the nodes' clocks ---- */
+
+/* ND's clock at real time T. */
+static algo_time
+clock_at(const struct node *nd, algo_time t)
+{
+	return nd->off + t + (algo_time)((__int128)t * nd->ppb / NS);
+}
+
+/* The first real time at which ND's clock reads AT. */
+static algo_time
+real_at(const struct node *nd, algo_time at)
+{
+	algo_time t;
+
+	if (at <= nd->off)
+		return 0;
+	t = (algo_time)((__int128)(at - nd->off) * NS / (NS + nd->ppb));
+	while (clock_at(nd, t) < at)
+		t++;
+	while (t > 0 && clock_at(nd, t - 1) >= at)
+		t--;
+	return t;
 }
 
 /* ---- the event queue: a binary heap on (at, seq) ---- */
@@ -319,8 +386,10 @@ send_msg(size_t from, const struct algo_msg *m, algo_time now)
 	sent_total[m->type]++;
 	if (cut[from][to])
 		return;
+	if (loss > 0 && rnd() % 100 < (uint64_t)loss)
+		return;
 	at = now + uniform(dmin, dmax);
-	if (at < nodes[from].lastdel[to])
+	if (!reorder && at < nodes[from].lastdel[to])
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
 	e = new_event(EV_DELIVER, at);
@@ -378,8 +447,10 @@ carry_out(size_t i, algo_time now)
 			do_fd(i, a->fd.op, a->fd.peer, now);
 			break;
 		case ALGO_TIMER_SET:
-			e = new_event(EV_TIMER, a->timer.at < now ? now :
-			    a->timer.at);
+			e = new_event(EV_TIMER, real_at(&nodes[i],
+			    a->timer.at));
+			if (e->at < now)
+				e->at = now;
 			e->node = i;
 			e->timer = a->timer.id;
 			e->gen = ++nodes[i].tgen[a->timer.id];
@@ -388,8 +459,11 @@ carry_out(size_t i, algo_time now)
 		case ALGO_TIMER_CANCEL:
 			nodes[i].tgen[a->timer.id]++;
 			break;
-		case ALGO_PERSIST:
-			break;		/* the simulated disk never fails */
+		case ALGO_PERSIST:	/* the simulated disk never fails */
+			memcpy(nodes[i].persist, a->persist.data,
+			    a->persist.len);
+			nodes[i].persistlen = a->persist.len;
+			break;
 		case ALGO_STATE:
 			if (a->state.ldr == 0)
 				trace(now, i, "state status=%s ldr=- grp=%s",
@@ -410,17 +484,20 @@ carry_out(size_t i, algo_time now)
 	algo_out_clear(&out);
 }
 
+/* Input IN at real time NOW: the core sees its own clock. */
 static void
-step(size_t i, struct algo_input *in)
+step(size_t i, struct algo_input *in, algo_time now)
 {
 	int rc;
 
+	in->now = clock_at(&nodes[i], now);
 	rc = algo_step(nodes[i].core, in, &out);
 	if (rc == ALGO_EINVAL && in->type == ALGO_IN_RECV)
-		trace(in->now, i, "drop from=%u why=refused", in->msg.peer);
-	else if (rc != ALGO_OK && rc != ALGO_ENOTSUP)
+		trace(now, i, "drop from=%u why=refused", in->msg.peer);
+	else if (rc != ALGO_OK && rc != ALGO_ENOTSUP &&
+	    !(rc == ALGO_ENOTLEADER && in->type == ALGO_IN_CMD))
 		errx(1, "node %u: input refused (%d)", nodes[i].id, rc);
-	carry_out(i, in->now);
+	carry_out(i, now);
 }
 
 /* ---- the schedule ---- */
@@ -450,8 +527,10 @@ boot(size_t i, algo_time now)
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
 	cfg.timing = timing;
-	if ((nd->core = algo_boot(ops, &cfg, now, &out, err, sizeof(err))) ==
-	    NULL)
+	cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
+	cfg.persistlen = nd->persistlen;
+	if ((nd->core = algo_boot(ops, &cfg, clock_at(nd, now), &out, err,
+	    sizeof(err))) == NULL)
 		errx(1, "node %u: %s", nd->id, err);
 	carry_out(i, now);
 }
@@ -467,6 +546,10 @@ stop(size_t i, algo_time now)
 	nd->core = NULL;
 	nd->up = 0;
 	nd->paused = 0;
+	nd->ghost = nd->until;
+	nd->until = 0;
+	nd->tok = 0;
+	nd->nedicts = 0;
 	for (t = 0; t < ALGO_TIMERS_MAX; t++)
 		nd->tgen[t]++;
 	while ((e = nd->backlog) != NULL) {
@@ -508,7 +591,7 @@ run_sched(const struct sched *s, algo_time now)
 {
 	static const char *const what[] = {
 		"crash", "boot", "leave", "pause", "resume", "cut", "mend",
-		"partition", "heal"
+		"partition", "heal", "release", "edict"
 	};
 	struct algo_input in;
 	size_t a, b;
@@ -530,11 +613,22 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		memset(&in, 0, sizeof(in));
 		in.type = ALGO_IN_CMD;
-		in.now = now;
 		in.cmd.code = ALGO_CMD_LEAVE;
-		step(s->a, &in);
+		step(s->a, &in, now);
 		trace(now, s->a, "exit why=leave");
 		stop(s->a, now);
+		break;
+	case S_RELEASE:
+	case S_EDICT:
+		if (!nodes[s->a].up || nodes[s->a].paused)
+			return;
+		memset(&in, 0, sizeof(in));
+		in.type = ALGO_IN_CMD;
+		in.cmd.code = s->op == S_EDICT ? ALGO_CMD_EDICT :
+		    ALGO_CMD_RELEASE;
+		in.cmd.len = strlen(s->text);
+		memcpy(in.cmd.data, s->text, in.cmd.len);
+		step(s->a, &in, now);
 		break;
 	case S_BOOT:
 		if (nodes[s->a].up)
@@ -607,7 +701,6 @@ handle(struct event *e)
 		return;
 	}
 	memset(&in, 0, sizeof(in));
-	in.now = e->at;
 	switch (e->type) {
 	case EV_DELIVER:
 		if (cut[e->peer][e->node])
@@ -615,14 +708,14 @@ handle(struct event *e)
 		in.type = ALGO_IN_RECV;
 		in.msg = e->msg;
 		trace_msg(e->at, e->node, "recv from", &e->msg);
-		step(e->node, &in);
+		step(e->node, &in, e->at);
 		break;
 	case EV_TIMER:
 		if (e->gen != nd->tgen[e->timer])
 			break;
 		in.type = ALGO_IN_TIMER;
 		in.timer = e->timer;
-		step(e->node, &in);
+		step(e->node, &in, e->at);
 		break;
 	case EV_FDCHECK:
 		m = &nd->mon[e->peer];
@@ -633,7 +726,7 @@ handle(struct event *e)
 		trace(e->at, e->node, "fd op=down peer=%u", ids[e->peer]);
 		in.type = ALGO_IN_DOWN;
 		in.down = ids[e->peer];
-		step(e->node, &in);
+		step(e->node, &in, e->at);
 		break;
 	case EV_SCHED:
 		break;
@@ -644,7 +737,7 @@ handle(struct event *e)
 /* Every up node Norm, following a leader that is up, reachable, Norm and
  * leads itself in the same group; one leader unless links are cut. */
 static int
-all_agree(void)
+all_agree(algo_time now)
 {
 	struct algo_status st, ls;
 	uint16_t ldr = 0;
@@ -659,13 +752,13 @@ all_agree(void)
 			continue;
 		if (nodes[i].paused)
 			return 0;
-		algo_query(nodes[i].core, 0, &st);
+		algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
 		if (st.state.status != ST_NORM || st.state.ldr == 0)
 			return 0;
 		l = index_of(st.state.ldr);
 		if (!nodes[l].up || nodes[l].paused || cut[i][l])
 			return 0;
-		algo_query(nodes[l].core, 0, &ls);
+		algo_query(nodes[l].core, clock_at(&nodes[l], now), &ls);
 		if (ls.state.status != ST_NORM || ls.state.ldr != ids[l] ||
 		    !algo_elid_eq(&ls.state.grp, &st.state.grp))
 			return 0;
@@ -698,18 +791,125 @@ note_agreement(algo_time now)
 	struct algo_status st;
 	size_t i;
 
-	if (agreed || !all_agree())
+	if (agreed || !all_agree(now))
 		return;
 	agreed = 1;
 	for (i = 0; i < n && !nodes[i].up; i++)
 		;
-	algo_query(nodes[i].core, 0, &st);
+	algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
 	trace_format_time(fault_at < 0 ? 0 : fault_at, t0, sizeof(t0));
 	trace_format_time(now, t1, sizeof(t1));
 	fprintf(stderr, "agreed ldr=%u at %s after %s at %s (+%.3f ms)",
 	    st.state.ldr, t1, fault_what, t0,
 	    (double)(now - (fault_at < 0 ? 0 : fault_at)) / ALGO_MS);
 	print_counts(sent);
+}
+
+/* ---- -O: the oracle ---- */
+
+static void __attribute__((format(printf, 2, 3)))
+violation(algo_time now, const char *fmt, ...)
+{
+	char t[64];
+	va_list ap;
+
+	trace_format_time(now, t, sizeof(t));
+	fprintf(stderr, "%s: at %s: ", getprogname(), t);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	violations++;
+}
+
+static struct made *
+find_made(uint16_t from, uint64_t tok, uint64_t seq)
+{
+	size_t k;
+
+	for (k = 0; k < nmade; k++)
+		if (made[k].from == from && made[k].tok == tok &&
+		    made[k].seq == seq)
+			return &made[k];
+	return NULL;
+}
+
+/* The edicts node I delivered or refused since the last look. */
+static void
+check_edicts(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct lease_edict e;
+	struct made *m;
+
+	for (; nd->nedicts < lease_edicts(nd->core); nd->nedicts++) {
+		if (lease_edict(nd->core, nd->nedicts, &e) == -1)
+			continue;	/* fell out of the log */
+		if (e.from == nd->id && e.delivered) {
+			if (nmade == capmade) {
+				capmade = capmade ? capmade * 2 : 64;
+				if ((made = reallocarray(made, capmade,
+				    sizeof(*made))) == NULL)
+					err(1, NULL);
+			}
+			made[nmade].from = e.from;
+			made[nmade].tok = e.token;
+			made[nmade].seq = e.seq;
+			made[nmade++].at = now;
+		}
+		if (!e.delivered)
+			continue;
+		if ((m = find_made(e.from, e.token, e.seq)) == NULL) {
+			violation(now, "node %u delivered an edict nobody "
+			    "made", nd->id);
+			continue;
+		}
+		if (m->at < nd->lastmade)
+			violation(now, "node %u delivered edict %u/%llu out of "
+			    "order", nd->id, e.from, (unsigned long long)e.seq);
+		nd->lastmade = m->at;
+	}
+}
+
+/*
+ * After every event: leaderships start only at events, so two that
+ * overlap overlap at the start of the later one.  A crashed node's last
+ * leadership runs on with its clock (Nerio's crashed processes keep their
+ * variables; elect-node --run-if-leader keeps its deadline).
+ */
+static void
+check_lease(algo_time now)
+{
+	struct lease_info li;
+	struct node *nd;
+	size_t i, lead[2], nlead = 0;
+
+	for (i = 0; i < n; i++) {
+		nd = &nodes[i];
+		if (nd->up) {
+			lease_info(nd->core, clock_at(nd, now), &li);
+			nd->until = li.leading ? li.until : 0;
+			if (li.leading && li.token != 0 && li.token != nd->tok) {
+				if (li.token <= maxtok)
+					violation(now, "node %u leads with token "
+					    "%llu, not above %llu", nd->id,
+					    (unsigned long long)li.token,
+					    (unsigned long long)maxtok);
+				maxtok = li.token > maxtok ? li.token : maxtok;
+			}
+			nd->tok = li.leading ? li.token : 0;
+			check_edicts(i, now);
+		}
+		if (clock_at(nd, now) < nd->until ||
+		    clock_at(nd, now) < nd->ghost) {
+			if (nlead < 2)
+				lead[nlead] = i;
+			nlead++;
+		}
+	}
+	if (nlead > 1)
+		violation(now, "%zu leaders, among them %u and %u", nlead,
+		    nodes[lead[0]].id, nodes[lead[1]].id);
 }
 
 /* ---- arguments ---- */
@@ -761,7 +961,8 @@ event_arg(char *arg)
 		{ "leave", S_LEAVE, 1 }, { "pause", S_PAUSE, 1 },
 		{ "resume", S_RESUME, 1 }, { "cut", S_CUT, 2 },
 		{ "mend", S_MEND, 2 }, { "partition", S_PARTITION, 1 },
-		{ "heal", S_HEAL, 0 },
+		{ "heal", S_HEAL, 0 }, { "release", S_RELEASE, 1 },
+		{ "edict", S_EDICT, 2 },
 	};
 	struct sched s;
 	char *f[4], *p;
@@ -788,7 +989,11 @@ event_arg(char *arg)
 	s.op = ops_[k].op;
 	if (s.op == S_PARTITION)
 		s.side = side_arg(f[2]);
-	else if (nf > 2) {
+	else if (s.op == S_EDICT) {
+		s.a = node_arg(f[2]);
+		if (strlcpy(s.text, f[3], sizeof(s.text)) >= sizeof(s.text))
+			errx(EXIT_USAGE, "-e: edict text too long");
+	} else if (nf > 2) {
 		s.a = node_arg(f[2]);
 		if (nf > 3)
 			s.b = node_arg(f[3]);
@@ -812,36 +1017,11 @@ range_arg(char *s, algo_time *lo, algo_time *hi, const char *what)
 }
 
 static void
-timing_arg(char *s)
+timing_arg(const char *s)
 {
-	static const struct {
-		const char	*name;
-		size_t		 off;
-	} f[] = {
-		{ "reply", offsetof(struct algo_timing, reply) },
-		{ "check", offsetof(struct algo_timing, check) },
-		{ "timeout", offsetof(struct algo_timing, timeout) },
-		{ "tau", offsetof(struct algo_timing, tau) },
-		{ "t_tx", offsetof(struct algo_timing, t_tx) },
-		{ "alpha", offsetof(struct algo_timing, alpha) },
-		{ "t_el", offsetof(struct algo_timing, t_el) },
-		{ "t_ok", offsetof(struct algo_timing, t_ok) },
-		{ "merge_wait", offsetof(struct algo_timing, merge_wait) },
-		{ "accept_wait", offsetof(struct algo_timing, accept_wait) },
-	};
-	char *p;
-	size_t k;
-
-	if ((p = strchr(s, '=')) == NULL)
-		errx(EXIT_USAGE, "-t: expected NAME=MS");
-	*p++ = '\0';
-	for (k = 0; k < nitems(f); k++)
-		if (strcmp(s, f[k].name) == 0) {
-			*(algo_time *)((char *)&timing + f[k].off) =
-			    arg_seconds(p, "-t") / 1000;
-			return;
-		}
-	errx(EXIT_USAGE, "-t: unknown timing %s", s);
+	if (algo_timing_set(&timing, s) == -1)
+		errx(EXIT_USAGE, "-t %s: expected NAME=MS with a timing of "
+		    "struct algo_timing (drift=RATIO)", s);
 }
 
 /* The node a random fault hits: half the time the highest one up (most
@@ -946,7 +1126,7 @@ int
 main(int argc, char *argv[])
 {
 	char **evargs = NULL, *kinds = "crash";
-	algo_time dur = 5000 * ALGO_MS, bootspread = 0;
+	algo_time dur = 5000 * ALGO_MS, bootspread = 0, rho = 0, offmax = 0;
 	struct event *e;
 	struct sched s;
 	size_t i, nev = 0;
@@ -956,7 +1136,7 @@ main(int argc, char *argv[])
 	algo_timing_default(&timing);
 	if ((evargs = calloc(argc, sizeof(*evargs))) == NULL)
 		err(1, NULL);
-	while ((ch = getopt_long(argc, argv, "a:b:c:d:e:hk:Ll:m:n:r:s:St:",
+	while ((ch = getopt_long(argc, argv, "a:b:c:D:d:e:hk:Ll:m:n:Oo:Rr:s:St:x:",
 	    NULL, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -968,6 +1148,11 @@ main(int argc, char *argv[])
 			break;
 		case 'c':
 			parse_ids(optarg);
+			break;
+		case 'D':
+			rho = arg_seconds(optarg, "-D");
+			if (rho >= NS / 10)
+				errx(EXIT_USAGE, "-D: at most 0.1");
 			break;
 		case 'd':
 			dur = arg_seconds(optarg, "-d");
@@ -994,6 +1179,18 @@ main(int argc, char *argv[])
 			for (i = 0; i < n; i++)
 				ids[i] = i + 1;
 			break;
+		case 'O':
+			oracle = 1;
+			break;
+		case 'o':
+			offmax = arg_seconds(optarg, "-o") / 1000;
+			break;
+		case 'R':
+			reorder = 1;
+			break;
+		case 'x':
+			loss = arg_num(optarg, 0, 100, "-x");
+			break;
 		case 'r':
 			count = arg_num(optarg, 1, EVENTS_MAX / 2, "-r");
 			break;
@@ -1012,6 +1209,15 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc || ops == NULL || n == 0)
 		usage(EXIT_USAGE);
+	if (oracle && ops != &algo_lease)
+		errx(EXIT_USAGE, "-O checks the lease algorithm only");
+	/* Clocks first, and only when asked: other runs replay as before. */
+	for (i = 0; i < n; i++) {
+		if (rho > 0)
+			nodes[i].ppb = (int64_t)uniform(0, 2 * rho) - rho;
+		if (offmax > 0)
+			nodes[i].off = uniform(0, offmax);
+	}
 	for (i = 0; i < nev; i++)
 		event_arg(evargs[i]);
 	free(evargs);
@@ -1039,6 +1245,8 @@ main(int argc, char *argv[])
 		handle(e);
 		if (stats)
 			note_agreement(now);
+		if (oracle)
+			check_lease(now);
 	}
 	if (stats) {
 		fprintf(stderr, "total");
@@ -1054,6 +1262,11 @@ main(int argc, char *argv[])
 	while (nheap > 0)
 		free(pop());
 	free(heap);
+	free(made);
 	algo_out_free(&out);
-	return 0;
+	if (oracle)
+		fprintf(stderr, "%s: oracle: %lu violations, %zu edicts, "
+		    "largest token %llu\n", getprogname(), violations, nmade,
+		    (unsigned long long)maxtok);
+	return violations > 0;
 }

@@ -1,0 +1,374 @@
+#!/usr/bin/env bats
+# elect-node -a lease with real processes on 127.0.0.1: one leader, agreed;
+# failover after a crash, handover after SIGTERM; a leader paused past its
+# lease or cut off in a minority; fencing tokens; edicts; and
+# --run-if-leader, whose guarded commands never overlap.  Every merged
+# trace passes elect-check -s lease.
+
+bats_require_minimum_version 1.5.0
+
+load helper
+load node
+
+# Generous for a loaded machine and AddressSanitizer: a late renewal
+# costs liveness here, never safety.
+TIMING=(--lease 600 --renew 150 --rtt 20 --fd-interval 25 --fd-timeout 250)
+GRACE=100
+
+setup() {
+	elect_setup
+	GUARDS=()
+	export LOG=$BATS_TEST_TMPDIR/job.log
+	: >"$LOG"
+}
+
+teardown() {
+	local p
+	for p in "${GUARDS[@]}"; do
+		kill -KILL -- "-$p" 2>/dev/null
+	done
+	elect_teardown
+}
+
+# A guarded job: appends "NODE TOKEN start|tick|end TIME" to $LOG, every
+# 10 ms while it runs.
+JOB='trap "echo \"\$ELECT_NODE \$ELECT_TOKEN end \$(date +%s.%N)\" >>\"\$LOG\"; exit 0" TERM
+echo "$ELECT_NODE $ELECT_TOKEN start $(date +%s.%N)" >>"$LOG"
+while :; do
+	echo "$ELECT_NODE $ELECT_TOKEN tick $(date +%s.%N)" >>"$LOG"
+	sleep 0.01
+done'
+
+# guard IDS...: on each node, --run-if-leader --wait runs the job, in a
+# session of its own (killed by teardown).
+guard() {
+	local id
+	for id; do
+		setsid elect-node -s "$ELECT_DIR/$id/state" --run-if-leader \
+		    --wait --grace $GRACE -t "$ELECT_DIR/$id/task.trace" -- \
+		    sh -c "$JOB" </dev/null >>"$ELECT_DIR/$id/job.out" \
+		    2>>"$ELECT_DIR/$id/job.err" 3>&- &
+		GUARDS+=($!)
+		disown $!
+	done
+}
+
+# job_runs TOKEN: the job of that token has written to the log.
+job_runs() {
+	grep -q " $1 tick " "$LOG"
+}
+
+# no_overlap: the jobs' lines, grouped by token, span disjoint intervals
+# of time, in the order of their tokens.
+no_overlap() {
+	awk '{ if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
+		if (!($2 in hi) || $4 > hi[$2]) hi[$2] = $4 }
+	END { for (t in lo) printf "%s %.6f %.6f\n", t, lo[t], hi[t] }' \
+	    "$LOG" | sort -n -k1,1 | awk '
+	NR > 1 && $2 <= end { printf "token %s from %s, token %s until %s\n",
+		$1, $2, tok, end; bad = 1 }
+	{ tok = $1; end = $3 }
+	END { exit bad }'
+}
+
+# merge: the nodes', the harness's and the guarded commands' traces, into
+# $ELECT_DIR/merged.trace; each --run-if-leader writes a file of its own,
+# so that no file has two writers whose lines could cross.
+merge() {
+	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
+	    "$ELECT_DIR"/*/task.trace >"$ELECT_DIR/merged.trace"
+}
+
+# tasks FILE: "start|stop TIME" of every task line of the merged trace,
+# and they must alternate: one guarded command at a time.
+tasks_alternate() {
+	awk '$3 == "task" { print $1, $2, $4 }' "$1" | sort -s -n -k1,1 |
+	awk '{ if ($3 == "op=start") { if (on) { print "two at " $1; bad = 1 }
+		on = 1 } else on = 0 }
+	END { exit bad }'
+}
+
+@test "lease: three and five nodes agree on one leader, the highest; edicts need it" {
+	local n
+	for n in 3 5; do
+		C=$(mkcluster $n "$BATS_TEST_TMPDIR/c$n.conf")
+		elect_setup "$BATS_TEST_TMPDIR/e$n"
+		elect_start_cluster --insecure "${TIMING[@]}" "$C"
+		run elect_wait_leader 20
+		assert_output "$n"
+		run elect_status "$n"
+		assert_success
+		assert_output --regexp " role=leader .* token=[0-9]+"
+		run elect_status 1
+		assert_failure 1
+		assert_output --regexp " leader=$n .* grants_to=$n "
+		run elect-node -s "$ELECT_DIR/1/state" --edict "not from here"
+		assert_failure 1
+		assert_output --partial "not the leader; the leader is node $n"
+		run elect-node -s "$ELECT_DIR/$n/state" --edict "from the leader"
+		assert_success
+		assert_output --regexp "^seq=1 token=[0-9]+$"
+		elect_stop_all
+		run elect_check -s lease
+		assert_success
+		elect_teardown
+	done
+}
+
+@test "lease: a killed leader is replaced once its lease is out; a stopped one hands over at once" {
+	local t0 t1 ldr
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	t0=$(date +%s%N)
+	elect_kill 3
+	assert_equal "$(elect_wait_leader 20 1 2)" 2
+	t1=$(date +%s%N)
+	# Not before the lease: the grants to node 3 hold until it is out.
+	[ $(((t1 - t0) / 1000000)) -ge 300 ] ||
+	    fail "a new leader after $(((t1 - t0) / 1000000)) ms"
+	elect_start 3
+	sleep 1
+	assert_equal "$(elect_wait_leader 20)" 2	# leadership is sticky
+
+	# SIGTERM: the leader releases its grants and another takes over in
+	# far less than the 3 s lease.
+	elect_stop_all
+	elect_setup "$BATS_TEST_TMPDIR/e2"
+	elect_start_cluster --insecure --lease 3s --renew 500ms "$C"
+	ldr=$(elect_wait_leader 20)
+	t0=$(date +%s%N)
+	elect_stop "$ldr"
+	run elect_wait_leader 20 $(elect_up)
+	assert_success
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 1000 ] ||
+	    fail "handover took $(((t1 - t0) / 1000000)) ms"
+	elect_stop_all
+	run elect_check -s lease
+	assert_success
+}
+
+# The old leader's daemon and detector are frozen; its --run-if-leader is
+# not, and kills the job at its deadline, before the lease can end at any
+# grantor; only then can the next leader start its own.
+@test "lease: a leader paused past its lease is replaced, and its guarded job is dead before the next one starts" {
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	guard 1 2 3
+	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
+	elect_pause 3
+	assert_equal "$(elect_wait_leader 20 1 2)" 2
+	wait_for 10 grep -q "^2 [0-9]* tick" "$LOG"
+	sleep 0.3
+	elect_resume 3
+	sleep 1
+	assert_equal "$(elect_wait_leader 20)" 2
+	run no_overlap
+	assert_success
+	# The old job was stopped (SIGTERM, then SIGKILL after the grace).
+	run grep -c "^3 " "$LOG"
+	[ "$output" -gt 1 ]
+	elect_stop_all
+	merge
+	run tasks_alternate "$ELECT_DIR/merged.trace"
+	assert_success
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
+}
+
+@test "lease: a SIGKILLed leader's job dies by its deadline; a SIGTERMed one's at once; the next leader's runs" {
+	C=$(mkcluster 5)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 5
+	guard 1 2 3 4 5
+	wait_for 10 grep -q "^5 [0-9]* tick" "$LOG"
+	elect_kill 5
+	wait_for 10 grep -q "^4 [0-9]* tick" "$LOG"
+	elect_stop 4
+	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
+	run no_overlap
+	assert_success
+	run grep -c " end " "$LOG"
+	assert_output 2		# both stopped with SIGTERM first
+	elect_stop_all
+	merge
+	run tasks_alternate "$ELECT_DIR/merged.trace"
+	assert_success
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
+}
+
+@test "lease: a leader cut off in a minority steps down and its job stops; the majority elects another" {
+	[ "$(id -u)" = 0 ] || skip "partitions need root (network namespaces)"
+	C=$(mkcluster 5)
+	elect_start_cluster --netns --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 5
+	# --run-if-leader talks to its daemon over a unix socket: no netns.
+	guard 1 2 3 4 5
+	wait_for 10 grep -q "^5 [0-9]* tick" "$LOG"
+	elect_partition "4 5" "1 2 3"
+	wait_for 20 grep -q "^3 [0-9]* tick" "$LOG"
+	run elect_status 5
+	assert_failure 1
+	elect_heal
+	sleep 1
+	run no_overlap
+	assert_success
+	elect_stop_all
+	merge
+	run tasks_alternate "$ELECT_DIR/merged.trace"
+	assert_success
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
+}
+
+# The token seen by a guarded command may stay while its leadership does,
+# and may only grow when it changes.
+@test "lease: fencing tokens grow across every change of leader and every restart of every node" {
+	local id tok last=0 round changes=0 ldr
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	for round in 1 2; do
+		for id in 3 2 1 "$(elect_wait_leader 20)"; do
+			ldr=$(elect_wait_leader 20)
+			tok=$(elect-node -s "$ELECT_DIR/$ldr/state" --wait \
+			    --run-if-leader -- sh -c 'echo $ELECT_TOKEN')
+			[ "$tok" -ge "$last" ] || fail "token $tok after $last"
+			[ "$tok" -gt "$last" ] && changes=$((changes + 1))
+			last=$tok
+			elect_restart "$id"
+		done
+	done
+	[ "$changes" -ge 4 ] || fail "only $changes leaderships"
+	elect_stop_all
+	run elect_check -s lease
+	assert_success
+}
+
+# Delay and reorder every datagram: edicts made 2 ms apart overtake one
+# another; each node delivers them in the order they were made, refusing
+# (and reporting) the late ones.
+@test "lease: edicts arrive in order despite reordering and delay" {
+	local i ldr other
+	[ "$(id -u)" = 0 ] || skip "netem needs root (network namespaces)"
+	C=$(mkcluster 3)
+	elect_start_cluster --netns --insecure --lease 2s --renew 400ms \
+	    --rtt 200ms "$C"
+	ldr=$(elect_wait_leader 20)
+	other=$((ldr % 3 + 1))
+	elect-node -s "$ELECT_DIR/$other/state" --follow-edicts \
+	    >"$BATS_TEST_TMPDIR/follow" 2>"$BATS_TEST_TMPDIR/refused" &
+	GUARDS+=($!)
+	sleep 0.2
+	ip netns exec "$ELECT_NETNS" tc qdisc add dev lo root netem \
+	    delay 30ms 25ms reorder 50% ||
+	    skip "no netem in this kernel (sch_netem)"
+	for i in $(seq 1 20); do
+		elect-node -s "$ELECT_DIR/$ldr/state" --edict "edict number $i" \
+		    >/dev/null
+	done
+	sleep 0.5
+	ip netns exec "$ELECT_NETNS" tc qdisc del dev lo root
+	run awk '{ if ($3 + 0 <= last) { print "out of order: " $0; bad = 1 }
+		last = $3 + 0; n++ } END { print n; exit bad }' \
+	    "$BATS_TEST_TMPDIR/follow"
+	assert_success
+	[ "${lines[-1]}" -ge 1 ]
+	run grep -c "older than one delivered" "$BATS_TEST_TMPDIR/refused"
+	[ "$output" -ge 1 ] || fail "no edict was late: $(cat "$BATS_TEST_TMPDIR/follow")"
+	elect_stop_all
+	run elect_check -s lease
+	assert_success
+}
+
+@test "lease: --run-if-leader runs the command on the leader only, with its token, and passes on its status and signals" {
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- \
+	    sh -c 'echo "$ELECT_NODE $ELECT_LEADER $ELECT_TOKEN"; exit 7'
+	assert_failure 7
+	assert_output --regexp "^3 3 [0-9]+$"
+	run elect-node -s "$ELECT_DIR/1/state" --run-if-leader -- echo ran
+	assert_failure 1
+	refute_output --partial ran
+	run elect-node -s "$ELECT_DIR/1/state" --run-if-leader -E 0 -- echo ran
+	assert_success
+	refute_output --partial ran
+	# SIGTERM to --run-if-leader reaches the command, whose trap answers.
+	elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- sh -c \
+	    'trap "echo got-term; exit 3" TERM; touch "$LOG.ready"
+	     while :; do sleep 0.01; done' >"$BATS_TEST_TMPDIR/out" &
+	local p=$!
+	wait_for 10 test -e "$LOG.ready"
+	kill -TERM $p
+	local st=0
+	wait $p || st=$?
+	assert_equal "$st" 3
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_output got-term
+	elect_stop_all
+}
+
+@test "lease: when --run-if-leader is killed, its command and the command's children die with it" {
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	setsid elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- sh -c \
+	    'sleep 1000 & echo $! >"$LOG.child"; echo $$ >"$LOG.cmd"; wait' &
+	local p=$!
+	GUARDS+=($p)
+	wait_for 10 test -s "$LOG.child"
+	wait_for 10 test -s "$LOG.cmd"
+	kill -KILL $p
+	wait_for 5 sh -c "! kill -0 $(cat "$LOG.cmd") 2>/dev/null"
+	wait_for 5 sh -c "! kill -0 $(cat "$LOG.child") 2>/dev/null"
+	elect_stop_all
+}
+
+@test "lease: clocks drifting within the bound keep one leader (libfaketime)" {
+	local lib=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+	[ -r "$lib" ] || skip "no libfaketime"
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" --drift 0.001 "$C" -- 1
+	LD_PRELOAD=$lib FAKETIME="+0 x1.0009" elect_start 2
+	LD_PRELOAD=$lib FAKETIME="+0 x0.9991" elect_start 3
+	assert_equal "$(elect_wait_leader 20)" 3
+	elect_kill 3
+	assert_equal "$(elect_wait_leader 20 1 2)" 2
+	LD_PRELOAD=$lib FAKETIME="+0 x0.9991" elect_start 3
+	sleep 2
+	elect_stop_all
+	run elect_check -s lease --skew 0.02
+	assert_success
+}
+
+@test "lease: --run-if-leader refuses bad usage and a missing daemon" {
+	run elect-node -s "$BATS_TEST_TMPDIR/none" --run-if-leader -- true
+	assert_failure 3
+	assert_output --partial "no daemon answers"
+	run elect-node -s "$BATS_TEST_TMPDIR/none" --run-if-leader
+	assert_failure 2
+	assert_output --partial "needs a command"
+	run elect-node -s "$BATS_TEST_TMPDIR/none" --run-if-leader --grace x -- true
+	assert_failure 2
+	assert_output --partial "--grace"
+	run elect-node -s "$BATS_TEST_TMPDIR/none" --grace 5 --status
+	assert_failure 2
+	run elect-node -s "$BATS_TEST_TMPDIR/none" --edict hello
+	assert_failure 3
+	run elect-node -s "$BATS_TEST_TMPDIR/none" --drift 0.5 --status
+	assert_failure 2
+	assert_output --partial "above 0.1"
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --grace 5000 -- true
+	assert_failure 2
+	assert_output --partial "lengthen its --lease"
+	run -127 elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- /nonexistent
+	assert_output --partial "/nonexistent: No such file or directory"
+	elect_stop_all
+}
