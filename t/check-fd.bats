@@ -87,3 +87,13 @@ setup() {
 	assert_failure 1
 	reports "skew-late.trace:10: fd-complete"
 }
+
+@test "fd-complete: a DownSig for a node up since the start reports nothing" {
+	check -A fd-complete --fd-latency 3 false-then-down.trace
+	assert_failure 1
+	assert_output "false-then-down.trace:11: fd-complete: node 1 was not told that 2 is down: down for it from 5, monitored since 1, no DownSig by 8"
+	check -s fd --fd-latency 3 false-then-down.trace
+	assert_failure 1
+	reports "false-then-down.trace:8: fd-accurate" \
+	    "false-then-down.trace:11: fd-complete"
+}
