@@ -97,3 +97,20 @@ setup() {
 	reports "false-then-down.trace:8: fd-accurate" \
 	    "false-then-down.trace:11: fd-complete"
 }
+
+@test "fd-accurate: DownSigs too many to wait on the skew leave it undecided" {
+	# A false DownSig for 2, then 1024 for 3, which turn out accurate when
+	# 3's crash is stamped within the skew: the first could not wait.
+	{
+		for i in 1 2 3; do echo "0 $i boot inc=1 algo=bully-fd"; done
+		echo "1 1 fd op=start peer=2"
+		echo "1 1 fd op=start peer=3"
+		echo "1.5 1 fd op=down peer=2"
+		for i in $(seq 1024); do echo "1.5 1 fd op=down peer=3"; done
+		echo "1.55 3 crash"
+		echo "5 1 send to=2 msg=Halt elid=1.1.1"
+	} > "$BATS_TEST_TMPDIR/many.trace"
+	check -A fd-accurate --skew 0.1 "$BATS_TEST_TMPDIR/many.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/many.trace:1032: fd-accurate: undecided: more than 1024 DownSigs waited on the skew at once"
+}

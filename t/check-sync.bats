@@ -216,3 +216,21 @@ setup() {
 	EOF2
 	assert_success
 }
+
+@test "--skew: conflicts too many to wait on at once leave sle1 undecided" {
+	# 64 nodes follow 1, then 64 follow 2: 4096 pairs wait on the skew.
+	# Node 129 follows 3 from 2.01 to the end, a conflict certain in every
+	# ordering, but its pairs find no room; the first 64 go back to an
+	# election within the skew, so none of the pairs kept is certain.
+	{
+		for i in $(seq 129); do echo "0 $i boot inc=1 algo=bully"; done
+		for i in $(seq 64); do echo "1 $i state status=Norm ldr=1 grp=-"; done
+		for i in $(seq 65 128); do echo "2 $i state status=Norm ldr=2 grp=-"; done
+		echo "2.01 129 state status=Norm ldr=3 grp=-"
+		for i in $(seq 64); do echo "2.05 $i state status=Elec ldr=- grp=-"; done
+		echo "30 129 send to=1 msg=AreYouThere"
+	} > "$BATS_TEST_TMPDIR/many.trace"
+	run --separate-stderr elect-check -A sle1 --skew 0.1 "$BATS_TEST_TMPDIR/many.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/many.trace:323: sle1: undecided: more than 4096 pairs of nodes in conflict waited on the skew at once"
+}

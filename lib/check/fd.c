@@ -98,6 +98,7 @@ struct fd {
 	uint64_t	 lines;
 	struct inst	 now;
 	int		 nomem;
+	int		 overflow;	/* a DownSig could not wait */
 };
 
 static int
@@ -385,6 +386,7 @@ accuracy(struct fd *f, const struct trace_event *ev, struct check_out *out)
 	if (f->npend == PEND_MAX) {
 		f->phead = (f->phead + 1) % PEND_MAX;
 		f->npend--;
+		f->overflow = 1;
 	}
 	q = &f->pend[(f->phead + f->npend++) % PEND_MAX];
 	q->client = ev->node;
@@ -550,6 +552,9 @@ fd_finish(void *arg, const struct trace_event *last, struct check_out *out)
 
 	if (f->nomem)
 		check_undecided(out, last, "out of memory");
+	else if (f->overflow)
+		check_undecided(out, last, "more than %d DownSigs waited on "
+		    "the skew at once", PEND_MAX);
 }
 
 const struct check_ops check_fd_complete = {
