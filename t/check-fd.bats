@@ -114,3 +114,22 @@ setup() {
 	assert_failure 1
 	assert_output "$BATS_TEST_TMPDIR/many.trace:1032: fd-accurate: undecided: more than 1024 DownSigs waited on the skew at once"
 }
+
+@test "the peers a detector watches are nodes of the trace, bounded as they are" {
+	check -s fd - <<-'EOF2'
+	0 1 boot inc=1 algo=bully-fd nodes=3
+	0 2 boot inc=1 algo=bully-fd nodes=3
+	1 1 fd op=start peer=2
+	1 1 fd op=start peer=7
+	1 1 fd op=start peer=8
+	EOF2
+	assert_failure 1
+	assert_output "-:5: trace: 4 nodes, more than the cluster's size 3"
+	{
+		echo "0 1 boot inc=1 algo=bully-fd"
+		for i in $(seq 2 4097); do echo "1 1 fd op=start peer=$i"; done
+	} > "$BATS_TEST_TMPDIR/peers.trace"
+	check -s fd "$BATS_TEST_TMPDIR/peers.trace"
+	assert_failure 2
+	assert_regex "$stderr" "peers.trace:4097: more than 4096 nodes"
+}

@@ -383,6 +383,11 @@ world_apply(struct world *w, const struct trace_event *ev)
 	}
 	if ((i = add_node(w, ev->node)) == -1)
 		return -1;
+	/* The peer a detector watches is a node of the trace, as the ends
+	 * of a link are: what the checkers keep per pair stays bounded by
+	 * the nodes, not by the lines. */
+	if (ev->type == TR_FD && add_node(w, ev->peer) == -1)
+		return -1;
 	w->cur = i;
 	nd = &w->node[i];
 	/*
