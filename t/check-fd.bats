@@ -87,3 +87,49 @@ setup() {
 	assert_failure 1
 	reports "skew-late.trace:10: fd-complete"
 }
+
+@test "fd-complete: a DownSig for a node up since the start reports nothing" {
+	check -A fd-complete --fd-latency 3 false-then-down.trace
+	assert_failure 1
+	assert_output "false-then-down.trace:11: fd-complete: node 1 was not told that 2 is down: down for it from 5, monitored since 1, no DownSig by 8"
+	check -s fd --fd-latency 3 false-then-down.trace
+	assert_failure 1
+	reports "false-then-down.trace:8: fd-accurate" \
+	    "false-then-down.trace:11: fd-complete"
+}
+
+@test "fd-accurate: DownSigs too many to wait on the skew leave it undecided" {
+	# A false DownSig for 2, then 1024 for 3, which turn out accurate when
+	# 3's crash is stamped within the skew: the first could not wait.
+	{
+		for i in 1 2 3; do echo "0 $i boot inc=1 algo=bully-fd"; done
+		echo "1 1 fd op=start peer=2"
+		echo "1 1 fd op=start peer=3"
+		echo "1.5 1 fd op=down peer=2"
+		for i in $(seq 1024); do echo "1.5 1 fd op=down peer=3"; done
+		echo "1.55 3 crash"
+		echo "5 1 send to=2 msg=Halt elid=1.1.1"
+	} > "$BATS_TEST_TMPDIR/many.trace"
+	check -A fd-accurate --skew 0.1 "$BATS_TEST_TMPDIR/many.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/many.trace:1032: fd-accurate: undecided: more than 1024 DownSigs waited on the skew at once"
+}
+
+@test "the peers a detector watches are nodes of the trace, bounded as they are" {
+	check -s fd - <<-'EOF2'
+	0 1 boot inc=1 algo=bully-fd nodes=3
+	0 2 boot inc=1 algo=bully-fd nodes=3
+	1 1 fd op=start peer=2
+	1 1 fd op=start peer=7
+	1 1 fd op=start peer=8
+	EOF2
+	assert_failure 1
+	assert_output "-:5: trace: 4 nodes, more than the cluster's size 3"
+	{
+		echo "0 1 boot inc=1 algo=bully-fd"
+		for i in $(seq 2 4097); do echo "1 1 fd op=start peer=$i"; done
+	} > "$BATS_TEST_TMPDIR/peers.trace"
+	check -s fd "$BATS_TEST_TMPDIR/peers.trace"
+	assert_failure 2
+	assert_regex "$stderr" "peers.trace:4097: more than 4096 nodes"
+}

@@ -183,3 +183,54 @@ setup() {
 	EOF
 	assert_failure 1
 }
+
+@test "a period exactly c long is long enough: the line that ends it is named" {
+	run --separate-stderr elect-check exactly-c.trace
+	assert_failure 1
+	assert_output - <<-'EOF2'
+	exactly-c.trace:10: gm2: no coordinator from 10 to 20 (c), with no failure: node 1 is Elec
+	exactly-c.trace:10: sle2: no leader elected by 20, c after the last failure or recovery at 10: node 1 is Elec
+	EOF2
+	run --separate-stderr elect-check -s async -A gm4 exactly-c.trace
+	assert_failure 1
+	assert_output - <<-'EOF2'
+	exactly-c.trace:10: gm4: a maximal pairwise-connected set without one coordinator from 10 to 20 (c), with the system stable: node 1 is Elec
+	exactly-c.trace:10: gm4s: not settled by 20, c after the system became stable at 10: node 1 is Elec
+	exactly-c.trace:10: ale2w: not settled by 20, c after the system became stable at 10: node 1 is Elec
+	exactly-c.trace:10: ale2: not settled by 20, c after the system became stable at 10: node 1 is Elec
+	EOF2
+	# A shade longer than the period, c is not reached.
+	run elect-check -c 10.000000001 exactly-c.trace
+	assert_success
+	# Reached at the end instant, before the crash: it holds.
+	run elect-check - <<-'EOF2'
+	10 1 boot inc=1 algo=bully nodes=3
+	10 2 boot inc=1 algo=bully nodes=3
+	10 3 boot inc=1 algo=bully nodes=3
+	10.1 3 state status=Norm ldr=3 grp=-
+	10.1 2 state status=Norm ldr=3 grp=-
+	10.1 1 state status=Elec ldr=- grp=-
+	20 1 state status=Norm ldr=3 grp=-
+	20 2 crash
+	40 3 send to=1 msg=AreYouThere
+	EOF2
+	assert_success
+}
+
+@test "--skew: conflicts too many to wait on at once leave sle1 undecided" {
+	# 64 nodes follow 1, then 64 follow 2: 4096 pairs wait on the skew.
+	# Node 129 follows 3 from 2.01 to the end, a conflict certain in every
+	# ordering, but its pairs find no room; the first 64 go back to an
+	# election within the skew, so none of the pairs kept is certain.
+	{
+		for i in $(seq 129); do echo "0 $i boot inc=1 algo=bully"; done
+		for i in $(seq 64); do echo "1 $i state status=Norm ldr=1 grp=-"; done
+		for i in $(seq 65 128); do echo "2 $i state status=Norm ldr=2 grp=-"; done
+		echo "2.01 129 state status=Norm ldr=3 grp=-"
+		for i in $(seq 64); do echo "2.05 $i state status=Elec ldr=- grp=-"; done
+		echo "30 129 send to=1 msg=AreYouThere"
+	} > "$BATS_TEST_TMPDIR/many.trace"
+	run --separate-stderr elect-check -A sle1 --skew 0.1 "$BATS_TEST_TMPDIR/many.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/many.trace:323: sle1: undecided: more than 4096 pairs of nodes in conflict waited on the skew at once"
+}

@@ -55,7 +55,9 @@ struct check_ops {
 	/*
 	 * Optional: called before the world takes EV in, when EV's time is
 	 * later than any before it (and than the time given to check_wake),
-	 * so that what fell due in between is judged on the world as it was.
+	 * so that what fell due in between is judged on the world as it was;
+	 * also for every event at exactly the time given to check_wake, so
+	 * that a deadline met by a line of its own time is judged before it.
 	 */
 	void		 (*advance)(void *, const struct trace_event *,
 			    struct check_out *);
@@ -63,8 +65,9 @@ struct check_ops {
 	unsigned	 events;
 };
 
-/* Asks for advance() only at the first event later than T (INT64_MAX:
- * nothing due).  Until a module asks, advance() comes at every later time. */
+/* Asks for advance() only at the events at T and the first event later
+ * (INT64_MAX: nothing due).  Until a module asks, advance() comes at every
+ * later time. */
 void	check_wake(struct check_out *, trace_time t);
 
 /* The assertions (trace-format.md gives their names). */

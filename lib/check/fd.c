@@ -21,7 +21,8 @@
  * within the latency (--fd-latency) of the later of the start, J going
  * down and I resuming, unless in that time J comes back or I starts,
  * stops or goes down.  Having reported J once, the detector need not
- * report it again before the next start (Stoller's own example).
+ * report it again before the next start (Stoller's own example); a
+ * DownSig while J has been up for I since the start reports nothing.
  *
  * fd-accurate: I receives a DownSig for J only while monitoring J, and
  * only if J was down for I, or cut off from it, at some moment since the
@@ -97,6 +98,7 @@ struct fd {
 	uint64_t	 lines;
 	struct inst	 now;
 	int		 nomem;
+	int		 overflow;	/* a DownSig could not wait */
 };
 
 static int
@@ -258,6 +260,21 @@ clean_for(struct fd *f, unsigned i, unsigned jid, struct inst *since)
 	return 1;
 }
 
+/*
+ * Whether a DownSig for J at I now may report J down: not when J has been
+ * up for I, and linked to it, since before the start, for it then reports
+ * nothing and leaves the obligation standing.  With a skew J's lines to
+ * come may still show it down in time, so any DownSig may.
+ */
+static int
+may_report(struct fd *f, const struct fpair *p, unsigned i, unsigned j)
+{
+	struct inst clean;
+
+	return f->skew > 0 || !clean_for(f, i, j, &clean) ||
+	    !inst_lt(clean, p->start);
+}
+
 static void
 disarm(struct fd *f, struct fpair *p)
 {
@@ -369,6 +386,7 @@ accuracy(struct fd *f, const struct trace_event *ev, struct check_out *out)
 	if (f->npend == PEND_MAX) {
 		f->phead = (f->phead + 1) % PEND_MAX;
 		f->npend--;
+		f->overflow = 1;
 	}
 	q = &f->pend[(f->phead + f->npend++) % PEND_MAX];
 	q->client = ev->node;
@@ -461,6 +479,8 @@ fd_line(struct fd *f, const struct trace_event *ev, struct check_out *out)
 		if (ev->op == OP_DOWN) {
 			if (!f->complete)
 				accuracy(f, ev, out);
+			else if (!may_report(f, p, ev->node, ev->peer))
+				break;
 			/* Too late, unless J's lines, a skew later, show it
 			 * back in time. */
 			if (p->isarmed && !p->told && f->now.t > p->by)
@@ -532,6 +552,9 @@ fd_finish(void *arg, const struct trace_event *last, struct check_out *out)
 
 	if (f->nomem)
 		check_undecided(out, last, "out of memory");
+	else if (f->overflow)
+		check_undecided(out, last, "more than %d DownSigs waited on "
+		    "the skew at once", PEND_MAX);
 }
 
 const struct check_ops check_fd_complete = {

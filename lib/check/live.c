@@ -43,6 +43,10 @@
 
 enum kind { SLE2, ALE2W, ALE2, GM4S, GM2, GM4 };
 
+/* The events the modules are fed. */
+#define EVENTS	(1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | \
+	1u << TR_PAUSE | 1u << TR_RESUME | 1u << TR_STATE | 1u << TR_NET)
+
 struct live {
 	enum kind	 kind;
 	const struct world *w;
@@ -346,17 +350,36 @@ changed(struct live *l, const struct trace_event *ev, struct check_out *out)
 	}
 }
 
-/* Which events disturb the period, for each assertion. */
+/* Whether an event of TYPE that changes CHANGED (W_ bits) disturbs the
+ * period, for each assertion. */
+static int
+disturbing(const struct live *l, unsigned changed, enum trace_type type)
+{
+	if (changed & (W_NET | W_PAUSE))
+		return 1;
+	if (!(changed & W_UP))
+		return 0;
+	return l->kind != GM2 || type != TR_BOOT;
+}
+
 static int
 disturbs(const struct live *l, const struct trace_event *ev)
 {
-	const struct world *w = l->w;
+	return disturbing(l, l->w->changed, ev->type);
+}
 
-	if (w->changed & (W_NET | W_PAUSE))
-		return 1;
-	if (!(w->changed & W_UP))
+/*
+ * Whether EV, not yet taken in, will end the period at its own time.
+ * Without skew the lines are in the order of events, so a period that
+ * ends exactly c after it began lasted c: what the lines before EV left
+ * is the state at its end.
+ */
+static int
+ends_at(const struct live *l, const struct trace_event *ev)
+{
+	if (l->skew > 0 || !(EVENTS & 1u << ev->type))
 		return 0;
-	return l->kind != GM2 || ev->type != TR_BOOT;
+	return disturbing(l, world_would(l->w, ev), ev->type);
 }
 
 /*
@@ -545,24 +568,27 @@ rewake(const struct live *l, struct check_out *out)
 
 /*
  * Time has come to EV's: judge what fell due.  Before a line, a deadline
- * has passed only if the line is later; at the end of the trace (AT_END)
- * the last line's time itself counts, and a change that waited out the
- * skew is certain, since nothing came after it.
+ * has passed only if the line is later, or if the line ends the period
+ * at the deadline itself; at the end of the trace (AT_END) the last
+ * line's time itself counts, and a change that waited out the skew is
+ * certain, since nothing came after it.
  */
 static void
 due(struct live *l, const struct trace_event *ev, int at_end,
     struct check_out *out)
 {
 	trace_time t = ev->t, by;
+	int closing;
 
 	if (!l->stable || l->reported)
 		return;
+	closing = at_end || ends_at(l, ev);	/* T itself counts */
 	if (!settling(l)) {
 		if (!l->bad)
 			return;
 		l->cov = max2(l->cov, t - l->skew);
 		by = l->b + l->c;
-		if (l->cov > by || (at_end && l->cov == by))
+		if (l->cov > by || (closing && l->cov == by))
 			stretch_report(l, ev, out);
 		return;
 	}
@@ -575,7 +601,7 @@ due(struct live *l, const struct trace_event *ev, int at_end,
 		return;
 	}
 	by = max2(l->q, l->d + l->c) + l->skew;
-	if (!l->judged && (t > by || (at_end && t == by)))
+	if (!l->judged && (t > by || (closing && t == by)))
 		judge_now(l, ev, out);
 }
 
@@ -628,8 +654,6 @@ INIT(gm4s_init, GM4S)
 INIT(gm2_init, GM2)
 INIT(gm4_init, GM4)
 
-#define EVENTS	(1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | \
-	1u << TR_PAUSE | 1u << TR_RESUME | 1u << TR_STATE | 1u << TR_NET)
 #define LIVE(name, init) { name, init, live_event, live_finish, live_free, \
 	live_advance, EVENTS }
 const struct check_ops check_sle2 = LIVE("sle2", sle2_init);

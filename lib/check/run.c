@@ -319,11 +319,12 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
 	    (why = choose(ck, ev)) != NULL)
 		return why;
-	if (ck->events > 0 && ev->t > ck->w->now && ev->t > ck->wake) {
+	if (ck->events > 0 && ev->t >= ck->w->now && ev->t >= ck->wake) {
 		ck->wake = INT64_MAX;
 		for (out = ck->m; out < ck->m + ck->nm; out++) {
 			if (out->on && out->ops->advance != NULL &&
-			    ev->t > out->wake)
+			    ((ev->t > ck->w->now && ev->t > out->wake) ||
+			    ev->t == out->wake))
 				out->ops->advance(out->st, ev, out);
 			if (out->on && out->ops->advance != NULL &&
 			    out->wake < ck->wake)

@@ -22,7 +22,7 @@
 #include "check/check.h"
 #include "check/world.h"
 
-#define PEND_MAX	4096	/* pairs waiting for the skew; more are let go */
+#define PEND_MAX	4096	/* pairs waiting for the skew at once */
 #define ONGOING		INT64_MAX
 
 enum kind { SLE1, GM1, ALE1, GM3 };
@@ -49,6 +49,7 @@ struct safety {
 	int		 episode;	/* a reported conflict still holds */
 	struct pend	*p;
 	size_t		 np;
+	int		 overflow;	/* a pair could not wait: undecided */
 };
 
 static int
@@ -217,6 +218,8 @@ started(struct safety *s, int i, trace_time t, const struct trace_event *ev,
 		}
 		if (s->np < PEND_MAX)
 			s->p[s->np++] = p;
+		else
+			s->overflow = 1;
 	}
 }
 
@@ -284,7 +287,13 @@ safety_advance(void *st, const struct trace_event *ev, struct check_out *out)
 static void
 safety_finish(void *st, const struct trace_event *last, struct check_out *out)
 {
-	/* Pairs still waiting overlap by less than the skew: not certain. */
+	struct safety *s = st;
+
+	/* Pairs still waiting overlap by less than the skew: not certain.
+	 * A pair let go might have been certain. */
+	if (s->overflow)
+		check_undecided(out, last, "more than %d pairs of nodes in "
+		    "conflict waited on the skew at once", PEND_MAX);
 }
 
 static void

@@ -278,6 +278,20 @@ stop(struct world *w, struct wnode *nd, const struct trace_event *ev)
 	return 0;
 }
 
+/* Whether the link between nodes A and B (indices, -1: never seen) is L. */
+static int
+link_is(const struct world *w, int a, int b, enum trace_link l)
+{
+	int cut = 0, flaky = 0;
+
+	if (a >= 0 && b >= 0 && w->cut != NULL) {
+		cut = BIT_ISSET(w->cut + (size_t)a * w->words, (unsigned)b);
+		flaky = BIT_ISSET(w->flaky + (size_t)a * w->words,
+		    (unsigned)b);
+	}
+	return cut == (l != LINK_UP) && flaky == (l == LINK_FLAKY);
+}
+
 static void
 set_link(struct world *w, int a, int b, enum trace_link l)
 {
@@ -287,8 +301,7 @@ set_link(struct world *w, int a, int b, enum trace_link l)
 	uint64_t *fb = w->flaky + (size_t)b * w->words;
 	int cut = l != LINK_UP, flaky = l == LINK_FLAKY;
 
-	if ((int)BIT_ISSET(ca, (unsigned)b) == cut &&
-	    (int)BIT_ISSET(fa, (unsigned)b) == flaky)
+	if (link_is(w, a, b, l))
 		return;
 	w->changed |= W_NET;
 	if (cut) {
@@ -325,6 +338,30 @@ net(struct world *w, const struct trace_event *ev)
 	return 0;
 }
 
+unsigned
+world_would(const struct world *w, const struct trace_event *ev)
+{
+	int i = ev->node != 0 ? world_find(w, ev->node) : -1;
+	const struct wnode *nd = i >= 0 ? &w->node[i] : NULL;
+	int up = nd != NULL && nd->up;
+
+	switch (ev->type) {
+	case TR_NET:
+		return link_is(w, world_find(w, ev->a), world_find(w, ev->b),
+		    ev->link) ? 0 : W_NET;
+	case TR_BOOT:
+		return W_UP;
+	case TR_CRASH:
+	case TR_EXIT:
+		return up ? W_UP : 0;
+	case TR_PAUSE:
+	case TR_RESUME:
+		return up && nd->paused != (ev->type == TR_PAUSE) ? W_PAUSE : 0;
+	default:
+		return ev->node != 0 && !up ? W_UP : 0;
+	}
+}
+
 int
 world_apply(struct world *w, const struct trace_event *ev)
 {
@@ -345,6 +382,11 @@ world_apply(struct world *w, const struct trace_event *ev)
 		return ev->type == TR_NET ? net(w, ev) : 0;
 	}
 	if ((i = add_node(w, ev->node)) == -1)
+		return -1;
+	/* The peer a detector watches is a node of the trace, as the ends
+	 * of a link are: what the checkers keep per pair stays bounded by
+	 * the nodes, not by the lines. */
+	if (ev->type == TR_FD && add_node(w, ev->peer) == -1)
 		return -1;
 	w->cur = i;
 	nd = &w->node[i];

@@ -74,6 +74,9 @@ void		 world_free(struct world *);
 /* Takes EV in; -1 when the trace has more than WORLD_MAX_NODES nodes. */
 int		 world_apply(struct world *, const struct trace_event *);
 
+/* What taking EV in would change, of W_UP, W_NET and W_PAUSE. */
+unsigned	 world_would(const struct world *, const struct trace_event *);
+
 /* Index of node ID, or -1 if it never appeared. */
 int		 world_find(const struct world *, unsigned id);
 /* Whether node ID is up (0 for none and for unknown ids). */
