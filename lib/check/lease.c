@@ -37,7 +37,7 @@ struct upair {
 };
 
 struct uniq {
-	struct lw	 w;
+	struct lw	*w;
 	struct upair	*pair;
 	size_t		 npair, cap;
 };
@@ -45,7 +45,11 @@ struct uniq {
 static void *
 uniq_init(const struct check_opts *o)
 {
-	return lw_new(sizeof(struct uniq), o);
+	struct uniq *u;
+
+	if ((u = calloc(1, sizeof(*u))) != NULL)
+		u->w = o->model;
+	return u;
 }
 
 static void
@@ -54,7 +58,15 @@ uniq_free(void *arg)
 	struct uniq *u = arg;
 
 	free(u->pair);
-	lw_delete(u);
+	free(u);
+}
+
+static void
+uniq_finish(void *arg, const struct trace_event *last, struct check_out *out)
+{
+	struct uniq *u = arg;
+
+	lw_finish(u->w, last, out);
 }
 
 /* Bounds on the end of a side; a running one is not ruled out before a
@@ -63,21 +75,21 @@ static void
 side_end(const struct uniq *u, const struct uside *s, struct inst *lo,
     struct inst *hi)
 {
-	const struct lw_node *n = &u->w.node[s->node];
+	const struct lw_node *n = &u->w->node[s->node];
 
 	if (s->ended) {
 		*lo = s->lo;
 		*hi = s->hi;
 		return;
 	}
-	lw_end(&u->w, n, &n->lead, lo, hi);
+	lw_end(u->w, n, &n->lead, lo, hi);
 	*hi = inst_make(TIME_MAX, INST_LAST);
 }
 
 static trace_time
 side_nominal(const struct uniq *u, const struct uside *s)
 {
-	const struct lw_node *n = &u->w.node[s->node];
+	const struct lw_node *n = &u->w->node[s->node];
 
 	return s->ended ? s->nominal : lw_nominal(n, &n->lead);
 }
@@ -90,8 +102,8 @@ overlap(const struct uniq *u, const struct upair *p)
 
 	side_end(u, &p->s[0], &lo0, &hi0);
 	side_end(u, &p->s[1], &lo1, &hi1);
-	a0 = inst_late(p->s[0].a, u->w.skew);
-	a1 = inst_late(p->s[1].a, u->w.skew);
+	a0 = inst_late(p->s[0].a, u->w->skew);
+	a1 = inst_late(p->s[1].a, u->w->skew);
 	if (inst_lt(a1, lo0) && inst_lt(a0, lo1))
 		return 1;
 	/* Both over, nothing more to learn; or no overlap could be certain. */
@@ -110,13 +122,13 @@ uniq_pair(struct uniq *u, size_t p, size_t q)
 
 	for (j = 0; j < u->npair; j++) {
 		x = &u->pair[j];
-		if (x->s[0].node == p && x->s[0].gen == u->w.node[p].lead.gen &&
+		if (x->s[0].node == p && x->s[0].gen == u->w->node[p].lead.gen &&
 		    x->s[1].node == q)
 			return;
 	}
 	if (u->npair == u->cap) {
 		if ((x = array_grow(u->pair, &u->cap, sizeof(*x))) == NULL) {
-			u->w.nomem = 1;
+			u->w->nomem = 1;
 			return;
 		}
 		u->pair = x;
@@ -124,11 +136,11 @@ uniq_pair(struct uniq *u, size_t p, size_t q)
 	x = &u->pair[u->npair++];
 	memset(x, 0, sizeof(*x));
 	x->s[0].node = p;
-	x->s[0].gen = u->w.node[p].lead.gen;
-	x->s[0].a = u->w.node[p].lead.a;
+	x->s[0].gen = u->w->node[p].lead.gen;
+	x->s[0].a = u->w->node[p].lead.a;
 	x->s[1].node = q;
-	x->s[1].gen = u->w.node[q].lead.gen;
-	x->s[1].a = u->w.node[q].lead.a;
+	x->s[1].gen = u->w->node[q].lead.gen;
+	x->s[1].a = u->w->node[q].lead.a;
 }
 
 static void
@@ -138,10 +150,10 @@ uniq_report(struct uniq *u, const struct upair *p,
 	char b[4][TIME_BUFLEN];
 
 	check_violation(out, ev, "nodes %u and %u both lead: %u from %s "
-	    "until %s, %u from %s until %s", u->w.node[p->s[0].node].id,
-	    u->w.node[p->s[1].node].id, u->w.node[p->s[0].node].id,
+	    "until %s, %u from %s until %s", u->w->node[p->s[0].node].id,
+	    u->w->node[p->s[1].node].id, u->w->node[p->s[0].node].id,
 	    time_str(b[0], p->s[0].a.t), time_str(b[1], side_nominal(u,
-	    &p->s[0])), u->w.node[p->s[1].node].id, time_str(b[2],
+	    &p->s[0])), u->w->node[p->s[1].node].id, time_str(b[2],
 	    p->s[1].a.t), time_str(b[3], side_nominal(u, &p->s[1])));
 }
 
@@ -151,9 +163,8 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct uniq *u = arg;
 	size_t c, j, k;
 
-	lw_event(&u->w, ev);
-	for (c = 0; c < u->w.nch; c++) {
-		const struct lw_change *ch = &u->w.ch[c];
+	for (c = 0; c < u->w->nch; c++) {
+		const struct lw_change *ch = &u->w->ch[c];
 
 		if (ch->what == LW_LEAD_END) {
 			for (j = 0; j < u->npair; j++)
@@ -169,10 +180,10 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 					s->nominal = ch->span.nominal;
 				}
 		} else if (ch->what == LW_LEAD_START) {
-			for (j = 0; j < u->w.nlive; j++) {
-				size_t p = u->w.live[j];
+			for (j = 0; j < u->w->nlive; j++) {
+				size_t p = u->w->live[j];
 
-				if (p != ch->node && u->w.node[p].lead.on)
+				if (p != ch->node && u->w->node[p].lead.on)
 					uniq_pair(u, p, ch->node);
 			}
 		}
@@ -193,8 +204,9 @@ const struct check_ops check_uniqueness = {
 	.name = "uniqueness",
 	.init = uniq_init,
 	.event = uniq_event,
-	.finish = lw_finish,
+	.finish = uniq_finish,
 	.free = uniq_free,
+	.model = &lw_model,
 };
 
 /*
@@ -232,7 +244,7 @@ struct qnode {
 };
 
 struct quorum {
-	struct lw	 w;
+	struct lw	*w;
 	struct qnode	*n;
 	size_t		 cap;
 	struct inst	*ends;
@@ -244,7 +256,11 @@ struct quorum {
 static void *
 quorum_init(const struct check_opts *o)
 {
-	return lw_new(sizeof(struct quorum), o);
+	struct quorum *q;
+
+	if ((q = calloc(1, sizeof(*q))) != NULL)
+		q->w = o->model;
+	return q;
 }
 
 static void
@@ -255,7 +271,16 @@ quorum_free(void *arg)
 	free(q->n);
 	free(q->ends);
 	free(q->act);
-	lw_delete(q);
+	free(q);
+}
+
+static void
+quorum_finish(void *arg, const struct trace_event *last,
+    struct check_out *out)
+{
+	struct quorum *q = arg;
+
+	lw_finish(q->w, last, out);
 }
 
 /* Whether grant run R of grantor J covers T for leader P; *U its end. */
@@ -263,10 +288,10 @@ static int
 run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
     struct inst t, struct inst *u)
 {
-	trace_time skew = j == p ? 0 : q->w.skew;
+	trace_time skew = j == p ? 0 : q->w->skew;
 	struct inst from, to;
 
-	if (r->to != 0 && r->to != q->w.node[p].id)
+	if (r->to != 0 && r->to != q->w->node[p].id)
 		return 0;
 	/* A grant stamped with the same time as the lead it supports is
 	 * taken to come first, whatever the order of the lines. */
@@ -283,7 +308,7 @@ static int
 grants(const struct quorum *q, size_t j, size_t p, struct inst t,
     struct inst *u)
 {
-	const struct lw_node *n = &q->w.node[j];
+	const struct lw_node *n = &q->w->node[j];
 	const struct qnode *x = &q->n[j];
 	struct qrun r;
 	struct inst lo;
@@ -294,7 +319,7 @@ grants(const struct quorum *q, size_t j, size_t p, struct inst t,
 	if (n->grant.gen > 0) {
 		r.to = n->grant.to;
 		r.g = n->grant.a;
-		lw_end(&q->w, n, &n->grant, &lo, &r.h);
+		lw_end(q->w, n, &n->grant, &lo, &r.h);
 		yes |= run_covers(q, &r, j, p, t, u);
 	}
 	for (k = 0; k < x->nold; k++)
@@ -326,15 +351,15 @@ kth_latest(struct inst *a, size_t n, size_t k)
 static struct inst
 deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
 {
-	unsigned need = lw_quorum(&q->w);
+	unsigned need = lw_quorum(q->w);
 	struct inst t = from, u;
-	size_t j, iter, nn = q->w.ids.n;
+	size_t j, iter, nn = q->w->ids.n;
 
 	if (q->endcap < nn) {
 		struct inst *e = reallocarray(q->ends, nn, sizeof(*e));
 
 		if (e == NULL) {
-			q->w.nomem = 1;
+			q->w->nomem = 1;
 			*count = need;
 			return inst_make(TIME_MAX, INST_LAST);
 		}
@@ -364,11 +389,11 @@ deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
 static int
 quorum_grow(struct quorum *q)
 {
-	while (q->cap < q->w.ids.n) {
+	while (q->cap < q->w->ids.n) {
 		struct qnode *n = array_grow(q->n, &q->cap, sizeof(*n));
 
 		if (n == NULL) {
-			q->w.nomem = 1;
+			q->w->nomem = 1;
 			return -1;
 		}
 		q->n = n;
@@ -389,9 +414,9 @@ shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
 
 	for (k = 0; k < q->nact; k++) {
 		struct qnode *x = &q->n[p = q->act[k]];
-		struct inst end = p == j ? h : inst_late(h, q->w.skew);
+		struct inst end = p == j ? h : inst_late(h, q->w->skew);
 
-		if (to != 0 && q->w.node[p].id != to)
+		if (to != 0 && q->w->node[p].id != to)
 			continue;
 		if (x->r[0].dvalid && inst_lt(end, x->r[0].d))
 			x->r[0].dvalid = 0;
@@ -431,7 +456,7 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 	if (ch->node == LW_NONE)
 		return;
 	x = &q->n[ch->node];
-	n = &q->w.node[ch->node];
+	n = &q->w->node[ch->node];
 	switch (ch->what) {
 	case LW_LEAD_START:
 		if (x->r[0].on)
@@ -447,7 +472,7 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 			    sizeof(*a));
 
 			if (a == NULL) {
-				q->w.nomem = 1;
+				q->w->nomem = 1;
 				break;
 			}
 			q->act = a;
@@ -481,7 +506,7 @@ static void
 quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
     const struct trace_event *ev, struct check_out *out)
 {
-	const struct lw_node *n = &q->w.node[p];
+	const struct lw_node *n = &q->w->node[p];
 	struct inst limit, hi;
 	unsigned count;
 	char b[TIME_BUFLEN];
@@ -489,7 +514,7 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	if (r->ended)
 		limit = r->end;
 	else
-		lw_end(&q->w, n, &n->lead, &limit, &hi);
+		lw_end(q->w, n, &n->lead, &limit, &hi);
 	limit = inst_min(limit, h);
 	if (!inst_lt(r->chk, limit))
 		goto out;
@@ -503,8 +528,8 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	if (inst_lt(r->d, limit)) {
 		check_violation(out, ev, "node %u leads at %s while at most %u "
 		    "of %u nodes grant it a lease, %u needed", n->id,
-		    time_str(b, r->d.t), count, lw_size(&q->w),
-		    lw_quorum(&q->w));
+		    time_str(b, r->d.t), count, lw_size(q->w),
+		    lw_quorum(q->w));
 		r->on = 0;
 		return;
 	}
@@ -521,14 +546,13 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct inst h;
 	size_t c, j, k;
 
-	lw_event(&q->w, ev);
 	if (quorum_grow(q) == -1)
 		return;
-	for (c = 0; c < q->w.nch; c++)
-		quorum_change(q, &q->w.ch[c]);
+	for (c = 0; c < q->w->nch; c++)
+		quorum_change(q, &q->w->ch[c]);
 	/* What no line still to come can change. */
-	h = q->w.skew == 0 ? inst_make(q->w.now.t, q->w.now.s + 2) :
-	    inst_make(time_add(q->w.now.t, -q->w.skew), 0);
+	h = q->w->skew == 0 ? inst_make(q->w->now.t, q->w->now.s + 2) :
+	    inst_make(time_add(q->w->now.t, -q->w->skew), 0);
 	for (j = 0; j < q->nact; ) {
 		struct qnode *x = &q->n[q->act[j]];
 
@@ -548,6 +572,7 @@ const struct check_ops check_lease_quorum = {
 	.name = "lease-quorum",
 	.init = quorum_init,
 	.event = quorum_event,
-	.finish = lw_finish,
+	.finish = quorum_finish,
 	.free = quorum_free,
+	.model = &lw_model,
 };

@@ -631,7 +631,7 @@ INIT(gm4_init, GM4)
 #define EVENTS	(1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | \
 	1u << TR_PAUSE | 1u << TR_RESUME | 1u << TR_STATE | 1u << TR_NET)
 #define LIVE(name, init) { name, init, live_event, live_finish, live_free, \
-	live_advance, EVENTS }
+	live_advance, EVENTS, NULL }
 const struct check_ops check_sle2 = LIVE("sle2", sle2_init);
 const struct check_ops check_ale2w = LIVE("ale2w", ale2w_init);
 const struct check_ops check_ale2 = LIVE("ale2", ale2_init);
