@@ -26,6 +26,7 @@
 #include "check/lease.h"
 
 #define EDICT_MAX	(1u << 16)	/* edicts remembered */
+#define EDICT_RECENT	8		/* the latest, looked at first */
 #define PEND_MAX	1024		/* deliveries waiting, per receiver */
 #define QT_KEPT		4		/* quorum timestamps kept hashed */
 #define QT_KEPT_LEN	256		/* longer ones are hashed each time */
@@ -141,7 +142,10 @@ struct order {
 	size_t		 cap;
 	struct edict	*ring;		/* the edicts, from ring[head] on */
 	size_t		 ringcap, head, nedicts;
-	uint32_t	*slot;		/* index: ring position + 1, or 0 */
+	struct eslot {
+		uint32_t	 at;	/* ring position + 1; 0: empty */
+		uint32_t	 hash;
+	}		*slot;		/* the index */
 	size_t		 nslot;		/* a power of two above 2 * ringcap */
 	int		 forgot;
 	size_t		*waiting;	/* receivers with deliveries waiting */
@@ -252,25 +256,28 @@ qt_hash(struct order *d, struct trace_str s)
 	return d->qtkept[k].hash;
 }
 
-static size_t
-edict_home(const struct order *d, unsigned from, uint64_t seq, uint64_t qt)
+static uint32_t
+edict_hash(unsigned from, uint64_t seq, uint64_t qt)
 {
 	uint64_t h = qt ^ (seq + from * UINT64_C(0x9e3779b97f4a7c15)) *
 	    UINT64_C(0xbf58476d1ce4e5b9);
 
-	return (size_t)(h ^ h >> 31) & (d->nslot - 1);
+	return (uint32_t)(h ^ h >> 32);
 }
 
-/* The slot of the edict, or of the empty place where it would go. */
+/* The slot of the edict, or of the empty place where it would go; the
+ * ring is only looked at when the hashes agree. */
 static size_t
-edict_slot(const struct order *d, unsigned from, uint64_t seq, uint64_t qt)
+edict_slot(const struct order *d, unsigned from, uint64_t seq, uint64_t qt,
+    uint32_t h)
 {
-	size_t i = edict_home(d, from, seq, qt);
+	size_t i = h & (d->nslot - 1);
 
-	for (; d->slot[i] != 0; i = (i + 1) & (d->nslot - 1)) {
-		const struct edict *e = &d->ring[d->slot[i] - 1];
+	for (; d->slot[i].at != 0; i = (i + 1) & (d->nslot - 1)) {
+		const struct edict *e = &d->ring[d->slot[i].at - 1];
 
-		if (e->from == from && e->seq == seq && e->qt == qt)
+		if (d->slot[i].hash == h && e->from == from && e->seq == seq &&
+		    e->qt == qt)
 			break;
 	}
 	return i;
@@ -279,12 +286,21 @@ edict_slot(const struct order *d, unsigned from, uint64_t seq, uint64_t qt)
 static const struct edict *
 edict_find(const struct order *d, unsigned from, uint64_t seq, uint64_t qt)
 {
-	size_t i;
+	size_t i, k;
 
-	if (d->nedicts == 0)
+	/* Most deliveries are of the latest edicts: look there first, in
+	 * memory that is at hand, before a probe anywhere in the table. */
+	for (k = 1; k <= EDICT_RECENT && k <= d->nedicts; k++) {
+		const struct edict *e = &d->ring[(d->head + d->nedicts - k) %
+		    d->ringcap];
+
+		if (e->from == from && e->seq == seq && e->qt == qt)
+			return e;
+	}
+	if (d->nedicts <= EDICT_RECENT)
 		return NULL;
-	i = edict_slot(d, from, seq, qt);
-	return d->slot[i] == 0 ? NULL : &d->ring[d->slot[i] - 1];
+	i = edict_slot(d, from, seq, qt, edict_hash(from, seq, qt));
+	return d->slot[i].at == 0 ? NULL : &d->ring[d->slot[i].at - 1];
 }
 
 /* Forgets the oldest edict; later ones in its run of slots move up. */
@@ -292,33 +308,44 @@ static void
 edict_forget(struct order *d)
 {
 	const struct edict *e = &d->ring[d->head];
-	size_t i = edict_slot(d, e->from, e->seq, e->qt), j = i, home;
+	size_t i, j, home, mask = d->nslot - 1;
 
-	for (;;) {
-		j = (j + 1) & (d->nslot - 1);
-		if (d->slot[j] == 0)
-			break;
-		e = &d->ring[d->slot[j] - 1];
-		home = edict_home(d, e->from, e->seq, e->qt);
+	i = edict_hash(e->from, e->seq, e->qt) & mask;
+	while (d->slot[i].at != d->head + 1)
+		i = (i + 1) & mask;
+	for (j = (i + 1) & mask; d->slot[j].at != 0; j = (j + 1) & mask) {
+		home = d->slot[j].hash & mask;
 		/* Movable when its home is not cyclically within (i, j]. */
 		if (i <= j ? home <= i || home > j : home <= i && home > j) {
 			d->slot[i] = d->slot[j];
 			i = j;
 		}
 	}
-	d->slot[i] = 0;
+	d->slot[i].at = 0;
 	d->head = (d->head + 1) % d->ringcap;
 	d->nedicts--;
 	d->forgot = 1;
+}
+
+/* Puts the edict at ring position K in the index. */
+static void
+edict_index(struct order *d, size_t k)
+{
+	const struct edict *e = &d->ring[k];
+	uint32_t h = edict_hash(e->from, e->seq, e->qt);
+	size_t i = edict_slot(d, e->from, e->seq, e->qt, h);
+
+	d->slot[i].at = (uint32_t)k + 1;
+	d->slot[i].hash = h;
 }
 
 /* Doubles the ring, oldest first from 0, and indexes it again. */
 static int
 edict_grow(struct order *d)
 {
-	size_t cap = d->ringcap == 0 ? 64 : d->ringcap * 2, i, k;
+	size_t cap = d->ringcap == 0 ? 64 : d->ringcap * 2, i;
 	struct edict *ring;
-	uint32_t *slot;
+	struct eslot *slot;
 
 	if (cap > EDICT_MAX)
 		cap = EDICT_MAX;
@@ -336,10 +363,8 @@ edict_grow(struct order *d)
 	d->ringcap = cap;
 	d->nslot = cap * 2;
 	d->head = 0;
-	for (i = 0; i < d->nedicts; i++) {
-		k = edict_slot(d, ring[i].from, ring[i].seq, ring[i].qt);
-		d->slot[k] = (uint32_t)i + 1;
-	}
+	for (i = 0; i < d->nedicts; i++)
+		edict_index(d, i);
 	return 0;
 }
 
@@ -489,7 +514,7 @@ order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
 	d->ring[k].seq = ev->seq;
 	d->ring[k].qt = qt;
 	d->ring[k].made = inst_line(ev->t, line);
-	d->slot[edict_slot(d, ev->node, ev->seq, qt)] = (uint32_t)k + 1;
+	edict_index(d, k);
 }
 
 static void

@@ -163,6 +163,8 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct uniq *u = arg;
 	size_t c, j, k;
 
+	if (u->w->quiet)
+		return;
 	for (c = 0; c < u->w->nch; c++) {
 		const struct lw_change *ch = &u->w->ch[c];
 
@@ -231,7 +233,7 @@ struct qregion {
 	struct inst	 end;		/* earliest end, once ended */
 	struct inst	 chk;
 	int		 dvalid;
-	struct inst	 d;
+	struct inst	 d;		/* no lack before it */
 };
 
 struct qnode {
@@ -251,6 +253,7 @@ struct quorum {
 	size_t		 endcap;
 	size_t		*act;		/* leaders with regions to check */
 	size_t		 nact, actcap;
+	unsigned	 need;		/* the quorum the d were found for */
 };
 
 static void *
@@ -404,8 +407,9 @@ quorum_grow(struct quorum *q)
 /*
  * Grantor J's grant to TO (0: any leader) now ends at the latest at H.
  * Where that is before a leader's earliest lack of quorum, the lack may
- * come earlier: forget it.  (Grants that start or last longer can only
- * put it off, which quorum_check() finds out before it reports.)
+ * come earlier, but not before H: d stays a bound below it, which
+ * quorum_check() makes exact before it reports.  (Grants that start or
+ * last longer can only put a lack off.)
  */
 static void
 shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
@@ -419,9 +423,9 @@ shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
 		if (to != 0 && q->w->node[p].id != to)
 			continue;
 		if (x->r[0].dvalid && inst_lt(end, x->r[0].d))
-			x->r[0].dvalid = 0;
+			x->r[0].d = end;
 		if (x->r[1].dvalid && inst_lt(end, x->r[1].d))
-			x->r[1].dvalid = 0;
+			x->r[1].d = end;
 	}
 }
 
@@ -518,13 +522,12 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	limit = inst_min(limit, h);
 	if (!inst_lt(r->chk, limit))
 		goto out;
-	if (!r->dvalid) {
+	/* Grants may have been renewed since d was found, or d may be a
+	 * bound below a lack: look again before saying so. */
+	if (!r->dvalid || inst_lt(r->d, limit)) {
 		r->d = deficit(q, p, r->chk, &count);
 		r->dvalid = 1;
 	}
-	/* Grants may have been renewed since: look again before saying so. */
-	if (inst_lt(r->d, limit))
-		r->d = deficit(q, p, r->chk, &count);
 	if (inst_lt(r->d, limit)) {
 		check_violation(out, ev, "node %u leads at %s while at most %u "
 		    "of %u nodes grant it a lease, %u needed", n->id,
@@ -546,10 +549,18 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct inst h;
 	size_t c, j, k;
 
-	if (quorum_grow(q) == -1)
+	if (q->w->quiet || quorum_grow(q) == -1)
 		return;
 	for (c = 0; c < q->w->nch; c++)
 		quorum_change(q, &q->w->ch[c]);
+	/* A larger cluster needs a larger quorum: every lack is to be
+	 * found again. */
+	if (q->need != lw_quorum(q->w)) {
+		q->need = lw_quorum(q->w);
+		for (j = 0; j < q->nact; j++)
+			q->n[q->act[j]].r[0].dvalid =
+			    q->n[q->act[j]].r[1].dvalid = 0;
+	}
 	/* What no line still to come can change. */
 	h = q->w->skew == 0 ? inst_make(q->w->now.t, q->w->now.s + 2) :
 	    inst_make(time_add(q->w->now.t, -q->w->skew), 0);

@@ -126,6 +126,9 @@ struct lw {
 	unsigned	 badlinks;	/* links down or flaky */
 	struct lw_change *ch;		/* the current line's changes */
 	size_t		 nch, chcap;
+	/* The current line changed nothing and time stood still: what was
+	 * decided at the line before stands. */
+	int		 quiet;
 	int		 nomem;
 };
 

@@ -174,6 +174,8 @@ stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct stab *s = arg;
 	size_t c;
 
+	if (s->w->quiet)
+		return;
 	for (c = 0; c < s->w->nch; c++)
 		if (s->w->ch[c].what == LW_LEAD_END)
 			stab_lost(s, s->w->ch[c].node, &s->w->ch[c].span);

@@ -499,8 +499,8 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 	failure(w, i);
 }
 
-void
-lw_event(struct lw *w, const struct trace_event *ev)
+static void
+take(struct lw *w, const struct trace_event *ev)
 {
 	long i;
 
@@ -540,4 +540,13 @@ lw_event(struct lw *w, const struct trace_event *ev)
 		break;
 	}
 	w->node[i].last = w->now;
+}
+
+void
+lw_event(struct lw *w, const struct trace_event *ev)
+{
+	int moved = ev->t > w->now.t;
+
+	take(w, ev);
+	w->quiet = !moved && w->nch == 0;
 }
