@@ -15,7 +15,9 @@
  * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants count
  * as long as they could last (lw_end's hi) and, for other nodes than the
  * leader, widened by S on both sides; a lack of quorum is reported once
- * no line still to come could fill it in.
+ * no line still to come could fill it in: one stamped later than S after
+ * it, since a grant stamped with the leadership it supports counts from
+ * before that leadership.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,26 +108,21 @@ overlap(const struct uniq *u, const struct upair *p)
 	a1 = inst_late(p->s[1].a, u->w->skew);
 	if (inst_lt(a1, lo0) && inst_lt(a0, lo1))
 		return 1;
-	/* Both over, nothing more to learn; or no overlap could be certain. */
-	if ((p->s[0].ended && p->s[1].ended) || !inst_lt(a1, hi0) ||
+	/* The earliest end of a side that is over stays where it is; no
+	 * overlap can be certain past the latest end of either. */
+	if ((p->s[0].ended && !inst_lt(a1, lo0)) ||
+	    (p->s[1].ended && !inst_lt(a0, lo1)) || !inst_lt(a1, hi0) ||
 	    !inst_lt(a0, hi1))
 		return -1;
 	return 0;
 }
 
-/* One pair at a time for a leadership of P and later ones of Q. */
+/* A pair for the leaderships of P and of Q, which has just begun. */
 static void
 uniq_pair(struct uniq *u, size_t p, size_t q)
 {
 	struct upair *x;
-	size_t j;
 
-	for (j = 0; j < u->npair; j++) {
-		x = &u->pair[j];
-		if (x->s[0].node == p && x->s[0].gen == u->w->node[p].lead.gen &&
-		    x->s[1].node == q)
-			return;
-	}
 	if (u->npair == u->cap) {
 		if ((x = array_grow(u->pair, &u->cap, sizeof(*x))) == NULL) {
 			u->w->nomem = 1;
@@ -213,11 +210,15 @@ const struct check_ops check_uniqueness = {
 
 /*
  * lease-quorum.  For each leadership, the instants up to chk are known to
- * have had a quorum of grants; the earliest instant after it without one,
- * as far as the grants seen so far say, is d.  A grantor's ended grants
- * are kept for as long as a leadership may still be checked against them
- * (a skew bound's worth of time): a few of them, the older ones merged
- * into one that counts for every grantee, which can only hide a lack.
+ * have had a quorum of grants; no instant before d lacks one, as far as
+ * the grants seen so far say.  A grant stamped at the same time as the
+ * leadership it supports is taken to come first (causally it does), so
+ * the instants of the current time are only judged once a later time is
+ * seen, or at the end; a grant to a leadership begun earlier holds from
+ * just after its line.  A grantor's ended grants are kept for as long as
+ * a leadership may still be checked against them (a skew bound's worth
+ * of time): a few of them, the older ones merged into one that counts
+ * for every grantee, which can only hide a lack.
  */
 #define QRUNS	4
 
@@ -229,6 +230,7 @@ struct qrun {
 struct qregion {
 	int		 on;
 	uint64_t	 gen;
+	struct inst	 a;		/* its lead line */
 	int		 ended;
 	struct inst	 end;		/* earliest end, once ended */
 	struct inst	 chk;
@@ -241,7 +243,8 @@ struct qnode {
 	size_t		 nold;
 	int		 wild;
 	struct qrun	 any;		/* older grants, merged */
-	struct qregion	 r[2];		/* the current leadership, the last */
+	struct qregion	*r;		/* its leaderships to check, oldest first */
+	size_t		 nr, rcap;
 	int		 listed;	/* in quorum.act */
 };
 
@@ -270,35 +273,33 @@ static void
 quorum_free(void *arg)
 {
 	struct quorum *q = arg;
+	size_t i;
 
+	for (i = 0; i < q->cap; i++)
+		free(q->n[i].r);
 	free(q->n);
 	free(q->ends);
 	free(q->act);
 	free(q);
 }
 
-static void
-quorum_finish(void *arg, const struct trace_event *last,
-    struct check_out *out)
-{
-	struct quorum *q = arg;
-
-	lw_finish(q->w, last, out);
-}
-
-/* Whether grant run R of grantor J covers T for leader P; *U its end. */
+/* Whether grant run R of grantor J covers T for the leadership of P that
+ * began at A; *U its end. */
 static int
 run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
-    struct inst t, struct inst *u)
+    struct inst a, struct inst t, struct inst *u)
 {
 	trace_time skew = j == p ? 0 : q->w->skew;
 	struct inst from, to;
 
 	if (r->to != 0 && r->to != q->w->node[p].id)
 		return 0;
-	/* A grant stamped with the same time as the lead it supports is
-	 * taken to come first, whatever the order of the lines. */
-	from = skew == 0 ? inst_make(r->g.t, 0) : inst_early(r->g, skew);
+	if (skew != 0)
+		from = inst_early(r->g, skew);
+	else if (a.t < r->g.t)
+		from = inst_after(r->g);
+	else
+		from = inst_make(r->g.t, 0);	/* it came first */
 	to = inst_late(r->h, skew);
 	if (inst_lt(t, from) || !inst_lt(t, to))
 		return 0;
@@ -306,10 +307,11 @@ run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
 	return 1;
 }
 
-/* Whether J grants to P at T, and until when at least (*U). */
+/* Whether J grants to P's leadership begun at A at T, and until when at
+ * least (*U). */
 static int
-grants(const struct quorum *q, size_t j, size_t p, struct inst t,
-    struct inst *u)
+grants(const struct quorum *q, size_t j, size_t p, struct inst a,
+    struct inst t, struct inst *u)
 {
 	const struct lw_node *n = &q->w->node[j];
 	const struct qnode *x = &q->n[j];
@@ -323,12 +325,12 @@ grants(const struct quorum *q, size_t j, size_t p, struct inst t,
 		r.to = n->grant.to;
 		r.g = n->grant.a;
 		lw_end(q->w, n, &n->grant, &lo, &r.h);
-		yes |= run_covers(q, &r, j, p, t, u);
+		yes |= run_covers(q, &r, j, p, a, t, u);
 	}
 	for (k = 0; k < x->nold; k++)
-		yes |= run_covers(q, &x->old[k], j, p, t, u);
+		yes |= run_covers(q, &x->old[k], j, p, a, t, u);
 	if (x->wild)
-		yes |= run_covers(q, &x->any, j, p, t, u);
+		yes |= run_covers(q, &x->any, j, p, a, t, u);
 	return yes;
 }
 
@@ -350,9 +352,11 @@ kth_latest(struct inst *a, size_t n, size_t k)
 }
 
 /* The earliest instant from FROM on at which fewer than a quorum grant to
- * P, as far as is known; *COUNT how many grant then. */
+ * P's leadership begun at A, as far as is known; *COUNT how many grant
+ * then. */
 static struct inst
-deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
+deficit(struct quorum *q, size_t p, struct inst a, struct inst from,
+    unsigned *count)
 {
 	unsigned need = lw_quorum(q->w);
 	struct inst t = from, u;
@@ -373,7 +377,7 @@ deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
 		size_t c = 0;
 
 		for (j = 0; j < nn; j++)
-			if (grants(q, j, p, t, &u))
+			if (grants(q, j, p, a, t, &u))
 				q->ends[c++] = u;
 		if (c < need) {
 			*count = (unsigned)c;
@@ -414,7 +418,7 @@ quorum_grow(struct quorum *q)
 static void
 shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
 {
-	size_t k, p;
+	size_t k, i, p;
 
 	for (k = 0; k < q->nact; k++) {
 		struct qnode *x = &q->n[p = q->act[k]];
@@ -422,10 +426,9 @@ shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
 
 		if (to != 0 && q->w->node[p].id != to)
 			continue;
-		if (x->r[0].dvalid && inst_lt(end, x->r[0].d))
-			x->r[0].d = end;
-		if (x->r[1].dvalid && inst_lt(end, x->r[1].d))
-			x->r[1].d = end;
+		for (i = 0; i < x->nr; i++)
+			if (x->r[i].dvalid && inst_lt(end, x->r[i].d))
+				x->r[i].d = end;
 	}
 }
 
@@ -463,12 +466,21 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 	n = &q->w->node[ch->node];
 	switch (ch->what) {
 	case LW_LEAD_START:
-		if (x->r[0].on)
-			x->r[1] = x->r[0];
-		memset(&x->r[0], 0, sizeof(x->r[0]));
-		x->r[0].on = 1;
-		x->r[0].gen = ch->span.gen;
-		x->r[0].chk = inst_after(ch->span.a);
+		if (x->nr == x->rcap) {
+			struct qregion *r = array_grow(x->r, &x->rcap,
+			    sizeof(*r));
+
+			if (r == NULL) {
+				q->w->nomem = 1;
+				break;
+			}
+			x->r = r;
+		}
+		memset(&x->r[x->nr], 0, sizeof(x->r[x->nr]));
+		x->r[x->nr].on = 1;
+		x->r[x->nr].gen = ch->span.gen;
+		x->r[x->nr].a = ch->span.a;
+		x->r[x->nr++].chk = inst_after(ch->span.a);
 		if (x->listed)
 			break;
 		if (q->nact == q->actcap) {
@@ -485,8 +497,8 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 		x->listed = 1;
 		break;
 	case LW_LEAD_END:
-		for (j = 0; j < 2; j++)
-			if (x->r[j].on && x->r[j].gen == ch->span.gen) {
+		for (j = 0; j < x->nr; j++)
+			if (x->r[j].gen == ch->span.gen) {
 				x->r[j].ended = 1;
 				x->r[j].end = ch->span.lo;
 			}
@@ -525,7 +537,7 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	/* Grants may have been renewed since d was found, or d may be a
 	 * bound below a lack: look again before saying so. */
 	if (!r->dvalid || inst_lt(r->d, limit)) {
-		r->d = deficit(q, p, r->chk, &count);
+		r->d = deficit(q, p, r->a, r->chk, &count);
 		r->dvalid = 1;
 	}
 	if (inst_lt(r->d, limit)) {
@@ -542,12 +554,38 @@ out:
 		r->on = 0;
 }
 
+/* Checks every leadership up to H, what no line still to come can change;
+ * leaders whose leaderships are all judged leave the list. */
+static void
+quorum_judge(struct quorum *q, struct inst h, const struct trace_event *ev,
+    struct check_out *out)
+{
+	size_t i, j, k;
+
+	for (j = 0; j < q->nact; ) {
+		struct qnode *x = &q->n[q->act[j]];
+
+		/* The latest first; those judged leave, the others keep
+		 * their order. */
+		for (i = x->nr; i-- > 0; )
+			quorum_check(q, q->act[j], &x->r[i], h, ev, out);
+		for (i = k = 0; i < x->nr; i++)
+			if (x->r[i].on)
+				x->r[k++] = x->r[i];
+		x->nr = k;
+		if (x->nr == 0) {
+			x->listed = 0;
+			q->act[j] = q->act[--q->nact];
+		} else
+			j++;
+	}
+}
+
 static void
 quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct quorum *q = arg;
-	struct inst h;
-	size_t c, j, k;
+	size_t c, i, j;
 
 	if (q->w->quiet || quorum_grow(q) == -1)
 		return;
@@ -558,25 +596,24 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	if (q->need != lw_quorum(q->w)) {
 		q->need = lw_quorum(q->w);
 		for (j = 0; j < q->nact; j++)
-			q->n[q->act[j]].r[0].dvalid =
-			    q->n[q->act[j]].r[1].dvalid = 0;
+			for (i = 0; i < q->n[q->act[j]].nr; i++)
+				q->n[q->act[j]].r[i].dvalid = 0;
 	}
-	/* What no line still to come can change. */
-	h = q->w->skew == 0 ? inst_make(q->w->now.t, q->w->now.s + 2) :
-	    inst_make(time_add(q->w->now.t, -q->w->skew), 0);
-	for (j = 0; j < q->nact; ) {
-		struct qnode *x = &q->n[q->act[j]];
+	/* A grant line still to come covers from its time on, less the
+	 * skew: the time before is settled. */
+	quorum_judge(q, inst_make(time_add(q->w->now.t, -q->w->skew), 0), ev,
+	    out);
+}
 
-		for (k = 0; k < 2; k++)
-			if (x->r[k].on)
-				quorum_check(q, q->act[j], &x->r[k], h, ev,
-				    out);
-		if (!x->r[0].on && !x->r[1].on) {
-			x->listed = 0;
-			q->act[j] = q->act[--q->nact];
-		} else
-			j++;
-	}
+static void
+quorum_finish(void *arg, const struct trace_event *last,
+    struct check_out *out)
+{
+	struct quorum *q = arg;
+
+	/* No line is to come: all up to the end of the trace is settled. */
+	quorum_judge(q, inst_make(q->w->now.t, q->w->now.s + 2), last, out);
+	lw_finish(q->w, last, out);
 }
 
 const struct check_ops check_lease_quorum = {

@@ -74,6 +74,7 @@ struct lw_span {
 struct lw_clock {
 	int		 have;
 	trace_time	 t, c;		/* the last sample: trace time, clock */
+	struct inst	 at;		/* its line */
 };
 
 struct lw_node {

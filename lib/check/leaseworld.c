@@ -297,8 +297,8 @@ end_span(struct lw *w, size_t i, int grant, struct inst lo, struct inst hi,
 	untrack(w, i);
 }
 
-/* A line ends the span, which held at least until FROM, unless the clock
- * ended it before. */
+/* A line ends the span, which held at least until FROM and at most
+ * through the line, unless the clock ended it before. */
 static void
 end_by_line(struct lw *w, size_t i, int grant, struct inst from,
     enum lw_why why)
@@ -308,7 +308,7 @@ end_by_line(struct lw *w, size_t i, int grant, struct inst from,
 	if (s->ehi <= from.t)
 		why = LW_LAPSE;		/* the clock ran out before */
 	end_span(w, i, grant, inst_min(from, inst_make(s->elo, 0)),
-	    inst_min(w->now, inst_make(s->ehi, 0)),
+	    inst_min(inst_after(w->now), inst_make(s->ehi, 0)),
 	    s->enom < w->now.t ? s->enom : w->now.t, why);
 }
 
@@ -327,15 +327,18 @@ sample(struct lw *w, size_t i, trace_time c)
 		if (c < n->clk.c)
 			end_by_line(w, i, (int)k, inst_after(n->last),
 			    LW_CLOCK);
-		else if (s->until <= c) {
+		else if (s->until <= c && n->clk.t < w->now.t) {
 			x = interpolate(&n->clk, w->now.t, c, s->until);
 			end_span(w, i, (int)k, inst_make(x, 0),
 			    inst_make(x, 0), x, LW_LAPSE);
-		}
+		} else if (s->until <= c)	/* two samples of one time */
+			end_span(w, i, (int)k, inst_after(n->clk.at), w->now,
+			    w->now.t, LW_LAPSE);
 	}
 	n->clk.have = 1;
 	n->clk.t = w->now.t;
 	n->clk.c = c;
+	n->clk.at = w->now;
 	if (n->live)
 		track(w, i);
 	change(w, LW_SAMPLE, i, NULL);
