@@ -107,6 +107,7 @@ const struct check_ops check_edict_validity = {
  */
 struct edict {
 	unsigned	 from;
+	uint32_t	 hash;		/* edict_hash() of the three */
 	uint64_t	 seq;
 	uint64_t	 qt;		/* hash of the sorted quorum timestamp */
 	struct inst	 made;
@@ -148,6 +149,8 @@ struct order {
 	}		*slot;		/* the index */
 	size_t		 nslot;		/* a power of two above 2 * ringcap */
 	int		 forgot;
+	struct edict	 last;		/* the last edict line's, if fresh */
+	int		 fresh;
 	size_t		*waiting;	/* receivers with deliveries waiting */
 	size_t		 nwaiting, waitcap;
 	trace_time	 now;
@@ -163,7 +166,7 @@ struct order {
 		uint64_t	 hash;
 		char		 s[QT_KEPT_LEN];
 	}		 qtkept[QT_KEPT];
-	unsigned	 qtnext;
+	unsigned	 qtnext, qtlast;
 };
 
 static void *
@@ -241,15 +244,20 @@ qt_hash_new(struct order *d, struct trace_str s)
 static uint64_t
 qt_hash(struct order *d, struct trace_str s)
 {
-	size_t k;
+	size_t j, k;
 
-	for (k = 0; k < QT_KEPT; k++)
+	/* The one seen last first: deliveries of an edict follow it. */
+	for (j = 0; j < QT_KEPT; j++) {
+		k = (d->qtlast + j) % QT_KEPT;
 		if (d->qtkept[k].n == s.n && memcmp(d->qtkept[k].s, s.p,
-		    s.n) == 0)
+		    s.n) == 0) {
+			d->qtlast = k;
 			return d->qtkept[k].hash;
+		}
+	}
 	if (s.n > QT_KEPT_LEN)
 		return qt_hash_new(d, s);
-	k = d->qtnext++ % QT_KEPT;
+	d->qtlast = k = d->qtnext++ % QT_KEPT;
 	memcpy(d->qtkept[k].s, s.p, s.n);
 	d->qtkept[k].n = s.n;
 	d->qtkept[k].hash = qt_hash_new(d, s);
@@ -310,7 +318,7 @@ edict_forget(struct order *d)
 	const struct edict *e = &d->ring[d->head];
 	size_t i, j, home, mask = d->nslot - 1;
 
-	i = edict_hash(e->from, e->seq, e->qt) & mask;
+	i = e->hash & mask;
 	while (d->slot[i].at != d->head + 1)
 		i = (i + 1) & mask;
 	for (j = (i + 1) & mask; d->slot[j].at != 0; j = (j + 1) & mask) {
@@ -331,12 +339,13 @@ edict_forget(struct order *d)
 static void
 edict_index(struct order *d, size_t k)
 {
-	const struct edict *e = &d->ring[k];
-	uint32_t h = edict_hash(e->from, e->seq, e->qt);
-	size_t i = edict_slot(d, e->from, e->seq, e->qt, h);
+	struct edict *e = &d->ring[k];
+	size_t i;
 
+	e->hash = edict_hash(e->from, e->seq, e->qt);
+	i = edict_slot(d, e->from, e->seq, e->qt, e->hash);
 	d->slot[i].at = (uint32_t)k + 1;
-	d->slot[i].hash = h;
+	d->slot[i].hash = e->hash;
 }
 
 /* Doubles the ring, oldest first from 0, and indexes it again. */
@@ -494,14 +503,18 @@ order_drain_all(struct order *d, const struct trace_event *ev,
 	}
 }
 
+/* Remembers the edict made last, unless it was made twice (the first one
+ * counts). */
 static void
-order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
+order_settle(struct order *d)
 {
-	uint64_t qt = qt_hash(d, ev->qt);
 	size_t k;
 
-	if (edict_find(d, ev->node, ev->seq, qt) != NULL)
-		return;		/* made twice: the first one counts */
+	if (!d->fresh)
+		return;
+	d->fresh = 0;
+	if (edict_find(d, d->last.from, d->last.seq, d->last.qt) != NULL)
+		return;
 	if (d->nedicts == d->ringcap && d->ringcap < EDICT_MAX &&
 	    edict_grow(d) == -1) {
 		d->nomem = 1;
@@ -510,11 +523,35 @@ order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
 	if (d->nedicts == EDICT_MAX)
 		edict_forget(d);
 	k = (d->head + d->nedicts++) % d->ringcap;
-	d->ring[k].from = ev->node;
-	d->ring[k].seq = ev->seq;
-	d->ring[k].qt = qt;
-	d->ring[k].made = inst_line(ev->t, line);
+	d->ring[k] = d->last;
 	edict_index(d, k);
+	/* The next to forget: its place in the index is far from any other
+	 * that the lines until then touch. */
+	if (d->nedicts == EDICT_MAX)
+		__builtin_prefetch(&d->slot[d->ring[d->head].hash &
+		    (d->nslot - 1)]);
+}
+
+/*
+ * An edict line.  Its place in the index is anywhere in a table larger
+ * than the caches: it is fetched now and the edict put there at the next
+ * line, unless deliveries wait for it now.
+ */
+static void
+order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
+{
+	struct edict *e = &d->last;
+
+	e->from = ev->node;
+	e->seq = ev->seq;
+	e->qt = qt_hash(d, ev->qt);
+	e->made = inst_line(ev->t, line);
+	e->hash = edict_hash(e->from, e->seq, e->qt);
+	d->fresh = 1;
+	if (d->nslot > 0)
+		__builtin_prefetch(&d->slot[e->hash & (d->nslot - 1)]);
+	if (d->nwaiting > 0)
+		order_settle(d);
 }
 
 static void
@@ -574,6 +611,7 @@ order_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct order *d = arg;
 
+	order_settle(d);
 	d->lines++;
 	if (ev->t > d->now)
 		d->now = ev->t;
@@ -590,6 +628,7 @@ order_finish(void *arg, const struct trace_event *last, struct check_out *out)
 {
 	struct order *d = arg;
 
+	order_settle(d);
 	d->now = TIME_MAX;
 	if (d->nwaiting > 0)
 		order_drain_all(d, last, out);

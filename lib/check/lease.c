@@ -257,6 +257,7 @@ struct quorum {
 	size_t		*act;		/* leaders with regions to check */
 	size_t		 nact, actcap;
 	unsigned	 need;		/* the quorum the d were found for */
+	trace_time	 judged;	/* the time of the last judgement */
 };
 
 static void *
@@ -264,8 +265,10 @@ quorum_init(const struct check_opts *o)
 {
 	struct quorum *q;
 
-	if ((q = calloc(1, sizeof(*q))) != NULL)
+	if ((q = calloc(1, sizeof(*q))) != NULL) {
 		q->w = o->model;
+		q->judged = TIME_MIN;
+	}
 	return q;
 }
 
@@ -570,8 +573,8 @@ quorum_judge(struct quorum *q, struct inst h, const struct trace_event *ev,
 		for (i = x->nr; i-- > 0; )
 			quorum_check(q, q->act[j], &x->r[i], h, ev, out);
 		for (i = k = 0; i < x->nr; i++)
-			if (x->r[i].on)
-				x->r[k++] = x->r[i];
+			if (x->r[i].on && k++ != i)
+				x->r[k - 1] = x->r[i];
 		x->nr = k;
 		if (x->nr == 0) {
 			x->listed = 0;
@@ -600,9 +603,13 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 				q->n[q->act[j]].r[i].dvalid = 0;
 	}
 	/* A grant line still to come covers from its time on, less the
-	 * skew: the time before is settled. */
-	quorum_judge(q, inst_make(time_add(q->w->now.t, -q->w->skew), 0), ev,
-	    out);
+	 * skew: the time before is settled, and nothing more is until the
+	 * time moves on. */
+	if (q->w->now.t != q->judged) {
+		q->judged = q->w->now.t;
+		quorum_judge(q, inst_make(time_add(q->w->now.t, -q->w->skew),
+		    0), ev, out);
+	}
 }
 
 static void
