@@ -142,6 +142,12 @@ setup() {
 	assert_output "drift-over.trace:16: lease-quorum: node 1 leads at 20 while at most 0 of 3 nodes grant it a lease, 2 needed"
 }
 
+@test "lease-quorum: a sample that shows a grant ended earlier than the drift bound allowed" {
+	check -A lease-quorum quorum-late.trace
+	assert_failure 1
+	assert_output "quorum-late.trace:15: lease-quorum: node 1 leads at 16.363636363 while at most 1 of 3 nodes grant it a lease, 2 needed"
+}
+
 @test "lease-quorum: with --skew, grants stamped up to the skew after the lead count" {
 	check -A lease-quorum quorum-skew.trace
 	assert_failure 1

@@ -257,7 +257,7 @@ struct quorum {
 	size_t		*act;		/* leaders with regions to check */
 	size_t		 nact, actcap;
 	unsigned	 need;		/* the quorum the d were found for */
-	trace_time	 judged;	/* the time of the last judgement */
+	struct inst	 next;		/* no leadership lacks a quorum before */
 };
 
 static void *
@@ -267,7 +267,7 @@ quorum_init(const struct check_opts *o)
 
 	if ((q = calloc(1, sizeof(*q))) != NULL) {
 		q->w = o->model;
-		q->judged = TIME_MIN;
+		q->next = inst_make(TIME_MIN, 0);
 	}
 	return q;
 }
@@ -416,7 +416,9 @@ quorum_grow(struct quorum *q)
  * Where that is before a leader's earliest lack of quorum, the lack may
  * come earlier, but not before H: d stays a bound below it, which
  * quorum_check() makes exact before it reports.  (Grants that start or
- * last longer can only put a lack off.)
+ * last longer can only put a lack off.)  A sample may show that a grant
+ * counted for as long as the drift bound allowed ended before the time
+ * judged so far: that time is judged again from H on.
  */
 static void
 shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
@@ -429,9 +431,15 @@ shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
 
 		if (to != 0 && q->w->node[p].id != to)
 			continue;
-		for (i = 0; i < x->nr; i++)
-			if (x->r[i].dvalid && inst_lt(end, x->r[i].d))
-				x->r[i].d = end;
+		for (i = 0; i < x->nr; i++) {
+			struct qregion *r = &x->r[i];
+
+			if (r->dvalid && inst_lt(end, r->d))
+				r->d = end;
+			if (inst_lt(end, r->chk))
+				r->chk = inst_max(end, inst_after(r->a));
+		}
+		q->next = inst_min(q->next, end);
 	}
 }
 
@@ -480,6 +488,7 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 			x->r = r;
 		}
 		memset(&x->r[x->nr], 0, sizeof(x->r[x->nr]));
+		q->next = inst_make(TIME_MIN, 0);
 		x->r[x->nr].on = 1;
 		x->r[x->nr].gen = ch->span.gen;
 		x->r[x->nr].a = ch->span.a;
@@ -558,13 +567,15 @@ out:
 }
 
 /* Checks every leadership up to H, what no line still to come can change;
- * leaders whose leaderships are all judged leave the list. */
+ * leaders whose leaderships are all judged leave the list.  Until H
+ * reaches the earliest lack any of them may have, there is nothing to do. */
 static void
 quorum_judge(struct quorum *q, struct inst h, const struct trace_event *ev,
     struct check_out *out)
 {
 	size_t i, j, k;
 
+	q->next = inst_make(TIME_MAX, INST_LAST);
 	for (j = 0; j < q->nact; ) {
 		struct qnode *x = &q->n[q->act[j]];
 
@@ -572,9 +583,14 @@ quorum_judge(struct quorum *q, struct inst h, const struct trace_event *ev,
 		 * their order. */
 		for (i = x->nr; i-- > 0; )
 			quorum_check(q, q->act[j], &x->r[i], h, ev, out);
-		for (i = k = 0; i < x->nr; i++)
-			if (x->r[i].on && k++ != i)
+		for (i = k = 0; i < x->nr; i++) {
+			if (!x->r[i].on)
+				continue;
+			q->next = inst_min(q->next, x->r[i].dvalid ?
+			    x->r[i].d : inst_make(TIME_MIN, 0));
+			if (k++ != i)
 				x->r[k - 1] = x->r[i];
+		}
 		x->nr = k;
 		if (x->nr == 0) {
 			x->listed = 0;
@@ -588,6 +604,7 @@ static void
 quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct quorum *q = arg;
+	struct inst h;
 	size_t c, i, j;
 
 	if (q->w->quiet || quorum_grow(q) == -1)
@@ -598,18 +615,16 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	 * found again. */
 	if (q->need != lw_quorum(q->w)) {
 		q->need = lw_quorum(q->w);
+		q->next = inst_make(TIME_MIN, 0);
 		for (j = 0; j < q->nact; j++)
 			for (i = 0; i < q->n[q->act[j]].nr; i++)
 				q->n[q->act[j]].r[i].dvalid = 0;
 	}
 	/* A grant line still to come covers from its time on, less the
-	 * skew: the time before is settled, and nothing more is until the
-	 * time moves on. */
-	if (q->w->now.t != q->judged) {
-		q->judged = q->w->now.t;
-		quorum_judge(q, inst_make(time_add(q->w->now.t, -q->w->skew),
-		    0), ev, out);
-	}
+	 * skew: the time before is settled. */
+	h = inst_make(time_add(q->w->now.t, -q->w->skew), 0);
+	if (!inst_lt(h, q->next))
+		quorum_judge(q, h, ev, out);
 }
 
 static void

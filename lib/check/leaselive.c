@@ -211,6 +211,8 @@ struct elect {
 	 * led from `from' to `due' while `running' of `size' nodes ran. */
 	trace_time	 at, from, due;
 	unsigned	 running, size;
+	size_t		*leading;	/* nodes whose leadership runs */
+	size_t		 nleading, leadcap;
 };
 
 static void *
@@ -243,11 +245,9 @@ elect_due(struct elect *e)
 	if (!w->started || e->said || !lw_can_elect(w))
 		return;
 	from = e->ended > lw_last_fail(w) ? e->ended : lw_last_fail(w);
-	for (j = 0; j < w->nlive; j++) {
-		const struct lw_node *n = &w->node[w->live[j]];
+	for (j = 0; j < e->nleading; j++) {
+		const struct lw_node *n = &w->node[e->leading[j]];
 
-		if (!n->lead.on)
-			continue;
 		lw_end(w, n, &n->lead, &lo, &hi);
 		if (hi.t > from)
 			from = hi.t;
@@ -257,6 +257,33 @@ elect_due(struct elect *e)
 	e->at = time_add(e->due, w->skew);
 	e->running = w->running;
 	e->size = lw_size(w);
+}
+
+/* Node I's leadership begins (ON) or ends. */
+static void
+elect_leading(struct elect *e, size_t i, int on)
+{
+	size_t j;
+
+	for (j = 0; j < e->nleading && e->leading[j] != i; j++)
+		;
+	if (!on) {
+		if (j < e->nleading)
+			e->leading[j] = e->leading[--e->nleading];
+		return;
+	}
+	if (j < e->nleading)
+		return;
+	if (e->nleading == e->leadcap) {
+		size_t *l = array_grow(e->leading, &e->leadcap, sizeof(*l));
+
+		if (l == NULL) {
+			e->w->nomem = 1;
+			return;
+		}
+		e->leading = l;
+	}
+	e->leading[e->nleading++] = i;
 }
 
 static void
@@ -282,6 +309,8 @@ elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 			e->ended = ch->span.hi.t;
 		if (ch->what == LW_LEAD_START || ch->what == LW_FAIL)
 			e->said = 0;
+		if (ch->what == LW_LEAD_START || ch->what == LW_LEAD_END)
+			elect_leading(e, ch->node, ch->what == LW_LEAD_START);
 		/* A sample matters when it bounds the end of a leadership. */
 		if (ch->what != LW_SAMPLE || e->w->node[ch->node].lead.on)
 			again = 1;
@@ -298,11 +327,20 @@ elect_finish(void *arg, const struct trace_event *last, struct check_out *out)
 	lw_finish(e->w, last, out);
 }
 
+static void
+elect_free(void *arg)
+{
+	struct elect *e = arg;
+
+	free(e->leading);
+	free(e);
+}
+
 const struct check_ops check_election = {
 	.name = "election",
 	.init = elect_init,
 	.event = elect_event,
 	.finish = elect_finish,
-	.free = free,
+	.free = elect_free,
 	.model = &lw_model,
 };
