@@ -37,6 +37,7 @@ BIN_NAMES !=	find bin -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | LC_ALL=C 
 TOOL_SRCS !=	find t/tools -name '*.c' 2>/dev/null | LC_ALL=C sort
 FUZZ_SRCS !=	find t/fuzz -name '*.c' 2>/dev/null | LC_ALL=C sort
 LIB_HDRS !=	find lib -name '*.h'
+BIN_HDRS !=	find bin -name '*.h'
 MANS !=		find share/man -name '*.[0-9]' | LC_ALL=C sort
 
 # One build tree per flavour: build/plain and build/asan.
@@ -45,7 +46,7 @@ $(1)_OBJS = $$(LIB_SRCS:%.c=build/$(1)/obj/%.o)
 $(1)_BINS = $$(BIN_NAMES:%=build/$(1)/bin/%)
 $(1)_TOOLS = $$(TOOL_SRCS:t/tools/%.c=build/$(1)/t/%)
 
-build/$(1)/obj/%.o: %.c $$(LIB_HDRS)
+build/$(1)/obj/%.o: %.c $$(LIB_HDRS) $$(BIN_HDRS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(BASE_CFLAGS) $$($(2)) $$(CFLAGS) -c -o $$@ $$<
 

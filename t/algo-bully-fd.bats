@@ -218,8 +218,7 @@ load algo-sim
 # every higher node down, so one election: N-2 Halts, Acks and Ldrs.
 @test "bully-fd: a leader crash costs 3(N-2) messages (N = 5, 10, 20)" {
 	for n in 5 10 20; do
-		out=$(algo-sim -a bully-fd -n $n -d 3 -L -S -e "1.05 crash $n" \
-		    2>&1 >/dev/null | grep 'after crash')
+		out=$(after_crash -a bully-fd -n $n -d 3 -L -S -e "1.05 crash $n")
 		k=$((n - 2))
 		[[ $out == "agreed ldr=$((n - 1)) "*" msgs=$((3 * k)) Halt=$k Ack=$k Ldr=$k" ]] ||
 		    fail "N=$n: $out"

@@ -273,8 +273,7 @@ load algo-sim
 # the N-2 others with their Acks (6(N-2)): 9N-16 messages, linear.
 @test "bully: a coordinator crash costs 9N-16 messages (N = 5, 10, 20)" {
 	for n in 5 10 20; do
-		out=$(algo-sim -a bully -n $n -d 2 -S -e "1.05 crash $n" \
-		    2>&1 >/dev/null | grep 'after crash')
+		out=$(after_crash -a bully -n $n -d 2 -S -e "1.05 crash $n")
 		[[ $out == "agreed ldr=$((n - 1)) "*" msgs=$((9 * n - 16)) "* ]] ||
 		    fail "N=$n: $out"
 	done

@@ -359,8 +359,8 @@ load algo-sim
 @test "enhanced-bully: the lowest id detecting costs at most 2N-1 messages (N = 5, 10, 20)" {
 	for n in 5 10 20; do
 		c=$(((n + 1) / 2))
-		out=$(algo-sim -a enhanced-bully -n $n -d 2 -L -l 20:$((20 * n)) \
-		    -S -e "1 crash $n" 2>&1 >/dev/null | grep 'after crash')
+		out=$(after_crash -a enhanced-bully -n $n -d 2 -L \
+		    -l 20:$((20 * n)) -S -e "1 crash $n")
 		[[ $out == "agreed ldr=$((n - 1)) "*" msgs=$((2 * c + n - 2)) Election=$c Ok=$((c - 1)) Coordinator=$((n - 1))" ]] ||
 		    fail "N=$n: $out"
 		[ $((2 * c + n - 2)) -le $((2 * n - 1)) ]
@@ -390,8 +390,8 @@ load algo-sim
 @test "enhanced-bully: simultaneous elections cost at least 37% fewer messages than modified-bully" {
 	for n in 10 20; do
 		for a in modified-bully enhanced-bully; do
-			out=$(algo-sim -a $a -n $n -d 2 -l 20:20 -S \
-			    -e "1 crash $n" 2>&1 >/dev/null | grep 'after crash')
+			out=$(after_crash -a $a -n $n -d 2 -l 20:20 -S \
+			    -e "1 crash $n")
 			[[ $out == "agreed ldr=$((n - 1)) "* ]] || fail "$a: $out"
 			m=${out#* msgs=}
 			eval "${a%-bully}=${m%% *}"

@@ -412,12 +412,6 @@ load algo-sim
 	EOF
 }
 
-# The last state line of each node in trace $1, as "NODE STATUS LDR GRP".
-final_states() {
-	awk '$3 == "state" { s[$2] = $2 " " $4 " " $5 " " $6 }
-	    END { for (n in s) print s[n] }' "$1" | sort -n
-}
-
 # Stoller's Appendix A, mirrored (his node 1, the highest priority, is
 # our 3): the leader crashes, 1 and 2 recover into groups of their own
 # and merge; 3 comes back unable to reach 1, and merges 2's group: 2's
@@ -520,8 +514,8 @@ final_states() {
 @test "invitation: a coordinator crash costs 2(N-1)^2 + 5(N-2) messages (N = 5, 10, 20)" {
 	for n in 5 10 20; do
 		m=$(((n - 1) * (n - 1)))
-		out=$(algo-sim -a invitation -n $n -d 3 -L -S \
-		    -e "2 crash $n" 2>&1 >/dev/null | grep 'after crash')
+		out=$(after_crash -a invitation -n $n -d 3 -L -S \
+		    -e "2 crash $n")
 		[[ $out == "agreed ldr=$((n - 1)) "*" msgs=$((2 * m + 5 * (n - 2))) AreYouCoordinator=$m AreYouThere=$((n - 1)) Answer=$((m - n + 1)) Invitation=$((n - 2)) Accept=$((n - 2)) AcceptAnswer=$((n - 2)) Ready=$((n - 2)) ReadyAnswer=$((n - 2))" ]] ||
 		    fail "N=$n: $out"
 	done

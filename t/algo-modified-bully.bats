@@ -405,8 +405,8 @@ load algo-sim
 # failure first.  Their Tables 1-3 count 11, 26 and 56 messages for [9].
 @test "modified-bully: the lowest id detecting costs 3N-4 messages (N = 5, 10, 20)" {
 	for n in 5 10 20; do
-		out=$(algo-sim -a modified-bully -n $n -d 2 -L -S \
-		    -e "1 crash $n" 2>&1 >/dev/null | grep 'after crash')
+		out=$(after_crash -a modified-bully -n $n -d 2 -L -S \
+		    -e "1 crash $n")
 		[[ $out == "agreed ldr=$((n - 1)) "*" msgs=$((3 * n - 4)) Election=$((n - 1)) Ok=$((n - 2)) Coordinator=$((n - 1))" ]] ||
 		    fail "N=$n: $out"
 	done

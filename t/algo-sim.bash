@@ -1,5 +1,5 @@
 # Loaded by the algorithm tests: runs algo-sim over many seeds and checks
-# every trace with elect-check.
+# every trace with elect-check; reads what algo-sim says.
 
 # Skips when elect-check cannot check assertion sets yet.
 need_check() {
@@ -19,4 +19,17 @@ sim_sweep() {
 		run elect-check -s "$set" -c 1.5 "$BATS_TEST_TMPDIR/trace"
 		[ "$status" -eq 0 ] || fail "algo-sim -n $n -s $s $*: $output"
 	done
+}
+
+# after_crash ALGO-SIM-ARGS...: algo-sim's count (-S) of the election
+# after a crash.
+after_crash() {
+	algo-sim "$@" 2>&1 >/dev/null | grep 'after crash'
+}
+
+# final_states TRACE: the last state line of each node in TRACE, as
+# "NODE STATUS LDR GRP".
+final_states() {
+	awk '$3 == "state" { s[$2] = $2 " " $4 " " $5 " " $6 }
+	    END { for (n in s) print s[n] }' "$1" | sort -n
 }

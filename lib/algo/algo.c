@@ -181,6 +181,15 @@ algo_elid_eq(const struct algo_elid *a, const struct algo_elid *b)
 	return a->node == b->node && a->inc == b->inc && a->ctr == b->ctr;
 }
 
+struct algo_elid
+algo_new_elid(const struct algo *a, uint32_t *ctr)
+{
+	struct algo_elid e = { .node = a->self, .inc = a->inc, .ctr = *ctr };
+
+	(*ctr)++;
+	return e;
+}
+
 static int
 state_eq(const struct algo_state *a, const struct algo_state *b)
 {
@@ -490,6 +499,28 @@ algo_msg_set_field(const struct algo_ops *ops, struct algo_msg *m,
 	if (ops->msg_set_field == NULL)
 		return -1;
 	return ops->msg_set_field(m, key, value);
+}
+
+int
+algo_field_seq(uint8_t *p, const char *value)
+{
+	const char *errstr;
+	long long v;
+
+	v = strtonum(value, 1, UINT32_MAX, &errstr);
+	if (errstr != NULL)
+		return -1;
+	algo_put32(p, (uint32_t)v);
+	return 0;
+}
+
+int
+algo_field_yesno(uint8_t *p, const char *value)
+{
+	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+		return -1;
+	*p = strcmp(value, "yes") == 0;
+	return 0;
 }
 
 char *

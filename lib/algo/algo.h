@@ -316,6 +316,10 @@ void		 algo_msg_fields(const struct algo_ops *,
 /* Sets a payload field from "key=value" text (tests); -1 if unknown. */
 int		 algo_msg_set_field(const struct algo_ops *,
 		    struct algo_msg *, const char *key, const char *value);
+/* For the cores' msg_set_field: VALUE, a sequence number 1..2^32-1, put
+ * at P in four bytes, or yes or no put as one byte; -1 if it is not. */
+int		 algo_field_seq(uint8_t *p, const char *value);
+int		 algo_field_yesno(uint8_t *p, const char *value);
 
 /* "NODE.INC.COUNTER" or "-"; BUF of ALGO_ELID_STRLEN bytes suffices. */
 char		*algo_elid_fmt(const struct algo_elid *, char *buf, size_t len);
@@ -383,6 +387,8 @@ void		 algo_timer_cancel(struct algo_out *, unsigned id);
 void		 algo_persist(struct algo_out *, const void *, size_t);
 void		 algo_trace(struct algo_out *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
+/* A new identifier <self, inc, *CTR>; *CTR is then incremented. */
+struct algo_elid algo_new_elid(const struct algo *, uint32_t *ctr);
 /* Records the state and emits ALGO_STATE if it differs from the last. */
 void		 algo_set_state(struct algo *, struct algo_out *, algo_time now,
 		    enum trace_status, uint16_t ldr, const struct algo_elid *grp);

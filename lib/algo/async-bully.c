@@ -20,7 +20,7 @@ static void
 start_stage2(struct stoller *s, algo_time now, struct algo_out *o)
 {
 	stoller_start_fd(s, ALGO_FD_PLAYALIVE, 0, o);
-	stoller_new_elid(s);
+	s->elid = algo_new_elid(&s->a, &s->nextel);
 	stoller_start_stage2(s, now, o);
 }
 
@@ -78,39 +78,26 @@ on_recv(struct stoller *s, const struct algo_msg *m, algo_time now,
 		    (s->status == ST_NORM && j > s->ldr))
 			algo_send(o, j, SM_NOTNORM, &m->elid, NULL, 0);
 		break;
-	case SM_NOTNORM:
-		if (s->status == ST_NORM && s->ldr == s->a.self &&
-		    algo_elid_eq(&m->elid, &s->elid))
-			start_stage2(s, now, o);
-		break;
 	}
 }
 
-static int
-step(struct algo *a, const struct algo_input *in, struct algo_out *o)
-{
-	return stoller_step((struct stoller *)a, in, o, on_recv, on_down);
-}
+static const struct stoller_figure figure = {
+	.recv = on_recv,
+	.down = on_down,
+	.elect = start_stage2,
+	.async = 1,
+};
 
-/* On recovery: the daemon has incremented incarn. */
 static int
 boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
     struct algo_out *o)
 {
-	struct stoller *s = (struct stoller *)a;
-
-	s->async = 1;
-	start_stage2(s, now, o);
-	return ALGO_OK;
+	return stoller_boot(a, &figure, now, o);
 }
 
 const struct algo_ops algo_async_bully = {
 	.name = "async-bully",
-	.msgnames = stoller_msgnames,
 	.nmsg = SM_NMSG,
-	.timernames = stoller_timernames,
-	.ntimer = SM_NTIMER,
-	.size = sizeof(struct stoller),
 	.boot = boot,
-	.step = step,
+	STOLLER_OPS
 };

@@ -19,7 +19,7 @@ static void
 start_stage1(struct stoller *s, algo_time now, struct algo_out *o)
 {
 	s->status = ST_ELEC1;
-	stoller_new_elid(s);
+	s->elid = algo_new_elid(&s->a, &s->nextel);
 	algo_set_clear(&s->down);
 	stoller_show(s, now, o);
 	if (s->a.rank == s->a.n - 1)	/* "if i = 1": nobody above */
@@ -73,38 +73,25 @@ on_recv(struct stoller *s, const struct algo_msg *m, algo_time now,
 		if (s->status != ST_NORM)
 			algo_send(o, m->peer, SM_NOTNORM, &m->elid, NULL, 0);
 		break;
-	case SM_NOTNORM:
-		if (s->status == ST_NORM && s->ldr == s->a.self &&
-		    algo_elid_eq(&m->elid, &s->elid))
-			start_stage1(s, now, o);
-		break;
 	}
 }
 
-static int
-step(struct algo *a, const struct algo_input *in, struct algo_out *o)
-{
-	return stoller_step((struct stoller *)a, in, o, on_recv, on_down);
-}
+static const struct stoller_figure figure = {
+	.recv = on_recv,
+	.down = on_down,
+	.elect = start_stage1,
+};
 
-/* On recovery: the daemon has incremented incarn. */
 static int
 boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
     struct algo_out *o)
 {
-	struct stoller *s = (struct stoller *)a;
-
-	start_stage1(s, now, o);
-	return ALGO_OK;
+	return stoller_boot(a, &figure, now, o);
 }
 
 const struct algo_ops algo_bully_fd = {
 	.name = "bully-fd",
-	.msgnames = stoller_msgnames,
 	.nmsg = SM_REJ,			/* Figure 1 has no Rej */
-	.timernames = stoller_timernames,
-	.ntimer = SM_NTIMER,
-	.size = sizeof(struct stoller),
 	.boot = boot,
-	.step = step,
+	STOLLER_OPS
 };

@@ -184,9 +184,7 @@ probe_next(struct bully *b, algo_time now, struct algo_out *o)
 static void
 election(struct bully *b, algo_time now, struct algo_out *o)
 {
-	b->elid.node = b->a.self;
-	b->elid.inc = b->a.inc;
-	b->elid.ctr = b->nextel++;
+	b->elid = algo_new_elid(&b->a, &b->nextel);
 	b->cur = b->a.rank;
 	probe_next(b, now, o);
 }
@@ -424,22 +422,16 @@ msg_fields(const struct algo_msg *m, char *buf, size_t len)
 static int
 msg_set_field(struct algo_msg *m, const char *key, const char *value)
 {
-	const char *errstr;
-	long long v;
-
 	if (strcmp(key, "seq") == 0) {
-		v = strtonum(value, 1, UINT32_MAX, &errstr);
-		if (errstr != NULL)
+		if (algo_field_seq(m->payload, value) == -1)
 			return -1;
-		algo_put32(m->payload, (uint32_t)v);
 		if (m->len < REQ_LEN)
 			m->len = REQ_LEN;
 		return 0;
 	}
 	if (strcmp(key, "ans") == 0) {
-		if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+		if (algo_field_yesno(m->payload + REQ_LEN, value) == -1)
 			return -1;
-		m->payload[REQ_LEN] = strcmp(value, "yes") == 0;
 		m->len = ACK_LEN;
 		return 0;
 	}

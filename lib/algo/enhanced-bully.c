@@ -172,14 +172,7 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 
 const struct algo_ops algo_enhanced_bully = {
 	.name = "enhanced-bully",
-	.msgnames = mb_msgnames,
-	.nmsg = MB_NMSG,
-	.timernames = mb_timernames,
-	.ntimer = MB_NTIMER,
-	.size = sizeof(struct mbully),
 	.boot = boot,
-	.step = mb_step,
 	.query = query,
-	.msg_fields = mb_msg_fields,
-	.msg_set_field = mb_msg_set_field,
+	MB_OPS
 };

@@ -566,22 +566,17 @@ msg_fields(const struct algo_msg *m, char *buf, size_t len)
 static int
 msg_set_field(struct algo_msg *m, const char *key, const char *value)
 {
-	const char *errstr;
-	long long seq;
 	size_t ans = m->type == M_ANSWER ? 4 : 0;
 
 	if (m->type >= NMSG || paylen[m->type] == 0)
 		return -1;
 	if (strcmp(key, "seq") == 0 && m->type != M_ACCEPTANSWER) {
-		seq = strtonum(value, 1, UINT32_MAX, &errstr);
-		if (errstr != NULL)
+		if (algo_field_seq(m->payload, value) == -1)
 			return -1;
-		algo_put32(m->payload, (uint32_t)seq);
 	} else if (strcmp(key, "ans") == 0 && (m->type == M_ANSWER ||
 	    m->type == M_ACCEPTANSWER)) {
-		if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+		if (algo_field_yesno(m->payload + ans, value) == -1)
 			return -1;
-		m->payload[ans] = strcmp(value, "yes") == 0;
 	} else
 		return -1;
 	m->len = paylen[m->type];

@@ -79,14 +79,6 @@ watch(struct mbully *m, uint16_t j, struct algo_out *o)
 	m->watch = j;
 }
 
-static void
-new_el(struct mbully *m)
-{
-	m->el.node = m->a.self;
-	m->el.inc = m->a.inc;
-	m->el.ctr = m->nextel++;
-}
-
 /* Ends our election or query, and the timer of its wait. */
 static void
 end_wait(struct mbully *m, struct algo_out *o)
@@ -155,39 +147,40 @@ finish(struct mbully *m, algo_time now, struct algo_out *o)
 		m->p->queried(m, now, o);
 }
 
-void
-mb_elect(struct mbully *m, size_t lo, size_t hi, uint16_t failed,
+/* Our election (naming FAILED) or query: TYPE to the ranks [lo, hi) but
+ * ours, answers awaited for WAIT. */
+static void
+ask(struct mbully *m, unsigned type, size_t lo, size_t hi, uint16_t failed,
     algo_time wait, int phase, algo_time now, struct algo_out *o)
 {
 	uint8_t p[2];
 
 	end_wait(m, o);
-	new_el(m);
-	m->electing = 1;
+	m->el = algo_new_elid(&m->a, &m->nextel);
+	m->electing = type == MB_ELECTION;
+	m->querying = type == MB_QUERY;
 	m->phase = phase;
 	m->failed = failed;
 	mb_show(m, now, o);
 	put16(p, failed);
-	multicast(m, lo, hi, MB_ELECTION, p, sizeof(p), o);
+	multicast(m, lo, hi, type, p, paylen[type], o);
 	set_wait(m, now + wait, o);
 	if (all_heard(m))
 		finish(m, now, o);
 }
 
 void
+mb_elect(struct mbully *m, size_t lo, size_t hi, uint16_t failed,
+    algo_time wait, int phase, algo_time now, struct algo_out *o)
+{
+	ask(m, MB_ELECTION, lo, hi, failed, wait, phase, now, o);
+}
+
+void
 mb_query(struct mbully *m, size_t lo, size_t hi, algo_time wait, int phase,
     algo_time now, struct algo_out *o)
 {
-	end_wait(m, o);
-	new_el(m);
-	m->querying = 1;
-	m->phase = phase;
-	m->failed = 0;
-	mb_show(m, now, o);
-	multicast(m, lo, hi, MB_QUERY, NULL, 0, o);
-	set_wait(m, now + wait, o);
-	if (all_heard(m))
-		finish(m, now, o);
+	ask(m, MB_QUERY, lo, hi, 0, wait, phase, now, o);
 }
 
 void
@@ -227,7 +220,7 @@ mb_name(struct mbully *m, uint16_t j, uint16_t failed, algo_time now,
 	size_t r;
 
 	if (!m->electing && !m->querying)
-		new_el(m);
+		m->el = algo_new_elid(&m->a, &m->nextel);
 	put16(p, j);
 	put16(p + 2, failed);
 	for (r = 0; r < m->a.n; r++)

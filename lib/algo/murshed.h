@@ -122,4 +122,15 @@ extern const char *const mb_timernames[MB_NTIMER];
 void	mb_msg_fields(const struct algo_msg *, char *, size_t);
 int	mb_msg_set_field(struct algo_msg *, const char *, const char *);
 
+/* The algo_ops fields of both algorithms: all but name, boot and query. */
+#define MB_OPS						\
+	.msgnames = mb_msgnames,			\
+	.nmsg = MB_NMSG,				\
+	.timernames = mb_timernames,			\
+	.ntimer = MB_NTIMER,				\
+	.size = sizeof(struct mbully),			\
+	.step = mb_step,				\
+	.msg_fields = mb_msg_fields,			\
+	.msg_set_field = mb_msg_set_field
+
 #endif

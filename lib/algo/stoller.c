@@ -19,15 +19,7 @@ void
 stoller_show(struct stoller *s, algo_time now, struct algo_out *o)
 {
 	algo_set_state(&s->a, o, now, s->status, s->ldr,
-	    s->async ? &s->elid : NULL);
-}
-
-void
-stoller_new_elid(struct stoller *s)
-{
-	s->elid.node = s->a.self;
-	s->elid.inc = s->a.inc;
-	s->elid.ctr = s->nextel++;
+	    s->fig->async ? &s->elid : NULL);
 }
 
 /* OP on every node above us (lesser(i)) or below us (greater(i)). */
@@ -129,6 +121,16 @@ on_ldr(struct stoller *s, const struct algo_msg *m, algo_time now,
 	algo_fd(o, ALGO_FD_START, s->ldr);
 }
 
+/* On <NotNorm, t> from j: a node below is not with us; take it in. */
+static void
+on_notnorm(struct stoller *s, const struct algo_msg *m, algo_time now,
+    struct algo_out *o)
+{
+	if (s->status == ST_NORM && s->ldr == s->a.self &&
+	    algo_elid_eq(&m->elid, &s->elid))
+		s->fig->elect(s, now, o);
+}
+
 /* Periodically(tau): the leader sends Norm? to greater(i). */
 static void
 on_tick(struct stoller *s, algo_time now, struct algo_out *o)
@@ -157,9 +159,10 @@ on_resend(struct stoller *s, algo_time now, struct algo_out *o)
 }
 
 int
-stoller_step(struct stoller *s, const struct algo_input *in,
-    struct algo_out *o, stoller_recv_fn *recv, stoller_down_fn *down)
+stoller_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 {
+	struct stoller *s = (struct stoller *)a;
+
 	switch (in->type) {
 	case ALGO_IN_RECV:
 		/* Every message of both figures is an elid, nothing more:
@@ -173,11 +176,13 @@ stoller_step(struct stoller *s, const struct algo_input *in,
 			on_ack(s, &in->msg, in->now, o);
 		else if (in->msg.type == SM_LDR)
 			on_ldr(s, &in->msg, in->now, o);
+		else if (in->msg.type == SM_NOTNORM)
+			on_notnorm(s, &in->msg, in->now, o);
 		else
-			recv(s, &in->msg, in->now, o);
+			s->fig->recv(s, &in->msg, in->now, o);
 		return ALGO_OK;
 	case ALGO_IN_DOWN:
-		down(s, in->down, in->now, o);
+		s->fig->down(s, in->down, in->now, o);
 		return ALGO_OK;
 	case ALGO_IN_TIMER:
 		if (in->timer == SM_TICK)
@@ -188,4 +193,15 @@ stoller_step(struct stoller *s, const struct algo_input *in,
 	default:
 		return ALGO_ENOTSUP;
 	}
+}
+
+int
+stoller_boot(struct algo *a, const struct stoller_figure *fig, algo_time now,
+    struct algo_out *o)
+{
+	struct stoller *s = (struct stoller *)a;
+
+	s->fig = fig;
+	fig->elect(s, now, o);
+	return ALGO_OK;
 }

@@ -30,9 +30,29 @@ enum stoller_msg {
  */
 enum stoller_timer { SM_TICK, SM_RESEND, SM_NTIMER };
 
+struct stoller;
+
+typedef void stoller_recv_fn(struct stoller *, const struct algo_msg *,
+	    algo_time, struct algo_out *);
+typedef void stoller_down_fn(struct stoller *, uint16_t, algo_time,
+	    struct algo_out *);
+typedef void stoller_elect_fn(struct stoller *, algo_time, struct algo_out *);
+
+/* What each figure does its own way; stoller.c calls these. */
+struct stoller_figure {
+	/* Halt, Norm? and Rej (Ack, Ldr and NotNorm are alike in both). */
+	stoller_recv_fn	*recv;
+	/* On <DownSig, j>. */
+	stoller_down_fn	*down;
+	/* The election the figure starts on recovery, and when a leader's
+	 * Norm? draws NotNorm: StartStage1 (Figure 1), StartStage2 (3). */
+	stoller_elect_fn *elect;
+	int		 async;		/* Figure 3: elid is also grp */
+};
+
 struct stoller {
 	struct algo	 a;
-	int		 async;		/* Figure 3: elid is also grp */
+	const struct stoller_figure *fig;
 	enum trace_status status;	/* Norm, Elec1, Elec2, Wait */
 	uint16_t	 ldr;
 	struct algo_elid elid;
@@ -49,8 +69,6 @@ extern const char *const stoller_timernames[SM_NTIMER];
 
 /* Traces the state if it changed. */
 void	stoller_show(struct stoller *, algo_time, struct algo_out *);
-/* elid := <i, incarn, nextel>; nextel := nextel + 1. */
-void	stoller_new_elid(struct stoller *);
 void	stoller_start_fd(struct stoller *, enum algo_fd_op, int above,
 	    struct algo_out *);
 void	stoller_start_stage2(struct stoller *, algo_time, struct algo_out *);
@@ -58,13 +76,20 @@ void	stoller_contin_stage2(struct stoller *, algo_time, struct algo_out *);
 void	stoller_halting(struct stoller *, const struct algo_msg *, algo_time,
 	    struct algo_out *);
 
-typedef void stoller_recv_fn(struct stoller *, const struct algo_msg *,
-	    algo_time, struct algo_out *);
-typedef void stoller_down_fn(struct stoller *, uint16_t, algo_time,
+/* On recovery (the daemon has incremented incarn): FIG's election. */
+int	stoller_boot(struct algo *, const struct stoller_figure *, algo_time,
 	    struct algo_out *);
-/* One input: the handlers both figures have alike (Ack, Ldr, the tick)
- * here, the others in RECV and DOWN. */
-int	stoller_step(struct stoller *, const struct algo_input *,
-	    struct algo_out *, stoller_recv_fn *recv, stoller_down_fn *down);
+/* One input: what both figures do alike (Ack, Ldr, NotNorm, the tick)
+ * here, the rest through the figure. */
+int	stoller_step(struct algo *, const struct algo_input *,
+	    struct algo_out *);
+
+/* The algo_ops fields of both figures: all but name, nmsg and boot. */
+#define STOLLER_OPS					\
+	.msgnames = stoller_msgnames,			\
+	.timernames = stoller_timernames,		\
+	.ntimer = SM_NTIMER,				\
+	.size = sizeof(struct stoller),			\
+	.step = stoller_step
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * Decoding one trace line.  Every value is checked against the format so
- * that the checkers can trust what they are given.
+ * that the checkers can trust what they are given.  And the way back:
+ * times and lines as every writer writes them.
  */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,6 +155,38 @@ trace_format_time(trace_time t, char *buf, size_t len)
 		buf[--n] = '\0';
 	if (buf[n - 1] == '.')
 		buf[--n] = '\0';
+	return n;
+}
+
+int
+trace_vformat_line(char *buf, size_t len, trace_time t, unsigned node,
+    const char *fmt, va_list ap)
+{
+	char ts[32];
+	int n, m;
+
+	trace_format_time(t, ts, sizeof(ts));
+	if (node == 0)
+		n = snprintf(buf, len, "%s - ", ts);
+	else
+		n = snprintf(buf, len, "%s %u ", ts, node);
+	if (n < 0 || (size_t)n >= len)
+		return n;
+	if ((m = vsnprintf(buf + n, len - (size_t)n, fmt, ap)) < 0)
+		return m;
+	return n + m;
+}
+
+int
+trace_format_line(char *buf, size_t len, trace_time t, unsigned node,
+    const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = trace_vformat_line(buf, len, t, node, fmt, ap);
+	va_end(ap);
 	return n;
 }
 

@@ -155,20 +155,6 @@ fill(struct trace_reader *r, char **nl)
 	}
 }
 
-static int
-blank(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (p[i] == '#')
-			return 1;
-		if (p[i] != ' ' && p[i] != '\t')
-			return 0;
-	}
-	return 1;
-}
-
 int
 trace_next(struct trace_reader *r, struct trace_event *ev)
 {
@@ -204,7 +190,7 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 			return fail(r, "line too long");
 		if (len > 0 && line[len - 1] == '\r')
 			return fail(r, "carriage return in line");
-		if (blank(line, len)) {
+		if (trace_blank(line, len)) {
 			/* The parser finds NUL bytes in other lines. */
 			if (memchr(line, '\0', len) != NULL)
 				return fail(r, "NUL byte in line");

@@ -5,6 +5,7 @@
 #ifndef ELECT_TRACE_H
 #define ELECT_TRACE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -130,6 +131,10 @@ const char	*trace_parse_line(const char *line, size_t len,
 		    struct trace_event *ev, int flags, char *why, size_t whylen);
 extern const char trace_skip[];
 #define TRACE_SKIP	trace_skip
+/* For readers that cut lines themselves: whether a line (no newline) is
+ * blank or a comment; what is wrong with it before decoding, or NULL. */
+int		 trace_blank(const char *, size_t);
+const char	*trace_raw_check(const char *, size_t);
 
 /* Helpers for values. */
 const char	*trace_type_name(enum trace_type);
@@ -142,16 +147,57 @@ int		 trace_str_eq(struct trace_str, const char *);
 const struct trace_str *trace_get(const struct trace_event *, const char *key);
 /* Writes T as seconds with 9 fractional digits, trailing zeros cut. */
 int		 trace_format_time(trace_time, char *, size_t);
+/* Writes the line "TIME NODE EVENT [KEY=VALUE ...]" (NODE 0: "-"), without
+ * a newline, the event and keys as printf would make them; returns as
+ * vsnprintf(3) does (LEN or more: the line was cut). */
+int		 trace_format_line(char *buf, size_t len, trace_time,
+		    unsigned node, const char *fmt, ...)
+		    __attribute__((format(printf, 5, 6)));
+int		 trace_vformat_line(char *buf, size_t len, trace_time,
+		    unsigned node, const char *fmt, va_list)
+		    __attribute__((format(printf, 5, 0)));
 
 /*
  * The writer.  Lines are queued and written without ever blocking the
  * caller; a line that does not fit in the queue is counted and reported
  * with a "lost n=N" line as soon as there is room again.
+ *
+ * A socket destination is a collector (elect-trace collect).  tw_open()
+ * does not wait for it: the connection is made in the background and made
+ * again, with a backoff from 50 ms doubling up to 1 s, whenever it ends
+ * (a collector restart); lines queue meanwhile.  The collector acknowledges
+ * the lines it took; lines sent on a connection that ended before they were
+ * acknowledged are counted as lost and reported once a new connection is
+ * up.  The daemon's poll loop drives all this:
+ *
+ *	struct pollfd pfd[N];
+ *	int ms = tw_pollfd(w, &pfd[k]);	(fd -1: nothing to wait for)
+ *	poll(pfd, N, min(ms, own timeout));	(-1: no limit of its own)
+ *	tw_tick(w);				(after every poll, any revents)
  */
 struct trace_writer;
+struct pollfd;
+struct sockaddr_un;
+struct addrinfo;
 
-/* DEST: a file (appended to), or "-" for DASHFD (stdout, or stderr where
- * stdout carries something else). */
+/*
+ * A collector's address, as tw_open() and elect-trace collect take it.
+ * "unix:PATH" into *SUN: -1 with errno EINVAL or ENAMETOOLONG if it is
+ * not one.  "tcp:HOST:PORT" resolved for a stream socket (PASSIVE: to
+ * listen on) into *AI, for freeaddrinfo(): -1 with *WHY and errno set if
+ * it is not one or does not resolve.  Names are resolved here, once.
+ */
+int		 trace_addr_unix(const char *addr, struct sockaddr_un *sun);
+int		 trace_addr_tcp(const char *addr, int passive,
+		    struct addrinfo **ai, const char **why);
+
+/*
+ * DEST: a file (appended to); "-" for DASHFD (stdout, or stderr where
+ * stdout carries something else); "unix:PATH" or "tcp:HOST:PORT" (HOST a
+ * name, an IPv4 address or [IPv6]; a name is resolved here, once) for a
+ * collector.  NULL with errno set on a bad destination (EINVAL for a
+ * malformed address).
+ */
 struct trace_writer *tw_open(const char *dest, int dashfd);
 /* One event, stamped with the real-time clock: NODE (0 for "-"), then the
  * event and its keys as printf would make them, without a newline. */
@@ -160,15 +206,31 @@ void		 tw_event(struct trace_writer *, unsigned node,
 /* As tw_event, with a given time stamp. */
 void		 tw_event_at(struct trace_writer *, trace_time, unsigned node,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* Writes what it can of the queue; returns the fd to poll, or -1. */
+/* Writes what it can of the queue (connecting first if it is time); returns
+ * the fd to poll for POLLOUT, or -1.  Callers with a poll loop use
+ * tw_pollfd() and tw_tick() instead. */
 int		 tw_flush(struct trace_writer *);
+/* Fills *PFD with what the writer waits for (fd -1 for nothing) and returns
+ * the most milliseconds the caller may wait before calling tw_tick() (-1
+ * for no limit). */
+int		 tw_pollfd(const struct trace_writer *, struct pollfd *pfd);
+/* After poll: reads acknowledgements, notices a lost connection, connects
+ * again when due, writes what it can.  Never blocks. */
+void		 tw_tick(struct trace_writer *);
 /* Whether queued lines wait for the fd to become writable. */
 int		 tw_pending(const struct trace_writer *);
-/* Reopens a file destination (SIGHUP, log rotation). */
+/* Whether the destination is reachable now (always, but for sockets). */
+int		 tw_connected(const struct trace_writer *);
+/* Reopens a file destination (SIGHUP, log rotation); others: nothing. */
 int		 tw_reopen(struct trace_writer *);
+/* Lines lost so far, reported or not. */
 uint64_t	 tw_lost(const struct trace_writer *);
-/* Flushes, waiting at most TIMEOUT_MS, and frees. */
+/* Flushes (and for a socket waits for the collector to have read it all),
+ * waiting at most TIMEOUT_MS, and frees. */
 void		 tw_close(struct trace_writer *, int timeout_ms);
+/* The real-time clock, which stamps lines, and the monotonic one, for
+ * waits; both in nanoseconds. */
 trace_time	 tw_now(void);
+int64_t		 tw_mono(void);
 
 #endif

@@ -2,11 +2,23 @@
  * Writing traces without blocking the protocol: lines wait in a bounded
  * queue and go out when the destination can take them.  What does not fit
  * is counted and reported with a "lost" line, so a reader knows.
+ *
+ * A socket destination (unix:PATH, tcp:HOST:PORT) is a collector that may
+ * go away and come back.  The writer connects without blocking, retries
+ * with a bounded backoff, and keeps queueing meanwhile.  The collector
+ * acknowledges the lines it has taken ("ack N"); when a connection ends,
+ * the lines sent on it but never acknowledged may be gone with it, so they
+ * are counted as lost, and reported once the next connection is up.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netdb.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,16 +30,42 @@
 #include "trace/trace.h"
 
 #define QUEUE_MAX	(256 * 1024)
+#define BACKOFF_MIN	(TRACE_NS / 20)		/* 50 ms */
+#define BACKOFF_MAX	TRACE_NS		/* 1 s */
+#define CONNECT_MAX	(2 * TRACE_NS)		/* give up a pending connect */
+#define ACK_MAX		32			/* longest "ack N" line */
+
+enum dest { D_FILE, D_STREAM, D_SOCKET };
+enum link { L_IDLE, L_CONNECTING, L_UP };
 
 struct trace_writer {
-	char		*path;		/* NULL: a standard stream */
+	enum dest	 dest;
+	char		*path;		/* D_FILE */
 	int		 fd;
 	int		 own;		/* fd is ours to close */
 	char		*q;
 	size_t		 qlen;
 	uint64_t	 lost;		/* not yet reported */
 	uint64_t	 lost_total;
+	unsigned	 node;		/* of the last event: lost lines name it */
+	trace_time	 last;		/* its time */
+	int		 given;		/* ... given by the caller (tw_event_at) */
+
+	/* D_SOCKET */
+	struct addrinfo	*ai;		/* addresses to try, in turn */
+	struct addrinfo	*next_ai;
+	struct sockaddr_un sun;
+	enum link	 link;
+	int64_t		 deadline;	/* monotonic: retry, or connect gives up */
+	int64_t		 backoff;
+	size_t		 part;		/* bytes sent of the first queued line */
+	uint64_t	 sent;		/* whole lines sent on this connection */
+	uint64_t	 acked;		/* lines the collector acknowledged */
+	char		 ack[ACK_MAX];
+	size_t		 acklen;
 };
+
+static void	report_lost(struct trace_writer *);
 
 trace_time
 tw_now(void)
@@ -36,6 +74,15 @@ tw_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (trace_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
+}
+
+int64_t
+tw_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * TRACE_NS + ts.tv_nsec;
 }
 
 /*
@@ -75,6 +122,19 @@ open_file(struct trace_writer *w)
 	return 0;
 }
 
+static int
+parse_socket(struct trace_writer *w, const char *dest)
+{
+	const char *why;
+
+	if (strncmp(dest, "unix:", 5) == 0)
+		return trace_addr_unix(dest, &w->sun);
+	if (trace_addr_tcp(dest, 0, &w->ai, &why) == -1)
+		return -1;
+	w->next_ai = w->ai;
+	return 0;
+}
+
 struct trace_writer *
 tw_open(const char *dest, int dashfd)
 {
@@ -82,17 +142,30 @@ tw_open(const char *dest, int dashfd)
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
+	w->fd = -1;
 	if ((w->q = malloc(QUEUE_MAX)) == NULL)
 		goto fail;
 	if (strcmp(dest, "-") == 0) {
+		w->dest = D_STREAM;
 		if ((w->fd = private_fd(dashfd, &w->own)) == -1)
 			goto fail;
 		return w;
 	}
+	if (strncmp(dest, "unix:", 5) == 0 || strncmp(dest, "tcp:", 4) == 0) {
+		w->dest = D_SOCKET;
+		if (parse_socket(w, dest) == -1)
+			goto fail;
+		w->backoff = BACKOFF_MIN;
+		tw_flush(w);	/* first attempt now */
+		return w;
+	}
+	w->dest = D_FILE;
 	if ((w->path = strdup(dest)) == NULL || open_file(w) == -1)
 		goto fail;
 	return w;
 fail:
+	if (w->ai != NULL)
+		freeaddrinfo(w->ai);
 	free(w->path);
 	free(w->q);
 	free(w);
@@ -104,7 +177,7 @@ tw_reopen(struct trace_writer *w)
 {
 	int ofd = w->fd;
 
-	if (w->path == NULL)
+	if (w->dest != D_FILE)
 		return 0;
 	tw_flush(w);
 	if (open_file(w) == -1) {
@@ -115,30 +188,270 @@ tw_reopen(struct trace_writer *w)
 	return 0;
 }
 
+/* Takes in what the collector wrote back: "ack N" lines.  -1 at EOF. */
+static int
+read_acks(struct trace_writer *w)
+{
+	char buf[512];
+	ssize_t n;
+	int rounds;
+
+	for (rounds = 0; rounds < 64; rounds++) {
+		ssize_t i;
+
+		if ((n = recv(w->fd, buf, sizeof(buf), MSG_DONTWAIT)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -1;
+		}
+		if (n == 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			const char *errstr;
+			long long v;
+
+			if (buf[i] != '\n') {
+				if (w->acklen < sizeof(w->ack) - 1)
+					w->ack[w->acklen++] = buf[i];
+				continue;
+			}
+			w->ack[w->acklen] = '\0';
+			w->acklen = 0;
+			if (strncmp(w->ack, "ack ", 4) != 0)
+				continue;
+			v = strtonum(w->ack + 4, 0, LLONG_MAX, &errstr);
+			if (errstr == NULL && (uint64_t)v <= w->sent &&
+			    (uint64_t)v > w->acked)
+				w->acked = (uint64_t)v;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The connection ended.  Lines sent but not acknowledged, and the line cut
+ * in the middle, may be gone: count them.  Then wait a while, doubling the
+ * wait each time up to BACKOFF_MAX, with some jitter so that a cluster
+ * does not knock all at once.
+ */
+static void
+disconnect(struct trace_writer *w)
+{
+	uint64_t gone;
+	int64_t wait;
+	char *nl;
+
+	if (w->link == L_UP)
+		read_acks(w);
+	gone = w->sent - w->acked;
+	if (w->part > 0) {
+		nl = memchr(w->q, '\n', w->qlen);
+		w->qlen -= (size_t)(nl - w->q) + 1;
+		memmove(w->q, nl + 1, w->qlen);
+		w->part = 0;
+		gone++;
+	}
+	w->lost += gone;
+	w->lost_total += gone;
+	close(w->fd);
+	w->fd = -1;
+	w->link = L_IDLE;
+	w->sent = w->acked = 0;
+	w->acklen = 0;
+	wait = w->backoff / 4 * 3 +
+	    (int64_t)arc4random_uniform((uint32_t)(w->backoff / 2 / 1000)) *
+	    1000;
+	w->deadline = tw_mono() + wait;
+	if ((w->backoff *= 2) > BACKOFF_MAX)
+		w->backoff = BACKOFF_MAX;
+}
+
+static void
+connected(struct trace_writer *w)
+{
+	w->link = L_UP;
+	w->backoff = BACKOFF_MIN;
+	if (w->lost > 0)
+		report_lost(w);
+}
+
+static void
+start_connect(struct trace_writer *w)
+{
+	const struct sockaddr *sa = (struct sockaddr *)&w->sun;
+	socklen_t salen = sizeof(w->sun);
+	int family = AF_UNIX, rc;
+
+	if (w->ai != NULL) {
+		if (w->next_ai == NULL)
+			w->next_ai = w->ai;
+		sa = w->next_ai->ai_addr;
+		salen = w->next_ai->ai_addrlen;
+		family = w->next_ai->ai_family;
+		w->next_ai = w->next_ai->ai_next;
+	}
+	w->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (w->fd == -1) {
+		w->deadline = tw_mono() + w->backoff;
+		return;
+	}
+	w->link = L_CONNECTING;
+	w->deadline = tw_mono() + CONNECT_MAX;
+	while ((rc = connect(w->fd, sa, salen)) == -1 && errno == EINTR)
+		;
+	if (rc == 0)
+		connected(w);
+	else if (errno != EINPROGRESS)
+		disconnect(w);
+}
+
+/* Whether a pending connect finished; -1 if it failed. */
+static int
+check_connect(struct trace_writer *w)
+{
+	struct pollfd pfd = { .fd = w->fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int e = 0;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return tw_mono() >= w->deadline ? -1 : 0;
+	if (getsockopt(w->fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1 || e != 0)
+		return -1;
+	connected(w);
+	return 1;
+}
+
+static ssize_t
+put(struct trace_writer *w)
+{
+	if (w->dest == D_SOCKET)
+		return send(w->fd, w->q, w->qlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return write(w->fd, w->q, w->qlen);
+}
+
+/* Counts the lines completed by sending the first N queued bytes. */
+static void
+count_sent(struct trace_writer *w, size_t n)
+{
+	const char *p = w->q, *end = w->q + n, *nl;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		w->sent++;
+		w->part = 0;
+		p = nl + 1;
+	}
+	w->part += (size_t)(end - p);
+}
+
+static void
+drop_queue(struct trace_writer *w)
+{
+	const char *p = w->q, *end = w->q + w->qlen, *nl;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		w->lost++;
+		w->lost_total++;
+		p = nl + 1;
+	}
+	w->qlen = 0;
+}
+
 int
 tw_flush(struct trace_writer *w)
 {
+	if (w->dest == D_SOCKET) {
+		if (w->link == L_IDLE && tw_mono() >= w->deadline)
+			start_connect(w);
+		if (w->link == L_CONNECTING && check_connect(w) == -1)
+			disconnect(w);
+		if (w->link != L_UP)
+			return -1;
+	}
 	while (w->qlen > 0) {
-		ssize_t n = write(w->fd, w->q, w->qlen);
+		ssize_t n = put(w);
 
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
-			/* EAGAIN waits for POLLOUT; any other error drops. */
-			if (errno != EAGAIN)
-				w->qlen = 0;
+			if (errno == EAGAIN)
+				break;		/* wait for POLLOUT */
+			if (w->dest == D_SOCKET) {
+				disconnect(w);
+				return -1;
+			}
+			drop_queue(w);		/* any other error */
 			break;
 		}
+		if (w->dest == D_SOCKET)
+			count_sent(w, (size_t)n);
 		memmove(w->q, w->q + n, w->qlen - (size_t)n);
 		w->qlen -= (size_t)n;
 	}
+	if (w->lost > 0)
+		report_lost(w);
 	return w->qlen > 0 ? w->fd : -1;
+}
+
+static int
+ms_until(int64_t t)
+{
+	int64_t d = t - tw_mono();
+
+	if (d <= 0)
+		return 0;
+	return (int)((d + 999999) / 1000000);
+}
+
+int
+tw_pollfd(const struct trace_writer *w, struct pollfd *pfd)
+{
+	pfd->fd = -1;
+	pfd->events = 0;
+	pfd->revents = 0;
+	if (w == NULL)
+		return -1;
+	if (w->dest != D_SOCKET) {
+		if (w->qlen > 0) {
+			pfd->fd = w->fd;
+			pfd->events = POLLOUT;
+		}
+		return -1;
+	}
+	switch (w->link) {
+	case L_IDLE:
+		return ms_until(w->deadline);
+	case L_CONNECTING:
+		pfd->fd = w->fd;
+		pfd->events = POLLOUT;
+		return ms_until(w->deadline);
+	case L_UP:
+		pfd->fd = w->fd;
+		pfd->events = POLLIN | (w->qlen > 0 ? POLLOUT : 0);
+		break;
+	}
+	return -1;
+}
+
+void
+tw_tick(struct trace_writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->dest == D_SOCKET && w->link == L_UP && read_acks(w) == -1)
+		disconnect(w);
+	tw_flush(w);
 }
 
 int
 tw_pending(const struct trace_writer *w)
 {
 	return w->qlen > 0;
+}
+
+int
+tw_connected(const struct trace_writer *w)
+{
+	return w->dest != D_SOCKET || w->link == L_UP;
 }
 
 uint64_t
@@ -157,33 +470,51 @@ queue_line(struct trace_writer *w, const char *line, size_t len)
 	return 0;
 }
 
+/*
+ * Queues the "lost n=N" line if there is room for it.  Its time is never
+ * before the node's last line, and when the caller stamps its own lines
+ * (tw_event_at, perhaps not with the real-time clock) it is that line's.
+ */
 static void
-vevent(struct trace_writer *w, trace_time t, unsigned node, const char *fmt,
-    va_list ap)
+report_lost(struct trace_writer *w)
 {
-	char line[TRACE_LINE_MAX], ts[32], id[16];
-	int n, m;
+	char line[128];
+	trace_time t = w->last;
+	int n;
+
+	if (!w->given && tw_now() > t)
+		t = tw_now();
+	n = trace_format_line(line, sizeof(line), t, w->node, "lost n=%llu\n",
+	    (unsigned long long)w->lost);
+	if (queue_line(w, line, (size_t)n) == 0)
+		w->lost = 0;
+}
+
+static void
+vevent(struct trace_writer *w, trace_time t, int given, unsigned node,
+    const char *fmt, va_list ap)
+{
+	char line[TRACE_LINE_MAX];
+	int n;
 
 	if (w == NULL)
 		return;
-	trace_format_time(t, ts, sizeof(ts));
-	if (node == 0)
-		strlcpy(id, "-", sizeof(id));
-	else
-		snprintf(id, sizeof(id), "%u", node);
-	if (w->lost > 0) {
-		n = snprintf(line, sizeof(line), "%s %s lost n=%llu\n", ts, id,
-		    (unsigned long long)w->lost);
-		if (queue_line(w, line, (size_t)n) == 0)
-			w->lost = 0;
-	}
-	n = snprintf(line, sizeof(line), "%s %s ", ts, id);
-	m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	if (m < 0 || (size_t)(n + m) >= sizeof(line) - 1 || w->lost > 0 ||
-	    queue_line(w, line, (size_t)(n + m)) == -1 ||
-	    queue_line(w, "\n", 1) == -1) {
+	w->node = node;
+	w->last = t;
+	w->given = given;
+	if (w->lost > 0)
+		report_lost(w);
+	/* One byte is kept for the newline. */
+	n = trace_vformat_line(line, sizeof(line) - 1, t, node, fmt, ap);
+	if (n < 0 || (size_t)n >= sizeof(line) - 1 || w->lost > 0) {
 		w->lost++;
 		w->lost_total++;
+	} else {
+		line[n++] = '\n';
+		if (queue_line(w, line, (size_t)n) == -1) {
+			w->lost++;
+			w->lost_total++;
+		}
 	}
 	tw_flush(w);
 }
@@ -194,7 +525,7 @@ tw_event(struct trace_writer *w, unsigned node, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vevent(w, tw_now(), node, fmt, ap);
+	vevent(w, tw_now(), 0, node, fmt, ap);
 	va_end(ap);
 }
 
@@ -205,31 +536,47 @@ tw_event_at(struct trace_writer *w, trace_time t, unsigned node,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vevent(w, t, node, fmt, ap);
+	vevent(w, t, 1, node, fmt, ap);
 	va_end(ap);
 }
 
+/*
+ * A socket is closed gracefully: the collector is told there is no more
+ * (shutdown) and its end awaited, so that it reads every line and does not
+ * take the exit line's absence for a crash.
+ */
 void
 tw_close(struct trace_writer *w, int timeout_ms)
 {
-	struct timespec start, now;
+	struct pollfd pfd;
+	int64_t end, left;
+	int wait;
 
 	if (w == NULL)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (tw_flush(w) != -1) {
-		struct pollfd pfd = { .fd = w->fd, .events = POLLOUT };
-		long spent;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		spent = (now.tv_sec - start.tv_sec) * 1000 +
-		    (now.tv_nsec - start.tv_nsec) / 1000000;
-		if (spent >= timeout_ms)
+	end = tw_mono() + (int64_t)timeout_ms * 1000000;
+	while (tw_flush(w) != -1 || (w->dest == D_SOCKET && w->qlen > 0)) {
+		if ((left = end - tw_mono()) <= 0)
 			break;
-		poll(&pfd, 1, (int)(timeout_ms - spent));
+		wait = tw_pollfd(w, &pfd);
+		if (wait == -1 || wait > left / 1000000)
+			wait = (int)(left / 1000000) + 1;
+		poll(&pfd, 1, wait);
+		tw_tick(w);
 	}
-	if (w->own)
+	if (w->dest == D_SOCKET && w->link == L_UP && w->qlen == 0 &&
+	    shutdown(w->fd, SHUT_WR) == 0) {
+		pfd.fd = w->fd;
+		pfd.events = POLLIN;
+		while ((left = end - tw_mono()) > 0 &&
+		    poll(&pfd, 1, (int)(left / 1000000) + 1) >= 0 &&
+		    read_acks(w) == 0)
+			;
+	}
+	if (w->fd != -1 && (w->own || w->dest == D_SOCKET))
 		close(w->fd);
+	if (w->ai != NULL)
+		freeaddrinfo(w->ai);
 	free(w->path);
 	free(w->q);
 	free(w);

@@ -209,18 +209,14 @@ trace(algo_time t, size_t node, const char *fmt, ...)
 static void
 trace(algo_time t, size_t node, const char *fmt, ...)
 {
-	char ts[64];
+	char l[TRACE_LINE_MAX];
 	va_list ap;
 
-	trace_format_time(t, ts, sizeof(ts));
-	if (node == SIZE_MAX)
-		printf("%s - ", ts);
-	else
-		printf("%s %u ", ts, nodes[node].id);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	trace_vformat_line(l, sizeof(l), t, node == SIZE_MAX ? 0 :
+	    nodes[node].id, fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	puts(l);
 }
 
 static void

@@ -78,17 +78,15 @@ clk(unsigned i)
 static void __attribute__((format(printf, 2, 3)))
 line(unsigned node, const char *fmt, ...)
 {
-	char t[32];
+	char l[TRACE_LINE_MAX];
 	va_list ap;
 
 	if (lines == limit)
 		exit(0);
-	trace_format_time(now, t, sizeof(t));
-	printf("%s %u ", t, node);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	trace_vformat_line(l, sizeof(l), now, node, fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	puts(l);
 	lines++;
 }
 

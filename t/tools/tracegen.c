@@ -38,15 +38,13 @@ rnd(unsigned n)
 static void __attribute__((format(printf, 2, 3)))
 line(unsigned node, const char *fmt, ...)
 {
-	char t[32];
+	char l[TRACE_LINE_MAX];
 	va_list ap;
 
-	trace_format_time(now, t, sizeof(t));
-	printf("%s %u ", t, node);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	trace_vformat_line(l, sizeof(l), now, node, fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	puts(l);
 	lines++;
 	now += 50000 + rnd(200000);	/* 50 to 250 us */
 }

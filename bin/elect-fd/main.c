@@ -1,0 +1,629 @@
+/*
+ * elect-fd: the heartbeat failure detector as a process.  Commands on
+ * stdin, DownSig on stdout, heartbeats over authenticated UDP; the
+ * detector itself is the pure core in lib/fd, this is its I/O shell.
+ */
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include <err.h>
+#include <limits.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "fd/fd.h"
+#include "net/cluster.h"
+#include "net/key.h"
+#include "trace/trace.h"
+#include "util/util.h"
+
+#define RECV_BATCH	16	/* datagrams read per wake-up, at most */
+
+struct opts {
+	const char	*cluster;
+	unsigned	 self;
+	const char	*key;
+	int		 insecure;
+	long long	 interval_ms;
+	long long	 timeout_ms;
+	double		 phi;
+	enum fd_mode	 mode;
+	const char	*trace;
+	const char	*watch;
+	int		 report_up;
+	uint64_t	 incarnation;
+};
+
+struct shell {
+	struct cluster	 c;
+	struct fd	*fd;
+	struct trace_writer *tw;
+	unsigned	 self;
+	int		 sock;
+	uint64_t	 send_errors;
+	char		 line[FD_CMD_LINE_MAX + 1];
+	size_t		 linelen;
+	int		 skipping;	/* discarding the rest of a long line */
+	unsigned long	 lineno;
+};
+
+static volatile sig_atomic_t got_term, got_hup, got_usr1;
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status == 0 ? stdout : stderr,
+	    "usage: elect-fd -f cluster -i id [-k keyfile | --insecure] "
+	    "[--interval ms]\n"
+	    "                [--timeout ms | --phi threshold] "
+	    "[--mode push|ping] [-t trace]\n"
+	    "                [--watch id,...] [--report-up] "
+	    "[--incarnation n]\n");
+	exit(status);
+}
+
+static double
+arg_phi(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || errno != 0 || !(v >= 1 && v <= 30))
+		errx(EXIT_USAGE, "--phi: \"%s\" is not a threshold (1 to 30)",
+		    s);
+	return v;
+}
+
+static void
+parse_opts(int argc, char *argv[], struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "cluster", required_argument, NULL, 'f' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "insecure", no_argument, NULL, 'I' },
+		{ "interval", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "phi", required_argument, NULL, 'P' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "report-up", no_argument, NULL, 'u' },
+		{ "incarnation", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "f:hi:k:t:V", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			o->cluster = optarg;
+			break;
+		case 'i':
+			o->self = arg_id(optarg, "-i");
+			break;
+		case 'k':
+			o->key = optarg;
+			break;
+		case 't':
+			o->trace = optarg;
+			break;
+		case 'I':
+			o->insecure = 1;
+			break;
+		case 'n':
+			o->interval_ms = arg_num(optarg, 1, 60000, "--interval");
+			break;
+		case 'T':
+			o->timeout_ms = arg_num(optarg, 2, 3600000, "--timeout");
+			break;
+		case 'P':
+			o->phi = arg_phi(optarg);
+			break;
+		case 'm':
+			if (strcmp(optarg, "push") == 0)
+				o->mode = FD_PUSH;
+			else if (strcmp(optarg, "ping") == 0)
+				o->mode = FD_PING;
+			else
+				errx(EXIT_USAGE, "--mode: \"%s\" is not push or "
+				    "ping", optarg);
+			break;
+		case 'w':
+			o->watch = optarg;
+			break;
+		case 'u':
+			o->report_up = 1;
+			break;
+		case 'N':
+			o->incarnation = (uint64_t)arg_num(optarg, 1, LLONG_MAX,
+			    "--incarnation");
+			break;
+		case 'h':
+			usage(0);
+		case 'V':
+			print_version();
+		default:
+			usage(EXIT_USAGE);
+		}
+	}
+	if (optind != argc)
+		errx(EXIT_USAGE, "unexpected argument \"%s\"", argv[optind]);
+	if (o->cluster == NULL || o->self == 0)
+		errx(EXIT_USAGE, "-f CLUSTER and -i ID are required");
+	if ((o->key == NULL) == !o->insecure)
+		errx(EXIT_USAGE, "give exactly one of -k KEYFILE and --insecure");
+	if (o->timeout_ms != 0 && o->phi != 0)
+		errx(EXIT_USAGE, "--timeout and --phi exclude each other");
+	if (o->phi == 0 && o->timeout_ms == 0)
+		o->timeout_ms = o->interval_ms * 4;
+	if (o->phi == 0 && o->timeout_ms <= o->interval_ms)
+		errx(EXIT_USAGE, "--timeout %lld must exceed --interval %lld",
+		    o->timeout_ms, o->interval_ms);
+}
+
+/* --watch 2,3,5: every id must be in the cluster. */
+static size_t
+parse_watch(const char *list, const struct cluster *c, unsigned *ids,
+    size_t max)
+{
+	char *copy, *s, *tok;
+	size_t n = 0;
+
+	if ((copy = s = strdup(list)) == NULL)
+		err(1, "strdup");
+	while ((tok = strsep(&s, ",")) != NULL) {
+		if (n == max)
+			errx(EXIT_USAGE, "--watch: more than %zu ids", max);
+		ids[n] = arg_id(tok, "--watch");
+		if (cluster_find(c, ids[n]) == NULL)
+			errx(EXIT_USAGE, "--watch: node %u is not in %s",
+			    ids[n], c->file);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+static void
+load(const struct opts *o, struct shell *sh, struct fd_config *cfg)
+{
+	const struct cluster_node *me;
+	char msg[1024];
+	size_t i;
+	int rc;
+
+	if (cluster_load(o->cluster, &sh->c, msg, sizeof(msg)) == -1)
+		errx(EXIT_USAGE, "%s", msg);
+	if ((me = cluster_find(&sh->c, o->self)) == NULL)
+		errx(EXIT_USAGE, "-i %u: no node %u in %s", o->self, o->self,
+		    o->cluster);
+	for (i = 0; i < sh->c.n; i++)
+		if (sh->c.nodes[i].addr.ss_family != me->addr.ss_family)
+			errx(EXIT_USAGE, "%s:%u: node %u has another address "
+			    "family than node %u", o->cluster,
+			    sh->c.nodes[i].line, sh->c.nodes[i].id, o->self);
+	memset(cfg, 0, sizeof(*cfg));
+	if (o->insecure) {
+		cfg->key.insecure = 1;
+		warnx("--insecure: datagrams are not authenticated");
+	} else if ((rc = key_load(o->key, cfg->key.k, msg,
+	    sizeof(msg))) == -1)
+		errx(EXIT_USAGE, "%s", msg);
+	else if (rc == 1)
+		warnx("%s", msg);
+}
+
+static void
+open_socket(struct shell *sh)
+{
+	const struct cluster_node *me = cluster_find(&sh->c, sh->self);
+	char ep[CLUSTER_HOST_MAX + 16];
+
+	cluster_endpoint(me, me->fd_port, ep, sizeof(ep));
+	sh->sock = socket(me->fd_addr.ss_family,
+	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (sh->sock == -1)
+		err(1, "socket");
+	if (bind(sh->sock, (const struct sockaddr *)&me->fd_addr,
+	    me->addrlen) == -1)
+		err(1, "bind %s", ep);
+}
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGUSR1)
+		got_usr1 = 1;
+	else
+		got_term = 1;
+}
+
+/* Signals wait blocked, and are taken only inside ppoll(). */
+static void
+set_signals(sigset_t *waitmask)
+{
+	struct sigaction sa;
+	sigset_t block;
+	int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&block);
+	for (i = 0; i < nitems(sigs); i++) {
+		sigaddset(&block, sigs[i]);
+		if (sigaction(sigs[i], &sa, NULL) == -1)
+			err(1, "sigaction");
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &block, waitmask) == -1)
+		err(1, "sigprocmask");
+	sigdelset(waitmask, SIGTERM);
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGHUP);
+	sigdelset(waitmask, SIGUSR1);
+}
+
+static void
+print_stats(const struct shell *sh, FILE *f)
+{
+	const struct fd_stats *st = fd_stats(sh->fd);
+	size_t i;
+
+	fprintf(f, "%s: sent=%llu recv=%llu dropped=%llu down=%llu up=%llu "
+	    "send-errors=%llu", getprogname(), (unsigned long long)st->sent,
+	    (unsigned long long)st->received,
+	    (unsigned long long)st->dropped, (unsigned long long)st->down,
+	    (unsigned long long)st->up,
+	    (unsigned long long)sh->send_errors);
+	for (i = 0; i < st->ndrops; i++)
+		fprintf(f, " %s=%llu", st->drops[i].why,
+		    (unsigned long long)st->drops[i].n);
+	fprintf(f, "\n");
+}
+
+static void __attribute__((noreturn))
+leave(struct shell *sh, const char *why, int status)
+{
+	const struct fd_stats *st = fd_stats(sh->fd);
+
+	tw_event(sh->tw, sh->self, "exit why=%s sent=%llu recv=%llu "
+	    "dropped=%llu", why, (unsigned long long)st->sent,
+	    (unsigned long long)st->received, (unsigned long long)st->dropped);
+	tw_close(sh->tw, 200);
+	fd_free(sh->fd);
+	cluster_free(&sh->c);
+	exit(status);
+}
+
+/* A signal line for the client; stdout is line-buffered. */
+static void
+signal_client(struct shell *sh, const char *what, unsigned id)
+{
+	/*
+	 * A client that stops reading blocks us here, and with us our
+	 * heartbeats: its peers then see this node as down, which it is.
+	 */
+	if (printf("%s %u\n", what, id) < 0 || fflush(stdout) == EOF) {
+		if (errno == EPIPE)
+			leave(sh, "stdout-closed", 0);
+		warn("stdout");
+		leave(sh, "error", 1);
+	}
+}
+
+static void
+carry_out(struct shell *sh)
+{
+	const struct cluster_node *n;
+	const struct fd_act *a;
+	size_t i, na;
+
+	a = fd_actions(sh->fd, &na);
+	for (i = 0; i < na; i++, a++) {
+		switch (a->kind) {
+		case FD_ACT_SEND:
+			n = cluster_find(&sh->c, a->peer);
+			if (sendto(sh->sock, a->buf, a->len, 0,
+			    (const struct sockaddr *)&n->fd_addr,
+			    n->addrlen) == -1)
+				sh->send_errors++;
+			break;
+		case FD_ACT_DOWN:
+			tw_event(sh->tw, sh->self, "fd op=down peer=%u",
+			    a->peer);
+			signal_client(sh, "down", a->peer);
+			break;
+		case FD_ACT_UP:
+			signal_client(sh, "up", a->peer);
+			break;
+		case FD_ACT_DROP:
+			if (a->peer == 0)
+				tw_event(sh->tw, sh->self, "drop from=- why=%s",
+				    a->why);
+			else
+				tw_event(sh->tw, sh->self,
+				    "drop from=%u why=%s", a->peer, a->why);
+			break;
+		}
+	}
+}
+
+static void
+command(struct shell *sh, const struct fd_cmd *c)
+{
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (cluster_find(&sh->c, c->ids[i]) == NULL) {
+			warnx("stdin:%lu: node %u is not in %s", sh->lineno,
+			    c->ids[i], sh->c.file);
+			return;
+		}
+	if ((why = fd_command(sh->fd, c, tw_mono())) != NULL) {
+		warnx("stdin:%lu: %s", sh->lineno, why);
+		return;
+	}
+	for (i = 0; i < c->n; i++)
+		tw_event(sh->tw, sh->self, "fd op=%s peer=%u",
+		    fd_op_name(c->op), c->ids[i]);
+	carry_out(sh);
+}
+
+static void
+one_line(struct shell *sh, const char *line, size_t len)
+{
+	struct fd_cmd c;
+	const char *why;
+	int rc;
+
+	sh->lineno++;
+	if ((rc = fd_cmd_parse(line, len, &c, &why)) == -1)
+		warnx("stdin:%lu: %s", sh->lineno, why);
+	else if (rc == 1)
+		command(sh, &c);
+}
+
+/* Whatever stdin has; complete lines are carried out. */
+static void
+read_commands(struct shell *sh)
+{
+	char *nl;
+	ssize_t n;
+	size_t used;
+
+	n = read(STDIN_FILENO, sh->line + sh->linelen,
+	    sizeof(sh->line) - sh->linelen);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n == -1) {
+		warn("stdin");
+		leave(sh, "error", 1);
+	}
+	if (n == 0)
+		leave(sh, "eof", 0);
+	sh->linelen += (size_t)n;
+	while ((nl = memchr(sh->line, '\n', sh->linelen)) != NULL) {
+		used = (size_t)(nl - sh->line);
+		if (sh->skipping)
+			sh->skipping = 0;
+		else
+			one_line(sh, sh->line, used);
+		memmove(sh->line, nl + 1, sh->linelen - used - 1);
+		sh->linelen -= used + 1;
+	}
+	if (sh->linelen == sizeof(sh->line)) {
+		if (!sh->skipping) {
+			sh->lineno++;
+			warnx("stdin:%lu: line too long", sh->lineno);
+		}
+		sh->skipping = 1;
+		sh->linelen = 0;
+	}
+}
+
+/* What the socket holds, a batch per system call, RECV_BATCH at most. */
+static void
+read_datagrams(struct shell *sh)
+{
+	/* One byte more than the largest datagram, to see an oversized one. */
+	static uint8_t buf[RECV_BATCH][WIRE_DGRAM_MAX + 1];
+	struct mmsghdr mm[RECV_BATCH];
+	struct iovec iov[RECV_BATCH];
+	int i, n;
+
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < RECV_BATCH; i++) {
+		iov[i].iov_base = buf[i];
+		iov[i].iov_len = sizeof(buf[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	if ((n = recvmmsg(sh->sock, mm, RECV_BATCH, MSG_DONTWAIT,
+	    NULL)) == -1) {
+		if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED)
+			return;
+		warn("recvmmsg");
+		leave(sh, "error", 1);
+	}
+	for (i = 0; i < n; i++) {
+		fd_datagram(sh->fd, buf[i], mm[i].msg_len, tw_mono());
+		carry_out(sh);
+	}
+}
+
+static void
+take_signals(struct shell *sh)
+{
+	if (got_term)
+		leave(sh, "signal", 0);
+	if (got_hup) {
+		got_hup = 0;
+		if (sh->tw != NULL && tw_reopen(sh->tw) == -1)
+			warn("reopening the trace");
+	}
+	if (got_usr1) {
+		got_usr1 = 0;
+		print_stats(sh, stderr);
+	}
+}
+
+/*
+ * One poll for everything: commands, datagrams, the detector's next
+ * deadline and the trace writer, which waits for its collector's
+ * acknowledgements, its end and the time to connect again.
+ */
+static void
+loop(struct shell *sh, const sigset_t *waitmask)
+{
+	struct pollfd pfd[3];
+	struct timespec ts, *tsp;
+	int64_t now, deadline, wait;
+	int ms;
+
+	for (;;) {
+		now = tw_mono();
+		if ((deadline = fd_deadline(sh->fd)) <= now) {
+			/* A heartbeat already queued came in time: take it. */
+			read_datagrams(sh);
+			now = tw_mono();
+			fd_tick(sh->fd, now);
+			carry_out(sh);
+			deadline = fd_deadline(sh->fd);
+		}
+		wait = deadline == INT64_MAX ? -1 :
+		    deadline > now ? deadline - now : 0;
+		ms = tw_pollfd(sh->tw, &pfd[2]);
+		if (ms != -1 && (wait == -1 || ms * FD_MS < wait))
+			wait = ms * FD_MS;
+		tsp = NULL;
+		if (wait != -1) {
+			ts.tv_sec = (time_t)(wait / TRACE_NS);
+			ts.tv_nsec = (long)(wait % TRACE_NS);
+			tsp = &ts;
+		}
+		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sh->sock, .events = POLLIN };
+		if (ppoll(pfd, nitems(pfd), tsp, waitmask) == -1 &&
+		    errno != EINTR) {
+			warn("ppoll");
+			leave(sh, "error", 1);
+		}
+		take_signals(sh);
+		if (pfd[1].revents & POLLIN)
+			read_datagrams(sh);
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
+			read_commands(sh);
+		tw_tick(sh->tw);
+	}
+}
+
+/*
+ * A closed standard descriptor would be taken by the socket: give it
+ * /dev/null instead (a closed stdin then reads as end of file).
+ */
+static void
+check_stdio(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) == -1 &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			exit(1);
+}
+
+/* Follow the parent: the kernel signals us when it dies. */
+static void
+follow_parent(void)
+{
+	pid_t parent = getppid();
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		err(1, "prctl");
+	if (getppid() != parent)	/* it died before we asked */
+		exit(0);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o = { .interval_ms = 50, .mode = FD_PUSH };
+	struct fd_config cfg;
+	struct shell sh;
+	unsigned *ids, watch[CLUSTER_NODES_MAX];
+	size_t nwatch;
+	sigset_t waitmask;
+	size_t i;
+
+	check_stdio();
+	follow_parent();
+	parse_opts(argc, argv, &o);
+	if (sodium_init() == -1)
+		errx(1, "sodium_init");
+	memset(&sh, 0, sizeof(sh));
+	sh.self = o.self;
+	load(&o, &sh, &cfg);
+	nwatch = o.watch == NULL ? 0 :
+	    parse_watch(o.watch, &sh.c, watch, nitems(watch));
+	if ((ids = calloc(sh.c.n, sizeof(*ids))) == NULL)
+		err(1, "calloc");
+	for (i = 0; i < sh.c.n; i++)
+		ids[i] = sh.c.nodes[i].id;
+	cfg.self = o.self;
+	cfg.ids = ids;
+	cfg.nids = sh.c.n;
+	cfg.mode = o.mode;
+	cfg.interval = o.interval_ms * FD_MS;
+	cfg.timeout = o.timeout_ms * FD_MS;
+	cfg.phi = o.phi;
+	cfg.report_up = o.report_up;
+	/* Without one from elect-node: microseconds of the real-time clock,
+	 * which grow across restarts as long as the clock is not set back. */
+	cfg.incarnation = o.incarnation != 0 ? o.incarnation :
+	    (uint64_t)(tw_now() / 1000);
+	if ((sh.fd = fd_new(&cfg)) == NULL)
+		errx(1, "cannot set up the detector");
+	sodium_memzero(&cfg.key, sizeof(cfg.key));
+	free(ids);
+	open_socket(&sh);
+	if (o.trace != NULL &&
+	    (sh.tw = tw_open(o.trace, STDERR_FILENO)) == NULL)
+		err(EXIT_USAGE, "-t %s", o.trace);
+	if (setvbuf(stdout, NULL, _IOLBF, 0) != 0)
+		err(1, "setvbuf");
+	set_signals(&waitmask);
+	tw_event(sh.tw, sh.self, "boot inc=%llu nodes=%zu mode=%s "
+	    "interval=%.3f %s=%.*f", (unsigned long long)cfg.incarnation,
+	    sh.c.n, o.mode == FD_PUSH ? "push" : "ping",
+	    (double)o.interval_ms / 1000, o.phi > 0 ? "phi" : "timeout",
+	    o.phi > 0 ? 1 : 3, o.phi > 0 ? o.phi :
+	    (double)o.timeout_ms / 1000);
+	for (i = 0; i < nwatch; i++) {
+		struct fd_cmd start = { .op = FD_OP_START, .n = 1 };
+
+		start.ids[0] = watch[i];
+		command(&sh, &start);
+	}
+	loop(&sh, &waitmask);
+}

@@ -1,0 +1,162 @@
+/*
+ * The commands of the control socket.  A command answers "ok KEY=VALUE
+ * ..." or "err WHY" on one line; adding one is one function and one line
+ * in the table.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "node.h"
+#include "util/util.h"
+
+#define WAIT_MS_MAX	(24 * 3600 * 1000)
+
+typedef void cmd_fn(struct node *, struct ctl_client *,
+    const struct ctl_req *);
+static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
+
+static const struct {
+	const char	*name;
+	int		 maxargs;
+	cmd_fn		*fn;
+} cmds[] = {
+	{ "help",	0,	cmd_help },
+	{ "status",	0,	cmd_status },
+	{ "wait-leader", 1,	cmd_wait_leader },
+};
+
+/* What a waiting request waits for. */
+enum { WAIT_NONE, WAIT_LEADER };
+
+static void
+cmd_help(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+{
+	char list[256] = "";
+	size_t i;
+
+	for (i = 0; i < nitems(cmds); i++) {
+		if (i > 0)
+			strlcat(list, ",", sizeof(list));
+		strlcat(list, cmds[i].name, sizeof(list));
+	}
+	ctl_reply(c, "ok version=%d commands=%s", CTL_VERSION, list);
+}
+
+/* "ok" and the status fields; returns whether this node leads. */
+static int
+reply_status(struct node *nd, struct ctl_client *c, algo_time now)
+{
+	struct algo_status st;
+	char grp[ALGO_ELID_STRLEN], ldr[8];
+
+	algo_query(nd->algo, now, &st);
+	ctl_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
+	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu%s%s",
+	    nd->self->id, algo_name(nd->opts->algo),
+	    trace_status_name(st.state.status),
+	    id_str(st.state.ldr, ldr, sizeof(ldr)),
+	    algo_elid_fmt(&st.state.grp, grp, sizeof(grp)),
+	    (unsigned long long)nd->inc, (double)(now - st.since) / 1e9,
+	    st.leader ? "leader" : st.state.status == ST_NORM ? "follower" :
+	    "none", (unsigned long long)nd->drops,
+	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
+	    st.extra[0] != '\0' ? " " : "", st.extra);
+	return st.leader;
+}
+
+static void
+cmd_status(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+{
+	reply_status(nd, c, mono_now());
+}
+
+static int
+leads(const struct node *nd, algo_time now)
+{
+	struct algo_status st;
+
+	algo_query(nd->algo, now, &st);
+	return st.leader;
+}
+
+/* wait-leader [MS]: the status, once this node leads; err timeout after
+ * MS milliseconds if given. */
+static void
+cmd_wait_leader(struct node *nd, struct ctl_client *c,
+    const struct ctl_req *req)
+{
+	char ms[16];
+	const char *errstr;
+	long long v = 0;
+	algo_time now = mono_now();
+
+	if (req->argc == 1) {
+		if (req->argv[0].n >= sizeof(ms)) {
+			ctl_reply(c, "err bad wait");
+			return;
+		}
+		memcpy(ms, req->argv[0].p, req->argv[0].n);
+		ms[req->argv[0].n] = '\0';
+		v = strtonum(ms, 1, WAIT_MS_MAX, &errstr);
+		if (errstr != NULL) {
+			ctl_reply(c, "err wait is %s (1 to %d ms)", errstr,
+			    WAIT_MS_MAX);
+			return;
+		}
+	}
+	if (leads(nd, now)) {
+		reply_status(nd, c, now);
+		return;
+	}
+	c->waiting = WAIT_LEADER;
+	c->deadline = v > 0 ? now + v * ALGO_MS : 0;
+}
+
+algo_time
+node_wake(struct node *nd, algo_time now)
+{
+	struct ctl_client *c;
+	algo_time next = -1;
+	int i;
+
+	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
+		c = &nd->ctl.clients[i];
+		if (c->fd == -1 || c->waiting == WAIT_NONE)
+			continue;
+		if (leads(nd, now))
+			reply_status(nd, c, now);
+		else if (c->deadline != 0 && now >= c->deadline)
+			ctl_reply(c, "err timeout");
+		else {
+			if (c->deadline != 0 &&
+			    (next == -1 || c->deadline - now < next))
+				next = c->deadline - now;
+			continue;
+		}
+		/* Answered: on to the requests that came after. */
+		c->waiting = WAIT_NONE;
+		ctl_lines(c, nd);
+		ctl_flush(c);
+	}
+	return next;
+}
+
+void
+node_command(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(cmds); i++) {
+		if (!ctl_str_eq(req->cmd, cmds[i].name))
+			continue;
+		if (req->argc > cmds[i].maxargs)
+			ctl_reply(c, "err %s takes %d argument%s",
+			    cmds[i].name, cmds[i].maxargs,
+			    cmds[i].maxargs == 1 ? "" : "s");
+		else
+			cmds[i].fn(nd, c, req);
+		return;
+	}
+	ctl_reply(c, "err unknown command %.*s", (int)req->cmd.n, req->cmd.p);
+}

@@ -1,0 +1,339 @@
+/*
+ * The node's life: set up the edge (state directory, pid file, cluster,
+ * socket, detector, control socket, trace), then one poll loop that feeds
+ * the core and carries out what it asks, until a signal or the detector's
+ * death ends it.
+ */
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libutil.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "node.h"
+#include "store/store.h"
+#include "util/util.h"
+
+#define PID_NAME	"pid"
+#define INC_NAME	"incarnation"
+
+algo_time
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (algo_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
+}
+
+void
+node_trace(struct node *nd, const char *fmt, ...)
+{
+	char line[TRACE_LINE_MAX];
+	va_list ap;
+
+	if (nd->tw == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	tw_event(nd->tw, nd->self->id, "%s", line);
+}
+
+static void
+open_state(struct node *nd)
+{
+	const struct node_opts *o = nd->opts;
+	char path[PATH_MAX];
+	pid_t other;
+
+	if ((nd->dirfd = store_open(o->statedir)) == -1)
+		err(EXIT_USAGE, "%s", o->statedir);
+	snprintf(path, sizeof(path), "%s/%s", o->statedir, PID_NAME);
+	if ((nd->pidfh = pidfile_open(path, 0600, &other)) == NULL) {
+		if (errno == EEXIST)
+			errx(EXIT_USAGE, "%s: node %u already runs here "
+			    "(pid %d)", o->statedir, o->id, (int)other);
+		err(EXIT_USAGE, "%s", path);
+	}
+	if (pidfile_write(nd->pidfh) == -1)
+		err(1, "%s", path);
+}
+
+/* Recovery begins: a new incarnation, in stable storage before use. */
+static void
+bump_incarnation(struct node *nd)
+{
+	if (store_bump(nd->dirfd, INC_NAME, &nd->inc) == -1)
+		err(EXIT_USAGE, "%s/%s", nd->opts->statedir, INC_NAME);
+}
+
+static void
+open_trace(struct node *nd)
+{
+	if (nd->opts->trace == NULL)
+		return;
+	if ((nd->tw = tw_open(nd->opts->trace, STDOUT_FILENO)) == NULL)
+		err(EXIT_USAGE, "-t %s", nd->opts->trace);
+}
+
+static int
+open_signals(void)
+{
+	sigset_t set;
+	int fd;
+
+	/* Writes to a control client or trace socket that left: EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
+	    (fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		err(1, "signalfd");
+	return fd;
+}
+
+static void
+start_detector(struct node *nd)
+{
+	const struct node_opts *o = nd->opts;
+	char id[16], inc[24], interval[24], timeout[24];
+	char *argv[16];
+	int n = 0;
+
+	snprintf(id, sizeof(id), "%u", o->id);
+	snprintf(inc, sizeof(inc), "%llu", (unsigned long long)nd->inc);
+	snprintf(interval, sizeof(interval), "%lld",
+	    timing_ms(o->timing.fd_interval));
+	snprintf(timeout, sizeof(timeout), "%lld",
+	    timing_ms(o->timing.fd_timeout));
+	argv[n++] = o->fd_cmd;
+	argv[n++] = "-f";
+	argv[n++] = (char *)o->cluster;
+	argv[n++] = "-i";
+	argv[n++] = id;
+	if (o->keyfile != NULL) {
+		argv[n++] = "-k";
+		argv[n++] = (char *)o->keyfile;
+	} else
+		argv[n++] = "--insecure";
+	argv[n++] = "--interval";
+	argv[n++] = interval;
+	argv[n++] = "--timeout";
+	argv[n++] = timeout;
+	argv[n++] = "--incarnation";
+	argv[n++] = inc;
+	argv[n] = NULL;
+	if (access(o->fd_cmd, X_OK) == -1)
+		err(EXIT_USAGE, "%s (the failure detector; see --fd-cmd)",
+		    o->fd_cmd);
+	if (fdc_start(&nd->fdc, argv) == -1)
+		err(1, "starting %s", o->fd_cmd);
+}
+
+static void
+setup(struct node *nd)
+{
+	char why[256];
+
+	if (cluster_load(nd->opts->cluster, &nd->cluster, why,
+	    sizeof(why)) == -1)
+		errx(EXIT_USAGE, "%s", why);
+	if ((nd->self = cluster_find(&nd->cluster, nd->opts->id)) == NULL)
+		errx(EXIT_USAGE, "%s: no node %u in this cluster",
+		    nd->opts->cluster, nd->opts->id);
+	net_key(nd);
+	open_state(nd);
+	net_open(nd);
+	bump_incarnation(nd);
+	core_boot(nd);
+	open_trace(nd);
+	if (ctl_listen(&nd->ctl, nd->dirfd, nd->opts->statedir) == -1)
+		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
+	nd->sigfd = open_signals();
+	start_detector(nd);
+}
+
+/* Says how the detector ended, for the operator and the trace. */
+static void
+detector_gone(struct node *nd, int status)
+{
+	/* Leaving already: a Ctrl-C reaches the detector too, say. */
+	if (nd->quit != QUIT_NO)
+		return;
+	if (WIFEXITED(status))
+		warnx("%s exited with status %d; stopping", nd->opts->fd_cmd,
+		    WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		warnx("%s killed by signal %d; stopping", nd->opts->fd_cmd,
+		    WTERMSIG(status));
+	nd->quit = QUIT_FD;
+}
+
+static void
+read_signals(struct node *nd)
+{
+	struct signalfd_siginfo si;
+	int status;
+
+	while (read(nd->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			nd->quit = si.ssi_signo == SIGTERM ? QUIT_TERM :
+			    QUIT_INT;
+			break;
+		case SIGHUP:
+			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)
+				warn("-t %s: reopening", nd->opts->trace);
+			break;
+		case SIGCHLD:
+			if (fdc_reaped(&nd->fdc, &status))
+				detector_gone(nd, status);
+			break;
+		}
+	}
+}
+
+static void
+on_down(void *arg, unsigned id)
+{
+	core_down(arg, id);
+}
+
+/* The pipes to the detector broke: it is gone, or stuck; stop. */
+void
+node_detector_failed(struct node *nd)
+{
+	if (errno == ENOBUFS)
+		warnx("%s: not reading its commands; stopping",
+		    nd->opts->fd_cmd);
+	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
+}
+
+enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_CLIENTS };
+
+static void
+loop(struct node *nd)
+{
+	struct pollfd pfd[P_CLIENTS + CTL_CLIENTS_MAX];
+	struct ctl_client *c;
+	struct timespec ts, *tsp;
+	algo_time now, wait, w;
+	int i, ms;
+
+	while (!nd->quit) {
+		now = mono_now();
+		wait = core_tick(nd, now);
+		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
+		pfd[P_TRACE].fd = -1;
+		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
+		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
+			wait = ms * ALGO_MS;
+		tsp = NULL;
+		if (wait >= 0) {
+			ts.tv_sec = wait / TRACE_NS;
+			ts.tv_nsec = wait % TRACE_NS;
+			tsp = &ts;
+		}
+		pfd[P_SIG].fd = nd->sigfd;
+		pfd[P_SIG].events = POLLIN;
+		pfd[P_UDP].fd = nd->udp;
+		pfd[P_UDP].events = POLLIN;
+		pfd[P_FDOUT].fd = nd->fdc.out;
+		pfd[P_FDOUT].events = POLLIN;
+		pfd[P_FDIN].fd = nd->fdc.olen > 0 ? nd->fdc.in : -1;
+		pfd[P_FDIN].events = POLLOUT;
+		pfd[P_CTL].fd = nd->ctl.fd;
+		pfd[P_CTL].events = POLLIN;
+		for (i = 0; i < CTL_CLIENTS_MAX; i++) {
+			c = &nd->ctl.clients[i];
+			pfd[P_CLIENTS + i].fd = c->fd;
+			pfd[P_CLIENTS + i].events =
+			    (c->closing || c->waiting ? 0 : POLLIN) |
+			    (c->outlen > 0 ? POLLOUT : 0);
+		}
+		if (ppoll(pfd, nitems(pfd), tsp, NULL) == -1) {
+			if (errno == EINTR)
+				continue;
+			err(1, "poll");
+		}
+		if (nd->tw != NULL)
+			tw_tick(nd->tw);
+		if (pfd[P_SIG].revents)
+			read_signals(nd);
+		if (pfd[P_UDP].revents)
+			net_read(nd);
+		if ((pfd[P_FDOUT].revents && !nd->quit &&
+		    fdc_read(&nd->fdc, on_down, nd) == -1) ||
+		    (pfd[P_FDIN].revents && fdc_flush(&nd->fdc) == -1))
+			node_detector_failed(nd);
+		if (pfd[P_CTL].revents)
+			ctl_accept(&nd->ctl);
+		for (i = 0; i < CTL_CLIENTS_MAX; i++)
+			if (pfd[P_CLIENTS + i].revents)
+				ctl_io(&nd->ctl, &nd->ctl.clients[i],
+				    pfd[P_CLIENTS + i].revents, nd);
+	}
+}
+
+static const char *
+quit_why(int quit)
+{
+	switch (quit) {
+	case QUIT_TERM:
+		return "sigterm";
+	case QUIT_INT:
+		return "sigint";
+	case QUIT_FD:
+		return "fd";
+	default:
+		return "error";
+	}
+}
+
+static void
+teardown(struct node *nd)
+{
+	if (nd->quit == QUIT_TERM || nd->quit == QUIT_INT)
+		core_leave(nd);
+	node_trace(nd, "exit why=%s", quit_why(nd->quit));
+	fdc_stop(&nd->fdc, FDC_STOP_MS);
+	ctl_close(&nd->ctl);
+	core_free(nd);
+	net_close(nd);
+	close(nd->sigfd);
+	pidfile_remove(nd->pidfh);
+	close(nd->dirfd);
+	tw_close(nd->tw, TRACE_CLOSE_MS);
+	cluster_free(&nd->cluster);
+}
+
+int
+node_run(const struct node_opts *o)
+{
+	struct node nd;
+
+	memset(&nd, 0, sizeof(nd));
+	nd.opts = o;
+	nd.udp = nd.sigfd = nd.dirfd = -1;
+	setup(&nd);
+	core_start(&nd);
+	loop(&nd);
+	teardown(&nd);
+	return nd.quit == QUIT_TERM || nd.quit == QUIT_INT ? 0 : 1;
+}

@@ -1,0 +1,607 @@
+/*
+ * elect-trace collect: one trace from many nodes.  A single poll loop
+ * serves every connection, reading at most one block from each per round,
+ * so that no sender can hold up the others.  Lines are written as they
+ * come, or with -d held in a reorder buffer until they are that old; a
+ * sender's lines are acknowledged once written.
+ */
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LIBBSD_OPENBSD_VIS
+#include <vis.h>
+
+#include "collect/collect.h"
+#include "collect/hold.h"
+#include "util/util.h"
+
+#include "elect-trace.h"
+
+#define BLOCK		(64 * 1024)
+#define REPORT_MAX	10	/* bad lines reported per connection */
+#define DRAIN_MAX	(1024 * 1024)	/* read from each at the end, at most */
+#define HOLD_MAX	(64 * 1024 * 1024)	/* bytes in the reorder buffer */
+#define LATE_MAX	10	/* late lines reported */
+#define ACCEPT_MAX	64	/* connections taken per round */
+#define CONN_MAX	4096	/* at once; more wait in the backlog */
+
+struct conn {
+	int		 fd;		/* -1: ended, lines still held */
+	char		 peer[96];
+	unsigned long	 acked;
+	unsigned long	 held;		/* lines in the reorder buffer */
+	struct collect_conn c;
+};
+
+struct out {
+	const char	*path;		/* NULL: stdout */
+	int		 fd;
+	char		*buf;
+	size_t		 len, cap;
+};
+
+static volatile sig_atomic_t quit, hup;
+static char *unlink_path;	/* our unix socket, removed on the way out */
+
+static void
+remove_socket(void)
+{
+	if (unlink_path != NULL)
+		unlink(unlink_path);
+	free(unlink_path);
+	unlink_path = NULL;
+}
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		hup = 1;
+	else
+		quit = 1;
+}
+
+static void
+out_flush(struct out *o)
+{
+	size_t off = 0;
+
+	while (off < o->len) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+
+		if (n == -1) {
+			struct pollfd pfd = { .fd = o->fd, .events = POLLOUT };
+
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				poll(&pfd, 1, -1);
+				continue;
+			}
+			err(1, "%s", o->path ? o->path : "stdout");
+		}
+		off += (size_t)n;
+	}
+	o->len = 0;
+}
+
+static void
+out_line(void *arg, const char *line, size_t len)
+{
+	struct out *o = arg;
+
+	if (o->cap - o->len < len + 1)
+		out_flush(o);
+	memcpy(o->buf + o->len, line, len);
+	o->buf[o->len + len] = '\n';
+	o->len += len + 1;
+}
+
+static int
+out_open(struct out *o)
+{
+	int fd;
+
+	if (o->path == NULL)
+		return STDOUT_FILENO;
+	fd = open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd == -1)
+		return -1;
+	return fd;
+}
+
+static void
+out_reopen(struct out *o)
+{
+	int fd;
+
+	if (o->path == NULL)
+		return;
+	if ((fd = out_open(o)) == -1) {
+		warn("%s", o->path);	/* keep writing where we were */
+		return;
+	}
+	close(o->fd);
+	o->fd = fd;
+}
+
+struct state {
+	struct collector *col;
+	struct out	  out;
+	struct conn	**conns;
+	size_t		  nconns, capconns;
+	char		 *block;
+	struct hold	 *hold;		/* NULL without -d */
+	trace_time	  last;		/* latest time written from it */
+	unsigned long	  late;
+};
+
+/* What the callbacks of the collector core are given. */
+struct ctx {
+	struct state	*st;
+	struct conn	*conn;
+	int		 own;		/* lines are the collector's (crash) */
+};
+
+static void
+emit(void *arg, trace_time t, const char *line, size_t len)
+{
+	struct ctx *ctx = arg;
+
+	if (ctx->st->hold == NULL) {
+		out_line(&ctx->st->out, line, len);
+		return;
+	}
+	if (hold_put(ctx->st->hold, t, line, len, ctx->own ? NULL :
+	    ctx->conn) == -1)
+		err(1, NULL);
+	if (!ctx->own)
+		ctx->conn->held++;
+}
+
+/* Says who sent a bad line, escaped so that it cannot play the terminal. */
+static void
+report(void *arg, unsigned long lineno, const char *why, const char *line,
+    size_t len)
+{
+	struct conn *cn = ((struct ctx *)arg)->conn;
+	char shown[4 * 48 + 1];
+
+	if (cn->c.bad > REPORT_MAX + 1)
+		return;
+	if (cn->c.bad == REPORT_MAX + 1) {
+		warnx("%s: more bad lines; not reported", cn->peer);
+		return;
+	}
+	strvisx(shown, line, len > 48 ? 48 : len, VIS_CSTYLE | VIS_TAB |
+	    VIS_NL | VIS_OCTAL);
+	warnx("%s: line %lu: %s: \"%s%s\"", cn->peer, lineno, why, shown,
+	    len > 48 ? "..." : "");
+}
+
+static void
+send_ack(struct conn *cn)
+{
+	char a[32];
+	int n;
+
+	unsigned long done = cn->c.lines - cn->held;
+
+	if (cn->fd == -1 || cn->acked == done)
+		return;
+	n = snprintf(a, sizeof(a), "ack %lu\n", done);
+	/* A full buffer means the sender reads no acks: skip, never wait. */
+	if (send(cn->fd, a, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n)
+		cn->acked = done;
+}
+
+static void
+peer_name(int fd, const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN], serv[8];
+	struct ucred uc;
+	socklen_t ulen = sizeof(uc);
+
+	if (ss->ss_family == AF_UNIX) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ulen) == 0)
+			snprintf(buf, len, "unix peer pid %ld", (long)uc.pid);
+		else
+			snprintf(buf, len, "unix peer fd %d", fd);
+		return;
+	}
+	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
+	    sizeof(host), serv, sizeof(serv), NI_NUMERICHOST |
+	    NI_NUMERICSERV) != 0)
+		snprintf(buf, len, "tcp peer fd %d", fd);
+	else if (ss->ss_family == AF_INET6)
+		snprintf(buf, len, "tcp peer [%s]:%s", host, serv);
+	else
+		snprintf(buf, len, "tcp peer %s:%s", host, serv);
+}
+
+/*
+ * Listens on unix:PATH.  The socket is bound to a name of its own and
+ * renamed into place once it listens, so that no client ever finds a
+ * socket that refuses it; a stale one, left by a dead collector, is
+ * replaced, a live one is an error.
+ */
+static int
+listen_unix(const char *addr)
+{
+	struct sockaddr_un sun, tmp = { .sun_family = AF_UNIX };
+	const char *path = addr + 5;
+	struct stat sb;
+	int s;
+
+	if (trace_addr_unix(addr, &sun) == -1 ||
+	    (size_t)snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%ld",
+	    path, (long)getpid()) >= sizeof(tmp.sun_path))
+		errx(EXIT_USAGE, "-l %s: bad or too long socket path", addr);
+	if (lstat(path, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode))
+			errx(1, "%s: exists and is not a socket", path);
+		if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+			err(1, "socket");
+		if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+			errx(1, "%s: a collector is already listening", addr);
+		close(s);
+	}
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(1, "socket");
+	unlink(tmp.sun_path);
+	if (bind(s, (struct sockaddr *)&tmp, sizeof(tmp)) == -1 ||
+	    listen(s, 128) == -1)
+		err(1, "%s", tmp.sun_path);
+	if (rename(tmp.sun_path, path) == -1) {
+		unlink(tmp.sun_path);
+		err(1, "%s", path);
+	}
+	if ((unlink_path = strdup(path)) == NULL)
+		err(1, NULL);
+	atexit(remove_socket);
+	return s;
+}
+
+/* Listens on tcp:HOST:PORT. */
+static int
+listen_tcp(const char *addr)
+{
+	struct addrinfo *ai;
+	const char *why;
+	int s, one = 1;
+
+	if (trace_addr_tcp(addr, 1, &ai, &why) == -1)
+		errx(EXIT_USAGE, "-l %s: %s", addr, why);
+	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+	if (s == -1)
+		err(1, "socket");
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, ai->ai_addr, ai->ai_addrlen) == -1 || listen(s, 128) == -1)
+		err(1, "%s", addr);
+	freeaddrinfo(ai);
+	return s;
+}
+
+static int
+listen_on(const char *addr)
+{
+	int s;
+
+	if (strncmp(addr, "unix:", 5) == 0)
+		s = listen_unix(addr);
+	else if (strncmp(addr, "tcp:", 4) == 0)
+		s = listen_tcp(addr);
+	else
+		errx(EXIT_USAGE, "-l %s: expected unix:PATH or tcp:HOST:PORT",
+		    addr);
+	if (fcntl(s, F_SETFL, O_NONBLOCK) == -1)
+		err(1, "fcntl");
+	return s;
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* One new connection; -1 when there is none to take now. */
+static int
+accept_one(struct state *st, int ls, int *paused)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(ss);
+	struct conn *cn, **nc;
+	int fd;
+
+	fd = accept4(ls, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC);
+	if (fd == -1) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM ||
+		    errno == ENOBUFS)
+			*paused = 1;	/* let connections end first */
+		return -1;
+	}
+	if (st->nconns == st->capconns) {
+		size_t cap = st->capconns ? st->capconns * 2 : 16;
+
+		if ((nc = reallocarray(st->conns, cap, sizeof(*nc))) == NULL) {
+			close(fd);
+			*paused = 1;
+			return -1;
+		}
+		st->conns = nc;
+		st->capconns = cap;
+	}
+	if ((cn = malloc(sizeof(*cn))) == NULL) {
+		close(fd);
+		*paused = 1;
+		return -1;
+	}
+	cn->fd = fd;
+	cn->acked = cn->held = 0;
+	collect_conn_init(&cn->c);
+	peer_name(fd, &ss, cn->peer, sizeof(cn->peer));
+	st->conns[st->nconns++] = cn;
+	return 0;
+}
+
+/*
+ * Writes the held lines that are due (all of them if ALL), then
+ * acknowledges what was written.  A line that comes after later ones were
+ * written is written all the same, and reported.
+ */
+static void
+release(struct state *st, int all)
+{
+	struct hold_line *l;
+	trace_time now = tw_now();
+	size_t i;
+
+	if (st->hold == NULL)
+		return;
+	while ((l = hold_take(st->hold, now, all)) != NULL) {
+		struct conn *cn = l->tag;
+
+		if (l->t < st->last && ++st->late <= LATE_MAX)
+			warnx("%s: a line %.3f s late for -d; written out of "
+			    "order%s", cn ? cn->peer : "collector",
+			    (double)(st->last - l->t) / TRACE_NS,
+			    st->late == LATE_MAX ? " (more not reported)" : "");
+		if (l->t > st->last)
+			st->last = l->t;
+		out_line(&st->out, l->line, l->len);
+		if (cn != NULL && --cn->held == 0 && cn->fd == -1)
+			free(cn);
+		free(l);
+	}
+	out_flush(&st->out);
+	for (i = 0; i < st->nconns; i++)
+		send_ack(st->conns[i]);
+}
+
+static void
+end_conn(struct state *st, size_t i, enum collect_end how)
+{
+	struct conn *cn = st->conns[i];
+	struct ctx ctx = { st, cn, 1 };
+	struct collect_out co = { emit, report, &ctx };
+
+	collect_end(st->col, &cn->c, how, tw_now(), &co);
+	if (st->hold == NULL)
+		out_flush(&st->out);
+	send_ack(cn);
+	if (cn->c.bad > REPORT_MAX)
+		warnx("%s: %lu bad lines in all", cn->peer, cn->c.bad);
+	close(cn->fd);
+	cn->fd = -1;
+	st->conns[i] = st->conns[--st->nconns];
+	if (cn->held == 0)
+		free(cn);	/* else when its last line is written */
+}
+
+/* One block from connection I; -1 at its end. */
+static int
+read_conn(struct state *st, size_t i)
+{
+	struct conn *cn = st->conns[i];
+	struct ctx ctx = { st, cn, 0 };
+	struct collect_out co = { emit, report, &ctx };
+	ssize_t n;
+
+	while ((n = read(cn->fd, st->block, BLOCK)) == -1 && errno == EINTR)
+		;
+	if (n == -1 && errno == EAGAIN)
+		return 0;
+	if (n <= 0)
+		return -1;
+	collect_data(st->col, &cn->c, st->block, (size_t)n, &co);
+	if (st->hold == NULL) {
+		out_flush(&st->out);
+		send_ack(cn);
+	}
+	return 0;
+}
+
+/* Leaving: what the senders already sent is read and written, but nobody
+ * is said to have crashed. */
+static void
+shut_down(struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nconns; i++) {
+		struct conn *cn = st->conns[i];
+		struct ctx ctx = { st, cn, 0 };
+		struct collect_out co = { emit, report, &ctx };
+		size_t got = 0;
+		ssize_t n;
+
+		while (got < DRAIN_MAX &&
+		    (n = read(cn->fd, st->block, BLOCK)) > 0) {
+			collect_data(st->col, &cn->c, st->block, (size_t)n,
+			    &co);
+			got += (size_t)n;
+		}
+	}
+	release(st, 1);
+	out_flush(&st->out);
+	while (st->nconns > 0)
+		end_conn(st, st->nconns - 1, CE_SHUTDOWN);
+	if (st->late > 0)
+		warnx("%lu lines written out of order (-d too short)",
+		    st->late);
+}
+
+/* How long poll may wait: until the next held line is due. */
+static struct timespec *
+timeout(struct state *st, int paused, struct timespec *ts)
+{
+	trace_time wait = paused ? TRACE_NS / 10 : -1, due;
+
+	if (st->hold != NULL && (due = hold_due(st->hold)) != INT64_MAX) {
+		due -= tw_now();
+		if (due < 0)
+			due = 0;
+		if (wait == -1 || due < wait)
+			wait = due;
+	}
+	if (wait == -1)
+		return NULL;
+	ts->tv_sec = wait / TRACE_NS;
+	ts->tv_nsec = wait % TRACE_NS;
+	return ts;
+}
+
+static void
+serve(struct state *st, int ls)
+{
+	struct pollfd *pfd = NULL;
+	size_t cap = 0, i, n;
+	sigset_t block, old;
+	int paused = 0;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	while (!quit) {
+		struct timespec ts;
+
+		if (hup) {
+			hup = 0;
+			out_reopen(&st->out);
+		}
+		if (cap < st->nconns + 1) {
+			cap = (st->nconns + 1) * 2;
+			if ((pfd = reallocarray(pfd, cap, sizeof(*pfd))) == NULL)
+				err(1, NULL);
+		}
+		pfd[0].fd = paused || st->nconns >= CONN_MAX ? -1 : ls;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < st->nconns; i++) {
+			pfd[i + 1].fd = st->conns[i]->fd;
+			pfd[i + 1].events = POLLIN;
+		}
+		n = st->nconns;
+		if (ppoll(pfd, n + 1, timeout(st, paused, &ts), &old) == -1) {
+			if (errno == EINTR)
+				continue;
+			err(1, "poll");
+		}
+		paused = 0;
+		/* Backwards: end_conn() moves the last connection to i. */
+		for (i = n; i > 0; i--)
+			if (pfd[i].revents != 0 && read_conn(st, i - 1) == -1)
+				end_conn(st, i - 1, CE_EOF);
+		for (i = 0; i < ACCEPT_MAX && !paused && st->nconns < CONN_MAX &&
+		    (pfd[0].revents & POLLIN); i++)
+			if (accept_one(st, ls, &paused) == -1)
+				break;
+		release(st, 0);
+	}
+	free(pfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int
+cmd_collect(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct state st = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *addr = NULL;
+	trace_time delay = 0;
+	int ch, ls;
+
+	while ((ch = getopt_long(argc, argv, "d:hl:o:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			delay = arg_seconds(optarg, "-d");
+			break;
+		case 'l':
+			addr = optarg;
+			break;
+		case 'o':
+			st.out.path = optarg;
+			break;
+		case 'h':
+			usage("collect", 0);
+		default:
+			usage("collect", EXIT_USAGE);
+		}
+	}
+	if (addr == NULL || optind != argc)
+		usage("collect", EXIT_USAGE);
+	if ((st.out.fd = out_open(&st.out)) == -1)
+		err(EXIT_USAGE, "%s", st.out.path);
+	st.out.cap = BLOCK + TRACE_LINE_MAX;
+	if ((st.out.buf = malloc(st.out.cap)) == NULL ||
+	    (st.block = malloc(BLOCK)) == NULL ||
+	    (st.col = collect_new()) == NULL ||
+	    (delay > 0 && (st.hold = hold_new(delay, HOLD_MAX)) == NULL))
+		err(1, NULL);
+	raise_nofile();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	ls = listen_on(addr);
+	serve(&st, ls);
+	close(ls);
+	remove_socket();
+	shut_down(&st);
+	free(st.conns);
+	free(st.block);
+	free(st.out.buf);
+	collect_free(st.col);
+	hold_free(st.hold);
+	return 0;
+}

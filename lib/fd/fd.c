@@ -1,0 +1,562 @@
+/* The failure-detector core: see fd.h for what it promises. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "fd/fd.h"
+
+const struct wire_proto fd_wire = { WIRE_MAGIC_FD, FD_MSG_MAX };
+
+/* Inter-arrival times of one peer's heartbeats, for phi accrual. */
+struct phi {
+	size_t		 n, next;
+	int64_t		 s[FD_PHI_WINDOW];
+};
+
+struct peer {
+	unsigned	 id;
+	struct wire_window win;		/* what it sent us */
+	uint64_t	 tx_seq;	/* last seq we sent it */
+
+	/* Our monitoring of it. */
+	int		 monitored;
+	int		 reported;	/* down written since the latest start */
+	int		 beat;		/* last_heard is a heartbeat, not a start */
+	int64_t		 last_heard;
+	int64_t		 limit;		/* silence that makes it down */
+	int64_t		 last_probe;	/* push: MONITOR; ping: PING */
+	uint64_t	 start_seq;	/* ping: PONGs answer later PINGs only */
+	struct phi	*phi;
+
+	/* Its monitoring of us (push), and our pretence towards it. */
+	int		 subscribed;
+	int64_t		 sub_interval;
+	int64_t		 sub_until;
+	int64_t		 next_alive;
+	int		 dead_to;
+};
+
+struct fd {
+	struct fd_config cfg;
+	double		 score;		/* phi: standard score of the threshold */
+	struct peer	*peers;		/* sorted by id */
+	size_t		 npeers;
+	struct fd_act	*out;
+	size_t		 nout, capout;
+	struct fd_stats	 stats;
+};
+
+static int64_t
+min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t
+max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+double
+fd_phi_score(double threshold)
+{
+	double lo = -10, hi = 40, mid;
+	int i;
+
+	/* -log10(1 - F(y)) grows with y: bisect for the threshold. */
+	for (i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (-log10(0.5 * erfc(mid / sqrt(2))) < threshold)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+static int
+cmp_peer(const void *a, const void *b)
+{
+	const struct peer *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static struct peer *
+peer(const struct fd *fd, unsigned id)
+{
+	struct peer key = { .id = id };
+
+	return bsearch(&key, fd->peers, fd->npeers, sizeof(key), cmp_peer);
+}
+
+/*
+ * Phi's limit from the window, or from the configured interval while the
+ * window is short.  The deviation is kept at half an interval or more, so
+ * that a quiet network does not make the detector twitchy: with the
+ * default threshold of 8 the limit is then about 3.8 intervals.
+ */
+static int64_t
+phi_limit(const struct fd *fd, const struct phi *ph)
+{
+	double mean = (double)fd->cfg.interval, var = 0, sd, d;
+	size_t i;
+
+	if (ph->n >= FD_PHI_MIN) {
+		for (mean = 0, i = 0; i < ph->n; i++)
+			mean += (double)ph->s[i];
+		mean /= (double)ph->n;
+		for (i = 0; i < ph->n; i++) {
+			d = (double)ph->s[i] - mean;
+			var += d * d;
+		}
+		var /= (double)(ph->n - 1);
+	}
+	sd = fmax(sqrt(var), (double)fd->cfg.interval / 2);
+	return (int64_t)fmin(mean + sd * fd->score, (double)FD_LEASE_MAX);
+}
+
+static void
+set_limit(const struct fd *fd, struct peer *p)
+{
+	p->limit = p->phi != NULL ? phi_limit(fd, p->phi) : fd->cfg.timeout;
+}
+
+struct fd *
+fd_new(const struct fd_config *cfg)
+{
+	struct fd *fd;
+	size_t i;
+
+	if (cfg->interval < FD_INTERVAL_MIN || cfg->interval > FD_INTERVAL_MAX ||
+	    (cfg->phi <= 0 && cfg->timeout <= cfg->interval) ||
+	    cfg->nids == 0 || cfg->self == 0)
+		return NULL;
+	if ((fd = calloc(1, sizeof(*fd))) == NULL)
+		return NULL;
+	fd->cfg = *cfg;
+	fd->cfg.ids = NULL;
+	if (cfg->phi > 0)
+		fd->score = fd_phi_score(cfg->phi);
+	if ((fd->peers = calloc(cfg->nids, sizeof(*fd->peers))) == NULL)
+		goto fail;
+	fd->npeers = cfg->nids;
+	for (i = 0; i < fd->npeers; i++) {
+		fd->peers[i].id = cfg->ids[i];
+		if (cfg->phi > 0 && (fd->peers[i].phi =
+		    calloc(1, sizeof(struct phi))) == NULL)
+			goto fail;
+		set_limit(fd, &fd->peers[i]);
+	}
+	qsort(fd->peers, fd->npeers, sizeof(*fd->peers), cmp_peer);
+	return fd;
+fail:
+	fd_free(fd);
+	return NULL;
+}
+
+void
+fd_free(struct fd *fd)
+{
+	size_t i;
+
+	if (fd == NULL)
+		return;
+	for (i = 0; fd->peers != NULL && i < fd->npeers; i++)
+		free(fd->peers[i].phi);
+	free(fd->peers);
+	free(fd->out);
+	sodium_memzero(&fd->cfg.key, sizeof(fd->cfg.key));
+	free(fd);
+}
+
+/* A new action, or NULL when memory runs out (the action is lost). */
+static struct fd_act *
+act(struct fd *fd, enum fd_act_kind kind, unsigned id)
+{
+	struct fd_act *a;
+	size_t cap;
+
+	if (fd->nout == fd->capout) {
+		cap = fd->capout == 0 ? 16 : fd->capout * 2;
+		if ((a = reallocarray(fd->out, cap, sizeof(*a))) == NULL)
+			return NULL;
+		fd->out = a;
+		fd->capout = cap;
+	}
+	a = &fd->out[fd->nout++];
+	a->kind = kind;
+	a->peer = id;
+	a->why = NULL;
+	a->len = 0;
+	return a;
+}
+
+static void
+send_msg(struct fd *fd, struct peer *p, enum fd_msg type,
+    const uint8_t *payload, size_t len)
+{
+	struct wire_msg m = {
+		.type = (uint8_t)type,
+		.from = (uint16_t)fd->cfg.self,
+		.to = (uint16_t)p->id,
+		.inc = fd->cfg.incarnation,
+		.seq = p->tx_seq + 1,
+		.payload = payload,
+		.len = len,
+	};
+	struct fd_act *a;
+
+	if ((a = act(fd, FD_ACT_SEND, p->id)) == NULL)
+		return;
+	if ((a->len = wire_encode(&fd->cfg.key, &fd_wire, &m, a->buf,
+	    sizeof(a->buf))) == 0) {
+		fd->nout--;
+		return;
+	}
+	p->tx_seq++;
+	fd->stats.sent++;
+}
+
+/* The period of MONITOR requests while a peer is heard. */
+static int64_t
+refresh(const struct fd *fd)
+{
+	return max64(FD_REFRESH * fd->cfg.interval, 1000 * FD_MS);
+}
+
+static void
+send_monitor(struct fd *fd, struct peer *p)
+{
+	int64_t lease = 3 * refresh(fd);
+	uint8_t pl[8];
+
+	wire_put32(pl, (uint32_t)(fd->cfg.interval / 1000));
+	wire_put32(pl + 4, (uint32_t)(min64(lease, FD_LEASE_MAX) / FD_MS));
+	send_msg(fd, p, FD_MSG_MONITOR, pl, sizeof(pl));
+}
+
+static void
+drop(struct fd *fd, unsigned from, const char *why)
+{
+	struct fd_act *a;
+	size_t i;
+
+	fd->stats.dropped++;
+	for (i = 0; i < fd->stats.ndrops; i++)
+		if (strcmp(fd->stats.drops[i].why, why) == 0)
+			break;
+	if (i == fd->stats.ndrops && i < sizeof(fd->stats.drops) / sizeof(fd->stats.drops[0]))
+		fd->stats.drops[fd->stats.ndrops++].why = why;
+	if (i < fd->stats.ndrops)
+		fd->stats.drops[i].n++;
+	if ((a = act(fd, FD_ACT_DROP, from)) != NULL)
+		a->why = why;
+}
+
+static void
+start(struct fd *fd, struct peer *p, int64_t now)
+{
+	/*
+	 * A peer we hear already keeps its silence so far: counting afresh
+	 * from a restart would add a whole timeout to every election that
+	 * restarts monitoring.  Stoller's accuracy still holds, since a
+	 * peer silent for the limit is down after this start as well.
+	 */
+	if (!p->monitored || !p->beat) {
+		p->beat = 0;
+		p->last_heard = now;
+	}
+	p->monitored = 1;
+	p->reported = 0;
+	p->start_seq = p->tx_seq;
+	set_limit(fd, p);
+	/* Ask at once: the first heartbeat comes one round trip later. */
+	if (fd->cfg.mode == FD_PUSH)
+		send_monitor(fd, p);
+	else
+		send_msg(fd, p, FD_MSG_PING, NULL, 0);
+	p->last_probe = now;
+}
+
+static void
+stop(struct fd *fd, struct peer *p)
+{
+	if (p->monitored && fd->cfg.mode == FD_PUSH)
+		send_msg(fd, p, FD_MSG_UNMONITOR, NULL, 0);
+	p->monitored = 0;
+	p->reported = 0;
+}
+
+static void	due(struct fd *, int64_t);
+
+const char *
+fd_command(struct fd *fd, const struct fd_cmd *c, int64_t now)
+{
+	struct peer *p;
+	size_t i;
+
+	fd->nout = 0;
+	for (i = 0; i < c->n; i++)
+		if (peer(fd, c->ids[i]) == NULL)
+			return "unknown node";
+	for (i = 0; i < c->n; i++) {
+		p = peer(fd, c->ids[i]);
+		if (p->id == fd->cfg.self)
+			continue;	/* up as long as we run */
+		switch (c->op) {
+		case FD_OP_START:
+			start(fd, p, now);
+			break;
+		case FD_OP_STOP:
+			stop(fd, p);
+			break;
+		case FD_OP_PLAYDEAD:
+			p->dead_to = 1;
+			break;
+		case FD_OP_PLAYALIVE:
+			/* A subscriber hears from us at once. */
+			if (p->dead_to && p->subscribed)
+				p->next_alive = now;
+			p->dead_to = 0;
+			break;
+		}
+	}
+	due(fd, now);
+	return NULL;
+}
+
+static void
+phi_sample(struct phi *ph, int64_t gap)
+{
+	ph->s[ph->next] = gap;
+	ph->next = (ph->next + 1) % FD_PHI_WINDOW;
+	if (ph->n < FD_PHI_WINDOW)
+		ph->n++;
+}
+
+/* A sign of life from P. */
+static void
+heard(struct fd *fd, struct peer *p, int64_t now)
+{
+	if (!p->monitored)
+		return;
+	/* A gap that ended a report is an outage, not an inter-arrival. */
+	if (p->phi != NULL && p->beat && !p->reported) {
+		phi_sample(p->phi, now - p->last_heard);
+		set_limit(fd, p);
+	}
+	p->beat = 1;
+	p->last_heard = now;
+	if (p->reported && fd->cfg.report_up) {
+		p->reported = 0;
+		fd->stats.up++;
+		act(fd, FD_ACT_UP, p->id);
+	}
+}
+
+static const char *
+on_monitor(struct fd *fd, struct peer *p, const struct wire_msg *m,
+    int64_t now)
+{
+	int64_t interval, lease;
+
+	if (m->len != 8)
+		return "bad-payload";
+	interval = (int64_t)wire_get32(m->payload) * 1000;
+	lease = (int64_t)wire_get32(m->payload + 4) * FD_MS;
+	if (interval < FD_INTERVAL_MIN || interval > FD_INTERVAL_MAX ||
+	    lease < interval || lease > FD_LEASE_MAX)
+		return "bad-payload";
+	if (!p->subscribed)
+		p->next_alive = now;
+	p->subscribed = 1;
+	p->sub_interval = interval;
+	p->sub_until = now + lease;
+	return NULL;
+}
+
+static const char *
+on_pong(struct fd *fd, struct peer *p, const struct wire_msg *m, int64_t now)
+{
+	uint64_t echo;
+
+	if (m->len != 8)
+		return "bad-payload";
+	echo = wire_get64(m->payload);
+	/* Only an answer to a PING sent since the latest start counts. */
+	if (echo > p->start_seq && echo <= p->tx_seq)
+		heard(fd, p, now);
+	return NULL;
+}
+
+static const char *
+on_message(struct fd *fd, struct peer *p, const struct wire_msg *m,
+    int64_t now)
+{
+	uint8_t pl[8];
+
+	switch (m->type) {
+	case FD_MSG_MONITOR:
+		return on_monitor(fd, p, m, now);
+	case FD_MSG_PONG:
+		return on_pong(fd, p, m, now);
+	}
+	if (m->len != 0)
+		return "bad-payload";
+	switch (m->type) {
+	case FD_MSG_UNMONITOR:
+		p->subscribed = 0;
+		break;
+	case FD_MSG_ALIVE:
+		heard(fd, p, now);
+		break;
+	case FD_MSG_PING:
+		if (!p->dead_to) {
+			wire_put64(pl, m->seq);
+			send_msg(fd, p, FD_MSG_PONG, pl, sizeof(pl));
+		}
+		break;
+	}
+	return NULL;
+}
+
+void
+fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, int64_t now)
+{
+	struct wire_msg m;
+	struct peer *p;
+	const char *why;
+
+	fd->nout = 0;
+	if ((why = wire_decode(&fd->cfg.key, &fd_wire, fd->cfg.self, buf, len,
+	    &m)) != NULL) {
+		drop(fd, m.from, why);
+		goto out;
+	}
+	if ((p = peer(fd, m.from)) == NULL) {
+		drop(fd, m.from, "unknown-peer");
+		goto out;
+	}
+	if ((why = wire_window_check(&p->win, m.inc, m.seq)) != NULL ||
+	    (why = on_message(fd, p, &m, now)) != NULL) {
+		drop(fd, m.from, why);
+		goto out;
+	}
+	fd->stats.received++;
+out:
+	due(fd, now);
+}
+
+/*
+ * When P is owed its next PING, or its next MONITOR: once a period while
+ * heard, once an interval while silent for two, since a silent peer may
+ * have restarted and forgotten the request.
+ */
+static int64_t
+probe_due(const struct fd *fd, const struct peer *p)
+{
+	int64_t i = fd->cfg.interval;
+
+	if (fd->cfg.mode == FD_PING)
+		return p->last_probe + i;
+	return min64(p->last_probe + refresh(fd),
+	    max64(p->last_probe + i, p->last_heard + 2 * i));
+}
+
+/* Heartbeats owed to subscribers, requests owed to monitored peers. */
+static void
+due_peer(struct fd *fd, struct peer *p, int64_t now)
+{
+	if (p->subscribed && now >= p->sub_until)
+		p->subscribed = 0;
+	/*
+	 * Early by up to a quarter interval: it only shortens the gap the
+	 * monitor sees, and lets heartbeats to many peers share one wake-up.
+	 */
+	if (p->subscribed && now >= p->next_alive - p->sub_interval / 4) {
+		if (!p->dead_to)
+			send_msg(fd, p, FD_MSG_ALIVE, NULL, 0);
+		/* Keep the cadence through late wake-ups, without a burst. */
+		p->next_alive = max64(p->next_alive + p->sub_interval,
+		    now + p->sub_interval / 2);
+	}
+	if (!p->monitored)
+		return;
+	if (now >= probe_due(fd, p) - fd->cfg.interval / 4) {
+		if (fd->cfg.mode == FD_PING)
+			send_msg(fd, p, FD_MSG_PING, NULL, 0);
+		else
+			send_monitor(fd, p);
+		p->last_probe = now;
+	}
+	if (!p->reported && now - p->last_heard >= p->limit) {
+		p->reported = 1;
+		fd->stats.down++;
+		act(fd, FD_ACT_DOWN, p->id);
+	}
+}
+
+static void
+due(struct fd *fd, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < fd->npeers; i++)
+		if (fd->peers[i].id != fd->cfg.self)
+			due_peer(fd, &fd->peers[i], now);
+}
+
+void
+fd_tick(struct fd *fd, int64_t now)
+{
+	fd->nout = 0;
+	due(fd, now);
+}
+
+int64_t
+fd_deadline(const struct fd *fd)
+{
+	const struct peer *p;
+	int64_t d = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < fd->npeers; i++) {
+		p = &fd->peers[i];
+		if (p->id == fd->cfg.self)
+			continue;
+		/* Exact times; due_peer() also takes what is nearly due. */
+		if (p->subscribed)
+			d = min64(d, min64(p->sub_until, p->next_alive));
+		if (!p->monitored)
+			continue;
+		d = min64(d, probe_due(fd, p));
+		if (!p->reported)
+			d = min64(d, p->last_heard + p->limit);
+	}
+	return d;
+}
+
+const struct fd_act *
+fd_actions(const struct fd *fd, size_t *n)
+{
+	*n = fd->nout;
+	return fd->out;
+}
+
+const struct fd_stats *
+fd_stats(const struct fd *fd)
+{
+	return &fd->stats;
+}
+
+int64_t
+fd_limit(const struct fd *fd, unsigned id)
+{
+	const struct peer *p = peer(fd, id);
+
+	return p == NULL ? 0 : p->limit;
+}

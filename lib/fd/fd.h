@@ -1,0 +1,160 @@
+/*
+ * The heartbeat failure detector of Stoller's section 2, as a pure state
+ * machine: elect-fd feeds it commands, datagrams and ticks with the time
+ * of CLOCK_MONOTONIC, and carries out what it asks (datagrams to send,
+ * signals to write, drops to trace).  No system calls, no clock, no
+ * globals, no randomness.
+ *
+ * Semantics (Stoller, section 2, properties (1) and (2)):
+ *  - start ID (re)starts monitoring ID and forgets what was reported: ID is
+ *    reported down once it has been silent for the limit since the latest
+ *    start or since its latest heartbeat, whichever is later;
+ *  - down ID is written at most once per start, and only when ID was silent
+ *    after that start; with report_up, hearing ID again writes up ID and
+ *    re-arms the report;
+ *  - stop ID ends monitoring: nothing more is written about ID;
+ *  - playdead S makes this node look crashed to the detectors of S: it no
+ *    longer sends them heartbeats or ping replies (its own monitoring of S
+ *    goes on), until playalive S.
+ *
+ * Wire protocol (magic "ELFD", see net/wire.h for the envelope):
+ *	MONITOR	  push mode: "send me ALIVE every interval until the lease
+ *		  runs out"; payload u32 interval (microseconds), u32 lease
+ *		  (milliseconds), three times the period of the requests:
+ *		  FD_REFRESH intervals or a second, whichever is longer.
+ *		  While the peer is silent, repeated every interval, so a
+ *		  restarted peer picks the request up again.
+ *	UNMONITOR push mode: stop sending ALIVE to me; no payload.
+ *	ALIVE	  "I'm alive"; no payload.
+ *	PING	  ping mode: "are you alive?"; no payload.
+ *	PONG	  the reply; payload u64: the seq of the PING it answers.
+ * Only ALIVE and PONG count as signs of life, so that playdead works while
+ * the node still sends its own MONITOR and PING requests.
+ */
+#ifndef ELECT_FD_H
+#define ELECT_FD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/wire.h"
+
+enum fd_msg {
+	FD_MSG_MONITOR = 1,
+	FD_MSG_UNMONITOR,
+	FD_MSG_ALIVE,
+	FD_MSG_PING,
+	FD_MSG_PONG,
+	FD_MSG_MAX = FD_MSG_PONG
+};
+
+extern const struct wire_proto fd_wire;
+
+#define FD_PAYLOAD_MAX	8
+#define FD_DGRAM_MAX	(WIRE_HDR_LEN + FD_PAYLOAD_MAX + WIRE_MAC_LEN)
+
+#define FD_MS		INT64_C(1000000)	/* nanoseconds */
+#define FD_INTERVAL_MIN	(1 * FD_MS)
+#define FD_INTERVAL_MAX	(60000 * FD_MS)
+#define FD_LEASE_MAX	(3600000 * FD_MS)
+#define FD_REFRESH	10		/* intervals between MONITORs, or 1 s */
+#define FD_PHI_WINDOW	100		/* inter-arrival times kept per peer */
+#define FD_PHI_MIN	4		/* samples before they are trusted */
+
+enum fd_mode { FD_PUSH, FD_PING };
+
+struct fd_config {
+	unsigned	 self;
+	const unsigned	*ids;		/* every node of the cluster */
+	size_t		 nids;
+	enum fd_mode	 mode;
+	int64_t		 interval;	/* ns between heartbeats */
+	int64_t		 timeout;	/* ns of silence; 0 with phi */
+	double		 phi;		/* > 0: phi accrual threshold */
+	int		 report_up;
+	uint64_t	 incarnation;
+	struct wire_key	 key;
+};
+
+/* Commands, as read from stdin by fd_cmd_parse(). */
+enum fd_op { FD_OP_START, FD_OP_STOP, FD_OP_PLAYDEAD, FD_OP_PLAYALIVE };
+
+#define FD_CMD_IDS_MAX	1024
+#define FD_CMD_LINE_MAX	8192
+
+struct fd_cmd {
+	enum fd_op	 op;
+	size_t		 n;
+	unsigned	 ids[FD_CMD_IDS_MAX];
+};
+
+/*
+ * One line of the command protocol (without its newline):
+ *	start ID | stop ID | playdead [ID ...] | playalive [ID ...]
+ * Returns 1 with a command in *C, 0 for a blank line, -1 with the reason
+ * in *WHY.
+ */
+int		 fd_cmd_parse(const char *line, size_t len, struct fd_cmd *c,
+		    const char **why);
+const char	*fd_op_name(enum fd_op);
+
+/* What the detector asks of its shell. */
+enum fd_act_kind {
+	FD_ACT_SEND,	/* send buf[0..len) to peer's fd address */
+	FD_ACT_DOWN,	/* write "down ID" (DownSig) */
+	FD_ACT_UP,	/* write "up ID" */
+	FD_ACT_DROP	/* a datagram refused: trace "drop from=peer why=" */
+};
+
+struct fd_act {
+	enum fd_act_kind kind;
+	unsigned	 peer;		/* DROP: claimed sender, 0 if unknown */
+	const char	*why;		/* DROP */
+	size_t		 len;		/* SEND */
+	uint8_t		 buf[FD_DGRAM_MAX];
+};
+
+struct fd_stats {
+	uint64_t	 sent;
+	uint64_t	 received;	/* accepted datagrams */
+	uint64_t	 dropped;
+	uint64_t	 down, up;
+	struct {
+		const char	*why;
+		uint64_t	 n;
+	}		 drops[16];	/* by reason, in order first seen */
+	size_t		 ndrops;
+};
+
+struct fd;
+
+/* NULL when the configuration is inconsistent or memory runs out. */
+struct fd	*fd_new(const struct fd_config *);
+void		 fd_free(struct fd *);
+
+/*
+ * The inputs.  Each clears the actions of the previous input and leaves
+ * its own for fd_actions().  fd_command returns NULL, or why the command
+ * was refused (unknown node): then nothing changed.
+ */
+const char	*fd_command(struct fd *, const struct fd_cmd *, int64_t now);
+void		 fd_datagram(struct fd *, const uint8_t *buf, size_t len,
+		    int64_t now);
+void		 fd_tick(struct fd *, int64_t now);
+
+const struct fd_act *fd_actions(const struct fd *, size_t *n);
+/* When fd_tick() must run next (INT64_MAX: only on input). */
+int64_t		 fd_deadline(const struct fd *);
+const struct fd_stats *fd_stats(const struct fd *);
+/* The silence after which ID is reported (phi: the current estimate). */
+int64_t		 fd_limit(const struct fd *, unsigned id);
+
+/*
+ * Phi accrual (Hayashibara et al.): with inter-arrival times of mean m and
+ * standard deviation s, phi(t) = -log10(1 - F(t)) for the normal F.  Phi
+ * grows with silence, so phi >= threshold exactly when the silence reaches
+ * m + s * fd_phi_score(threshold).
+ */
+double		 fd_phi_score(double threshold);
+
+#endif

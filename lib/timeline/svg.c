@@ -1,0 +1,462 @@
+/*
+ * The SVG diagram: time across, one lane per node coloured by its status,
+ * leadership as a dark bar above it, messages as arrows from send to
+ * receipt, and marks for boots, crashes, exits, pauses, link changes and
+ * leases.  Self-contained: no script, no external style or font.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline/model.h"
+
+#define W		1200.0
+#define LEFT		70.0
+#define RIGHT		30.0
+#define TOP		46.0
+#define LANE_H		36.0
+#define LEGEND_H	64.0
+
+enum band { B_NONE, B_BOOT, B_NORM, B_ELEC, B_REORG };
+
+static const char *const band_class[] = { "", "boot", "norm", "elec",
+	"reorg" };
+
+struct open_lane {
+	enum band	 band;
+	trace_time	 band_t;
+	int		 leading;	/* by state */
+	trace_time	 lead_t;
+	int		 paused;
+	trace_time	 pause_t;
+	int		 lease;		/* a lease bar is open */
+	trace_time	 lease_t, lease_end;
+};
+
+struct svg {
+	const struct timeline *tl;
+	FILE		*f;
+	double		 scale;		/* px per ns */
+};
+
+static double
+x_of(const struct svg *g, trace_time t)
+{
+	if (t < g->tl->t0)
+		t = g->tl->t0;
+	if (t > g->tl->t1)
+		t = g->tl->t1;
+	return LEFT + (double)(t - g->tl->t0) * g->scale;
+}
+
+static double
+y_of(const struct timeline *tl, unsigned node)
+{
+	return TOP + tl->lane_of[node] * LANE_H + LANE_H / 2;
+}
+
+static void
+esc(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++)
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			putc(*s, f);
+		}
+}
+
+static enum band
+band(const struct lane_state *s)
+{
+	if (!s->up)
+		return B_NONE;
+	if (s->status == NO_STATUS)
+		return B_BOOT;
+	if (s->status == ST_NORM)
+		return B_NORM;
+	return s->status == ST_REORG ? B_REORG : B_ELEC;
+}
+
+static int
+state_leading(const struct lane_state *s, unsigned node)
+{
+	return s->up && (s->status == ST_NORM || s->status == ST_REORG) &&
+	    s->ldr == node;
+}
+
+static void
+rect(struct svg *g, const char *cls, unsigned node, trace_time a,
+    trace_time b, double dy, double h)
+{
+	double x = x_of(g, a), x2 = x_of(g, b);
+
+	fprintf(g->f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+	    "width=\"%.1f\" height=\"%.1f\"/>\n", cls, x,
+	    y_of(g->tl, node) + dy, x2 - x < 0.5 ? 0.5 : x2 - x, h);
+}
+
+/* Closes what changed in lane NODE at time T, and opens what began. */
+static void
+segments(struct svg *g, struct open_lane *o, const struct lane_state *s,
+    unsigned node, trace_time t, int end)
+{
+	enum band b = end ? B_NONE : band(s);
+	int lead = end ? 0 : state_leading(s, node);
+	int paused = end ? 0 : s->up && s->paused;
+
+	if (b != o->band) {
+		if (o->band != B_NONE)
+			rect(g, band_class[o->band], node, o->band_t, t, -5,
+			    10);
+		o->band = b;
+		o->band_t = t;
+	}
+	if (lead != o->leading) {
+		if (o->leading)
+			rect(g, "leader", node, o->lead_t, t, -13, 5);
+		o->leading = lead;
+		o->lead_t = t;
+	}
+	if (paused != o->paused) {
+		if (o->paused)
+			rect(g, "paused", node, o->pause_t, t, -7, 14);
+		o->paused = paused;
+		o->pause_t = t;
+	}
+	if (o->lease && (end || !s->up || s->lease_end <= t ||
+	    t >= o->lease_end)) {
+		trace_time e = o->lease_end < t ? o->lease_end : t;
+
+		rect(g, "leader", node, o->lease_t, e, -13, 5);
+		o->lease = 0;
+	} else if (o->lease)
+		o->lease_end = s->lease_end;	/* renewed */
+	if (!o->lease && !end && s->up && s->lease_end > t) {
+		o->lease = 1;
+		o->lease_t = t;
+		o->lease_end = s->lease_end;
+	}
+}
+
+static void
+lanes(struct svg *g, struct lane_state *st)
+{
+	const struct timeline *tl = g->tl;
+	struct open_lane *o;
+	size_t i, k;
+
+	if ((o = calloc(tl->nlanes ? tl->nlanes : 1, sizeof(*o))) == NULL)
+		return;
+	for (k = 0; k < tl->nlanes; k++) {
+		unsigned node = tl->lanes[k];
+		double y = y_of(tl, node);
+
+		fprintf(g->f, "<g class=\"lane\" data-node=\"%u\">"
+		    "<text x=\"%.1f\" y=\"%.1f\" class=\"id\">%u</text>"
+		    "<line class=\"base\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\"/></g>\n", node, LEFT - 10, y + 4, node, LEFT,
+		    y, W - RIGHT, y);
+		segments(g, &o[k], &st[node], node, tl->t0, 0);
+	}
+	for (i = 0; i < tl->nitems; i++) {
+		const struct tl_item *it = &tl->items[i];
+
+		if (it->node == 0)
+			continue;
+		tl_apply(&st[it->node], it);
+		segments(g, &o[tl->lane_of[it->node]], &st[it->node],
+		    it->node, it->t, 0);
+		if (it->type == TR_LEASE && it->op == OP_GRANT) {
+			double y = y_of(tl, it->node) + 9;
+
+			fprintf(g->f, "<line class=\"grant\" x1=\"%.1f\" "
+			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>lease "
+			    "to %u</title></line>\n", x_of(g, it->t), y,
+			    x_of(g, it->t2), y, it->peer);
+		}
+	}
+	for (k = 0; k < tl->nlanes; k++)
+		segments(g, &o[k], &st[tl->lanes[k]], tl->lanes[k], tl->t1, 1);
+	free(o);
+}
+
+static void
+arrows(struct svg *g)
+{
+	const struct timeline *tl = g->tl;
+	char lbl[96], ts[32];
+	size_t i;
+
+	for (i = 0; i < tl->nitems; i++) {
+		const struct tl_item *it = &tl->items[i];
+		double x1, y1, x2, y2;
+
+		if ((it->type != TR_SEND && it->type != TR_RECV) ||
+		    tl_lane(tl, it->peer) == -1)
+			continue;
+		tl_label(tl, it, lbl, sizeof(lbl), 1);
+		tl_offset(tl, it->t, ts, sizeof(ts));
+		if (it->type == TR_RECV) {
+			if (it->t2 != 0 && it->t2 >= tl->t0)
+				continue;	/* drawn with its send */
+			/* sent before the window */
+			x2 = x_of(g, it->t);
+			y2 = y_of(tl, it->node);
+			y1 = y_of(tl, it->peer);
+			fprintf(g->f, "<line class=\"orphan\" x1=\"%.1f\" "
+			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>",
+			    x2 - 12, y2 + (y1 - y2) * 0.3, x2, y2);
+			esc(g->f, lbl);
+			fprintf(g->f, " at %s</title></line>\n", ts);
+			continue;
+		}
+		x1 = x_of(g, it->t);
+		y1 = y_of(tl, it->node);
+		y2 = y_of(tl, it->peer);
+		if (it->t2 != 0) {
+			x2 = x_of(g, it->t2);
+			fprintf(g->f, "<line class=\"msg\" ");
+		} else {
+			x2 = x1 + 8;
+			y2 = y1 + (y2 - y1) * 0.4;
+			fprintf(g->f, "<line class=\"msg lost\" ");
+		}
+		fprintf(g->f, "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+		    "<title>%u: ", x1, y1, x2, y2, it->node);
+		esc(g->f, lbl);
+		fprintf(g->f, " at %s%s</title></line>\n", ts,
+		    it->t2 ? "" : ", never received");
+	}
+}
+
+static void
+marks(struct svg *g)
+{
+	const struct timeline *tl = g->tl;
+	char lbl[96], ts[32];
+	size_t i;
+
+	for (i = 0; i < tl->nitems; i++) {
+		const struct tl_item *it = &tl->items[i];
+		double x = x_of(g, it->t), y, y2;
+		const char *shape;
+
+		if (it->type == TR_NET) {
+			int a = tl_lane(tl, it->peer), b = tl_lane(tl, it->b);
+
+			y = a == -1 ? TOP : y_of(tl, it->peer);
+			y2 = b == -1 ? TOP + tl->nlanes * LANE_H :
+			    y_of(tl, it->b);
+			tl_label(tl, it, lbl, sizeof(lbl), 1);
+			fprintf(g->f, "<line class=\"net %s\" x1=\"%.1f\" "
+			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>%s"
+			    "</title></line>\n", it->op == LINK_UP ? "up" :
+			    it->op == LINK_DOWN ? "down" : "flaky", x, y, x, y2,
+			    lbl);
+			continue;
+		}
+		if (it->node == 0)
+			continue;
+		y = y_of(tl, it->node);
+		switch (it->type) {
+		case TR_CRASH:
+			shape = "<path class=\"crash\" d=\"M%.1f %.1fl10 10m0 "
+			    "-10l-10 10\">";
+			x -= 5;
+			y -= 5;
+			break;
+		case TR_BOOT:
+			shape = "<path class=\"bootm\" d=\"M%.1f %.1fl8 6l-8 "
+			    "6z\">";
+			y -= 6;
+			break;
+		case TR_EXIT:
+			shape = "<path class=\"exit\" d=\"M%.1f %.1fh8v8h-8z\">";
+			x -= 4;
+			y -= 4;
+			break;
+		case TR_FD:
+			if (it->op != OP_DOWN)
+				continue;
+			shape = "<path class=\"down\" d=\"M%.1f %.1fl4 4l-4 "
+			    "4l-4 -4z\">";
+			y += 6;
+			break;
+		case TR_DROP:
+		case TR_LOST:
+			shape = "<path class=\"loss\" d=\"M%.1f %.1fl5 9h-10z\">";
+			y -= 16;
+			break;
+		case TR_TASK:
+			shape = "<path class=\"task\" d=\"M%.1f %.1fh6v6h-6z\">";
+			y += 8;
+			break;
+		case TR_EDICT:
+		case TR_DELIVER:
+			shape = "<path class=\"edict\" d=\"M%.1f %.1fl3 -6l3 "
+			    "6z\">";
+			y += 14;
+			break;
+		default:
+			continue;
+		}
+		tl_label(tl, it, lbl, sizeof(lbl), 1);
+		tl_offset(tl, it->t, ts, sizeof(ts));
+		fprintf(g->f, shape, x, y);
+		fprintf(g->f, "<title>%u: ", it->node);
+		esc(g->f, lbl);
+		fprintf(g->f, " at %s</title></path>\n", ts);
+	}
+}
+
+/* Ticks at 1, 2 or 5 times a power of ten, about ten across. */
+static void
+axis(struct svg *g)
+{
+	const struct timeline *tl = g->tl;
+	double span = (double)(tl->t1 - tl->t0) / TRACE_NS, step, p, t;
+	char head[32];
+	int decimals;
+
+	trace_format_time(tl->t0, head, sizeof(head));
+	fprintf(g->f, "<text class=\"title\" x=\"%.1f\" y=\"16\">seconds "
+	    "after %s</text>\n", LEFT, head);
+	if (span <= 0)
+		return;
+	p = pow(10, floor(log10(span / 10)));
+	step = span / 10 / p < 2 ? p : span / 10 / p < 5 ? 2 * p : 5 * p;
+	decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+	for (t = 0; t <= span * (1 + 1e-9); t += step) {
+		double x = LEFT + t * TRACE_NS * g->scale;
+
+		fprintf(g->f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" "
+		    "x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" "
+		    "y=\"%.1f\">%.*f</text>\n", x, TOP - 10, x,
+		    TOP + tl->nlanes * LANE_H, x, TOP - 14, decimals, t);
+	}
+}
+
+static void
+legend(struct svg *g)
+{
+	static const struct {
+		const char *cls, *what;
+		int line;
+	} key[] = {
+		{ "norm", "Norm", 0 }, { "elec", "electing", 0 },
+		{ "reorg", "Reorg", 0 }, { "boot", "no status", 0 },
+		{ "paused", "paused", 0 }, { "leader", "leader", 0 },
+		{ "msg", "message", 1 }, { "msg lost", "not received", 1 },
+		{ "grant", "lease granted", 1 }, { "net down", "link change", 1 },
+	};
+	static const struct {
+		const char *d, *what;
+	} mark[] = {
+		{ "l8 6l-8 6z", "boot" }, { "l10 10m0 -10l-10 10", "crash" },
+		{ "h8v8h-8z", "exit" }, { "l4 4l-4 4l-4 -4z", "DownSig" },
+		{ "l5 9h-10z", "drop, lost lines" },
+	};
+	static const char *const mark_cls[] = { "bootm", "crash", "exit",
+	    "down", "loss" };
+	double y0 = TOP + g->tl->nlanes * LANE_H + 24, x, y;
+	size_t i;
+
+	fprintf(g->f, "<g class=\"legend\">\n");
+	for (i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
+		x = LEFT + (double)(i % 5) * 120;
+		y = y0 + (double)(i / 5) * 20;
+		if (key[i].line)
+			fprintf(g->f, "<line class=\"key %s\" x1=\"%.1f\" "
+			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", key[i].cls,
+			    x, y, x + 18, y);
+		else
+			fprintf(g->f, "<rect class=\"key %s\" x=\"%.1f\" "
+			    "y=\"%.1f\" width=\"18\" height=\"10\"/>",
+			    key[i].cls, x, y - 5);
+		fprintf(g->f, "<text class=\"key\" x=\"%.1f\" y=\"%.1f\">%s"
+		    "</text>\n", x + 24, y + 4, key[i].what);
+	}
+	y = y0 + 40;
+	for (i = 0; i < sizeof(mark) / sizeof(mark[0]); i++) {
+		x = LEFT + (double)i * 120;
+		fprintf(g->f, "<path class=\"key %s\" d=\"M%.1f %.1f%s\"/>"
+		    "<text class=\"key\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+		    mark_cls[i], x + 4, y - 5, mark[i].d, x + 24, y + 4,
+		    mark[i].what);
+	}
+	fprintf(g->f, "</g>\n");
+}
+
+static const char style[] =
+    "<style>\n"
+    "text{font:11px sans-serif;fill:#222}\n"
+    ".id{text-anchor:end;font-weight:bold}\n"
+    ".tick{stroke:#ddd;text-anchor:middle;fill:#666}\n"
+    "text.tick{stroke:none}\n"
+    ".base{stroke:#bbb;stroke-width:1}\n"
+    ".norm{fill:#8fd694}.elec{fill:#f6c344}.reorg{fill:#8ecae6}"
+    ".boot{fill:#c9c9c9}\n"
+    ".leader{fill:#1d3557}\n"
+    ".paused{fill:url(#hatch);stroke:#555;stroke-width:0.5}\n"
+    ".msg{stroke:#555;stroke-width:1;marker-end:url(#arrow)}\n"
+    ".lost{stroke:#c1121f;stroke-dasharray:3 2}\n"
+    ".orphan{stroke:#999;stroke-width:1;marker-end:url(#arrow)}\n"
+    ".grant{stroke:#e76f51;stroke-width:2}\n"
+    ".net{stroke-width:2;stroke-dasharray:6 3}.net.up{stroke:#2a9d8f}"
+    ".net.down{stroke:#c1121f}.net.flaky{stroke:#f4a261}\n"
+    ".crash{stroke:#c1121f;stroke-width:2.5;fill:none}"
+    ".bootm{fill:#2a9d8f}.exit{fill:#222}.down{fill:#7b2cbf}"
+    ".loss{fill:#f77f00}.task{fill:#6a4c93}.edict{fill:#457b9d}\n"
+    "</style>\n"
+    "<defs>\n"
+    "<marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
+    "markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\">"
+    "<path d=\"M0 0L10 5L0 10z\" fill=\"#555\"/></marker>\n"
+    "<pattern id=\"hatch\" width=\"6\" height=\"6\" "
+    "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+    "<rect width=\"6\" height=\"6\" fill=\"#eee\"/>"
+    "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#555\" "
+    "stroke-width=\"2\"/></pattern>\n"
+    "</defs>\n";
+
+int
+tl_svg(struct timeline *tl, FILE *f)
+{
+	struct svg g = { tl, f, 0 };
+	struct lane_state *st;
+	double h;
+
+	tl_finish(tl);
+	if ((st = tl_replay(tl)) == NULL)
+		return -1;
+	g.scale = (W - LEFT - RIGHT) / (double)(tl->t1 > tl->t0 ?
+	    tl->t1 - tl->t0 : TRACE_NS);
+	h = TOP + tl->nlanes * LANE_H + LEGEND_H + 40;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+	    "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
+	    "<title>elect trace: %zu nodes, %zu events</title>\n%s"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+	    W, h, W, h, tl->nlanes, tl->nitems, style);
+	axis(&g);
+	lanes(&g, st);
+	arrows(&g);
+	marks(&g);
+	legend(&g);
+	fprintf(f, "</svg>\n");
+	free(st);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,95 @@
+/*
+ * The text diagram: one column per node, one row per event, time flowing
+ * down; each lane shows its node's state between events.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline/model.h"
+
+#define WIDTH		80
+#define TIME_W		10	/* seconds since the start, 6 decimals */
+#define LANE_MIN	4
+#define LANE_MAX	12
+
+static char
+lane_char(const struct lane_state *s, unsigned node, trace_time t)
+{
+	if (!s->up)
+		return ' ';
+	if (s->paused)
+		return 'z';
+	if (tl_leading(s, node, t))
+		return '#';
+	if (s->status == NO_STATUS)
+		return '.';
+	return s->status == ST_NORM ? '|' : ':';
+}
+
+int
+tl_text(struct timeline *tl, FILE *f)
+{
+	struct lane_state *st;
+	char row[TIME_W + 2 + LANE_MAX * 1024], lbl[64], ts[32], head[32];
+	size_t i, k, w, lanes = tl->nlanes, cols;
+
+	tl_finish(tl);
+	if ((st = tl_replay(tl)) == NULL)
+		return -1;
+	w = lanes > 0 ? (WIDTH - TIME_W - 1) / lanes : LANE_MAX;
+	if (w < LANE_MIN)
+		w = LANE_MIN;
+	if (w > LANE_MAX)
+		w = LANE_MAX;
+	/* one row is bounded: lanes past what fits are not drawn */
+	cols = (sizeof(row) - TIME_W - 2) / w;
+	if (lanes > cols)
+		lanes = cols;
+	trace_format_time(tl->t0, head, sizeof(head));
+	fprintf(f, "# time 0 is %s\n"
+	    "# lanes: | up, # leader, : electing, . no state yet, z paused\n",
+	    head);
+	memset(row, ' ', sizeof(row));
+	memcpy(row + TIME_W - 4, "time", 4);
+	for (k = 0; k < lanes; k++) {
+		int n = snprintf(lbl, sizeof(lbl), "%u", tl->lanes[k]);
+
+		memcpy(row + TIME_W + 1 + k * w, lbl, (size_t)n);
+	}
+	fprintf(f, "%.*s\n", (int)(TIME_W + 1 + (lanes ? (lanes - 1) * w +
+	    strlen(lbl) : 0)), row);
+	for (i = 0; i < tl->nitems; i++) {
+		const struct tl_item *it = &tl->items[i];
+		size_t end = 0, n;
+		int lane;
+
+		if (it->node != 0)
+			tl_apply(&st[it->node], it);
+		tl_offset(tl, it->t, ts, sizeof(ts));
+		n = (size_t)snprintf(row, sizeof(row), "%*s ", TIME_W, ts);
+		if (it->node == 0) {
+			tl_label(tl, it, lbl, sizeof(lbl), 0);
+			fprintf(f, "%s ~ %s\n", row, lbl);
+			continue;
+		}
+		lane = tl->lane_of[it->node];
+		for (k = 0; k < lanes; k++) {
+			unsigned node = tl->lanes[k];
+			char *cell = row + n + k * w;
+
+			memset(cell, ' ', w);
+			if ((int)k == lane) {
+				size_t len = (size_t)tl_label(tl, it, lbl, w, 0);
+
+				memcpy(cell, lbl, len);
+				end = n + k * w + len;
+			} else if ((cell[0] = lane_char(&st[node], node,
+			    it->t)) != ' ')
+				end = n + k * w + 1;
+		}
+		fprintf(f, "%.*s\n", (int)end, row);
+	}
+	free(st);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * Space-time diagrams of a trace.  The events of a time window are kept
+ * (the whole trace is read, so that each node's state at the start of the
+ * window is known), messages are matched from send to recv, and the
+ * result is drawn as text (time down), SVG (time across) or a Mermaid
+ * sequence diagram.
+ */
+#ifndef ELECT_TIMELINE_H
+#define ELECT_TIMELINE_H
+
+#include <stdio.h>
+
+#include "trace/trace.h"
+
+struct tl_opts {
+	trace_time	 from, to;	/* the window, both ends included */
+	int		 from_rel;	/* from is after the first event */
+	int		 to_rel;
+	int		 has_from, has_to;
+	const unsigned char *nodes;	/* bitmap of the nodes drawn; NULL: all */
+};
+
+struct timeline;
+
+struct timeline	*tl_new(const struct tl_opts *);
+void		 tl_free(struct timeline *);
+/* The next event of the trace, in order; -1 without memory. */
+int		 tl_event(struct timeline *, const struct trace_event *);
+/* Whether events after EV can no longer change the drawing. */
+int		 tl_past(const struct timeline *, const struct trace_event *);
+/* Draw what was given; -1 on a write error. */
+int		 tl_text(struct timeline *, FILE *);
+int		 tl_svg(struct timeline *, FILE *);
+int		 tl_mermaid(struct timeline *, FILE *);
+
+#endif

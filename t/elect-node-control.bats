@@ -1,0 +1,167 @@
+#!/usr/bin/env bats
+# elect-node's control socket: the line protocol and its edge cases.
+
+load helper
+load node
+
+setup() {
+	elect_setup
+	C=$(mkcluster 2)
+	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C" -- 1
+	SOCK=$ELECT_DIR/1/state/control
+}
+
+teardown() {
+	elect_teardown
+}
+
+HELP="ok version=1 commands=help,status,wait-leader"
+
+ask() {
+	printf "$@" | ctl-send "$SOCK"
+}
+
+@test "status answers ok and the fields --status prints" {
+	run ask 'elect 1 status\n'
+	assert_success
+	assert_output --regexp "^ok id=1 algo=bully-fd status=[A-Za-z0-9]+ leader="
+	status_line=$(elect_status 1 || true)
+	[ "${output#ok }" != "$output" ]
+	[[ "$status_line" == "id=1 algo=bully-fd "* ]]
+}
+
+@test "help lists the version and the commands" {
+	run ask 'elect 1 help\n'
+	assert_output "$HELP"
+}
+
+@test "several requests on one connection are answered in order" {
+	run ask 'elect 1 help\nelect 1 status\nelect 1 nope\nelect 1 help\n'
+	assert_equal "${#lines[@]}" 4
+	assert_equal "${lines[0]}" "$HELP"
+	[[ "${lines[1]}" == "ok id=1 "* ]]
+	assert_equal "${lines[2]}" "err unknown command nope"
+	assert_equal "${lines[3]}" "$HELP"
+}
+
+@test "blanks: runs of spaces and tabs separate fields" {
+	run ask '  elect \t 1   help \t \n'
+	assert_output "$HELP"
+}
+
+@test "bad lines get err with the reason, and the connection goes on" {
+	run ask 'elect 2 status\nelect 01 status\nelect x status\nhello 1 status\nelect 1\nelect 1 Status\nelect 1 status now\n\nelect 1 help\n'
+	assert_equal "${lines[0]}" "err version 2 not spoken, only 1"
+	assert_equal "${lines[1]}" "err bad version"
+	assert_equal "${lines[2]}" "err bad version"
+	assert_equal "${lines[3]}" "err not an elect control line"
+	assert_equal "${lines[4]}" "err missing command"
+	assert_equal "${lines[5]}" "err bad command word"
+	assert_equal "${lines[6]}" "err status takes 0 arguments"
+	assert_equal "${lines[7]}" "err not an elect control line"
+	assert_equal "${lines[8]}" "$HELP"
+}
+
+@test "control characters are refused" {
+	run ask 'elect 1 status\r\nelect 1 he\001lp\nelect 1 help\x7f\n'
+	assert_equal "${lines[0]}" "err control character in line"
+	assert_equal "${lines[1]}" "err control character in line"
+	assert_equal "${lines[2]}" "err control character in line"
+}
+
+@test "a NUL byte is refused" {
+	run ask 'elect 1 he\000lp\n'
+	assert_output "err control character in line"
+}
+
+@test "too many arguments are refused" {
+	run ask 'elect 1 status a b c d e f g h i j k l m n o p q\n'
+	assert_output "err too many arguments"
+}
+
+@test "a line without its newline is answered at end of input" {
+	run ask 'elect 1 help'
+	assert_output "err line without a newline"
+}
+
+@test "an overlong line ends the connection; the node goes on" {
+	long=$(head -c 2000 /dev/zero | tr '\0' a)
+	run ask "elect 1 help $long\n"
+	assert_output "err line too long"
+	run ask 'elect 1 help\n'
+	assert_output "$HELP"
+	run ask "elect 1 help $(head -c 1010 /dev/zero | tr '\0' a)\n"
+	assert_output "err help takes 0 arguments"
+}
+
+@test "binary garbage never crashes the node" {
+	for i in 1 2 3 4 5; do
+		head -c 3000 /dev/urandom | ctl-send "$SOCK" >/dev/null
+	done
+	run ask 'elect 1 help\n'
+	assert_output "$HELP"
+}
+
+@test "a client that does not read its replies is let go" {
+	# 20000 requests and no reading: the node must not block or grow.
+	yes 'elect 1 status' | head -n 20000 >"$ELECT_DIR/flood"
+	python3 - "$SOCK" "$ELECT_DIR/flood" <<-'EOF' &
+	import socket, sys, time
+	s = socket.socket(socket.AF_UNIX)
+	s.connect(sys.argv[1])
+	s.setblocking(False)
+	data = open(sys.argv[2], 'rb').read()
+	try:
+	    s.sendall(data)
+	except BlockingIOError:
+	    pass
+	time.sleep(3)
+	EOF
+	flood=$!
+	sleep 0.5
+	run ask 'elect 1 help\n'
+	assert_output "$HELP"
+	kill "$flood" 2>/dev/null || true
+	wait "$flood" || true
+}
+
+@test "more clients than slots: the extra one hears busy" {
+	pids=()
+	for i in $(seq 16); do
+		python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(4)' \
+		    "$SOCK" &
+		pids+=($!)
+	done
+	busy() { [ "$(ask 'elect 1 help\n')" = "err busy" ]; }
+	wait_for 5 busy
+	kill "${pids[@]}"
+	wait "${pids[@]}" || true
+	run ask 'elect 1 help\n'
+	assert_output "$HELP"
+}
+
+@test "wait-leader: err timeout when the node does not come to lead" {
+	run ask 'elect 1 wait-leader 300\nelect 1 help\n'
+	assert_equal "${lines[0]}" "err timeout"
+	assert_equal "${lines[1]}" "$HELP"
+}
+
+@test "wait-leader: a bad wait is refused" {
+	run ask 'elect 1 wait-leader 0\nelect 1 wait-leader x\nelect 1 wait-leader 1 2\n'
+	assert_equal "${lines[0]}" "err wait is too small (1 to 86400000 ms)"
+	assert_equal "${lines[1]}" "err wait is invalid (1 to 86400000 ms)"
+	assert_equal "${lines[2]}" "err wait-leader takes 1 argument"
+}
+
+@test "wait-leader: answered with the status once the node leads" {
+	elect_teardown
+	elect_setup
+	export FD_STUB_DOWN=2 FD_STUB_DELAY=1
+	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C" -- 1
+	run ask 'elect 1 wait-leader\nelect 1 status\n'
+	[[ "${lines[0]}" == "ok id=1 "*" role=leader "* ]]
+	[[ "${lines[1]}" == "ok id=1 "*" role=leader "* ]]
+	run ask 'elect 1 wait-leader 10\n'
+	[[ "$output" == "ok id=1 "*" role=leader "* ]]
+}

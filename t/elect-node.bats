@@ -1,0 +1,364 @@
+#!/usr/bin/env bats
+# elect-node: flags, bad input, stable storage, the detector child, signals,
+# datagrams.  A stub stands in for elect-fd where no failure is detected;
+# t/elect-node-cluster.bats runs real clusters.
+
+load helper
+load node
+
+setup() {
+	elect_setup
+	C=$(mkcluster 3)
+}
+
+teardown() {
+	elect_teardown
+	# Processes a test started by hand, by pid.
+	for p in "${BG[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+}
+
+BG=()
+
+# A node of $C with the stub detector, started by the bats helper.
+start_stub() {
+	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$@" "$C" -- 1
+}
+
+@test "--help prints the usage, the timing defaults and the algorithms" {
+	run elect-node --help
+	assert_success
+	assert_line --partial "usage: elect-node -f cluster -i id"
+	assert_line --partial "--fd-timeout"
+	assert_output --regexp "algorithms \(-a\):.* bully-fd"
+	assert_output --partial "(default)"
+}
+
+@test "--version prints the version" {
+	run elect-node --version
+	assert_success
+	assert_output --regexp "^elect-node [0-9]+\.[0-9]+"
+}
+
+@test "bad usage: exit 2 and a message naming the flag" {
+	run elect-node
+	assert_failure 2
+	assert_output --partial "-f cluster and -i id are required"
+	run elect-node -f "$C" -i 0 --insecure
+	assert_failure 2
+	assert_output --partial '-i: "0" is too small'
+	run elect-node -f "$C" -i 1 --insecure --tau 5xs
+	assert_failure 2
+	assert_output --partial '--tau: "5xs" is not a duration'
+	run elect-node -f "$C" -i 1 --insecure --reply -3
+	assert_failure 2
+	assert_output --partial '--reply: "-3" is not a duration'
+	run elect-node -f "$C" -i 1 --insecure --fd-interval 50 --fd-timeout 50
+	assert_failure 2
+	assert_output --partial "--fd-timeout must exceed --fd-interval"
+	run elect-node -f "$C" -i 1 --insecure -a paxos
+	assert_failure 2
+	assert_output --partial 'unknown algorithm "paxos"'
+	run elect-node -f "$C" -i 1
+	assert_failure 2
+	assert_output --partial "give -k keyfile, or --insecure"
+	run elect-node -f "$C" -i 1 --insecure -k "$C"
+	assert_failure 2
+	assert_output --partial "exclude each other"
+	run elect-node -f "$C" -i 1 --insecure stray
+	assert_failure 2
+	assert_output --partial 'unexpected argument "stray"'
+	run elect-node --no-such-flag
+	assert_failure 2
+	assert_output --partial "usage:"
+	run elect-node --status
+	assert_failure 2
+	assert_output --partial "--status needs -s statedir or -i id"
+}
+
+@test "a timing the core refuses is named" {
+	run elect-node -f "$C" -i 1 --insecure -a bully -s "$ELECT_DIR/s" \
+	    --fd-cmd "$STUB/fd-stub" --check 0
+	assert_failure 2
+	assert_output --partial "check"
+}
+
+@test "bad cluster files: exit 2 naming the file and line" {
+	run elect-node -f "$ELECT_DIR/none.conf" -i 1 --insecure
+	assert_failure 2
+	assert_output --partial "none.conf"
+	printf 'node 1 127.0.0.1:7000\nnode 2 127.0.0.1\n' >"$ELECT_DIR/bad.conf"
+	run elect-node -f "$ELECT_DIR/bad.conf" -i 1 --insecure
+	assert_failure 2
+	assert_output --partial "bad.conf:2:"
+	printf 'node 1 127.0.0.1:7000\nnode 1 127.0.0.1:7002\n' \
+	    >"$ELECT_DIR/dup.conf"
+	run elect-node -f "$ELECT_DIR/dup.conf" -i 1 --insecure
+	assert_failure 2
+	assert_output --partial "dup.conf:2:"
+	printf 'nodes 1 127.0.0.1:7000\n' >"$ELECT_DIR/word.conf"
+	run elect-node -f "$ELECT_DIR/word.conf" -i 1 --insecure
+	assert_failure 2
+	assert_output --partial "word.conf:1:"
+}
+
+@test "an id missing from the cluster is refused" {
+	run elect-node -f "$C" -i 9 --insecure -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "no node 9 in this cluster"
+	[ ! -e "$ELECT_DIR/s" ]
+}
+
+@test "a port in use is refused, naming the node and address" {
+	start_stub
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/other" \
+	    --fd-cmd "$STUB/fd-stub"
+	assert_failure 2
+	assert_output --partial "node 1 at 127.0.0.1:$(port 1)"
+	assert_output --partial "in use"
+}
+
+@test "bad key files: missing, short, long; a loose one is warned about" {
+	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/nokey" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "nokey"
+	head -c 31 /dev/urandom >"$ELECT_DIR/short.key"
+	chmod 600 "$ELECT_DIR/short.key"
+	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/short.key" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "short.key"
+	head -c 33 /dev/urandom >"$ELECT_DIR/long.key"
+	chmod 600 "$ELECT_DIR/long.key"
+	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/long.key" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "long.key"
+	head -c 32 /dev/urandom >"$ELECT_DIR/loose.key"
+	chmod 644 "$ELECT_DIR/loose.key"
+	elect_start_cluster -k "$ELECT_DIR/loose.key" --fd-cmd "$STUB/fd-stub" \
+	    "$C" -- 1
+	run cat "$ELECT_DIR/1/stderr"
+	assert_output --partial "warning"
+	assert_output --partial "loose.key"
+}
+
+@test "--insecure says so" {
+	start_stub
+	run cat "$ELECT_DIR/1/stderr"
+	assert_output --partial "warning: --insecure"
+}
+
+@test "the state directory: 0700, incarnation up at every start, pid file" {
+	start_stub
+	d=$ELECT_DIR/1/state
+	[ "$(stat -c %a "$d")" = 700 ]
+	[ "$(stat -c %a "$d/control")" = 600 ]
+	[ "$(cat "$d/incarnation")" = 1 ]
+	[ "$(cat "$d/pid")" = "${ELECT_PID[1]}" ]
+	elect_restart 1
+	[ "$(cat "$d/incarnation")" = 2 ]
+	elect_stop 1
+	[ ! -e "$d/pid" ]
+	[ ! -e "$d/control" ]
+	elect_start 1
+	[ "$(cat "$d/incarnation")" = 3 ]
+	run elect_status 1
+	assert_output --partial "incarnation=3"
+	run grep -c " boot inc=" "$ELECT_DIR/1/trace"
+	assert_output 3
+	grep -q " boot inc=3 algo=bully-fd nodes=3" "$ELECT_DIR/1/trace"
+}
+
+@test "a loose state directory is tightened to 0700" {
+	mkdir -m 755 "$ELECT_DIR/1"
+	mkdir -m 755 "$ELECT_DIR/1/state"
+	start_stub
+	[ "$(stat -c %a "$ELECT_DIR/1/state")" = 700 ]
+}
+
+@test "a damaged incarnation file stops the node" {
+	mkdir -p "$ELECT_DIR/s"
+	echo "seven" >"$ELECT_DIR/s/incarnation"
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    --fd-cmd "$STUB/fd-stub"
+	assert_failure 2
+	assert_output --partial "$ELECT_DIR/s/incarnation"
+	printf '0\n' >"$ELECT_DIR/s/incarnation"
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    --fd-cmd "$STUB/fd-stub"
+	assert_failure 2
+	printf '12' >"$ELECT_DIR/s/incarnation"
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    --fd-cmd "$STUB/fd-stub"
+	assert_failure 2
+}
+
+@test "two nodes on one state directory: the second refuses" {
+	start_stub
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/1/state" \
+	    --fd-cmd "$STUB/fd-stub"
+	assert_failure 2
+	assert_output --partial "already runs here (pid ${ELECT_PID[1]})"
+	run elect_status 1
+	assert_output --partial "id=1"
+}
+
+@test "--status without a daemon: exit 3 and a message" {
+	run elect-node -s "$ELECT_DIR/nowhere" --status
+	assert_failure 3
+	assert_output --partial "$ELECT_DIR/nowhere/control"
+	run elect-node -i 65000 --status
+	assert_failure 3
+	assert_output --partial "65000/control"
+}
+
+@test "--status: one line of fields; exit 0 for the leader, 1 for others" {
+	start_stub
+	# Alone with a detector that reports nothing, node 1 waits for the
+	# higher nodes: not the leader.
+	run elect_status 1
+	assert_failure 1
+	assert_output --regexp "^id=1 algo=bully-fd status=[A-Za-z0-9]+ leader=[-0-9]+ group=[^ ]+ incarnation=1 secs=[0-9]+\.[0-9]{3} role=[a-z]+ drops=0 lost=0"
+	printf 'node 1 127.0.0.1:%d\n' "$(freeport -w 2)" >"$ELECT_DIR/one.conf"
+	elect-node -f "$ELECT_DIR/one.conf" -i 1 --insecure -s "$ELECT_DIR/o" \
+	    --fd-cmd "$STUB/fd-stub" 2>/dev/null 3>&- &
+	pid=$!
+	BG+=("$pid")
+	ok() { elect-node -s "$ELECT_DIR/o" --status; }
+	wait_for 5 ok || { kill "$pid"; false; }
+	run elect-node -s "$ELECT_DIR/o" --status
+	kill "$pid"
+	wait "$pid"
+	assert_success
+	assert_output --partial "status=Norm leader=1"
+	assert_output --partial "role=leader"
+}
+
+@test "the detector gets the cluster, id, key and timing" {
+	export FD_STUB_LOG=$ELECT_DIR/fd.log
+	head -c 32 /dev/urandom >"$ELECT_DIR/k"
+	chmod 600 "$ELECT_DIR/k"
+	elect_start_cluster -k "$ELECT_DIR/k" --fd-cmd "$STUB/fd-stub" \
+	    --fd-interval 7 --fd-timeout 31 "$C" -- 2
+	wait_for 5 grep -q "^start 3$" "$FD_STUB_LOG"
+	run head -n 1 "$FD_STUB_LOG"
+	assert_output "args -f $C -i 2 -k $ELECT_DIR/k --interval 7 --timeout 31 --incarnation 1"
+	trace_has "$ELECT_DIR/2/trace" " fd op=start peer=3$"
+}
+
+@test "elect-fd is looked for next to elect-node" {
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" --fd-cmd \
+	    "$ELECT_DIR/no-such-fd"
+	assert_failure 2
+	assert_output --partial "no-such-fd"
+	mkdir "$ELECT_DIR/bin"
+	cp "$(command -v elect-node)" "$ELECT_DIR/bin/"
+	run "$ELECT_DIR/bin/elect-node" -f "$C" -i 1 --insecure \
+	    -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "$ELECT_DIR/bin/elect-fd"
+}
+
+@test "if the detector dies the node says so and stops: exit 1" {
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "$ELECT_DIR/t" --fd-cmd "$STUB/fd-crash"
+	assert_failure 1
+	assert_output --partial "fd-crash exited with status 3; stopping"
+	run tail -n 1 "$ELECT_DIR/t"
+	assert_output --regexp " 1 exit why=fd$"
+	[ ! -e "$ELECT_DIR/s/pid" ]
+}
+
+@test "a detector's odd lines are reported and ignored; down is acted on" {
+	elect_start_cluster --insecure --fd-cmd "$STUB/fd-chatty" "$C" -- 3
+	wait_for 5 trace_has "$ELECT_DIR/3/trace" " fd op=down peer=1$"
+	run cat "$ELECT_DIR/3/stderr"
+	assert_output --partial 'unexpected line "hello there"'
+	assert_output --partial 'unexpected line "down 0"'
+	assert_output --partial 'unexpected line "down 99999"'
+	run elect_status 3
+	assert_output --partial "id=3"
+}
+
+@test "SIGTERM: the node leaves, traces exit, and its detector ends" {
+	start_stub
+	fdpid=$(cat "/proc/${ELECT_PID[1]}/task/${ELECT_PID[1]}/children")
+	[ -n "$fdpid" ]
+	elect_stop 1
+	run tail -n 1 "$ELECT_DIR/1/trace"
+	assert_output --regexp " 1 exit why=sigterm$"
+	wait_for 5 eval '! kill -0 '"$fdpid"' 2>/dev/null'
+}
+
+@test "SIGKILL: the detector follows its node" {
+	start_stub
+	fdpid=$(cat "/proc/${ELECT_PID[1]}/task/${ELECT_PID[1]}/children")
+	[ -n "$fdpid" ]
+	kill -KILL "${ELECT_PID[1]}"
+	wait_for 5 eval '! kill -0 '"$fdpid"' 2>/dev/null'
+}
+
+@test "SIGHUP reopens the trace file" {
+	start_stub
+	mv "$ELECT_DIR/1/trace" "$ELECT_DIR/1/trace.old"
+	kill -HUP "${ELECT_PID[1]}"
+	wait_for 5 test -e "$ELECT_DIR/1/trace"
+	elect_stop 1
+	trace_has "$ELECT_DIR/1/trace" " exit why=sigterm$"
+	trace_has "$ELECT_DIR/1/trace.old" " boot inc=1"
+}
+
+@test "garbage datagrams are dropped, counted and traced" {
+	start_stub
+	p=$(port 1)
+	printf 'hello' >/dev/udp/127.0.0.1/"$p"
+	head -c 200 /dev/zero >/dev/udp/127.0.0.1/"$p"
+	head -c 1300 /dev/urandom >/dev/udp/127.0.0.1/"$p"
+	# A well-formed envelope of elect-fd's protocol on the node's port.
+	printf 'ELFD\001\001\000\000\000\002\000\001' >/dev/udp/127.0.0.1/"$p"
+	wait_for 5 eval 'elect_status 1 | grep -q " drops=4 "'
+	t=$ELECT_DIR/1/trace
+	trace_has "$t" " drop from=- why=truncated$"
+	trace_has "$t" " drop from=- why=oversized$"
+	run grep -c " drop " "$t"
+	assert_output 4
+	run grep -c " recv " "$t"
+	assert_output 0
+}
+
+@test "-t unix:PATH writes to a collector, and exit reaches it" {
+	elect-trace collect -l "unix:$ELECT_DIR/c.sock" -o "$ELECT_DIR/all" \
+	    2>"$ELECT_DIR/collect.err" 3>&- &
+	cpid=$!
+	BG+=("$cpid")
+	wait_for 5 test -S "$ELECT_DIR/c.sock"
+	elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "unix:$ELECT_DIR/c.sock" --fd-cmd "$STUB/fd-stub" 2>/dev/null \
+	    3>&- &
+	npid=$!
+	BG+=("$npid")
+	wait_for 5 trace_has "$ELECT_DIR/all" " 1 boot inc=1 algo=bully-fd"
+	kill -TERM "$npid"
+	wait "$npid"
+	wait_for 5 trace_has "$ELECT_DIR/all" " 1 exit why=sigterm$"
+	kill -TERM "$cpid"
+	wait "$cpid" || true
+	run grep -c " crash" "$ELECT_DIR/all"
+	assert_output 0
+}
+
+@test "Ctrl-C (SIGINT to the node's process group): a clean leave, exit 0" {
+	setsid elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "$ELECT_DIR/t" 2>"$ELECT_DIR/err" 3>&- &
+	pid=$!
+	BG+=("$pid")
+	wait_for 5 trace_has "$ELECT_DIR/t" " fd op=start "
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 0
+	run tail -n 1 "$ELECT_DIR/t"
+	assert_output --regexp " 1 exit why=sigint$"
+	run cat "$ELECT_DIR/err"
+	refute_output --partial "stopping"
+}

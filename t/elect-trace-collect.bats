@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# elect-trace collect: many senders, one trace; bad lines dropped,
+# reported and said lost; crash lines for streams that end without exit.
+
+load helper
+load collector
+
+lines_of() {
+	grep -c "$1" "$dir/out.trace" || true
+}
+
+@test "collect: several writers at once, good and bad, line by line" {
+	start_collector
+	# a stuck sender: half a line, then nothing, all along
+	printf '7.1 9 boot inc' | trawsend -h "unix:$sock" > "$dir/stuck" &
+	pids+=($!)
+	wait_for 5 grep -q holding "$dir/stuck"
+	twrite -c 300 -r 3000 -n 1 "unix:$sock" > "$dir/lost1" &
+	w1=$!
+	twrite -c 300 -r 3000 -n 2 "unix:$sock" > "$dir/lost2" &
+	w2=$!
+	# stops in the middle of a line
+	printf '5 3 boot inc=1\n5.1 3 state status=Norm ldr=3 grp=-\n5.2 3 sta' |
+	    trawsend "unix:$sock"
+	# garbage around one good line
+	printf 'hello\n\001\002\n6 4 boot inc=1\n6.1 4 bogus x=1\n6.2 4 send to=1\n' |
+	    trawsend "unix:$sock"
+	wait "$w1" "$w2"
+	wait_for 5 grep -q '^[0-9.]* 4 crash$' "$dir/out.trace"
+	stop_collector
+
+	assert_equal "$(cat "$dir/lost1" "$dir/lost2")" "$(printf '0\n0')"
+	# every line of the good writers, once, in their order, and their exit
+	for n in 1 2; do
+		run sh -c "awk '\$2 == $n && \$3 == \"send\"' '$dir/out.trace' |
+		    sed 's/.*elid=//'"
+		assert_output "$(seq 1 300)"
+		assert_equal "$(lines_of " $n exit why=done$")" 1
+	done
+	# the cut stream: its whole lines, its cut one said lost, then a
+	# crash; the garbage: two lines lost before any node spoke, its one
+	# good line, two more lost, then a crash; the stuck sender: nothing yet
+	run awk '$2 ~ /^[349-]$/ { sub(/^[^ ]* /, ""); print }' "$dir/out.trace"
+	assert_output - <<-EOF
+	3 boot inc=1
+	3 state status=Norm ldr=3 grp=-
+	3 lost n=1
+	3 crash
+	- lost n=2
+	4 boot inc=1
+	4 lost n=2
+	4 crash
+	EOF
+	assert_equal "$(lines_of '^6 - lost n=2$')" 1
+	assert_equal "$(lines_of ' crash$')" 2
+	assert_equal "$(wc -l < "$dir/out.trace")" $((2 * 301 + 8))
+	# nothing but valid lines went out
+	run awk '{ print $3 }' "$dir/out.trace"
+	refute_output --partial bogus
+	refute_output --partial hello
+	# each bad line named with its peer and line number
+	run cat "$dir/err"
+	assert_line --regexp "unix peer pid [0-9]+: line 3: connection ended inside a line: \"5.2 3 sta\""
+	assert_line --regexp "unix peer pid [0-9]+: line 1: expected TIME NODE EVENT: \"hello\""
+	assert_line --regexp "line 2: expected TIME NODE EVENT: \"\\\\001\\\\002\""
+	assert_line --regexp "line 4: unknown event \"bogus\": \"6.1 4 bogus x=1\""
+	assert_line --regexp "line 5: send: missing key msg=: \"6.2 4 send to=1\""
+}
+
+@test "collect: an exit line means no crash line" {
+	start_collector
+	printf '1 5 boot inc=1\n2 5 exit why=term\n' | trawsend "unix:$sock"
+	printf '1 6 boot inc=1\n2 6 state status=Norm ldr=6 grp=-\n' |
+	    trawsend "unix:$sock"
+	wait_for 5 grep -q ' 6 crash$' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(lines_of ' 5 crash$')" 0
+	assert_equal "$(lines_of ' 6 crash$')" 1
+}
+
+@test "collect: the crash line waits for the node's last connection" {
+	start_collector
+	# a node's daemon and its failure detector, each with a connection
+	printf '1 7 boot inc=1\n' | trawsend -h "unix:$sock" > "$dir/fd" &
+	fdpid=$!
+	pids+=("$fdpid")
+	wait_for 5 grep -q holding "$dir/fd"
+	printf '1.5 7 state status=Norm ldr=7 grp=-\n' | trawsend "unix:$sock"
+	wait_for 5 grep -q ' 7 state' "$dir/out.trace"
+	assert_equal "$(lines_of ' 7 crash$')" 0
+	kill "$fdpid"
+	wait_for 5 grep -q ' 7 crash$' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(lines_of ' 7 crash$')" 1
+	# never earlier than the node's own last line
+	run awk '$3 == "crash" { print ($1 >= 1.5) }' "$dir/out.trace"
+	assert_output 1
+}
+
+@test "collect: a line too long is dropped, the next one kept" {
+	start_collector
+	{
+		printf '1 2 boot inc=1 pad='
+		head -c 5000 /dev/zero | tr '\0' x
+		printf '\n2 2 exit why=done\n'
+	} | trawsend "unix:$sock"
+	wait_for 5 grep -q ' 2 exit' "$dir/out.trace"
+	stop_collector
+	# no node had spoken: the lost line is the system's, at the next line
+	run cat "$dir/out.trace"
+	assert_output "$(printf '2 - lost n=1\n2 2 exit why=done')"
+	run cat "$dir/err"
+	assert_output --partial "line 1: line too long"
+}
+
+@test "collect: a flood of bad lines is reported ten times, then counted" {
+	start_collector
+	seq 1 50 | trawsend "unix:$sock"
+	wait_for 5 grep -q "in all" "$dir/err"
+	run cat "$dir/err"
+	assert_equal "$(grep -c ': line [0-9]*:' "$dir/err")" 10
+	assert_output --partial "more bad lines; not reported"
+	assert_output --partial ": 50 bad lines in all"
+	run cat "$dir/out.trace"
+	assert_output --regexp '^[0-9.]+ - lost n=50$'
+}
+
+@test "collect: a line dropped from a node is said lost, and the trace is not certified" {
+	start_collector
+	printf '1 5 boot inc=1\n1.1 5 state status=Norm ldr=5 grp=-\n1.2 5 state status=Norm\n1.3 5 exit why=done\n' |
+	    trawsend "unix:$sock"
+	wait_for 5 grep -q ' 5 exit' "$dir/out.trace"
+	stop_collector
+	run cat "$dir/out.trace"
+	assert_output "$(printf '1 5 boot inc=1\n1.1 5 state status=Norm ldr=5 grp=-
+1.3 5 lost n=1\n1.3 5 exit why=done')"
+	run sh -c "elect-check -A trace < '$dir/out.trace'"
+	assert_failure 1
+	assert_output --partial '-:3: trace: node 5 lost 1 lines'
+	# without its lost line, the same trace would pass
+	run sh -c "grep -v ' lost ' '$dir/out.trace' | elect-check -A trace"
+	assert_success
+}
+
+@test "collect: every line received is acknowledged" {
+	start_collector
+	run sh -c "printf '1 3 boot inc=1\nnonsense\n# note\n2 3 exit why=x\n' |
+	    trawsend -p 'unix:$sock'"
+	assert_success
+	assert_output "ack 4"
+}
+
+@test "collect: tcp" {
+	port=$(freeport)
+	elect-trace collect -l "tcp:127.0.0.1:$port" -o "$dir/out.trace" \
+	    2> "$dir/err" &
+	collector=$!
+	pids+=("$collector")
+	wait_for 5 sh -c "echo | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	run twrite -c 50 -r 1000 -n 4 "tcp:127.0.0.1:$port"
+	assert_output 0
+	wait_for 5 grep -q ' 4 exit' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(lines_of ' 4 send ')" 50
+	run cat "$dir/err"
+	refute_output --partial "line"
+}
+
+@test "collect: SIGHUP reopens the output file" {
+	start_collector
+	printf '1 - net a=1 b=2 link=down\n' | trawsend "unix:$sock"
+	wait_for 5 test -s "$dir/out.trace"
+	mv "$dir/out.trace" "$dir/out.trace.0"
+	kill -HUP "$collector"
+	wait_for 5 test -e "$dir/out.trace"
+	printf '2 - net a=1 b=2 link=up\n' | trawsend "unix:$sock"
+	wait_for 5 test -s "$dir/out.trace"
+	stop_collector
+	assert_equal "$(cat "$dir/out.trace.0")" "1 - net a=1 b=2 link=down"
+	assert_equal "$(cat "$dir/out.trace")" "2 - net a=1 b=2 link=up"
+}
+
+@test "collect: SIGTERM ends it cleanly, no crash said for those still connected" {
+	start_collector
+	printf '1 8 boot inc=1\n' | trawsend -h "unix:$sock" > "$dir/h" &
+	pids+=($!)
+	wait_for 5 grep -q holding "$dir/h"
+	wait_for 5 grep -q ' 8 boot' "$dir/out.trace"
+	stop_collector
+	[ ! -e "$sock" ]
+	assert_equal "$(cat "$dir/out.trace")" "1 8 boot inc=1"
+}
+
+@test "collect: -d writes in time order what comes within the delay" {
+	start_collector -d 1
+	# a second ahead: held long enough however slow this machine is
+	t=$(($(date +%s) + 1))
+	printf '%s.5 1 boot inc=1\n%s.7 1 exit why=done\n' "$t" "$t" |
+	    trawsend "unix:$sock"
+	printf '%s.2 2 boot inc=1\n%s.6 2 exit why=done\n' "$t" "$t" |
+	    trawsend "unix:$sock"
+	wait_for 10 grep -q ' 1 exit' "$dir/out.trace"
+	stop_collector
+	run awk '{ print $2, $3 }' "$dir/out.trace"
+	assert_output "$(printf '2 boot\n1 boot\n2 exit\n1 exit')"
+}
+
+@test "collect: a stale socket is taken over, a live one is refused" {
+	start_collector
+	run elect-trace collect -l "unix:$sock"
+	assert_failure 1
+	assert_output --partial "a collector is already listening"
+	stop_collector KILL
+	[ -S "$sock" ]
+	start_collector
+	printf '1 1 boot inc=1\n' | trawsend "unix:$sock"
+	wait_for 5 test -s "$dir/out.trace"
+	# never in place of something else
+	echo precious > "$dir/file"
+	run elect-trace collect -l "unix:$dir/file"
+	assert_failure 1
+	assert_output --partial "exists and is not a socket"
+	assert_equal "$(cat "$dir/file")" precious
+}
+
+@test "collect: bad usage" {
+	run elect-trace collect
+	assert_failure 2
+	assert_output --partial "usage: elect-trace collect"
+	run elect-trace collect -l "udp:1.2.3.4:5"
+	assert_failure 2
+	assert_output --partial "expected unix:PATH or tcp:HOST:PORT"
+	run elect-trace collect -l "tcp:127.0.0.1"
+	assert_failure 2
+	run elect-trace collect -l "unix:$sock" -d soon
+	assert_failure 2
+	assert_output --partial '"soon" is not a number of seconds'
+	run elect-trace collect -l "unix:$sock" extra
+	assert_failure 2
+	run elect-trace collect --help
+	assert_success
+	assert_output --partial "usage: elect-trace collect"
+}

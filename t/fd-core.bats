@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# The failure-detector core (lib/fd) on a simulated clock, through fd-sim:
+# exact times, no sockets.  Node 1 runs the core; interval 50 ms, timeout
+# 200 ms unless a test says otherwise.
+
+load helper
+
+sim() {
+	run fd-sim "$@"
+	assert_success
+}
+
+@test "a node silent since start is reported exactly one timeout later" {
+	sim <<-EOF
+	0 cmd start 2
+	600 end
+	EOF
+	assert_line '0 send 2 monitor 50000 3000 seq=1'
+	assert_line '200 down 2'
+	[ "$(grep -c down <<< "$output")" = 1 ]
+}
+
+@test "heartbeats push the report back; it comes a timeout after the last" {
+	sim <<-EOF
+	0 cmd start 2
+	120 from 2 alive
+	170 from 2 alive
+	600 end
+	EOF
+	assert_output - <<-EOF
+	0 send 2 monitor 50000 3000 seq=1
+	100 send 2 monitor 50000 3000 seq=2
+	270 send 2 monitor 50000 3000 seq=3
+	320 send 2 monitor 50000 3000 seq=4
+	370 send 2 monitor 50000 3000 seq=5
+	370 down 2
+	420 send 2 monitor 50000 3000 seq=6
+	470 send 2 monitor 50000 3000 seq=7
+	520 send 2 monitor 50000 3000 seq=8
+	570 send 2 monitor 50000 3000 seq=9
+	EOF
+}
+
+@test "a heard node is asked again only once a second" {
+	script=$(for t in $(seq 0 50 1500); do echo "$t from 2 alive"; done)
+	sim <<-EOF
+	0 cmd start 2
+	$script
+	EOF
+	assert_output - <<-EOF
+	0 send 2 monitor 50000 3000 seq=1
+	1000 send 2 monitor 50000 3000 seq=2
+	EOF
+}
+
+@test "start keeps the silence of a peer already heard; stop ends monitoring" {
+	sim <<-EOF
+	0 cmd start 2
+	0 cmd start 1
+	10 from 2 alive
+	100 cmd start 2
+	250 cmd stop 2
+	600 end
+	EOF
+	assert_output - <<-EOF
+	0 send 2 monitor 50000 3000 seq=1
+	100 send 2 monitor 50000 3000 seq=2
+	150 send 2 monitor 50000 3000 seq=3
+	200 send 2 monitor 50000 3000 seq=4
+	210 down 2
+	250 send 2 monitor 50000 3000 seq=5
+	250 send 2 unmonitor seq=6
+	EOF
+}
+
+@test "one down per start; start re-arms it" {
+	sim <<-EOF
+	0 cmd start 2
+	1000 cmd start 2
+	1500 end
+	EOF
+	run grep down <<< "$output"
+	assert_output - <<-EOF
+	200 down 2
+	1200 down 2
+	EOF
+}
+
+@test "without report-up a returning node is silent; with it, up re-arms" {
+	script='0 cmd start 2
+	300 from 2 alive
+	310 replay
+	320 from 2 alive
+	600 end'
+	sim <<< "$script"
+	run grep -v send <<< "$output"
+	assert_output - <<-EOF
+	200 down 2
+	310 drop 2 replay
+	EOF
+	sim -u <<< "$script"
+	run grep -v send <<< "$output"
+	assert_output - <<-EOF
+	200 down 2
+	300 up 2
+	310 drop 2 replay
+	520 down 2
+	EOF
+}
+
+@test "ping mode: pings every interval, only answers to them count" {
+	sim -m ping <<-EOF
+	0 cmd start 2
+	10 from 2 pong 1
+	30 from 2 pong 1
+	60 from 2 pong 2
+	90 from 2 pong 99
+	260 end
+	270 cmd stop 2
+	600 end
+	EOF
+	assert_output - <<-EOF
+	0 send 2 ping seq=1
+	50 send 2 ping seq=2
+	90 send 2 ping seq=3
+	140 send 2 ping seq=4
+	190 send 2 ping seq=5
+	240 send 2 ping seq=6
+	260 down 2
+	EOF
+}
+
+@test "ping mode: a pong to a ping from before the latest start is stale" {
+	sim -m ping <<-EOF
+	0 cmd start 2
+	100 cmd start 2
+	110 from 2 pong 1
+	400 end
+	EOF
+	assert_line '300 down 2'
+}
+
+@test "the core answers pings and serves subscriptions; playdead stops both" {
+	sim <<-EOF
+	0 from 2 monitor 50000 3000
+	10 from 3 ping
+	60 cmd playdead 2 3
+	70 from 3 ping
+	200 cmd playalive 2
+	230 from 2 unmonitor
+	400 end
+	EOF
+	assert_output - <<-EOF
+	0 send 2 alive seq=1
+	10 send 3 pong seq=1
+	50 send 2 alive seq=2
+	200 send 2 alive seq=3
+	EOF
+}
+
+@test "a subscription runs out with its lease" {
+	sim <<-EOF
+	0 from 2 monitor 100000 250
+	1000 end
+	EOF
+	assert_output - <<-EOF
+	0 send 2 alive seq=1
+	100 send 2 alive seq=2
+	200 send 2 alive seq=3
+	EOF
+}
+
+@test "malformed payloads and unknown nodes are refused" {
+	sim <<-EOF
+	0 from 3 monitor 0 3000
+	0 from 3 monitor 50000 10
+	0 from 3 monitor 50000 4000000
+	0 cmd start 4
+	0 cmd playdead 2 4
+	300 end
+	EOF
+	assert_output - <<-EOF
+	0 drop 3 bad-payload
+	0 drop 3 bad-payload
+	0 drop 3 bad-payload
+	0 refused unknown node
+	0 refused unknown node
+	EOF
+}
+
+@test "phi accrual: the limit follows the inter-arrival times" {
+	sim -p 8 <<-EOF
+	0 cmd start 2
+	0 limit 2
+	50 from 2 alive
+	100 from 2 alive
+	150 from 2 alive
+	200 from 2 alive
+	250 from 2 alive
+	250 limit 2
+	260 from 2 alive
+	400 from 2 alive
+	400 limit 2
+	1000 end
+	EOF
+	# No samples yet: mean 50, deviation 25 (half an interval), and
+	# phi = 8 at 5.612 deviations.  Then 50, 50, 50, 50, 10, 140.
+	assert_line '0 limit 190.300'
+	assert_line '250 limit 190.300'
+	assert_line '400 limit 300.149'
+	assert_line '700.149 down 2'
+}
+
+@test "phi accrual: the silence of an outage is not an interval" {
+	sim -p 8 -u <<-EOF
+	0 cmd start 2
+	50 from 2 alive
+	100 from 2 alive
+	5000 from 2 alive
+	5000 limit 2
+	5050 from 2 alive
+	5050 limit 2
+	EOF
+	assert_line '290.3 down 2'
+	assert_line '5000 up 2'
+	assert_line '5000 limit 190.300'
+	assert_line '5050 limit 190.300'
+}

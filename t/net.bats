@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# lib/net: the cluster file, the key file, the datagram envelope and the
+# replay window, through net-tool.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	head -c 32 /dev/urandom > k1
+	head -c 32 /dev/urandom > k2
+	chmod 600 k1 k2
+}
+
+cluster() {
+	printf '%s\n' "$@" > c.conf
+	run net-tool cluster c.conf
+}
+
+@test "cluster: nodes, comments, blank lines, default and given fd ports" {
+	printf '# a cluster\n\n  node 3 10.0.0.3:7000   # third\n' > c.conf
+	printf 'node\t1 host-a.example:7000 fd=9000\nnode 2 [::1]:7000\n' >> c.conf
+	printf 'node 65535 [fe80::1%%eth0]:65534' >> c.conf	# no final newline
+	run net-tool cluster c.conf
+	assert_success
+	assert_output - <<-EOF
+	1 host-a.example 7000 fd=9000 line=4
+	2 ::1 7000 fd=7001 line=5
+	3 10.0.0.3 7000 fd=7001 line=3
+	65535 fe80::1%eth0 65534 fd=65535 line=6
+	EOF
+}
+
+@test "cluster: every kind of bad line names the file, the line and why" {
+	cluster 'node 1 a:1' 'nodes 2 b:1'
+	assert_failure 2
+	assert_output --partial 'c.conf:2: unknown keyword "nodes"'
+	cluster 'node 0 a:1'
+	assert_output --partial 'c.conf:1: node id "0" is not 1 to 65535'
+	cluster 'node 65536 a:1'
+	assert_output --partial 'node id "65536" is not 1 to 65535'
+	cluster 'node +1 a:1'
+	assert_output --partial 'node id "+1"'
+	cluster 'node 1'
+	assert_output --partial 'c.conf:1: node 1: missing HOST:PORT'
+	cluster 'node'
+	assert_output --partial 'c.conf:1: node: missing ID'
+	cluster 'node 1 a'
+	assert_output --partial '"a": expected HOST:PORT'
+	cluster 'node 1 a:0'
+	assert_output --partial 'port "0" is not a port (1 to 65535)'
+	cluster 'node 1 a:65536'
+	assert_output --partial 'port "65536" is not a port'
+	cluster 'node 1 a:7x'
+	assert_output --partial 'port "7x"'
+	cluster 'node 1 ::1:7000'
+	assert_output --partial 'an IPv6 address goes in brackets'
+	cluster 'node 1 [zz::1]:7000'
+	assert_output --partial '"zz::1" is not a numeric IPv6 address'
+	cluster 'node 1 [::1]7000'
+	assert_output --partial 'expected [IPV6]:PORT'
+	cluster 'node 1 bad_host!:7000'
+	assert_output --partial '"bad_host!" is not a host name or address'
+	cluster 'node 1 -a:7000'
+	assert_output --partial 'is not a host name'
+	cluster 'node 1 a..b:7000'
+	assert_output --partial 'is not a host name'
+	cluster 'node 1 a:7000 fd=0'
+	assert_output --partial 'fd port "0" is not a port'
+	cluster 'node 1 a:7000 fd=7001 fd=7002'
+	assert_output --partial 'c.conf:1: fd= given twice'
+	cluster 'node 1 a:7000 prio=3'
+	assert_output --partial 'c.conf:1: unknown keyword "prio=3"'
+	cluster 'node 1 a:7000 fd=7000'
+	assert_output --partial 'fd port 7000 is the node'"'"'s own port'
+	cluster 'node 1 a:65535'
+	assert_output --partial 'port 65535 leaves no port for the failure detector'
+	cluster '# nothing'
+	assert_output --partial 'c.conf: no nodes'
+}
+
+@test "cluster: duplicate ids and endpoints are refused" {
+	cluster 'node 1 a:7000' 'node 1 b:7000'
+	assert_failure 2
+	assert_output --partial 'c.conf:2: node 1 already defined on line 1'
+	cluster 'node 1 a:7000' 'node 2 A:7000'
+	assert_output --partial 'c.conf:2: A:7000 already used by node 1 (line 1)'
+	cluster 'node 1 a:7000' 'node 2 a:7001'
+	assert_output --partial 'c.conf:2: a:7001 already used by node 1 (line 1)'
+	cluster 'node 1 a:7000' 'node 2 a:6999'
+	assert_output --partial 'c.conf:2: fd port a:7000 already used by node 1'
+	cluster 'node 1 a:7000 fd=8000' 'node 2 b:7000 fd=8000'
+	assert_success
+}
+
+@test "cluster: long lines, NUL bytes, carriage returns, too many nodes" {
+	{ printf 'node 1 '; head -c 600 /dev/zero | tr '\0' a; printf ':1\n'; } > c.conf
+	run net-tool cluster c.conf
+	assert_failure 2
+	assert_output --partial 'c.conf:1: line longer than 512 bytes'
+	printf 'node 1 a:7000\nnode 2 b\0:7000\n' > c.conf
+	run net-tool cluster c.conf
+	assert_output --partial 'c.conf:2: NUL byte'
+	printf 'node 1 a:7000\r\n' > c.conf
+	run net-tool cluster c.conf
+	assert_output --partial 'c.conf:1: carriage return'
+	for i in $(seq 1 1025); do echo "node $i h$i:7000"; done > c.conf
+	run net-tool cluster c.conf
+	assert_output --partial 'c.conf:1025: more than 1024 nodes'
+	head -n 1024 c.conf > c2.conf
+	run net-tool cluster c2.conf
+	assert_success
+	assert_equal "${#lines[@]}" 1024
+}
+
+@test "cluster: the loader resolves names and numbers, and sees aliases" {
+	cluster 'node 1 127.0.0.1:7000' 'node 2 localhost:7010 fd=7020' \
+	    'node 3 [::1]:7000'
+	run net-tool resolve c.conf
+	assert_success
+	assert_line '1 127.0.0.1:7000 fd=127.0.0.1:7001'
+	assert_line --regexp '^2 (127\.0\.0\.1|\[::1\]):7010 fd=.*:7020$'
+	assert_line '3 [::1]:7000 fd=[::1]:7001'
+	cluster 'node 1 127.0.0.1:7000' 'node 2 127.000.0.1:7000'
+	run net-tool resolve c.conf
+	assert_failure 2
+	assert_output --partial 'c.conf:2: node 2 shares an address and port with node 1 (line 1)'
+	# Numeric, so that no name server is asked.
+	cluster 'node 1 127.0.0.1:7000' 'node 2 [1:2:3:4:5:6:7:8:9]:7000'
+	run net-tool resolve c.conf
+	assert_failure 2
+	assert_output --partial 'c.conf:2: 1:2:3:4:5:6:7:8:9: '
+	run net-tool resolve missing.conf
+	assert_failure 2
+	assert_output --partial 'missing.conf: No such file or directory'
+}
+
+@test "key: exactly 32 bytes, and a warning when others may read it" {
+	run net-tool key k1
+	assert_success
+	assert_output ok
+	head -c 31 /dev/urandom > short
+	run net-tool key short
+	assert_failure 2
+	assert_output --partial 'short: a key is exactly 32 bytes, this file has 31'
+	head -c 33 /dev/urandom > long
+	run net-tool key long
+	assert_output --partial 'long: a key is exactly 32 bytes, this file has more than 32'
+	: > empty
+	run net-tool key empty
+	assert_output --partial 'this file has 0'
+	run net-tool key nothere
+	assert_output --partial 'nothere: No such file or directory'
+	run net-tool key .
+	assert_output --partial '.: not a regular file'
+	chmod 640 k2
+	run net-tool key k2
+	assert_success
+	assert_output --partial 'k2: mode 640 lets group or others at the key (chmod 600 k2)'
+}
+
+@test "wire: a datagram round-trips, keyed and insecure, up to the payload bound" {
+	run net-tool wire -k k1 -n 1152
+	assert_success
+	assert_output 'ok type=1 from=2 to=1 inc=1 seq=1 grp=2.7.3 len=1152 bytes=1232'
+	run net-tool wire -i 9223372036854775807 -q 9223372036854775807 -n 7
+	assert_success
+	assert_output 'ok type=1 from=2 to=1 inc=9223372036854775807 seq=9223372036854775807 grp=2.7.3 len=7 bytes=87'
+}
+
+@test "wire: the header layout is the documented one" {
+	run net-tool wire -r -t 3 -f 258 -d 4 -i 5 -q 6 -n 2
+	assert_success
+	# magic ELFD, version 1, type 3, length 2, from 0x0102, to 4,
+	# grp.node 2, zero, inc 5, seq 6, grp.inc 7, grp.ctr 3, payload 00 01,
+	# and a MAC of zeros (insecure).
+	assert_output "454c4644""01""03""0002""0102""0004""0002""0000"\
+"0000000000000005""0000000000000006""0000000000000007""0000000000000003"\
+"0001""$(printf '0%.0s' $(seq 64))"
+}
+
+@test "wire: every rejection has its reason" {
+	run net-tool wire -k k1 -x 60			# a flipped MAC byte
+	assert_output 'bad-mac from=2'
+	run net-tool wire -k k1 -x 20			# a flipped header byte
+	assert_output 'bad-mac from=2'
+	run net-tool wire -k k1 -K k2			# another cluster's key
+	assert_output 'bad-mac from=2'
+	run net-tool wire -K k1				# insecure to keyed
+	assert_output 'bad-mac from=2'
+	run net-tool wire -k k1 -K -			# keyed to insecure
+	assert_output 'bad-mac from=2'
+	run net-tool wire -k k1 -P node			# fd datagram at a node port
+	assert_output 'bad-magic from=2'
+	run net-tool wire -x 4				# version 0
+	assert_output 'bad-version from=2'
+	run net-tool wire -c 79
+	assert_output 'truncated from=2'
+	run net-tool wire -c 9
+	assert_output 'truncated from=0'
+	run net-tool wire -c 0
+	assert_output 'truncated from=0'
+	run net-tool wire -n 10 -c 85
+	assert_output 'truncated from=2'
+	run net-tool wire -a 1
+	assert_output 'bad-length from=2'
+	run net-tool wire -n 1152 -a 1
+	assert_output 'oversized from=2'
+	run net-tool wire -n 1152 -x 6			# length 0x0580
+	assert_output 'oversized from=2'
+	run net-tool wire -t 6				# type past fd's maxtype
+	assert_output 'bad-type from=2'
+	run net-tool wire -x 14				# reserved (no MAC to stop it)
+	assert_output 'bad-header from=2'
+	run net-tool wire -s 3				# meant for node 1
+	assert_output 'misdirected from=2'
+	run net-tool wire -s 2				# from itself
+	assert_output 'bad-sender from=2'
+	run net-tool wire -t 0
+	assert_output 'encode refused'
+	run net-tool wire -q 0
+	assert_output 'encode refused'
+	run net-tool wire -n 1153
+	assert_output 'encode refused'
+}
+
+@test "wire: the replay window, as IPsec's" {
+	run net-tool window <<-EOF
+	1 5
+	1 5
+	1 3
+	1 3
+	1 70
+	1 6
+	1 7
+	1 7
+	1 71
+	1 69
+	2 1
+	1 200
+	2 1
+	2 2
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	ok
+	replay
+	ok
+	replay
+	ok
+	replay
+	ok
+	replay
+	ok
+	ok
+	ok
+	old-incarnation
+	replay
+	ok
+	EOF
+}

@@ -1,0 +1,283 @@
+/*
+ * net-tool: drives lib/net from the shell for t/net.bats.
+ *
+ *	net-tool cluster FILE		parse (pure), print the nodes
+ *	net-tool resolve FILE		load and resolve, print the addresses
+ *	net-tool key FILE		load a key file
+ *	net-tool wire [options]		encode a datagram, damage it, decode it
+ *	net-tool window			"INC SEQ" lines through a replay window
+ *
+ * wire options: -k KEYFILE (default: insecure), -K KEYFILE (decode with
+ * another key; "-": insecure), -p fd|node (encode), -P fd|node (decode), -t TYPE,
+ * -f FROM, -d TO, -s SELF (decoder), -i INC, -q SEQ, -n PAYLOAD-BYTES,
+ * -x OFF (flip a byte), -c LEN (cut to LEN bytes), -a N (append N bytes),
+ * -r (print the datagram in hex instead of decoding it).
+ */
+#include <sys/socket.h>
+
+#include <netdb.h>
+
+#include <err.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "fd/fd.h"
+#include "net/cluster.h"
+#include "net/key.h"
+#include "net/wire.h"
+#include "util/util.h"
+
+/* elect-node's types are its own business: any count will do here. */
+static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20 };
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: net-tool cluster|resolve|key FILE\n"
+	    "       net-tool wire [-r] [-k key] [-K key] [-p proto] [-P proto]"
+	    " [-t type]\n"
+	    "                [-f from] [-d to] [-s self] [-i inc] [-q seq]"
+	    " [-n len]\n"
+	    "                [-x off] [-c len] [-a n]\n"
+	    "       net-tool window\n");
+	exit(EXIT_USAGE);
+}
+
+static int
+cmd_cluster(const char *path)
+{
+	static char text[CLUSTER_FILE_MAX + 1];
+	struct cluster c;
+	char ebuf[512];
+	size_t i, len;
+	FILE *f;
+
+	if ((f = fopen(path, "r")) == NULL)
+		err(EXIT_USAGE, "%s", path);
+	len = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	if (cluster_parse(text, len, path, &c, ebuf, sizeof(ebuf)) == -1)
+		errx(EXIT_USAGE, "%s", ebuf);
+	for (i = 0; i < c.n; i++)
+		printf("%u %s %u fd=%u line=%u\n", c.nodes[i].id,
+		    c.nodes[i].host, c.nodes[i].port, c.nodes[i].fd_port,
+		    c.nodes[i].line);
+	cluster_free(&c);
+	return 0;
+}
+
+static void
+numeric(const struct sockaddr_storage *ss, socklen_t len, char *buf,
+    size_t n)
+{
+	char host[NI_MAXHOST], port[NI_MAXSERV];
+
+	if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof(host),
+	    port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		errx(1, "getnameinfo");
+	snprintf(buf, n, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+}
+
+static int
+cmd_resolve(const char *path)
+{
+	struct cluster c;
+	char ebuf[512], a[128], b[128];
+	size_t i;
+
+	if (cluster_load(path, &c, ebuf, sizeof(ebuf)) == -1)
+		errx(EXIT_USAGE, "%s", ebuf);
+	for (i = 0; i < c.n; i++) {
+		numeric(&c.nodes[i].addr, c.nodes[i].addrlen, a, sizeof(a));
+		numeric(&c.nodes[i].fd_addr, c.nodes[i].addrlen, b, sizeof(b));
+		printf("%u %s fd=%s\n", c.nodes[i].id, a, b);
+	}
+	cluster_free(&c);
+	return 0;
+}
+
+static void
+load_key(const char *path, struct wire_key *k)
+{
+	char msg[512];
+	int rc;
+
+	if ((rc = key_load(path, k->k, msg, sizeof(msg))) == -1)
+		errx(EXIT_USAGE, "%s", msg);
+	if (rc == 1)
+		warnx("%s", msg);
+	k->insecure = 0;
+}
+
+static int
+cmd_key(const char *path)
+{
+	struct wire_key k;
+
+	load_key(path, &k);
+	printf("ok\n");
+	return 0;
+}
+
+static const struct wire_proto *
+proto(const char *s)
+{
+	if (strcmp(s, "fd") == 0)
+		return &fd_wire;
+	if (strcmp(s, "node") == 0)
+		return &node_proto;
+	errx(EXIT_USAGE, "unknown protocol %s", s);
+}
+
+static int
+cmd_wire(int argc, char *argv[])
+{
+	struct wire_key ek = { .insecure = 1 }, dk = { .insecure = 1 };
+	const struct wire_proto *ep = &fd_wire, *dp = NULL;
+	struct wire_proto anytype;
+	struct wire_msg m = { .type = 1, .from = 2, .to = 1, .inc = 1,
+	    .seq = 1, .grp = { 2, 7, 3 } };
+	uint8_t payload[WIRE_PAYLOAD_MAX + 64], buf[WIRE_DGRAM_MAX + 256];
+	long long flip = -1, cut = -1, append = 0;
+	unsigned self = 1;
+	const char *why;
+	int ch, raw = 0, other = 0;
+	size_t len, i;
+
+	while ((ch = getopt(argc, argv, "a:c:d:f:i:K:k:n:P:p:q:rs:t:x:")) != -1) {
+		switch (ch) {
+		case 'a':
+			append = arg_num(optarg, 0, 256, "-a");
+			break;
+		case 'c':
+			cut = arg_num(optarg, 0, WIRE_DGRAM_MAX, "-c");
+			break;
+		case 'd':
+			m.to = (uint16_t)arg_num(optarg, 0, 65535, "-d");
+			break;
+		case 'f':
+			m.from = (uint16_t)arg_num(optarg, 0, 65535, "-f");
+			break;
+		case 'i':
+			m.inc = (uint64_t)arg_num(optarg, 0, LLONG_MAX, "-i");
+			break;
+		case 'K':
+			if (strcmp(optarg, "-") != 0)
+				load_key(optarg, &dk);
+			other = 1;
+			break;
+		case 'k':
+			load_key(optarg, &ek);
+			break;
+		case 'n':
+			m.len = (size_t)arg_num(optarg, 0, sizeof(payload), "-n");
+			break;
+		case 'P':
+			dp = proto(optarg);
+			break;
+		case 'p':
+			ep = proto(optarg);
+			break;
+		case 'q':
+			m.seq = (uint64_t)arg_num(optarg, 0, LLONG_MAX, "-q");
+			break;
+		case 'r':
+			raw = 1;
+			break;
+		case 's':
+			self = (unsigned)arg_num(optarg, 0, 65535, "-s");
+			break;
+		case 't':
+			m.type = (uint8_t)arg_num(optarg, 0, 255, "-t");
+			break;
+		case 'x':
+			flip = arg_num(optarg, 0, WIRE_DGRAM_MAX, "-x");
+			break;
+		default:
+			usage();
+		}
+	}
+	if (!other)
+		dk = ek;
+	if (dp == NULL)
+		dp = ep;
+	for (i = 0; i < m.len; i++)
+		payload[i] = (uint8_t)i;
+	m.payload = payload;
+	/* The encoder lets any type out, for the decoder to refuse. */
+	anytype = *ep;
+	anytype.maxtype = 255;
+	if ((len = wire_encode(&ek, &anytype, &m, buf, sizeof(buf))) == 0) {
+		printf("encode refused\n");
+		return EXIT_NO;
+	}
+	if (flip >= 0 && (size_t)flip < len)
+		buf[flip] ^= 0x01;
+	if (cut >= 0 && (size_t)cut < len)
+		len = (size_t)cut;
+	for (i = 0; i < (size_t)append; i++)
+		buf[len++] = 0;
+	if (raw) {
+		for (i = 0; i < len; i++)
+			printf("%02x", buf[i]);
+		printf("\n");
+		return 0;
+	}
+	if ((why = wire_decode(&dk, dp, self, buf, len, &m)) != NULL) {
+		printf("%s from=%u\n", why, m.from);
+		return EXIT_NO;
+	}
+	printf("ok type=%u from=%u to=%u inc=%llu seq=%llu grp=%u.%llu.%llu "
+	    "len=%zu bytes=%zu\n", m.type, m.from, m.to,
+	    (unsigned long long)m.inc, (unsigned long long)m.seq, m.grp.node,
+	    (unsigned long long)m.grp.inc, (unsigned long long)m.grp.ctr,
+	    m.len, len);
+	for (i = 0; i < m.len; i++)
+		if (m.payload[i] != (uint8_t)i)
+			errx(1, "payload byte %zu changed", i);
+	return 0;
+}
+
+static int
+cmd_window(void)
+{
+	struct wire_window w = { 0 };
+	unsigned long long inc, seq;
+	const char *why;
+	char line[128];
+
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (sscanf(line, "%llu %llu", &inc, &seq) != 2)
+			errx(EXIT_USAGE, "expected INC SEQ: %s", line);
+		why = wire_window_check(&w, inc, seq);
+		printf("%s\n", why == NULL ? "ok" : why);
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	if (sodium_init() == -1)
+		errx(1, "sodium_init");
+	if (argc < 2)
+		usage();
+	if (strcmp(argv[1], "wire") == 0)
+		return cmd_wire(argc - 1, argv + 1);
+	if (strcmp(argv[1], "window") == 0 && argc == 2)
+		return cmd_window();
+	if (argc != 3)
+		usage();
+	if (strcmp(argv[1], "cluster") == 0)
+		return cmd_cluster(argv[2]);
+	if (strcmp(argv[1], "resolve") == 0)
+		return cmd_resolve(argv[2]);
+	if (strcmp(argv[1], "key") == 0)
+		return cmd_key(argv[2]);
+	usage();
+}
