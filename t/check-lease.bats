@@ -71,13 +71,13 @@ setup() {
 @test "lease-quorum: a leader without grants" {
 	check -A lease-quorum quorum-none.trace
 	assert_failure 1
-	assert_output "quorum-none.trace:5: lease-quorum: node 2 leads at 10 while at most 0 of 3 nodes grant it a lease, 2 needed"
+	assert_output "quorum-none.trace:6: lease-quorum: node 2 leads at 10 while at most 0 of 3 nodes grant it a lease, 2 needed"
 }
 
 @test "lease-quorum: a grant released under a leader" {
 	check -A lease-quorum quorum-release.trace
 	assert_failure 1
-	reports "quorum-release.trace:10: lease-quorum"
+	reports "quorum-release.trace:11: lease-quorum"
 }
 
 @test "lease-quorum: grants that run out on fast clocks before the lead" {
@@ -89,6 +89,70 @@ setup() {
 
 @test "lease-quorum: a crashed grantor's grant still counts" {
 	check -A lease-quorum quorum-crash.trace
+	assert_success
+	assert_output ""
+}
+
+@test "uniqueness: a lease that ends when the next begins" {
+	check -A uniqueness,lease-quorum hand-over.trace
+	assert_success
+	assert_output ""
+}
+
+@test "uniqueness: with --skew, starts closer than the skew to an end are no overlap" {
+	check -A uniqueness --skew 1 skew-edge.trace
+	assert_failure 1
+	assert_output "skew-edge.trace:12: uniqueness: nodes 2 and 3 both lead: 2 from 19 until 29, 3 from 20.9 until 25"
+}
+
+@test "uniqueness: with --skew, a leadership that may not overlap does not hide the next one" {
+	check -A uniqueness --skew 1 skew-again.trace
+	assert_failure 1
+	reports "skew-again.trace:12: trace" "skew-again.trace:14: uniqueness"
+	assert_line "skew-again.trace:14: uniqueness: nodes 1 and 2 both lead: 1 from 10 until 30, 2 from 13 until 25"
+}
+
+@test "lease-quorum: grants stamped with their lead count before it, whatever the line order" {
+	check -A lease-quorum quorum-lead-first.trace
+	assert_success
+	assert_output ""
+}
+
+@test "lease-quorum: a lack on the last line is reported at the end" {
+	check -A lease-quorum quorum-last.trace
+	assert_failure 1
+	assert_output "quorum-last.trace:6: lease-quorum: node 2 leads at 10 while at most 0 of 3 nodes grant it a lease, 2 needed"
+}
+
+@test "lease-quorum: a grant released and granted again at once leaves its leader short" {
+	check -A lease-quorum quorum-regrant.trace
+	assert_failure 1
+	assert_output "quorum-regrant.trace:13: lease-quorum: node 1 leads at 15 while at most 1 of 3 nodes grant it a lease, 2 needed"
+	check -A lease-quorum quorum-regrant-ok.trace
+	assert_success
+	assert_output ""
+}
+
+@test "lease-quorum: clocks drifting at the bound, and past it" {
+	check -A lease-quorum drift-bound.trace
+	assert_success
+	assert_output ""
+	check -A lease-quorum drift-over.trace
+	assert_failure 1
+	assert_output "drift-over.trace:16: lease-quorum: node 1 leads at 20 while at most 0 of 3 nodes grant it a lease, 2 needed"
+}
+
+@test "lease-quorum: a sample that shows a grant ended earlier than the drift bound allowed" {
+	check -A lease-quorum quorum-late.trace
+	assert_failure 1
+	assert_output "quorum-late.trace:15: lease-quorum: node 1 leads at 16.363636363 while at most 1 of 3 nodes grant it a lease, 2 needed"
+}
+
+@test "lease-quorum: with --skew, grants stamped up to the skew after the lead count" {
+	check -A lease-quorum quorum-skew.trace
+	assert_failure 1
+	assert_output "quorum-skew.trace:8: lease-quorum: node 1 leads at 10 while at most 0 of 3 nodes grant it a lease, 2 needed"
+	check -A lease-quorum --skew 0.5 quorum-skew.trace
 	assert_success
 	assert_output ""
 }

@@ -94,6 +94,31 @@ bad() {
 	bad '-:1: bad value for link: "half"' - <<< '1 - net a=1 b=2 link=half'
 }
 
+@test "quorum timestamps: ids, times and commas as the format has them" {
+	bad '-:1: bad value for qt: ""' - <<< '1 1 edict seq=1 qt= clock=1'
+	bad '-:1: bad value for qt: ",1:2"' - <<< '1 1 edict seq=1 qt=,1:2 clock=1'
+	bad '-:1: bad value for qt: "1:2,,3:4"' - <<< '1 1 edict seq=1 qt=1:2,,3:4 clock=1'
+	bad '-:1: bad value for qt: "0:2"' - <<< '1 1 edict seq=1 qt=0:2 clock=1'
+	bad '-:1: bad value for qt: "01:2"' - <<< '1 1 edict seq=1 qt=01:2 clock=1'
+	bad '-:1: bad value for qt: "65536:2"' - <<< '1 1 edict seq=1 qt=65536:2 clock=1'
+	bad '-:1: bad value for qt: "-:2"' - <<< '1 1 edict seq=1 qt=-:2 clock=1'
+	bad '-:1: bad value for qt: "1:"' - <<< '1 1 edict seq=1 qt=1: clock=1'
+	bad '-:1: bad value for qt: "1:2."' - <<< '1 1 edict seq=1 qt=1:2. clock=1'
+	bad '-:1: bad value for qt: "1:.5"' - <<< '1 1 edict seq=1 qt=1:.5 clock=1'
+	bad '-:1: bad value for qt: "1:2.1234567890"' - <<< '1 1 edict seq=1 qt=1:2.1234567890 clock=1'
+	bad '-:1: bad value for qt: "1:9000000001"' - <<< '1 1 edict seq=1 qt=1:9000000001 clock=1'
+	bad '-:1: bad value for qt: "1:2:3"' - <<< '1 1 edict seq=1 qt=1:2:3 clock=1'
+	bad '-:1: bad value for qt: "1:2.5.5"' - <<< '1 1 edict seq=1 qt=1:2.5.5 clock=1'
+	bad '-:1: bad value for qt: "1:2;3:4"' - <<< '1 1 edict seq=1 qt=1:2;3:4 clock=1'
+	# The largest id and time, and 256 pairs but not 257.
+	run elect-check -A trace - <<< '1 1 edict seq=1 qt=65535:9000000000.999999999,1:0000000000.5 clock=1'
+	refute_output --partial 'bad value'
+	qt=$(seq 1 256 | sed 's/$/:1.5/' | paste -sd, -)
+	run elect-check -A trace - <<< "1 1 edict seq=1 qt=$qt clock=1"
+	refute_output --partial 'bad value'
+	bad "-:1: bad value for qt: \"${qt:0:40}\"" - <<< "1 1 edict seq=1 qt=$qt,257:1 clock=1"
+}
+
 @test "missing keys and malformed fields" {
 	bad '-:1: boot: missing key inc=' - <<< '1 1 boot algo=bully'
 	bad '-:1: state: missing key grp=' - <<< '1 1 state status=Norm ldr=1'

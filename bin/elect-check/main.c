@@ -116,7 +116,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct check_opts o = { CHECK_C_DEFAULT, CHECK_FD_LATENCY_DEFAULT, 0, 0,
-	    NULL, 0 };
+	    NULL, 0, NULL };
 	const char *sets[NAMES_MAX], *names[NAMES_MAX];
 	int nsets = 0, nnames = 0, i;
 	struct trace_reader *r;

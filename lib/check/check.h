@@ -30,6 +30,22 @@ struct check_opts {
 	const struct world *world;
 	/* Search steps for one minimum clique cover; 0: the default. */
 	unsigned long	 cover_budget;
+	/* The state of the module's shared model (check_ops.model) as it
+	 * stands after the event being fed; NULL for modules without one. */
+	void		*model;
+};
+
+/*
+ * A model of the trace that several modules share, so that each event is
+ * taken in once however many of them read it (the lease world of
+ * check/lease.h).  The checker makes it with the first module that names
+ * it, feeds it every event after the world and before the modules, and
+ * frees it with the last of them.
+ */
+struct check_model {
+	void		*(*init)(const struct check_opts *);
+	void		 (*event)(void *, const struct trace_event *);
+	void		 (*free)(void *);
 };
 
 struct check_out;
@@ -63,6 +79,8 @@ struct check_ops {
 			    struct check_out *);
 	/* The events event() wants, as bits 1u << TR_...; 0: all of them. */
 	unsigned	 events;
+	/* Optional: the model it reads (one per checker). */
+	const struct check_model *model;
 };
 
 /* Asks for advance() only at the events at T and the first event later

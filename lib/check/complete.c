@@ -74,5 +74,6 @@ complete_finish(void *st, const struct trace_event *last,
 }
 
 const struct check_ops check_trace = {
-	"trace", complete_init, complete_event, complete_finish, free, NULL, 0
+	"trace", complete_init, complete_event, complete_finish, free, NULL, 0,
+	NULL
 };

@@ -18,7 +18,6 @@
  * to EDICT_MAX, the oldest forgotten first.
  */
 #include <sys/queue.h>
-#include <sys/tree.h>
 
 #include <sodium.h>
 #include <stdlib.h>
@@ -27,16 +26,32 @@
 #include "check/lease.h"
 
 #define EDICT_MAX	(1u << 16)	/* edicts remembered */
+#define EDICT_RECENT	8		/* the latest, looked at first */
 #define PEND_MAX	1024		/* deliveries waiting, per receiver */
+#define QT_KEPT		4		/* quorum timestamps kept hashed */
+#define QT_KEPT_LEN	256		/* longer ones are hashed each time */
 
 struct valid {
-	struct lw	 w;
+	struct lw	*w;
 };
 
 static void *
 valid_init(const struct check_opts *o)
 {
-	return lw_new(sizeof(struct valid), o);
+	struct valid *v;
+
+	if ((v = calloc(1, sizeof(*v))) != NULL)
+		v->w = o->model;
+	return v;
+}
+
+static void
+valid_finish(void *arg, const struct trace_event *last,
+    struct check_out *out)
+{
+	struct valid *v = arg;
+
+	lw_finish(v->w, last, out);
 }
 
 static void
@@ -46,8 +61,7 @@ valid_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	const struct lw_node *n;
 	char b[2][TIME_BUFLEN];
 
-	lw_event(&v->w, ev);
-	if (ev->type != TR_EDICT || (n = lw_node(&v->w, ev->node)) == NULL ||
+	if (ev->type != TR_EDICT || (n = lw_node(v->w, ev->node)) == NULL ||
 	    n->lead.on)
 		return;
 	if (n->lead.gen == 0)
@@ -79,21 +93,25 @@ const struct check_ops check_edict_validity = {
 	.name = "edict-validity",
 	.init = valid_init,
 	.event = valid_event,
-	.finish = lw_finish,
-	.free = lw_delete,
+	.finish = valid_finish,
+	.free = free,
+	.events = 1u << TR_EDICT,
+	.model = &lw_model,
 };
 
-/* An edict: who made it, which, and when. */
+/*
+ * An edict: who made it, which, and when.  The edicts remembered are
+ * kept oldest first in a ring that grows up to EDICT_MAX, indexed by
+ * (creator, seq, qt) in a table with linear probing: a tree and an
+ * allocation per edict cost more than all the other work on its line.
+ */
 struct edict {
-	RB_ENTRY(edict)	 tree;
-	TAILQ_ENTRY(edict) fifo;
 	unsigned	 from;
+	uint32_t	 hash;		/* edict_hash() of the three */
 	uint64_t	 seq;
 	uint64_t	 qt;		/* hash of the sorted quorum timestamp */
 	struct inst	 made;
 };
-RB_HEAD(edicts, edict);
-TAILQ_HEAD(edictq, edict);
 
 /* The latest creation a receiver delivered from one creator. */
 struct latest {
@@ -123,10 +141,16 @@ struct order {
 	struct idmap	 ids;
 	struct receiver	**r;
 	size_t		 cap;
-	struct edicts	 edicts;
-	struct edictq	 fifo;
-	size_t		 nedicts;
+	struct edict	*ring;		/* the edicts, from ring[head] on */
+	size_t		 ringcap, head, nedicts;
+	struct eslot {
+		uint32_t	 at;	/* ring position + 1; 0: empty */
+		uint32_t	 hash;
+	}		*slot;		/* the index */
+	size_t		 nslot;		/* a power of two above 2 * ringcap */
 	int		 forgot;
+	struct edict	 last;		/* the last edict line's, if fresh */
+	int		 fresh;
 	size_t		*waiting;	/* receivers with deliveries waiting */
 	size_t		 nwaiting, waitcap;
 	trace_time	 now;
@@ -135,22 +159,15 @@ struct order {
 	unsigned char	 key[crypto_shorthash_KEYBYTES];
 	struct trace_qt	 qt[TRACE_QT_MAX];
 	unsigned char	 qtbuf[TRACE_QT_MAX * 12];
+	/* The last quorum timestamps hashed, as written: an edict's comes
+	 * again on every delivery of it. */
+	struct {
+		size_t		 n;
+		uint64_t	 hash;
+		char		 s[QT_KEPT_LEN];
+	}		 qtkept[QT_KEPT];
+	unsigned	 qtnext, qtlast;
 };
-
-static int
-edict_cmp(const struct edict *x, const struct edict *y)
-{
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	if (x->qt != y->qt)
-		return x->qt < y->qt ? -1 : 1;
-	return 0;
-}
-
-RB_PROTOTYPE(edicts, edict, tree, edict_cmp)
-RB_GENERATE(edicts, edict, tree, edict_cmp)
 
 static void *
 order_init(const struct check_opts *o)
@@ -164,8 +181,7 @@ order_init(const struct check_opts *o)
 		return NULL;
 	}
 	d->skew = o->skew;
-	RB_INIT(&d->edicts);
-	TAILQ_INIT(&d->fifo);
+	arc4random_buf(d->key, sizeof(d->key));
 	return d;
 }
 
@@ -173,13 +189,10 @@ static void
 order_free(void *arg)
 {
 	struct order *d = arg;
-	struct edict *e;
 	size_t i;
 
-	while ((e = TAILQ_FIRST(&d->fifo)) != NULL) {
-		TAILQ_REMOVE(&d->fifo, e, fifo);
-		free(e);
-	}
+	free(d->ring);
+	free(d->slot);
 	for (i = 0; i < d->ids.n; i++) {
 		struct pending *p;
 
@@ -198,7 +211,7 @@ order_free(void *arg)
 
 /* A quorum timestamp is a set: hash its pairs in order of id. */
 static uint64_t
-qt_hash(struct order *d, struct trace_str s)
+qt_hash_new(struct order *d, struct trace_str s)
 {
 	unsigned char h[crypto_shorthash_BYTES];
 	uint64_t v;
@@ -226,6 +239,142 @@ qt_hash(struct order *d, struct trace_str s)
 	crypto_shorthash(h, d->qtbuf, (unsigned long long)n * 12, d->key);
 	memcpy(&v, h, sizeof(v));
 	return v;
+}
+
+static uint64_t
+qt_hash(struct order *d, struct trace_str s)
+{
+	size_t j, k;
+
+	/* The one seen last first: deliveries of an edict follow it. */
+	for (j = 0; j < QT_KEPT; j++) {
+		k = (d->qtlast + j) % QT_KEPT;
+		if (d->qtkept[k].n == s.n && memcmp(d->qtkept[k].s, s.p,
+		    s.n) == 0) {
+			d->qtlast = k;
+			return d->qtkept[k].hash;
+		}
+	}
+	if (s.n > QT_KEPT_LEN)
+		return qt_hash_new(d, s);
+	d->qtlast = k = d->qtnext++ % QT_KEPT;
+	memcpy(d->qtkept[k].s, s.p, s.n);
+	d->qtkept[k].n = s.n;
+	d->qtkept[k].hash = qt_hash_new(d, s);
+	return d->qtkept[k].hash;
+}
+
+static uint32_t
+edict_hash(unsigned from, uint64_t seq, uint64_t qt)
+{
+	uint64_t h = qt ^ (seq + from * UINT64_C(0x9e3779b97f4a7c15)) *
+	    UINT64_C(0xbf58476d1ce4e5b9);
+
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* The slot of the edict, or of the empty place where it would go; the
+ * ring is only looked at when the hashes agree. */
+static size_t
+edict_slot(const struct order *d, unsigned from, uint64_t seq, uint64_t qt,
+    uint32_t h)
+{
+	size_t i = h & (d->nslot - 1);
+
+	for (; d->slot[i].at != 0; i = (i + 1) & (d->nslot - 1)) {
+		const struct edict *e = &d->ring[d->slot[i].at - 1];
+
+		if (d->slot[i].hash == h && e->from == from && e->seq == seq &&
+		    e->qt == qt)
+			break;
+	}
+	return i;
+}
+
+static const struct edict *
+edict_find(const struct order *d, unsigned from, uint64_t seq, uint64_t qt)
+{
+	size_t i, k;
+
+	/* Most deliveries are of the latest edicts: look there first, in
+	 * memory that is at hand, before a probe anywhere in the table. */
+	for (k = 1; k <= EDICT_RECENT && k <= d->nedicts; k++) {
+		const struct edict *e = &d->ring[(d->head + d->nedicts - k) %
+		    d->ringcap];
+
+		if (e->from == from && e->seq == seq && e->qt == qt)
+			return e;
+	}
+	if (d->nedicts <= EDICT_RECENT)
+		return NULL;
+	i = edict_slot(d, from, seq, qt, edict_hash(from, seq, qt));
+	return d->slot[i].at == 0 ? NULL : &d->ring[d->slot[i].at - 1];
+}
+
+/* Forgets the oldest edict; later ones in its run of slots move up. */
+static void
+edict_forget(struct order *d)
+{
+	const struct edict *e = &d->ring[d->head];
+	size_t i, j, home, mask = d->nslot - 1;
+
+	i = e->hash & mask;
+	while (d->slot[i].at != d->head + 1)
+		i = (i + 1) & mask;
+	for (j = (i + 1) & mask; d->slot[j].at != 0; j = (j + 1) & mask) {
+		home = d->slot[j].hash & mask;
+		/* Movable when its home is not cyclically within (i, j]. */
+		if (i <= j ? home <= i || home > j : home <= i && home > j) {
+			d->slot[i] = d->slot[j];
+			i = j;
+		}
+	}
+	d->slot[i].at = 0;
+	d->head = (d->head + 1) % d->ringcap;
+	d->nedicts--;
+	d->forgot = 1;
+}
+
+/* Puts the edict at ring position K in the index. */
+static void
+edict_index(struct order *d, size_t k)
+{
+	struct edict *e = &d->ring[k];
+	size_t i;
+
+	e->hash = edict_hash(e->from, e->seq, e->qt);
+	i = edict_slot(d, e->from, e->seq, e->qt, e->hash);
+	d->slot[i].at = (uint32_t)k + 1;
+	d->slot[i].hash = e->hash;
+}
+
+/* Doubles the ring, oldest first from 0, and indexes it again. */
+static int
+edict_grow(struct order *d)
+{
+	size_t cap = d->ringcap == 0 ? 64 : d->ringcap * 2, i;
+	struct edict *ring;
+	struct eslot *slot;
+
+	if (cap > EDICT_MAX)
+		cap = EDICT_MAX;
+	if ((ring = reallocarray(NULL, cap, sizeof(*ring))) == NULL ||
+	    (slot = calloc(cap * 2, sizeof(*slot))) == NULL) {
+		free(ring);
+		return -1;
+	}
+	for (i = 0; i < d->nedicts; i++)
+		ring[i] = d->ring[(d->head + i) % d->ringcap];
+	free(d->ring);
+	free(d->slot);
+	d->ring = ring;
+	d->slot = slot;
+	d->ringcap = cap;
+	d->nslot = cap * 2;
+	d->head = 0;
+	for (i = 0; i < d->nedicts; i++)
+		edict_index(d, i);
+	return 0;
 }
 
 static struct receiver *
@@ -324,12 +473,9 @@ order_drain(struct order *d, struct receiver *r, const struct trace_event *ev,
 	struct pending *p;
 
 	while ((p = TAILQ_FIRST(&r->q)) != NULL) {
-		struct edict key, *e;
+		const struct edict *e;
 
-		key.from = p->from;
-		key.seq = p->seq;
-		key.qt = p->qt;
-		if ((e = RB_FIND(edicts, &d->edicts, &key)) != NULL)
+		if ((e = edict_find(d, p->from, p->seq, p->qt)) != NULL)
 			order_deliver(d, r, e, ev, out);
 		else if (d->now > time_add(p->t, d->skew))
 			order_unknown(d, r, p, ev, out);
@@ -357,32 +503,55 @@ order_drain_all(struct order *d, const struct trace_event *ev,
 	}
 }
 
+/* Remembers the edict made last, unless it was made twice (the first one
+ * counts). */
 static void
-order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
+order_settle(struct order *d)
 {
-	struct edict *e, *old;
+	size_t k;
 
-	if ((e = calloc(1, sizeof(*e))) == NULL) {
+	if (!d->fresh)
+		return;
+	d->fresh = 0;
+	if (edict_find(d, d->last.from, d->last.seq, d->last.qt) != NULL)
+		return;
+	if (d->nedicts == d->ringcap && d->ringcap < EDICT_MAX &&
+	    edict_grow(d) == -1) {
 		d->nomem = 1;
 		return;
 	}
+	if (d->nedicts == EDICT_MAX)
+		edict_forget(d);
+	k = (d->head + d->nedicts++) % d->ringcap;
+	d->ring[k] = d->last;
+	edict_index(d, k);
+	/* The next to forget: its place in the index is far from any other
+	 * that the lines until then touch. */
+	if (d->nedicts == EDICT_MAX)
+		__builtin_prefetch(&d->slot[d->ring[d->head].hash &
+		    (d->nslot - 1)]);
+}
+
+/*
+ * An edict line.  Its place in the index is anywhere in a table larger
+ * than the caches: it is fetched now and the edict put there at the next
+ * line, unless deliveries wait for it now.
+ */
+static void
+order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
+{
+	struct edict *e = &d->last;
+
 	e->from = ev->node;
 	e->seq = ev->seq;
 	e->qt = qt_hash(d, ev->qt);
 	e->made = inst_line(ev->t, line);
-	if (RB_INSERT(edicts, &d->edicts, e) != NULL) {
-		free(e);	/* made twice: the first one counts */
-		return;
-	}
-	TAILQ_INSERT_TAIL(&d->fifo, e, fifo);
-	if (++d->nedicts > EDICT_MAX) {
-		old = TAILQ_FIRST(&d->fifo);
-		TAILQ_REMOVE(&d->fifo, old, fifo);
-		RB_REMOVE(edicts, &d->edicts, old);
-		free(old);
-		d->nedicts--;
-		d->forgot = 1;
-	}
+	e->hash = edict_hash(e->from, e->seq, e->qt);
+	d->fresh = 1;
+	if (d->nslot > 0)
+		__builtin_prefetch(&d->slot[e->hash & (d->nslot - 1)]);
+	if (d->nwaiting > 0)
+		order_settle(d);
 }
 
 static void
@@ -400,12 +569,9 @@ order_wait(struct order *d, const struct trace_event *ev,
 	}
 	qt = qt_hash(d, ev->qt);
 	if (r->qn == 0) {
-		struct edict key, *e;
+		const struct edict *e;
 
-		key.from = ev->from;
-		key.seq = ev->seq;
-		key.qt = qt;
-		if ((e = RB_FIND(edicts, &d->edicts, &key)) != NULL) {
+		if ((e = edict_find(d, ev->from, ev->seq, qt)) != NULL) {
 			order_deliver(d, r, e, ev, out);
 			return;
 		}
@@ -445,6 +611,7 @@ order_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct order *d = arg;
 
+	order_settle(d);
 	d->lines++;
 	if (ev->t > d->now)
 		d->now = ev->t;
@@ -461,6 +628,7 @@ order_finish(void *arg, const struct trace_event *last, struct check_out *out)
 {
 	struct order *d = arg;
 
+	order_settle(d);
 	d->now = TIME_MAX;
 	if (d->nwaiting > 0)
 		order_drain_all(d, last, out);

@@ -15,7 +15,9 @@
  * lease (A_q = p and C_q < F_q), on the grantors' clocks.  Grants count
  * as long as they could last (lw_end's hi) and, for other nodes than the
  * leader, widened by S on both sides; a lack of quorum is reported once
- * no line still to come could fill it in.
+ * no line still to come could fill it in: one stamped later than S after
+ * it, since a grant stamped with the leadership it supports counts from
+ * before that leadership.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,7 @@ struct upair {
 };
 
 struct uniq {
-	struct lw	 w;
+	struct lw	*w;
 	struct upair	*pair;
 	size_t		 npair, cap;
 };
@@ -45,7 +47,11 @@ struct uniq {
 static void *
 uniq_init(const struct check_opts *o)
 {
-	return lw_new(sizeof(struct uniq), o);
+	struct uniq *u;
+
+	if ((u = calloc(1, sizeof(*u))) != NULL)
+		u->w = o->model;
+	return u;
 }
 
 static void
@@ -54,7 +60,15 @@ uniq_free(void *arg)
 	struct uniq *u = arg;
 
 	free(u->pair);
-	lw_delete(u);
+	free(u);
+}
+
+static void
+uniq_finish(void *arg, const struct trace_event *last, struct check_out *out)
+{
+	struct uniq *u = arg;
+
+	lw_finish(u->w, last, out);
 }
 
 /* Bounds on the end of a side; a running one is not ruled out before a
@@ -63,21 +77,21 @@ static void
 side_end(const struct uniq *u, const struct uside *s, struct inst *lo,
     struct inst *hi)
 {
-	const struct lw_node *n = &u->w.node[s->node];
+	const struct lw_node *n = &u->w->node[s->node];
 
 	if (s->ended) {
 		*lo = s->lo;
 		*hi = s->hi;
 		return;
 	}
-	lw_end(&u->w, n, &n->lead, lo, hi);
+	lw_end(u->w, n, &n->lead, lo, hi);
 	*hi = inst_make(TIME_MAX, INST_LAST);
 }
 
 static trace_time
 side_nominal(const struct uniq *u, const struct uside *s)
 {
-	const struct lw_node *n = &u->w.node[s->node];
+	const struct lw_node *n = &u->w->node[s->node];
 
 	return s->ended ? s->nominal : lw_nominal(n, &n->lead);
 }
@@ -90,33 +104,28 @@ overlap(const struct uniq *u, const struct upair *p)
 
 	side_end(u, &p->s[0], &lo0, &hi0);
 	side_end(u, &p->s[1], &lo1, &hi1);
-	a0 = inst_late(p->s[0].a, u->w.skew);
-	a1 = inst_late(p->s[1].a, u->w.skew);
+	a0 = inst_late(p->s[0].a, u->w->skew);
+	a1 = inst_late(p->s[1].a, u->w->skew);
 	if (inst_lt(a1, lo0) && inst_lt(a0, lo1))
 		return 1;
-	/* Both over, nothing more to learn; or no overlap could be certain. */
-	if ((p->s[0].ended && p->s[1].ended) || !inst_lt(a1, hi0) ||
+	/* The earliest end of a side that is over stays where it is; no
+	 * overlap can be certain past the latest end of either. */
+	if ((p->s[0].ended && !inst_lt(a1, lo0)) ||
+	    (p->s[1].ended && !inst_lt(a0, lo1)) || !inst_lt(a1, hi0) ||
 	    !inst_lt(a0, hi1))
 		return -1;
 	return 0;
 }
 
-/* One pair at a time for a leadership of P and later ones of Q. */
+/* A pair for the leaderships of P and of Q, which has just begun. */
 static void
 uniq_pair(struct uniq *u, size_t p, size_t q)
 {
 	struct upair *x;
-	size_t j;
 
-	for (j = 0; j < u->npair; j++) {
-		x = &u->pair[j];
-		if (x->s[0].node == p && x->s[0].gen == u->w.node[p].lead.gen &&
-		    x->s[1].node == q)
-			return;
-	}
 	if (u->npair == u->cap) {
 		if ((x = array_grow(u->pair, &u->cap, sizeof(*x))) == NULL) {
-			u->w.nomem = 1;
+			u->w->nomem = 1;
 			return;
 		}
 		u->pair = x;
@@ -124,11 +133,11 @@ uniq_pair(struct uniq *u, size_t p, size_t q)
 	x = &u->pair[u->npair++];
 	memset(x, 0, sizeof(*x));
 	x->s[0].node = p;
-	x->s[0].gen = u->w.node[p].lead.gen;
-	x->s[0].a = u->w.node[p].lead.a;
+	x->s[0].gen = u->w->node[p].lead.gen;
+	x->s[0].a = u->w->node[p].lead.a;
 	x->s[1].node = q;
-	x->s[1].gen = u->w.node[q].lead.gen;
-	x->s[1].a = u->w.node[q].lead.a;
+	x->s[1].gen = u->w->node[q].lead.gen;
+	x->s[1].a = u->w->node[q].lead.a;
 }
 
 static void
@@ -138,10 +147,10 @@ uniq_report(struct uniq *u, const struct upair *p,
 	char b[4][TIME_BUFLEN];
 
 	check_violation(out, ev, "nodes %u and %u both lead: %u from %s "
-	    "until %s, %u from %s until %s", u->w.node[p->s[0].node].id,
-	    u->w.node[p->s[1].node].id, u->w.node[p->s[0].node].id,
+	    "until %s, %u from %s until %s", u->w->node[p->s[0].node].id,
+	    u->w->node[p->s[1].node].id, u->w->node[p->s[0].node].id,
 	    time_str(b[0], p->s[0].a.t), time_str(b[1], side_nominal(u,
-	    &p->s[0])), u->w.node[p->s[1].node].id, time_str(b[2],
+	    &p->s[0])), u->w->node[p->s[1].node].id, time_str(b[2],
 	    p->s[1].a.t), time_str(b[3], side_nominal(u, &p->s[1])));
 }
 
@@ -151,9 +160,10 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct uniq *u = arg;
 	size_t c, j, k;
 
-	lw_event(&u->w, ev);
-	for (c = 0; c < u->w.nch; c++) {
-		const struct lw_change *ch = &u->w.ch[c];
+	if (u->w->quiet)
+		return;
+	for (c = 0; c < u->w->nch; c++) {
+		const struct lw_change *ch = &u->w->ch[c];
 
 		if (ch->what == LW_LEAD_END) {
 			for (j = 0; j < u->npair; j++)
@@ -169,10 +179,10 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 					s->nominal = ch->span.nominal;
 				}
 		} else if (ch->what == LW_LEAD_START) {
-			for (j = 0; j < u->w.nlive; j++) {
-				size_t p = u->w.live[j];
+			for (j = 0; j < u->w->nlive; j++) {
+				size_t p = u->w->live[j];
 
-				if (p != ch->node && u->w.node[p].lead.on)
+				if (p != ch->node && u->w->node[p].lead.on)
 					uniq_pair(u, p, ch->node);
 			}
 		}
@@ -193,17 +203,22 @@ const struct check_ops check_uniqueness = {
 	.name = "uniqueness",
 	.init = uniq_init,
 	.event = uniq_event,
-	.finish = lw_finish,
+	.finish = uniq_finish,
 	.free = uniq_free,
+	.model = &lw_model,
 };
 
 /*
  * lease-quorum.  For each leadership, the instants up to chk are known to
- * have had a quorum of grants; the earliest instant after it without one,
- * as far as the grants seen so far say, is d.  A grantor's ended grants
- * are kept for as long as a leadership may still be checked against them
- * (a skew bound's worth of time): a few of them, the older ones merged
- * into one that counts for every grantee, which can only hide a lack.
+ * have had a quorum of grants; no instant before d lacks one, as far as
+ * the grants seen so far say.  A grant stamped at the same time as the
+ * leadership it supports is taken to come first (causally it does), so
+ * the instants of the current time are only judged once a later time is
+ * seen, or at the end; a grant to a leadership begun earlier holds from
+ * just after its line.  A grantor's ended grants are kept for as long as
+ * a leadership may still be checked against them (a skew bound's worth
+ * of time): a few of them, the older ones merged into one that counts
+ * for every grantee, which can only hide a lack.
  */
 #define QRUNS	4
 
@@ -215,11 +230,12 @@ struct qrun {
 struct qregion {
 	int		 on;
 	uint64_t	 gen;
+	struct inst	 a;		/* its lead line */
 	int		 ended;
 	struct inst	 end;		/* earliest end, once ended */
 	struct inst	 chk;
 	int		 dvalid;
-	struct inst	 d;
+	struct inst	 d;		/* no lack before it */
 };
 
 struct qnode {
@@ -227,50 +243,66 @@ struct qnode {
 	size_t		 nold;
 	int		 wild;
 	struct qrun	 any;		/* older grants, merged */
-	struct qregion	 r[2];		/* the current leadership, the last */
+	struct qregion	*r;		/* its leaderships to check, oldest first */
+	size_t		 nr, rcap;
 	int		 listed;	/* in quorum.act */
 };
 
 struct quorum {
-	struct lw	 w;
+	struct lw	*w;
 	struct qnode	*n;
 	size_t		 cap;
 	struct inst	*ends;
 	size_t		 endcap;
 	size_t		*act;		/* leaders with regions to check */
 	size_t		 nact, actcap;
+	unsigned	 need;		/* the quorum the d were found for */
+	struct inst	 next;		/* no leadership lacks a quorum before */
 };
 
 static void *
 quorum_init(const struct check_opts *o)
 {
-	return lw_new(sizeof(struct quorum), o);
+	struct quorum *q;
+
+	if ((q = calloc(1, sizeof(*q))) != NULL) {
+		q->w = o->model;
+		q->next = inst_make(TIME_MIN, 0);
+	}
+	return q;
 }
 
 static void
 quorum_free(void *arg)
 {
 	struct quorum *q = arg;
+	size_t i;
 
+	for (i = 0; i < q->cap; i++)
+		free(q->n[i].r);
 	free(q->n);
 	free(q->ends);
 	free(q->act);
-	lw_delete(q);
+	free(q);
 }
 
-/* Whether grant run R of grantor J covers T for leader P; *U its end. */
+/* Whether grant run R of grantor J covers T for the leadership of P that
+ * began at A; *U its end. */
 static int
 run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
-    struct inst t, struct inst *u)
+    struct inst a, struct inst t, struct inst *u)
 {
-	trace_time skew = j == p ? 0 : q->w.skew;
+	trace_time skew = j == p ? 0 : q->w->skew;
 	struct inst from, to;
 
-	if (r->to != 0 && r->to != q->w.node[p].id)
+	if (r->to != 0 && r->to != q->w->node[p].id)
 		return 0;
-	/* A grant stamped with the same time as the lead it supports is
-	 * taken to come first, whatever the order of the lines. */
-	from = skew == 0 ? inst_make(r->g.t, 0) : inst_early(r->g, skew);
+	if (skew != 0)
+		from = inst_early(r->g, skew);
+	else if (a.t < r->g.t)
+		from = inst_after(r->g);
+	else
+		from = inst_make(r->g.t, 0);	/* it came first */
 	to = inst_late(r->h, skew);
 	if (inst_lt(t, from) || !inst_lt(t, to))
 		return 0;
@@ -278,12 +310,13 @@ run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
 	return 1;
 }
 
-/* Whether J grants to P at T, and until when at least (*U). */
+/* Whether J grants to P's leadership begun at A at T, and until when at
+ * least (*U). */
 static int
-grants(const struct quorum *q, size_t j, size_t p, struct inst t,
-    struct inst *u)
+grants(const struct quorum *q, size_t j, size_t p, struct inst a,
+    struct inst t, struct inst *u)
 {
-	const struct lw_node *n = &q->w.node[j];
+	const struct lw_node *n = &q->w->node[j];
 	const struct qnode *x = &q->n[j];
 	struct qrun r;
 	struct inst lo;
@@ -294,13 +327,13 @@ grants(const struct quorum *q, size_t j, size_t p, struct inst t,
 	if (n->grant.gen > 0) {
 		r.to = n->grant.to;
 		r.g = n->grant.a;
-		lw_end(&q->w, n, &n->grant, &lo, &r.h);
-		yes |= run_covers(q, &r, j, p, t, u);
+		lw_end(q->w, n, &n->grant, &lo, &r.h);
+		yes |= run_covers(q, &r, j, p, a, t, u);
 	}
 	for (k = 0; k < x->nold; k++)
-		yes |= run_covers(q, &x->old[k], j, p, t, u);
+		yes |= run_covers(q, &x->old[k], j, p, a, t, u);
 	if (x->wild)
-		yes |= run_covers(q, &x->any, j, p, t, u);
+		yes |= run_covers(q, &x->any, j, p, a, t, u);
 	return yes;
 }
 
@@ -322,19 +355,21 @@ kth_latest(struct inst *a, size_t n, size_t k)
 }
 
 /* The earliest instant from FROM on at which fewer than a quorum grant to
- * P, as far as is known; *COUNT how many grant then. */
+ * P's leadership begun at A, as far as is known; *COUNT how many grant
+ * then. */
 static struct inst
-deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
+deficit(struct quorum *q, size_t p, struct inst a, struct inst from,
+    unsigned *count)
 {
-	unsigned need = lw_quorum(&q->w);
+	unsigned need = lw_quorum(q->w);
 	struct inst t = from, u;
-	size_t j, iter, nn = q->w.ids.n;
+	size_t j, iter, nn = q->w->ids.n;
 
 	if (q->endcap < nn) {
 		struct inst *e = reallocarray(q->ends, nn, sizeof(*e));
 
 		if (e == NULL) {
-			q->w.nomem = 1;
+			q->w->nomem = 1;
 			*count = need;
 			return inst_make(TIME_MAX, INST_LAST);
 		}
@@ -345,7 +380,7 @@ deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
 		size_t c = 0;
 
 		for (j = 0; j < nn; j++)
-			if (grants(q, j, p, t, &u))
+			if (grants(q, j, p, a, t, &u))
 				q->ends[c++] = u;
 		if (c < need) {
 			*count = (unsigned)c;
@@ -364,11 +399,11 @@ deficit(struct quorum *q, size_t p, struct inst from, unsigned *count)
 static int
 quorum_grow(struct quorum *q)
 {
-	while (q->cap < q->w.ids.n) {
+	while (q->cap < q->w->ids.n) {
 		struct qnode *n = array_grow(q->n, &q->cap, sizeof(*n));
 
 		if (n == NULL) {
-			q->w.nomem = 1;
+			q->w->nomem = 1;
 			return -1;
 		}
 		q->n = n;
@@ -379,24 +414,32 @@ quorum_grow(struct quorum *q)
 /*
  * Grantor J's grant to TO (0: any leader) now ends at the latest at H.
  * Where that is before a leader's earliest lack of quorum, the lack may
- * come earlier: forget it.  (Grants that start or last longer can only
- * put it off, which quorum_check() finds out before it reports.)
+ * come earlier, but not before H: d stays a bound below it, which
+ * quorum_check() makes exact before it reports.  (Grants that start or
+ * last longer can only put a lack off.)  A sample may show that a grant
+ * counted for as long as the drift bound allowed ended before the time
+ * judged so far: that time is judged again from H on.
  */
 static void
 shortened(struct quorum *q, size_t j, unsigned to, struct inst h)
 {
-	size_t k, p;
+	size_t k, i, p;
 
 	for (k = 0; k < q->nact; k++) {
 		struct qnode *x = &q->n[p = q->act[k]];
-		struct inst end = p == j ? h : inst_late(h, q->w.skew);
+		struct inst end = p == j ? h : inst_late(h, q->w->skew);
 
-		if (to != 0 && q->w.node[p].id != to)
+		if (to != 0 && q->w->node[p].id != to)
 			continue;
-		if (x->r[0].dvalid && inst_lt(end, x->r[0].d))
-			x->r[0].dvalid = 0;
-		if (x->r[1].dvalid && inst_lt(end, x->r[1].d))
-			x->r[1].dvalid = 0;
+		for (i = 0; i < x->nr; i++) {
+			struct qregion *r = &x->r[i];
+
+			if (r->dvalid && inst_lt(end, r->d))
+				r->d = end;
+			if (inst_lt(end, r->chk))
+				r->chk = inst_max(end, inst_after(r->a));
+		}
+		q->next = inst_min(q->next, end);
 	}
 }
 
@@ -431,15 +474,25 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 	if (ch->node == LW_NONE)
 		return;
 	x = &q->n[ch->node];
-	n = &q->w.node[ch->node];
+	n = &q->w->node[ch->node];
 	switch (ch->what) {
 	case LW_LEAD_START:
-		if (x->r[0].on)
-			x->r[1] = x->r[0];
-		memset(&x->r[0], 0, sizeof(x->r[0]));
-		x->r[0].on = 1;
-		x->r[0].gen = ch->span.gen;
-		x->r[0].chk = inst_after(ch->span.a);
+		if (x->nr == x->rcap) {
+			struct qregion *r = array_grow(x->r, &x->rcap,
+			    sizeof(*r));
+
+			if (r == NULL) {
+				q->w->nomem = 1;
+				break;
+			}
+			x->r = r;
+		}
+		memset(&x->r[x->nr], 0, sizeof(x->r[x->nr]));
+		q->next = inst_make(TIME_MIN, 0);
+		x->r[x->nr].on = 1;
+		x->r[x->nr].gen = ch->span.gen;
+		x->r[x->nr].a = ch->span.a;
+		x->r[x->nr++].chk = inst_after(ch->span.a);
 		if (x->listed)
 			break;
 		if (q->nact == q->actcap) {
@@ -447,7 +500,7 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 			    sizeof(*a));
 
 			if (a == NULL) {
-				q->w.nomem = 1;
+				q->w->nomem = 1;
 				break;
 			}
 			q->act = a;
@@ -456,8 +509,8 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 		x->listed = 1;
 		break;
 	case LW_LEAD_END:
-		for (j = 0; j < 2; j++)
-			if (x->r[j].on && x->r[j].gen == ch->span.gen) {
+		for (j = 0; j < x->nr; j++)
+			if (x->r[j].gen == ch->span.gen) {
 				x->r[j].ended = 1;
 				x->r[j].end = ch->span.lo;
 			}
@@ -481,7 +534,7 @@ static void
 quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
     const struct trace_event *ev, struct check_out *out)
 {
-	const struct lw_node *n = &q->w.node[p];
+	const struct lw_node *n = &q->w->node[p];
 	struct inst limit, hi;
 	unsigned count;
 	char b[TIME_BUFLEN];
@@ -489,22 +542,21 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	if (r->ended)
 		limit = r->end;
 	else
-		lw_end(&q->w, n, &n->lead, &limit, &hi);
+		lw_end(q->w, n, &n->lead, &limit, &hi);
 	limit = inst_min(limit, h);
 	if (!inst_lt(r->chk, limit))
 		goto out;
-	if (!r->dvalid) {
-		r->d = deficit(q, p, r->chk, &count);
+	/* Grants may have been renewed since d was found, or d may be a
+	 * bound below a lack: look again before saying so. */
+	if (!r->dvalid || inst_lt(r->d, limit)) {
+		r->d = deficit(q, p, r->a, r->chk, &count);
 		r->dvalid = 1;
 	}
-	/* Grants may have been renewed since: look again before saying so. */
-	if (inst_lt(r->d, limit))
-		r->d = deficit(q, p, r->chk, &count);
 	if (inst_lt(r->d, limit)) {
 		check_violation(out, ev, "node %u leads at %s while at most %u "
 		    "of %u nodes grant it a lease, %u needed", n->id,
-		    time_str(b, r->d.t), count, lw_size(&q->w),
-		    lw_quorum(&q->w));
+		    time_str(b, r->d.t), count, lw_size(q->w),
+		    lw_quorum(q->w));
 		r->on = 0;
 		return;
 	}
@@ -514,29 +566,33 @@ out:
 		r->on = 0;
 }
 
+/* Checks every leadership up to H, what no line still to come can change;
+ * leaders whose leaderships are all judged leave the list.  Until H
+ * reaches the earliest lack any of them may have, there is nothing to do. */
 static void
-quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
+quorum_judge(struct quorum *q, struct inst h, const struct trace_event *ev,
+    struct check_out *out)
 {
-	struct quorum *q = arg;
-	struct inst h;
-	size_t c, j, k;
+	size_t i, j, k;
 
-	lw_event(&q->w, ev);
-	if (quorum_grow(q) == -1)
-		return;
-	for (c = 0; c < q->w.nch; c++)
-		quorum_change(q, &q->w.ch[c]);
-	/* What no line still to come can change. */
-	h = q->w.skew == 0 ? inst_make(q->w.now.t, q->w.now.s + 2) :
-	    inst_make(time_add(q->w.now.t, -q->w.skew), 0);
+	q->next = inst_make(TIME_MAX, INST_LAST);
 	for (j = 0; j < q->nact; ) {
 		struct qnode *x = &q->n[q->act[j]];
 
-		for (k = 0; k < 2; k++)
-			if (x->r[k].on)
-				quorum_check(q, q->act[j], &x->r[k], h, ev,
-				    out);
-		if (!x->r[0].on && !x->r[1].on) {
+		/* The latest first; those judged leave, the others keep
+		 * their order. */
+		for (i = x->nr; i-- > 0; )
+			quorum_check(q, q->act[j], &x->r[i], h, ev, out);
+		for (i = k = 0; i < x->nr; i++) {
+			if (!x->r[i].on)
+				continue;
+			q->next = inst_min(q->next, x->r[i].dvalid ?
+			    x->r[i].d : inst_make(TIME_MIN, 0));
+			if (k++ != i)
+				x->r[k - 1] = x->r[i];
+		}
+		x->nr = k;
+		if (x->nr == 0) {
 			x->listed = 0;
 			q->act[j] = q->act[--q->nact];
 		} else
@@ -544,10 +600,49 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	}
 }
 
+static void
+quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct quorum *q = arg;
+	struct inst h;
+	size_t c, i, j;
+
+	if (q->w->quiet || quorum_grow(q) == -1)
+		return;
+	for (c = 0; c < q->w->nch; c++)
+		quorum_change(q, &q->w->ch[c]);
+	/* A larger cluster needs a larger quorum: every lack is to be
+	 * found again. */
+	if (q->need != lw_quorum(q->w)) {
+		q->need = lw_quorum(q->w);
+		q->next = inst_make(TIME_MIN, 0);
+		for (j = 0; j < q->nact; j++)
+			for (i = 0; i < q->n[q->act[j]].nr; i++)
+				q->n[q->act[j]].r[i].dvalid = 0;
+	}
+	/* A grant line still to come covers from its time on, less the
+	 * skew: the time before is settled. */
+	h = inst_make(time_add(q->w->now.t, -q->w->skew), 0);
+	if (!inst_lt(h, q->next))
+		quorum_judge(q, h, ev, out);
+}
+
+static void
+quorum_finish(void *arg, const struct trace_event *last,
+    struct check_out *out)
+{
+	struct quorum *q = arg;
+
+	/* No line is to come: all up to the end of the trace is settled. */
+	quorum_judge(q, inst_make(q->w->now.t, q->w->now.s + 2), last, out);
+	lw_finish(q->w, last, out);
+}
+
 const struct check_ops check_lease_quorum = {
 	.name = "lease-quorum",
 	.init = quorum_init,
 	.event = quorum_event,
-	.finish = lw_finish,
+	.finish = quorum_finish,
 	.free = quorum_free,
+	.model = &lw_model,
 };

@@ -1,6 +1,8 @@
 /*
  * The lease world: what the lease assertions (Nerio) need to know about a
- * trace, built line by line.  Each lease checker keeps one of its own.
+ * trace, built line by line.  The lease checkers share one (check_model):
+ * it takes each line in before they see it, and they read it and the
+ * changes the line made.
  *
  * Local clocks.  Every node's `clock c=` samples and the clock= values of
  * its lease, lead and edict lines map its local clock to trace time:
@@ -72,6 +74,7 @@ struct lw_span {
 struct lw_clock {
 	int		 have;
 	trace_time	 t, c;		/* the last sample: trace time, clock */
+	struct inst	 at;		/* its line */
 };
 
 struct lw_node {
@@ -96,7 +99,7 @@ enum lw_what {
 struct lw_change {
 	enum lw_what	 what;
 	size_t		 node;		/* index in lw.node, or LW_NONE */
-	struct lw_span	 span;		/* the span as it was changed */
+	struct lw_span	 span;		/* as changed (not for LW_SAMPLE, LW_FAIL) */
 };
 
 struct lw_link {
@@ -124,21 +127,22 @@ struct lw {
 	unsigned	 badlinks;	/* links down or flaky */
 	struct lw_change *ch;		/* the current line's changes */
 	size_t		 nch, chcap;
+	/* The current line changed nothing and time stood still: what was
+	 * decided at the line before stands. */
+	int		 quiet;
 	int		 nomem;
 };
 
+/* The model the lease checkers name; check_opts.model is its struct lw. */
+extern const struct check_model lw_model;
+
 int		 lw_init(struct lw *, const struct check_opts *);
 void		 lw_free(struct lw *);
-/*
- * A lease checker's state of SIZE bytes, which starts with its struct lw,
- * zeroed but for the world; and its end and its freeing.
- */
-void		*lw_new(size_t size, const struct check_opts *);
-void		 lw_delete(void *);
-void		 lw_finish(void *, const struct trace_event *last,
-		    struct check_out *);
 /* Applies one line; its changes are in w->ch[0..w->nch). */
 void		 lw_event(struct lw *, const struct trace_event *);
+/* At the end: says that a checker of W is undecided if memory ran out. */
+void		 lw_finish(const struct lw *, const struct trace_event *last,
+		    struct check_out *);
 struct lw_node	*lw_node(struct lw *, unsigned id);	/* NULL: unknown */
 unsigned	 lw_size(const struct lw *);
 unsigned	 lw_quorum(const struct lw *);

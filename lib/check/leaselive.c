@@ -32,7 +32,7 @@ struct sloss {
 };
 
 struct stab {
-	struct lw	 w;
+	struct lw	*w;
 	trace_time	 c;
 	struct sloss	*loss;
 	size_t		 nloss, cap;
@@ -45,8 +45,10 @@ stab_init(const struct check_opts *o)
 {
 	struct stab *s;
 
-	if ((s = lw_new(sizeof(*s), o)) != NULL)
+	if ((s = calloc(1, sizeof(*s))) != NULL) {
+		s->w = o->model;
 		s->c = o->c;
+	}
 	return s;
 }
 
@@ -57,7 +59,7 @@ stab_free(void *arg)
 
 	free(s->loss);
 	free(s->seen);
-	lw_delete(s);
+	free(s);
 }
 
 /* Leadership SPAN of node I has ended (once). */
@@ -66,11 +68,11 @@ stab_lost(struct stab *s, size_t i, const struct lw_span *span)
 {
 	struct sloss *l;
 
-	while (s->seencap < s->w.ids.n) {
+	while (s->seencap < s->w->ids.n) {
 		uint64_t *p = array_grow(s->seen, &s->seencap, sizeof(*p));
 
 		if (p == NULL) {
-			s->w.nomem = 1;
+			s->w->nomem = 1;
 			return;
 		}
 		s->seen = p;
@@ -82,7 +84,7 @@ stab_lost(struct stab *s, size_t i, const struct lw_span *span)
 		return;
 	if (s->nloss == s->cap) {
 		if ((l = array_grow(s->loss, &s->cap, sizeof(*l))) == NULL) {
-			s->w.nomem = 1;
+			s->w->nomem = 1;
 			return;
 		}
 		s->loss = l;
@@ -93,7 +95,7 @@ stab_lost(struct stab *s, size_t i, const struct lw_span *span)
 	/* A lapse waits for failures stamped up to a skew later; a release
 	 * for the exit that would excuse it. */
 	if (span->why == LW_LAPSE)
-		l->due = time_add(span->hi.t, s->w.skew);
+		l->due = time_add(span->hi.t, s->w->skew);
 	else
 		l->due = time_add(span->lo.t, s->c);
 }
@@ -107,15 +109,15 @@ stab_lapsed(struct stab *s)
 	struct lw_span span;
 	size_t j;
 
-	for (j = 0; j < s->w.nlive; j++) {
-		size_t i = s->w.live[j];
-		const struct lw_node *n = &s->w.node[i];
+	for (j = 0; j < s->w->nlive; j++) {
+		size_t i = s->w->live[j];
+		const struct lw_node *n = &s->w->node[i];
 
 		if (!n->lead.on)
 			continue;
 		span = n->lead;
-		lw_end(&s->w, n, &n->lead, &span.lo, &span.hi);
-		if (span.hi.t >= s->w.now.t)
+		lw_end(s->w, n, &n->lead, &span.lo, &span.hi);
+		if (span.hi.t >= s->w->now.t)
 			continue;
 		span.on = 0;
 		span.nominal = lw_nominal(n, &n->lead);
@@ -128,13 +130,13 @@ stab_lapsed(struct stab *s)
 static int
 stab_decide(struct stab *s, const struct sloss *l, trace_time *fail)
 {
-	trace_time now = s->w.now.t;
+	trace_time now = s->w->now.t;
 
 	if (l->span.why == LW_LAPSE ? now < l->due : now <= l->due)
 		return -1;
-	if (!lw_fail_before(&s->w, time_add(l->span.hi.t, s->w.skew), fail))
+	if (!lw_fail_before(s->w, time_add(l->span.hi.t, s->w->skew), fail))
 		return 0;
-	return l->span.lo.t > time_add(time_add(*fail, s->w.skew), s->c);
+	return l->span.lo.t > time_add(time_add(*fail, s->w->skew), s->c);
 }
 
 static void
@@ -149,13 +151,13 @@ stab_judge(struct stab *s, const struct trace_event *ev, struct check_out *out)
 		int r = -1;
 
 		if (l->span.why == LW_RELEASE && ev->node ==
-		    s->w.node[l->node].id && (ev->type == TR_EXIT ||
+		    s->w->node[l->node].id && (ev->type == TR_EXIT ||
 		    ev->type == TR_CRASH || ev->type == TR_BOOT))
 			r = 0;
 		else if ((r = stab_decide(s, l, &fail)) == 1)
 			check_violation(out, ev, "node %u stopped leading at "
 			    "%s (%s) with no failure since %s",
-			    s->w.node[l->node].id, time_str(b[0],
+			    s->w->node[l->node].id, time_str(b[0],
 			    l->span.nominal), l->span.why == LW_LAPSE ?
 			    "its lease ran out" : "it gave its lease up",
 			    time_str(b[1], fail));
@@ -172,10 +174,11 @@ stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct stab *s = arg;
 	size_t c;
 
-	lw_event(&s->w, ev);
-	for (c = 0; c < s->w.nch; c++)
-		if (s->w.ch[c].what == LW_LEAD_END)
-			stab_lost(s, s->w.ch[c].node, &s->w.ch[c].span);
+	if (s->w->quiet)
+		return;
+	for (c = 0; c < s->w->nch; c++)
+		if (s->w->ch[c].what == LW_LEAD_END)
+			stab_lost(s, s->w->ch[c].node, &s->w->ch[c].span);
 	stab_judge(s, ev, out);
 }
 
@@ -186,7 +189,7 @@ stab_finish(void *arg, const struct trace_event *last, struct check_out *out)
 
 	stab_lapsed(s);
 	stab_judge(s, last, out);
-	lw_finish(arg, last, out);
+	lw_finish(s->w, last, out);
 }
 
 const struct check_ops check_stability = {
@@ -195,13 +198,21 @@ const struct check_ops check_stability = {
 	.event = stab_event,
 	.finish = stab_finish,
 	.free = stab_free,
+	.model = &lw_model,
 };
 
 struct elect {
-	struct lw	 w;
+	struct lw	*w;
 	trace_time	 c;
 	trace_time	 ended;		/* the last leadership ended by then */
 	int		 said;		/* reported since the last change */
+	/* As the lines so far leave it: no leader is overdue until the
+	 * trace passes `at' (TIME_MAX: none is due), and if it does, none
+	 * led from `from' to `due' while `running' of `size' nodes ran. */
+	trace_time	 at, from, due;
+	unsigned	 running, size;
+	size_t		*leading;	/* nodes whose leadership runs */
+	size_t		 nleading, leadcap;
 };
 
 static void *
@@ -209,68 +220,127 @@ elect_init(const struct check_opts *o)
 {
 	struct elect *e;
 
-	if ((e = lw_new(sizeof(*e), o)) != NULL) {
+	if ((e = calloc(1, sizeof(*e))) != NULL) {
+		e->w = o->model;
 		e->c = o->c;
 		e->ended = TIME_MIN;
+		e->at = TIME_MAX;
 	}
 	return e;
 }
 
-/* Before line EV: whether the cluster has been without a leader for too
- * long, for every ordering within the skew bound. */
+/* When, for every ordering within the skew bound, the cluster as the
+ * lines so far leave it will have been without a leader for too long.
+ * Only a line can change that: it is worked out again after each line
+ * that changed the lease world. */
 static void
-elect_check(struct elect *e, const struct trace_event *ev,
-    struct check_out *out)
+elect_due(struct elect *e)
 {
-	trace_time from, due, now = ev->t > e->w.now.t ? ev->t : e->w.now.t;
+	const struct lw *w = e->w;
+	trace_time from;
 	struct inst lo, hi;
-	char b[2][TIME_BUFLEN];
 	size_t j;
 
-	if (!e->w.started || e->said || !lw_can_elect(&e->w))
+	e->at = TIME_MAX;
+	if (!w->started || e->said || !lw_can_elect(w))
 		return;
-	from = e->ended > lw_last_fail(&e->w) ? e->ended : lw_last_fail(&e->w);
-	for (j = 0; j < e->w.nlive; j++) {
-		const struct lw_node *n = &e->w.node[e->w.live[j]];
+	from = e->ended > lw_last_fail(w) ? e->ended : lw_last_fail(w);
+	for (j = 0; j < e->nleading; j++) {
+		const struct lw_node *n = &w->node[e->leading[j]];
 
-		if (!n->lead.on)
-			continue;
-		lw_end(&e->w, n, &n->lead, &lo, &hi);
+		lw_end(w, n, &n->lead, &lo, &hi);
 		if (hi.t > from)
 			from = hi.t;
 	}
-	from = time_add(from, e->w.skew);
-	due = time_add(from, e->c);
-	if (now <= time_add(due, e->w.skew))
+	e->from = time_add(from, w->skew);
+	e->due = time_add(e->from, e->c);
+	e->at = time_add(e->due, w->skew);
+	e->running = w->running;
+	e->size = lw_size(w);
+}
+
+/* Node I's leadership begins (ON) or ends. */
+static void
+elect_leading(struct elect *e, size_t i, int on)
+{
+	size_t j;
+
+	for (j = 0; j < e->nleading && e->leading[j] != i; j++)
+		;
+	if (!on) {
+		if (j < e->nleading)
+			e->leading[j] = e->leading[--e->nleading];
 		return;
-	check_violation(out, ev, "no leader from %s to %s, with %u of %u "
-	    "nodes running and every link up", time_str(b[0], from),
-	    time_str(b[1], due), e->w.running, lw_size(&e->w));
-	e->said = 1;
+	}
+	if (j < e->nleading)
+		return;
+	if (e->nleading == e->leadcap) {
+		size_t *l = array_grow(e->leading, &e->leadcap, sizeof(*l));
+
+		if (l == NULL) {
+			e->w->nomem = 1;
+			return;
+		}
+		e->leading = l;
+	}
+	e->leading[e->nleading++] = i;
 }
 
 static void
 elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct elect *e = arg;
+	char b[2][TIME_BUFLEN];
+	int again = 0;
 	size_t c;
 
-	elect_check(e, ev, out);
-	lw_event(&e->w, ev);
-	for (c = 0; c < e->w.nch; c++) {
-		const struct lw_change *ch = &e->w.ch[c];
+	/* Judged on the world before this line, which only moved time on. */
+	if (e->w->now.t > e->at) {
+		check_violation(out, ev, "no leader from %s to %s, with %u of "
+		    "%u nodes running and every link up", time_str(b[0],
+		    e->from), time_str(b[1], e->due), e->running, e->size);
+		e->said = 1;
+		again = 1;
+	}
+	for (c = 0; c < e->w->nch; c++) {
+		const struct lw_change *ch = &e->w->ch[c];
 
 		if (ch->what == LW_LEAD_END && ch->span.hi.t > e->ended)
 			e->ended = ch->span.hi.t;
 		if (ch->what == LW_LEAD_START || ch->what == LW_FAIL)
 			e->said = 0;
+		if (ch->what == LW_LEAD_START || ch->what == LW_LEAD_END)
+			elect_leading(e, ch->node, ch->what == LW_LEAD_START);
+		/* A sample matters when it bounds the end of a leadership. */
+		if (ch->what != LW_SAMPLE || e->w->node[ch->node].lead.on)
+			again = 1;
 	}
+	if (again)
+		elect_due(e);
+}
+
+static void
+elect_finish(void *arg, const struct trace_event *last, struct check_out *out)
+{
+	struct elect *e = arg;
+
+	lw_finish(e->w, last, out);
+}
+
+static void
+elect_free(void *arg)
+{
+	struct elect *e = arg;
+
+	free(e->leading);
+	free(e);
 }
 
 const struct check_ops check_election = {
 	.name = "election",
 	.init = elect_init,
 	.event = elect_event,
-	.finish = lw_finish,
-	.free = lw_delete,
+	.finish = elect_finish,
+	.free = elect_free,
+	.model = &lw_model,
 };

@@ -47,12 +47,12 @@ lw_free(struct lw *w)
 	free(w->ch);
 }
 
-void *
-lw_new(size_t size, const struct check_opts *o)
+static void *
+model_init(const struct check_opts *o)
 {
 	struct lw *w;
 
-	if ((w = calloc(1, size)) == NULL)
+	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	if (lw_init(w, o) == -1) {
 		free(w);
@@ -61,18 +61,25 @@ lw_new(size_t size, const struct check_opts *o)
 	return w;
 }
 
-void
-lw_delete(void *arg)
+static void
+model_event(void *w, const struct trace_event *ev)
 {
-	lw_free(arg);
-	free(arg);
+	lw_event(w, ev);
 }
 
-void
-lw_finish(void *arg, const struct trace_event *last, struct check_out *out)
+static void
+model_free(void *w)
 {
-	struct lw *w = arg;
+	lw_free(w);
+	free(w);
+}
 
+const struct check_model lw_model = { model_init, model_event, model_free };
+
+void
+lw_finish(const struct lw *w, const struct trace_event *last,
+    struct check_out *out)
+{
 	if (w->nomem)
 		check_undecided(out, last, "out of memory");
 }
@@ -119,22 +126,29 @@ clamp(__int128 x)
 
 /*
  * When the clock of K reaches UNTIL, past its last sample: between rate
- * 1 + drift (*lo) and 1 - drift (*hi); *nom at rate 1.
+ * 1 + drift (*lo) and 1 - drift (*hi); *nom at rate 1.  Clock values are
+ * not negative, so D fits; 128 bits only for spans of centuries.
  */
 static void
 expiry(const struct lw_clock *k, trace_time until, trace_time *lo,
     trace_time *hi, trace_time *nom)
 {
-	__int128 d = (__int128)until - k->c;
+	int64_t d = until - k->c;
 
 	if (d <= 0) {
 		*lo = *hi = *nom = k->t;
 		return;
 	}
-	*lo = clamp(k->t + d * PPM / (PPM + LW_DRIFT_PPM));
-	*hi = clamp(k->t + (d * PPM + PPM - LW_DRIFT_PPM - 1) /
-	    (PPM - LW_DRIFT_PPM));
-	*nom = clamp(k->t + d);
+	if (d < (INT64_MAX - PPM) / PPM) {
+		*lo = time_add(k->t, d * PPM / (PPM + LW_DRIFT_PPM));
+		*hi = time_add(k->t, (d * PPM + PPM - LW_DRIFT_PPM - 1) /
+		    (PPM - LW_DRIFT_PPM));
+	} else {
+		*lo = clamp(k->t + (__int128)d * PPM / (PPM + LW_DRIFT_PPM));
+		*hi = clamp(k->t + ((__int128)d * PPM + PPM - LW_DRIFT_PPM -
+		    1) / (PPM - LW_DRIFT_PPM));
+	}
+	*nom = time_add(k->t, d);
 }
 
 /* When the clock reached UNTIL between the last sample and (T2, C2). */
@@ -206,10 +220,9 @@ change(struct lw *w, enum lw_what what, size_t node, const struct lw_span *s)
 		w->ch = c;
 	}
 	c = &w->ch[w->nch++];
-	memset(c, 0, sizeof(*c));
 	c->what = what;
 	c->node = node;
-	if (s != NULL)
+	if (s != NULL)	/* samples and failures have no span to give */
 		c->span = *s;
 }
 
@@ -284,8 +297,8 @@ end_span(struct lw *w, size_t i, int grant, struct inst lo, struct inst hi,
 	untrack(w, i);
 }
 
-/* A line ends the span, which held at least until FROM, unless the clock
- * ended it before. */
+/* A line ends the span, which held at least until FROM and at most
+ * through the line, unless the clock ended it before. */
 static void
 end_by_line(struct lw *w, size_t i, int grant, struct inst from,
     enum lw_why why)
@@ -295,7 +308,7 @@ end_by_line(struct lw *w, size_t i, int grant, struct inst from,
 	if (s->ehi <= from.t)
 		why = LW_LAPSE;		/* the clock ran out before */
 	end_span(w, i, grant, inst_min(from, inst_make(s->elo, 0)),
-	    inst_min(w->now, inst_make(s->ehi, 0)),
+	    inst_min(inst_after(w->now), inst_make(s->ehi, 0)),
 	    s->enom < w->now.t ? s->enom : w->now.t, why);
 }
 
@@ -314,15 +327,18 @@ sample(struct lw *w, size_t i, trace_time c)
 		if (c < n->clk.c)
 			end_by_line(w, i, (int)k, inst_after(n->last),
 			    LW_CLOCK);
-		else if (s->until <= c) {
+		else if (s->until <= c && n->clk.t < w->now.t) {
 			x = interpolate(&n->clk, w->now.t, c, s->until);
 			end_span(w, i, (int)k, inst_make(x, 0),
 			    inst_make(x, 0), x, LW_LAPSE);
-		}
+		} else if (s->until <= c)	/* two samples of one time */
+			end_span(w, i, (int)k, inst_after(n->clk.at), w->now,
+			    w->now.t, LW_LAPSE);
 	}
 	n->clk.have = 1;
 	n->clk.t = w->now.t;
 	n->clk.c = c;
+	n->clk.at = w->now;
 	if (n->live)
 		track(w, i);
 	change(w, LW_SAMPLE, i, NULL);
@@ -486,8 +502,8 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 	failure(w, i);
 }
 
-void
-lw_event(struct lw *w, const struct trace_event *ev)
+static void
+take(struct lw *w, const struct trace_event *ev)
 {
 	long i;
 
@@ -527,4 +543,13 @@ lw_event(struct lw *w, const struct trace_event *ev)
 		break;
 	}
 	w->node[i].last = w->now;
+}
+
+void
+lw_event(struct lw *w, const struct trace_event *ev)
+{
+	int moved = ev->t > w->now.t;
+
+	take(w, ev);
+	w->quiet = !moved && w->nch == 0;
 }

@@ -1,7 +1,8 @@
 /*
  * Running assertions over a trace: every module is fed every event in
  * order, after the shared world has taken it in, and reports through its
- * own check_out.  Without a chosen set, all the specifications run until
+ * own check_out; a model that modules share takes the event in between.
+ * Without a chosen set, all the specifications run until
  * the first boot that names its algorithm decides which one counts;
  * reports of the others are held back until then and dropped.
  */
@@ -37,6 +38,8 @@ struct checker {
 	int			 json;
 	struct check_out	*m;	/* in the order of check_all */
 	size_t			 nm;
+	const struct check_model *model;	/* shared by some modules */
+	size_t			 modelusers;
 	int			 chosen;	/* assertions named by the user */
 	int			 autoset;
 	const char		*set;	/* chosen from algo=, or NULL */
@@ -205,6 +208,15 @@ add(struct checker *ck, const struct check_ops *ops, int on)
 	ck->m[i].ck = ck;
 	ck->m[i].on = on;
 	ck->m[i].wake = INT64_MIN;
+	if (ops->model != NULL) {
+		if (ck->model == NULL) {
+			if ((ck->o.model = ops->model->init(&ck->o)) == NULL)
+				err(2, "%s", ops->name);
+			ck->model = ops->model;
+		} else if (ck->model != ops->model)
+			errx(2, "%s: one shared model per checker", ops->name);
+		ck->modelusers++;
+	}
 	if ((ck->m[i].st = ops->init(&ck->o)) == NULL)
 		err(2, "%s", ops->name);
 	ck->nm++;
@@ -250,11 +262,23 @@ start_auto(struct checker *ck)
 }
 
 static void
+model_free(struct checker *ck)
+{
+	if (ck->model != NULL)
+		ck->model->free(ck->o.model);
+	ck->model = NULL;
+	ck->o.model = NULL;
+	ck->modelusers = 0;
+}
+
+static void
 drop(struct check_out *out)
 {
 	out->ops->free(out->st);
 	out->st = NULL;
 	out->on = 0;
+	if (out->ops->model != NULL && --out->ck->modelusers == 0)
+		model_free(out->ck);
 }
 
 /* The first algo= decides; the held reports of that set come out. */
@@ -336,6 +360,8 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 		    "nodes", ev->file, ev->lineno, WORLD_MAX_NODES);
 		return ck->why;
 	}
+	if (ck->model != NULL)
+		ck->model->event(ck->o.model, ev);
 	for (out = ck->m; out < ck->m + ck->nm; out++)
 		if (out->on && (out->ops->events == 0 ||
 		    (out->ops->events & 1u << ev->type)))
@@ -441,6 +467,7 @@ checker_free(struct checker *ck)
 	for (i = 0; i < ck->nm; i++)
 		if (ck->m[i].st != NULL)
 			ck->m[i].ops->free(ck->m[i].st);
+	model_free(ck);
 	for (i = 0; i < ck->nheld; i++)
 		free(ck->held[i].line);
 	free(ck->held);
