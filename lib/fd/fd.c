@@ -260,18 +260,10 @@ drop(struct fd *fd, unsigned from, const char *why)
 static void
 start(struct fd *fd, struct peer *p, int64_t now)
 {
-	/*
-	 * A peer we hear already keeps its silence so far: counting afresh
-	 * from a restart would add a whole timeout to every election that
-	 * restarts monitoring.  Stoller's accuracy still holds, since a
-	 * peer silent for the limit is down after this start as well.
-	 */
-	if (!p->monitored || !p->beat) {
-		p->beat = 0;
-		p->last_heard = now;
-	}
 	p->monitored = 1;
 	p->reported = 0;
+	p->beat = 0;
+	p->last_heard = now;
 	p->start_seq = p->tx_seq;
 	set_limit(fd, p);
 	/* Ask at once: the first heartbeat comes one round trip later. */
