@@ -61,7 +61,10 @@ job_runs() {
 # no_overlap: the jobs' lines, grouped by token, span disjoint intervals
 # of time, in the order of their tokens.
 no_overlap() {
-	awk '{ if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
+	# A job stopped while $(date) runs writes a line without its time:
+	# the signal reaches date too.  Such a line says nothing of when.
+	awk 'NF < 4 { next }
+	{ if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
 		if (!($2 in hi) || $4 > hi[$2]) hi[$2] = $4 }
 	END { for (t in lo) printf "%s %.6f %.6f\n", t, lo[t], hi[t] }' \
 	    "$LOG" | sort -n -k1,1 | awk '
