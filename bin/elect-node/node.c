@@ -311,12 +311,13 @@ loop(struct node *nd)
 		    fdc_read(&nd->fdc, on_down, nd) == -1) ||
 		    (pfd[P_FDIN].revents && fdc_flush(&nd->fdc) == -1))
 			node_detector_failed(nd);
-		if (pfd[P_CTL].revents)
-			ctl_accept(&nd->ctl);
+		/* Clients first: those that hung up free their slots. */
 		for (i = 0; i < CTL_CLIENTS_MAX; i++)
 			if (pfd[P_CLIENTS + i].revents)
 				ctl_io(&nd->ctl, &nd->ctl.clients[i],
 				    pfd[P_CLIENTS + i].revents, nd);
+		if (pfd[P_CTL].revents)
+			ctl_accept(&nd->ctl);
 	}
 }
 
