@@ -167,7 +167,9 @@ check_grace(struct runif *r)
 {
 	algo_time room, trusted;
 
-	r->margin = r->tlease / 10 > MARGIN_MIN ? r->tlease / 10 : MARGIN_MIN;
+	/* The margin covers the killed processes' exit, which waits for a
+	 * CPU like anything else: tens of milliseconds on a busy host. */
+	r->margin = r->tlease / 4 > MARGIN_MIN ? r->tlease / 4 : MARGIN_MIN;
 	r->poll = r->renew / 4 > ALGO_MS ? r->renew / 4 : ALGO_MS;
 	/* (1 - rho) lease: what the leader trusts of each run. */
 	trusted = r->tlease - (algo_time)((__int128)r->tlease * r->drift /
