@@ -104,11 +104,13 @@ demo: deps
 bench: deps
 	@sh t/tools/deps.sh $(BENCH_PKGS)
 	$(MAKE) plain
-	@for b in t/bench/*.sh; do \
+	@fail=; for b in t/bench/*.sh; do \
 		[ -f "$$b" ] || continue; \
 		echo "== $$b"; \
-		ELECT_BUILD=$(CURDIR)/build/plain sh "$$b" || exit 1; \
-	done
+		ELECT_BUILD=$(CURDIR)/build/plain bash "$$b" || \
+		    fail="$$fail $$b"; \
+	done; \
+	[ -z "$$fail" ] || { echo "bench: missed targets or failed:$$fail"; exit 1; }
 
 FUZZ_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' -Ilib \
 		$(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined
