@@ -234,3 +234,20 @@ setup() {
 	assert_failure 1
 	assert_output "$BATS_TEST_TMPDIR/many.trace:323: sle1: undecided: more than 4096 pairs of nodes in conflict waited on the skew at once"
 }
+
+@test "a recovery is no failure for gm2, but one that brings up a flaky link is" {
+	# With the link flaky, node 2's boot starts a failure of the
+	# environment; with it down, node 2 is left out for good.
+	for link in flaky down; do
+		printf '%s\n' "0 1 boot inc=1 algo=bully nodes=2" \
+		    "0.5 1 state status=Norm ldr=1 grp=-" \
+		    "1 - net a=1 b=2 link=$link" \
+		    "2 2 boot inc=1 algo=bully nodes=2" \
+		    "30 1 send to=2 msg=AreYouThere" > "$BATS_TEST_TMPDIR/$link.trace"
+	done
+	run elect-check -A gm2 "$BATS_TEST_TMPDIR/flaky.trace"
+	assert_success
+	run --separate-stderr elect-check -A gm2 "$BATS_TEST_TMPDIR/down.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/down.trace:5: gm2: no coordinator from 2 to 12 (c), with no failure: node 2 is Down"
+}

@@ -350,22 +350,27 @@ changed(struct live *l, const struct trace_event *ev, struct check_out *out)
 	}
 }
 
-/* Whether an event of TYPE that changes CHANGED (W_ bits) disturbs the
- * period, for each assertion. */
+/*
+ * Whether EV, which changes CHANGED (W_ bits), disturbs the period, for
+ * each assertion.  A boot is no failure for gm2, but one that brings up a
+ * flaky link starts a failure of the environment.
+ */
 static int
-disturbing(const struct live *l, unsigned changed, enum trace_type type)
+disturbing(const struct live *l, unsigned changed,
+    const struct trace_event *ev)
 {
 	if (changed & (W_NET | W_PAUSE))
 		return 1;
 	if (!(changed & W_UP))
 		return 0;
-	return l->kind != GM2 || type != TR_BOOT;
+	return l->kind != GM2 || ev->type != TR_BOOT ||
+	    world_flaky_to_up(l->w, ev->node);
 }
 
 static int
 disturbs(const struct live *l, const struct trace_event *ev)
 {
-	return disturbing(l, l->w->changed, ev->type);
+	return disturbing(l, l->w->changed, ev);
 }
 
 /*
@@ -379,7 +384,7 @@ ends_at(const struct live *l, const struct trace_event *ev)
 {
 	if (l->skew > 0 || !(EVENTS & 1u << ev->type))
 		return 0;
-	return disturbing(l, world_would(l->w, ev), ev->type);
+	return disturbing(l, world_would(l->w, ev), ev);
 }
 
 /*

@@ -106,6 +106,22 @@ world_unstable(const struct world *w)
 	return 0;
 }
 
+int
+world_flaky_to_up(const struct world *w, unsigned id)
+{
+	int i = world_find(w, id);
+	const uint64_t *row;
+	unsigned j;
+
+	if (i < 0 || w->flaky == NULL)
+		return 0;
+	row = w->flaky + (size_t)i * w->words;
+	for (j = 0; j < w->n; j++)
+		if ((int)j != i && BIT_ISSET(row, j) && w->node[j].up)
+			return 1;
+	return 0;
+}
+
 void *
 world_grow(void *arr, unsigned *have, const struct world *w, size_t size)
 {

@@ -89,6 +89,8 @@ const char	*world_id(unsigned id, char *buf);
 /* Whether the system is unstable now: a paused node or a flaky link
  * between two up nodes (Stoller's stability, section 5). */
 int		 world_unstable(const struct world *);
+/* Whether node ID has a flaky link to another node that is up. */
+int		 world_flaky_to_up(const struct world *, unsigned id);
 
 /* Grows an array of N elements of SIZE to hold the world's nodes,
  * zeroing the new ones; *HAVE is updated.  NULL when out of memory. */
