@@ -147,7 +147,7 @@ struct order {
 		uint32_t	 at;	/* ring position + 1; 0: empty */
 		uint32_t	 hash;
 	}		*slot;		/* the index */
-	size_t		 nslot;		/* a power of two above 2 * ringcap */
+	size_t		 nslot;		/* twice ringcap, a power of two */
 	int		 forgot;
 	struct edict	 last;		/* the last edict line's, if fresh */
 	int		 fresh;

@@ -133,13 +133,13 @@ struct lw {
 	int		 nomem;
 };
 
-/* The model the lease checkers name; check_opts.model is its struct lw. */
+/*
+ * The model the lease checkers name: check_opts.model is its struct lw,
+ * which has taken the line being fed in; its changes are in
+ * w->ch[0..w->nch).
+ */
 extern const struct check_model lw_model;
 
-int		 lw_init(struct lw *, const struct check_opts *);
-void		 lw_free(struct lw *);
-/* Applies one line; its changes are in w->ch[0..w->nch). */
-void		 lw_event(struct lw *, const struct trace_event *);
 /* At the end: says that a checker of W is undecided if memory ran out. */
 void		 lw_finish(const struct lw *, const struct trace_event *last,
 		    struct check_out *);

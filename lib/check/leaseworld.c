@@ -22,7 +22,7 @@ link_cmp(const struct lw_link *x, const struct lw_link *y)
 RB_PROTOTYPE(lw_links, lw_link, entry, link_cmp)
 RB_GENERATE(lw_links, lw_link, entry, link_cmp)
 
-int
+static int
 lw_init(struct lw *w, const struct check_opts *o)
 {
 	memset(w, 0, sizeof(*w));
@@ -32,7 +32,7 @@ lw_init(struct lw *w, const struct check_opts *o)
 	return idmap_init(&w->ids);
 }
 
-void
+static void
 lw_free(struct lw *w)
 {
 	struct lw_link *l, *next;
@@ -60,6 +60,8 @@ model_init(const struct check_opts *o)
 	}
 	return w;
 }
+
+static void	lw_event(struct lw *, const struct trace_event *);
 
 static void
 model_event(void *w, const struct trace_event *ev)
@@ -127,7 +129,7 @@ clamp(__int128 x)
 /*
  * When the clock of K reaches UNTIL, past its last sample: between rate
  * 1 + drift (*lo) and 1 - drift (*hi); *nom at rate 1.  Clock values are
- * not negative, so D fits; 128 bits only for spans of centuries.
+ * not negative, so D fits; 128 bits only past two and a half hours.
  */
 static void
 expiry(const struct lw_clock *k, trace_time until, trace_time *lo,
@@ -545,7 +547,8 @@ take(struct lw *w, const struct trace_event *ev)
 	w->node[i].last = w->now;
 }
 
-void
+/* Applies one line. */
+static void
 lw_event(struct lw *w, const struct trace_event *ev)
 {
 	int moved = ev->t > w->now.t;
