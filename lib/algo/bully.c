@@ -70,6 +70,7 @@ struct bully {
 	uint32_t	 nextel;
 	enum proc	 proc;
 	size_t		 cur;	/* rank of the callee */
+	long		 gone;	/* rank Election need not call, or -1 */
 	uint32_t	 seq;	/* number of the pending call, 0: none */
 	uint32_t	 nextseq;
 	int		 waiting; /* the timeout timer is armed */
@@ -167,8 +168,12 @@ halt_next(struct bully *b, algo_time now, struct algo_out *o)
 static void
 probe_next(struct bully *b, algo_time now, struct algo_out *o)
 {
-	if (b->cur + 1 < b->a.n) {
-		call(b, P_PROBE, b->cur + 1, MSG_AREYOUTHERE, now, o);
+	size_t r = b->cur + 1;
+
+	if ((long)r == b->gone)
+		r++;
+	if (r < b->a.n) {
+		call(b, P_PROBE, r, MSG_AREYOUTHERE, now, o);
 		return;
 	}
 	/* [[CALL STOP; S(i).s := Election; S(i).h := i; S(i).Up := {}]] */
@@ -180,11 +185,13 @@ probe_next(struct bully *b, algo_time now, struct algo_out *o)
 	halt_next(b, now, o);
 }
 
-/* PROCEDURE Election(i). */
+/* PROCEDURE Election(i); GONE: the rank of a node known down just now,
+ * or -1. */
 static void
-election(struct bully *b, algo_time now, struct algo_out *o)
+election(struct bully *b, long gone, algo_time now, struct algo_out *o)
 {
 	b->elid = algo_new_elid(&b->a, &b->nextel);
+	b->gone = gone;
 	b->cur = b->a.rank;
 	probe_next(b, now, o);
 }
@@ -239,7 +246,7 @@ answered(struct bully *b, int ans, algo_time now, struct algo_out *o)
 		break;
 	case P_CHECK:
 		if (!ans)
-			election(b, now, o);
+			election(b, -1, now, o);
 		else
 			check_next(b, b->cur + 1, now, o);
 		break;
@@ -262,8 +269,14 @@ timed_out(struct bully *b, algo_time now, struct algo_out *o)
 		break;
 	case P_NEWCOORD:	/* a member failed: restart */
 	case P_READY:
-	case P_TIMEOUT:		/* the coordinator is down */
-		election(b, now, o);
+		election(b, -1, now, o);
+		break;
+	case P_TIMEOUT:
+		/* The coordinator is down (Assumption 8): Election need not
+		 * call it and wait T again.  Its failure is as fresh as any
+		 * of Election's own calls, and should it recover, its
+		 * Recovery halts us, as the proof of Theorem A1 expects. */
+		election(b, (long)b->cur, now, o);
 		break;
 	case P_CHECK:
 		check_next(b, b->cur + 1, now, o);
@@ -295,7 +308,7 @@ timeout(struct bully *b, algo_time now, struct algo_out *o)
 		call(b, P_TIMEOUT, (size_t)algo_rank(&b->a, b->c),
 		    MSG_AREYOUTHERE, now, o);
 	else
-		election(b, now, o);
+		election(b, -1, now, o);
 }
 
 static void
@@ -403,7 +416,7 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 	b->s = ST_DOWN;
 	b->h = 0;		/* UNDEFINED */
 	algo_timer_set(o, T_CHECK, now + a->t.check);
-	election(b, now, o);
+	election(b, -1, now, o);
 	return ALGO_OK;
 }
 

@@ -88,6 +88,7 @@ struct inv {
 	struct algo_set	 up;	/* S(i).Up, by rank */
 	struct algo_set	 temp;	/* Check's TempSet: coordinators */
 	struct algo_set	 heard;	/* who answered the pending calls */
+	struct algo_set	 want;	/* Merge: who may accept */
 	enum proc	 proc;
 	uint32_t	 seq, nextseq;	/* call number of the pending call */
 	uint16_t	 watch;	/* the node our detector monitors */
@@ -237,6 +238,10 @@ merge(struct inv *v, algo_time now, struct algo_out *o)
 	v->s = ST_ELEC;
 	new_group(v);
 	show(v, now, o);
+	v->want = old;
+	for (r = 0; r < v->a.n; r++)
+		if (algo_set_has(&v->heard, r))
+			algo_set_add(&v->want, r);
 	for (r = 0; r < v->a.n; r++)
 		if (algo_set_has(&v->temp, r))
 			algo_send(o, v->a.ids[r], M_INVITATION, &v->g, NULL, 0);
@@ -307,6 +312,26 @@ all_heard(const struct inv *v, const struct algo_set *set)
 		if (algo_set_has(set, r) && !algo_set_has(&v->heard, r))
 			return 0;
 	return 1;
+}
+
+/*
+ * Merge's "reasonable time" for Accepts ends once every node that may
+ * accept has: all that answered Check (the coordinators invited, members
+ * of any group, invited through their coordinators) and our old members.
+ * Any other node's Accept is refused, and that node recovers at once.
+ */
+static void
+accepted(struct inv *v, algo_time now, struct algo_out *o)
+{
+	size_t r;
+
+	if (v->proc != P_ACCEPT)
+		return;
+	for (r = 0; r < v->a.n; r++)
+		if (algo_set_has(&v->want, r) && !algo_set_has(&v->up, r))
+			return;
+	stop(v, o);
+	reorganize(v, now, o);
 }
 
 /* PROCEDURE Timeout: no word from our coordinator, or our detector
@@ -408,6 +433,7 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 		    algo_elid_eq(&m->elid, &v->g)) {
 			algo_set_add(&v->up, r);
 			answer(m, M_ACCEPTANSWER, 1, o);
+			accepted(v, now, o);
 		} else
 			answer(m, M_ACCEPTANSWER, 0, o);
 		break;
