@@ -6,7 +6,7 @@ load helper
 load algo-sim
 
 @test "bully: the highest node halts, names and readies every lower node" {
-	run algo-drive -a bully -i 3 -n 3 <<-EOF
+	run algo-drive -t check=100 -t timeout=300 -a bully -i 3 -n 3 <<-EOF
 	0 boot inc=1
 	1 recv from=2 msg=Ack elid=3.1.0 seq=1 ans=yes
 	2 recv from=1 msg=Ack elid=3.1.0 seq=2 ans=yes
@@ -48,7 +48,7 @@ load algo-sim
 }
 
 @test "bully: a node gives up its bid when a higher node answers, and asks again after Timeout" {
-	run algo-drive -a bully -i 3 -n 5 <<-EOF
+	run algo-drive -t check=100 -t timeout=300 -a bully -i 3 -n 5 <<-EOF
 	0 boot inc=2
 	1 recv from=4 msg=Ack elid=3.2.0 seq=1 ans=yes
 	301 timer timeout
@@ -269,7 +269,7 @@ load algo-sim
 }
 
 @test "bully: a node that leaves goes Down, stops its timers and hears nothing more" {
-	run algo-drive -a bully -i 2 -n 3 <<-EOF
+	run algo-drive -t check=100 -t timeout=300 -a bully -i 2 -n 3 <<-EOF
 	0 boot inc=1
 	5 cmd leave
 	6 recv from=3 msg=Halt elid=3.1.0 seq=4

@@ -101,7 +101,7 @@ load algo-sim
 # paper), it holds its own election, here as the next id below the failed
 # leader, which declares itself without asking.
 @test "modified-bully: an ok sender awaits the coordinator, and elects anew if none comes" {
-	run algo-drive -a modified-bully -i 3 -n 5 <<-EOF
+	run algo-drive -t timeout=300 -a modified-bully -i 3 -n 5 <<-EOF
 	0 boot inc=1
 	1 recv from=4 msg=Answer elid=3.1.0 ldr=5
 	1 recv from=5 msg=Answer elid=3.1.0 ldr=5
@@ -263,7 +263,7 @@ load algo-sim
 # coordinator will reach us too, so we wait `timeout' for it, then ask
 # again.
 @test "modified-bully: answers without a leader make the revived node wait and ask again" {
-	run algo-drive -q -a modified-bully -i 2 -n 4 <<-EOF
+	run algo-drive -q -t timeout=300 -a modified-bully -i 2 -n 4 <<-EOF
 	0 boot inc=1
 	1 recv from=3 msg=Answer elid=2.1.0 ldr=-
 	1 recv from=4 msg=Answer elid=2.1.0 ldr=-
@@ -287,7 +287,7 @@ load algo-sim
 	fd start 4
 	state status=Wait ldr=4 grp=-
 	EOF
-	run algo-drive -a modified-bully -i 2 -n 4 <<-EOF
+	run algo-drive -t timeout=300 -a modified-bully -i 2 -n 4 <<-EOF
 	0 boot inc=1
 	1 recv from=3 msg=Answer elid=2.1.0 ldr=-
 	1 recv from=4 msg=Answer elid=2.1.0 ldr=-

@@ -18,8 +18,8 @@ algo_timing_default(struct algo_timing *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->reply = 50 * ALGO_MS;
-	t->check = 100 * ALGO_MS;
-	t->timeout = 300 * ALGO_MS;
+	t->check = 50 * ALGO_MS;
+	t->timeout = 120 * ALGO_MS;
 	t->tau = 100 * ALGO_MS;
 	t->t_tx = 2 * ALGO_MS;
 	t->alpha = 1 * ALGO_MS;

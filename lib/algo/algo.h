@@ -108,10 +108,14 @@ struct algo_timing {
 	/* Garcia-Molina's procedure Check runs every `check' (the bully
 	 * coordinator polls AreYouNormal; the invitation coordinator looks
 	 * for other coordinators). */
-	algo_time	 check;		/* default 100 ms */
+	algo_time	 check;		/* default 50 ms */
 	/* Garcia-Molina's procedure Timeout runs after `timeout' without
-	 * hearing from the coordinator; must exceed check + reply. */
-	algo_time	 timeout;	/* default 300 ms */
+	 * hearing from the coordinator; should exceed check + reply, or
+	 * members ask a live coordinator AreYouThere needlessly.  Timeout
+	 * and its call are these algorithms' failure detector: a crash is
+	 * acted on within timeout + reply (invitation: elect-fd's time-out
+	 * instead of timeout, if shorter). */
+	algo_time	 timeout;	/* default 120 ms */
 	/* Stoller's tau: a Norm leader sends Norm? every tau. */
 	algo_time	 tau;		/* default 100 ms */
 	/* Murshed and Allen's t_TX (mean transmission time) and alpha:
@@ -128,7 +132,8 @@ struct algo_timing {
 	/* Invitation: a coordinator that found a higher one waits
 	 * merge_wait for each rank between them before it merges ("wait
 	 * time proportional to p - i"), and waits accept_wait for Accept
-	 * messages ("a reasonable time"). */
+	 * messages ("a reasonable time"; less once every node that may
+	 * accept has). */
 	algo_time	 merge_wait;	/* default 100 ms */
 	algo_time	 accept_wait;	/* default 100 ms */
 	/* Nerio (lease), section 10.1: a grant covers `lease' (delta) of
