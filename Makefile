@@ -33,7 +33,26 @@ BASE_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' \
 PLAIN_CFLAGS =	-O2 -D_FORTIFY_SOURCE=2
 ASAN_CFLAGS =	-O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-LDLIBS =	$(PKG_LIBS) -lm
+# --as-needed: a binary that uses no libm (or libresolv) does not load it.
+LDFLAGS ?=	-Wl,--as-needed
+LDLIBS =	$(PKG_LIBS) -lresolv -lm
+
+# elect-fd runs on every host for as long as elect-node does, so the plain
+# build links it statically: shared libraries cost each process the pages
+# the kernel faults in around the few it touches (libc alone some 1.5 MB
+# resident), a static binary only what it uses.  It can be: its names are
+# resolved by lib/net/resolve.c, which needs no NSS module at run time.
+# The ASan build stays dynamic, as the sanitizers need; so does the plain
+# one where a static library is missing (the Debian packages of PKGS ship
+# them all).
+STATIC_BINS =	elect-fd
+STATIC_LIBS !=	pkg-config --static --libs libbsd-overlay libsodium 2>/dev/null
+STATIC_LDLIBS =	-static-pie $(STATIC_LIBS) -lresolv -lm
+STATIC_OK !=	for l in $(filter -l%,$(STATIC_LDLIBS)) -lc; do \
+		    a=lib$${l\#-l}.a; \
+		    case $$($(CC) -print-file-name=$$a) in /*) ;; *) echo no;; esac; \
+		done
+plain_STATIC =	$(if $(STATIC_OK),,$(STATIC_BINS))
 
 LIB_SRCS !=	find lib -name '*.c' | LC_ALL=C sort
 BIN_NAMES !=	find bin -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | LC_ALL=C sort
@@ -59,7 +78,8 @@ build/$(1)/libelect.a: $$($(1)_OBJS)
 
 build/$(1)/bin/%: $$$$(addprefix build/$(1)/obj/,$$$$(subst .c,.o,$$$$(wildcard bin/$$$$*/*.c))) build/$(1)/libelect.a
 	@mkdir -p $$(@D)
-	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ \
+	    $$(if $$(filter $$*,$$($(1)_STATIC)),$$(STATIC_LDLIBS),$$(LDLIBS))
 
 build/$(1)/t/%: build/$(1)/obj/t/tools/%.o build/$(1)/libelect.a
 	@mkdir -p $$(@D)

@@ -165,6 +165,19 @@ check_fd() {
 	check_fd "$LATENCY"
 }
 
+# The plain build links elect-fd statically, with a resolver of its own
+# (lib/net/resolve.c): names in the cluster file must still resolve.
+@test "host names in the cluster file resolve, from /etc/hosts" {
+	sed -i '1s/127\.0\.0\.1/localhost/; 2s/127\.0\.0\.1/LocalHost/' c.conf
+	start_fd 2
+	start_fd 3
+	start_fd 1 --watch 2,3
+	wait_for 5 received 1 6
+	crash 3
+	wait_for 5 reported 1 'down 3'
+	assert_equal "$(cat out.1)" 'down 3'
+}
+
 @test "ping mode and phi accrual detect a kill too" {
 	start_fd 2
 	start_fd 3

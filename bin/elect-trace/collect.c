@@ -29,6 +29,7 @@
 
 #include "collect/collect.h"
 #include "collect/hold.h"
+#include "net/resolve.h"
 #include "util/util.h"
 
 #include "elect-trace.h"
@@ -294,7 +295,7 @@ listen_tcp(const char *addr)
 	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(s, ai->ai_addr, ai->ai_addrlen) == -1 || listen(s, 128) == -1)
 		err(1, "%s", addr);
-	freeaddrinfo(ai);
+	net_freeaddrinfo(ai);
 	return s;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "net/cluster.h"
+#include "net/resolve.h"
 
 #define BLANKS	" \t"
 
@@ -371,7 +372,7 @@ resolve(struct cluster_node *n, const char *file, char *err, size_t errlen)
 	hints.ai_socktype = SOCK_DGRAM;
 	if (hints.ai_family == AF_INET6)
 		hints.ai_flags = AI_NUMERICHOST;
-	if ((e = getaddrinfo(n->host, NULL, &hints, &res)) != 0) {
+	if ((e = net_getaddrinfo(n->host, NULL, &hints, &res)) != 0) {
 		snprintf(err, errlen, "%s:%u: %s: %s", file, n->line, n->host,
 		    gai_strerror(e));
 		return -1;
@@ -379,7 +380,7 @@ resolve(struct cluster_node *n, const char *file, char *err, size_t errlen)
 	memcpy(&n->addr, res->ai_addr, res->ai_addrlen);
 	memcpy(&n->fd_addr, res->ai_addr, res->ai_addrlen);
 	n->addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
+	net_freeaddrinfo(res);
 	set_port(&n->addr, n->port);
 	set_port(&n->fd_addr, n->fd_port);
 	return 0;

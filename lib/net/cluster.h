@@ -58,8 +58,8 @@ int	 cluster_parse(const char *text, size_t len, const char *filename,
 
 /*
  * Reads PATH (at most CLUSTER_FILE_MAX bytes), parses it and resolves
- * every host with getaddrinfo(3) (numeric addresses and names; the first
- * answer is used).  Returns 0, or -1 with "PATH[:LINE]: why" in ERR.
+ * every host with net_getaddrinfo() (numeric addresses, and names from
+ * /etc/hosts or DNS; the first answer is used).  Returns 0, or -1 with "PATH[:LINE]: why" in ERR.
  */
 int	 cluster_load(const char *path, struct cluster *c, char *err,
 	    size_t errlen);

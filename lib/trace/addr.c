@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "net/resolve.h"
 #include "trace/trace.h"
 
 int
@@ -54,7 +55,7 @@ trace_addr_tcp(const char *addr, int passive, struct addrinfo **ai,
 	}
 	memcpy(host, h, n);
 	host[n] = '\0';
-	if ((rc = getaddrinfo(host, port + 1, &hints, ai)) != 0) {
+	if ((rc = net_getaddrinfo(host, port + 1, &hints, ai)) != 0) {
 		*why = gai_strerror(rc);
 		if (rc != EAI_SYSTEM)
 			errno = EHOSTUNREACH;

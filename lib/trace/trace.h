@@ -184,7 +184,7 @@ struct addrinfo;
  * A collector's address, as tw_open() and elect-trace collect take it.
  * "unix:PATH" into *SUN: -1 with errno EINVAL or ENAMETOOLONG if it is
  * not one.  "tcp:HOST:PORT" resolved for a stream socket (PASSIVE: to
- * listen on) into *AI, for freeaddrinfo(): -1 with *WHY and errno set if
+ * listen on) into *AI, for net_freeaddrinfo(): -1 with *WHY and errno set if
  * it is not one or does not resolve.  Names are resolved here, once.
  */
 int		 trace_addr_unix(const char *addr, struct sockaddr_un *sun);

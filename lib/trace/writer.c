@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/resolve.h"
 #include "trace/trace.h"
 
 #define QUEUE_MAX	(256 * 1024)
@@ -165,7 +166,7 @@ tw_open(const char *dest, int dashfd)
 	return w;
 fail:
 	if (w->ai != NULL)
-		freeaddrinfo(w->ai);
+		net_freeaddrinfo(w->ai);
 	free(w->path);
 	free(w->q);
 	free(w);
@@ -576,7 +577,7 @@ tw_close(struct trace_writer *w, int timeout_ms)
 	if (w->fd != -1 && (w->own || w->dest == D_SOCKET))
 		close(w->fd);
 	if (w->ai != NULL)
-		freeaddrinfo(w->ai);
+		net_freeaddrinfo(w->ai);
 	free(w->path);
 	free(w->q);
 	free(w);

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "net/resolve.h"
+
 static int
 dial(const char *addr)
 {
@@ -37,12 +39,12 @@ dial(const char *addr)
 	    (port = strrchr(host, ':')) == NULL)
 		errx(2, "%s: expected unix:PATH or tcp:HOST:PORT", addr);
 	*port++ = '\0';
-	if (getaddrinfo(host, port, &hints, &ai) != 0)
+	if (net_getaddrinfo(host, port, &hints, &ai) != 0)
 		errx(1, "%s: cannot resolve", addr);
 	if ((s = socket(ai->ai_family, SOCK_STREAM, 0)) == -1 ||
 	    connect(s, ai->ai_addr, ai->ai_addrlen) == -1)
 		err(1, "%s", addr);
-	freeaddrinfo(ai);
+	net_freeaddrinfo(ai);
 	return s;
 }
 
