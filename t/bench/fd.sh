@@ -37,6 +37,11 @@ chmod 600 key
 # none sees end of file while the bench runs.
 mkfifo hold
 exec 9<>hold
+# All that is printed is kept too, so that a missed target is the exit status.
+mkfifo out
+tee report < out &
+teepid=$!
+exec 8>&1 > out
 
 # cluster NAME BASEPORT: nodes 1..9 on ports BASE, BASE+2, ...
 cluster() {
@@ -265,3 +270,10 @@ for iv in 10 100; do
 		echo "      false reports: $fr (timeout 40 ms: no target)"
 	fi
 done
+
+exec >&8 8>&-
+wait "$teepid"
+if grep -q MISSED report; then
+	echo "fd.sh: targets missed" >&2
+	exit 1
+fi
