@@ -28,7 +28,7 @@ teardown() {
 		kill -KILL -- "-$p" 2>/dev/null
 	done
 	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
 	elect_teardown
 }
@@ -253,13 +253,70 @@ tasks_alternate() {
 	assert_success
 }
 
-# follow_ok FILE: the edicts a follower delivered ("FROM TOKEN SEQ TEXT")
-# come in (token, seq) order, each after a smaller one; prints their count.
-follow_ok() {
+# follow ID: node ID's --follow-edicts in the background: the edicts it
+# delivers ("FROM TOKEN SEQ TEXT") to $BATS_TEST_TMPDIR/follow.ID, those it
+# reports late to refused.ID.
+follow() {
+	elect-node -s "$ELECT_DIR/$1/state" --follow-edicts \
+	    >"$BATS_TEST_TMPDIR/follow.$1" 2>"$BATS_TEST_TMPDIR/refused.$1" &
+	PIDS+=($!)
+	disown $!
+}
+
+# edicts ID TEXT...: node ID makes an edict of each TEXT, in turn.
+edicts() {
+	local id=$1 t
+	shift
+	for t; do
+		elect-node -s "$ELECT_DIR/$id/state" --edict "$t" >/dev/null
+	done
+}
+
+# got ID TEXT: node ID delivered the edict TEXT.
+got() {
+	grep -q "^[0-9]* [0-9]* [0-9]* $2\$" "$BATS_TEST_TMPDIR/follow.$1"
+}
+
+# refused ID: how many edicts node ID reported late.
+refused() {
+	grep -c "older than one delivered" "$BATS_TEST_TMPDIR/refused.$1"
+}
+
+# listening ID LEADER: node ID's follower, started in the background, may
+# miss the first edicts; the leader makes "hello" edicts until it shows
+# one.
+listening() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		edicts "$2" hello
+		wait_for 1 got "$1" hello && return 0
+	done
+	return 1
+}
+
+# accounted ID LAST: node ID delivered or refused, once, every edict from
+# the first it saw to the one with seq LAST.
+accounted() {
+	local f=$BATS_TEST_TMPDIR/seen.$1
+	{ cut -d' ' -f3 "$BATS_TEST_TMPDIR/follow.$1"
+	  sed -n 's/.*refused edict \([0-9]*\) .*/\1/p' \
+	    "$BATS_TEST_TMPDIR/refused.$1"; } | sort -n >"$f"
+	seq "$(head -n 1 "$f")" "$2" | diff - "$f"
+}
+
+# in_order ID: node ID delivered its edicts in (token, seq) order, each
+# after a smaller one.
+in_order() {
 	awk '{ if (NR > 1 && ($2 + 0 < tok || ($2 + 0 == tok && $3 + 0 <= seq))) {
 			print "out of order: " $0; bad = 1 }
 		tok = $2 + 0; seq = $3 + 0 }
-	END { print NR; exit bad }' "$1"
+	END { exit bad }' "$BATS_TEST_TMPDIR/follow.$1"
+}
+
+# route I J: the udpmix route of what node I sends to node J.
+route() {
+	awk -v i="$1" -v j="$2" '$1 == i && $2 == j { print $3 }' \
+	    "$BATS_TEST_TMPDIR/routes"
 }
 
 # Every datagram between the nodes passes through udpmix, which holds each
@@ -278,48 +335,86 @@ follow_ok() {
 	ldr=$(elect_wait_leader 20)
 	# It may make edicts once its token is established.
 	wait_for 10 elect_status "$ldr" >/dev/null
+	local others=()
 	for f in 1 2 3; do
-		[ "$f" = "$ldr" ] && continue
-		elect-node -s "$ELECT_DIR/$f/state" --follow-edicts \
-		    >"$out/follow.$f" 2>"$out/refused.$f" &
-		PIDS+=($!)
-		disown $!
+		[ "$f" = "$ldr" ] || others+=("$f")
 	done
-	# Both followers listen once the first edict reached them.
-	elect-node -s "$ELECT_DIR/$ldr/state" --edict "edict number 1" >/dev/null
-	for f in 1 2 3; do
-		[ "$f" = "$ldr" ] ||
-		    wait_for 10 grep -q " 1 edict number 1$" "$out/follow.$f"
+	for f in "${others[@]}"; do
+		follow "$f"
+		listening "$f" "$ldr"
 	done
-	for i in $(seq 2 30); do
-		elect-node -s "$ELECT_DIR/$ldr/state" --edict \
-		    "edict number $i" >/dev/null
+	for i in $(seq 1 30); do
+		edicts "$ldr" "edict $i"
 	done
-	for f in 1 2 3; do
-		[ "$f" = "$ldr" ] ||
-		    wait_for 10 grep -q " 30 edict number 30$" "$out/follow.$f"
+	for f in "${others[@]}"; do
+		wait_for 10 got "$f" "edict 30"
 	done
 	elect_stop_all
 	kill -TERM "${PIDS[0]}"
 	wait "${PIDS[0]}"
-	for f in 1 2 3; do
-		[ "$f" = "$ldr" ] && continue
-		run follow_ok "$out/follow.$f"
+	for f in "${others[@]}"; do
+		run in_order "$f"
 		assert_success
-		# Each edict was delivered or refused, once.
-		run sh -c "{ awk '{ print \$3 }' '$out/follow.$f'
-		    sed -n 's/.*refused edict \\([0-9]*\\) of node.*/\\1/p' \
-		    '$out/refused.$f'; } | sort -n | uniq | wc -l"
-		assert_output 30
-		n=$(grep -c "older than one delivered" "$out/refused.$f") ||
-		    fail "node $f: no edict came late"
-		assert_equal "$(grep -c "why=edict-order" "$ELECT_DIR/$f/trace")" "$n"
+		run accounted "$f" "$(awk '$5 == 30 { print $3 }' \
+		    "$out/follow.$f")"
+		assert_success
+		n=$(refused "$f") || fail "node $f: no edict came late"
+		assert_equal "$(grep -c why=edict-order "$ELECT_DIR/$f/trace")" "$n"
 		# None refused but one the relay let another overtake.
-		late=$(awk -v r="$(awk -v a="$ldr" -v b="$f" \
-		    '$1 == a && $2 == b { print $3 }' "$out/routes")" \
+		late=$(awk -v r="$(route "$ldr" "$f")" \
 		    '$1 == r { sub("late=", "", $4); print $4 }' "$out/mix")
 		[ "$n" -le "$late" ] || fail "node $f refused $n, $late late"
 	done
+	run elect_check -s lease
+	assert_success
+}
+
+# What node 3 sends to node 1 is held (udpmix -r with a batch that never
+# fills) while node 3 leads and makes edicts, leaves, and node 2 takes
+# over and makes its own.  Let go, node 3's edicts reach node 1 after
+# node 2's: older, by the token of their leadership, and refused.
+@test "lease: an old leader's edicts that come after the new leader's are refused" {
+	local n out=$BATS_TEST_TMPDIR
+	mkrelayed 3
+	udpmix -r 1000 -b 1000 -w 60000 -t 60 "$(route 3 1)" \
+	    >"$out/held" 2>&1 &
+	PIDS+=($!)
+	udpmix -t 60 $(awk '!($1 == 3 && $2 == 1) { print $3 }' \
+	    "$out/routes") >"$out/mix" 2>&1 &
+	PIDS+=($!)
+	elect_start_cluster --insecure --lease 2s --renew 400ms --rtt 200ms \
+	    "$out/cluster.conf"
+	# Node 1 hears nothing from node 3: it grants to no one yet.
+	elect_wait_leader -l 3 20 2 3 >/dev/null
+	wait_for 10 elect_status 3 >/dev/null
+	follow 1
+	follow 2
+	listening 2 3
+	edicts 3 "old 1" "old 2" "old 3" "old 4" "old 5"
+	wait_for 10 got 2 "old 5"
+	elect_stop 3
+	elect_wait_leader -l 2 20 1 2 >/dev/null
+	wait_for 10 elect_status 2 >/dev/null
+	listening 1 2
+	edicts 2 "new 1" "new 2" "new 3" "new 4" "new 5"
+	wait_for 10 got 1 "new 5"
+	kill -USR1 "${PIDS[0]}"
+	# Every edict node 3 made, and no other, is refused.
+	n=$(grep -c " edict seq=" "$ELECT_DIR/3/trace")
+	wait_for 10 test "$(refused 1)" = "$n"
+	run grep -c "of node 3 " "$out/refused.1"
+	assert_output "$n"
+	run in_order 1
+	assert_success
+	run awk '$1 != 2 || $4 == "new" { print $1, $4, $5 }' "$out/follow.1"
+	assert_output "$(printf '2 new %s\n' 1 2 3 4 5)"
+	run in_order 2
+	assert_success
+	run grep -c " old \| new " "$out/follow.2"
+	assert_output 10
+	elect_stop_all
+	kill -TERM "${PIDS[@]:0:2}"
+	wait "${PIDS[@]:0:2}"
 	run elect_check -s lease
 	assert_success
 }

@@ -98,6 +98,22 @@ $L:$D received=8 sent=8 late=6 dropped=0 left=0"
 	assert_line "$L:$D received=2 sent=2 late=1 dropped=0 left=0"
 }
 
+@test "udpmix: SIGUSR1 lets every batch go at once" {
+	mix -r 100 -w 60000
+	udp_recv $D 3 >"$BATS_TEST_TMPDIR/recv" &
+	PIDS+=($!)
+	local r=$!
+	wait_for 10 test -e "$BATS_TEST_TMPDIR/recv.ready"
+	udp_send $L a b c
+	wait_for 10 drained
+	kill -USR1 $MIX
+	wait $r
+	run cat "$BATS_TEST_TMPDIR/recv"
+	assert_output "c b a"
+	stop
+	assert_line "$L:$D received=3 sent=3 late=2 dropped=0 left=0"
+}
+
 # Seed 968 draws 196, 492, 33 and 337 ms: far enough apart that the
 # order does not depend on when each datagram came.
 @test "udpmix: random delays replay from their seed" {

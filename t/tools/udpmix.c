@@ -18,6 +18,9 @@
  *	-t s	exit after s seconds (default 60), or on SIGTERM, SIGINT or
  *		SIGHUP; datagrams still held are not sent
  *
+ * SIGUSR1 lets every batch go at once, as if it were full: with a large
+ * -r and -w, a test holds a link's datagrams until the moment it chooses.
+ *
  * On exit it prints "seed=N", then one line per route: "lport:dport
  * received=N sent=N late=N dropped=N left=N", where late counts the
  * datagrams sent after one that arrived later on the same route.  Exit
@@ -83,7 +86,7 @@ struct mix {
 	uint64_t	 tickets;
 };
 
-static volatile sig_atomic_t quit;
+static volatile sig_atomic_t quit, flush;
 
 static void __attribute__((noreturn))
 usage(FILE *f, int code)
@@ -97,7 +100,10 @@ usage(FILE *f, int code)
 static void
 on_signal(int sig)
 {
-	quit = 1;
+	if (sig == SIGUSR1)
+		flush = 1;
+	else
+		quit = 1;
 }
 
 static int64_t
@@ -283,7 +289,7 @@ send_due(struct mix *m, int64_t now)
 	}
 }
 
-/* Releases the batches that waited long enough. */
+/* Releases the batches that waited long enough, or all after SIGUSR1. */
 static void
 expire_batches(struct mix *m, int64_t now)
 {
@@ -291,8 +297,9 @@ expire_batches(struct mix *m, int64_t now)
 
 	for (i = 0; i < m->nroutes; i++)
 		if (m->routes[i].nbatch > 0 &&
-		    now - m->routes[i].since >= m->wait)
+		    (flush || now - m->routes[i].since >= m->wait))
 			release_batch(m, &m->routes[i], now);
+	flush = 0;
 }
 
 /* The next moment something happens, END at the latest. */
@@ -319,6 +326,7 @@ run(struct mix *m, int64_t end, const sigset_t *unblocked)
 	struct timespec ts;
 	int64_t now, dt;
 	size_t i;
+	int n;
 
 	for (i = 0; i < m->nroutes; i++) {
 		pfd[i].fd = m->routes[i].fd;
@@ -330,13 +338,11 @@ run(struct mix *m, int64_t end, const sigset_t *unblocked)
 			dt = 0;
 		ts.tv_sec = dt / NS;
 		ts.tv_nsec = dt % NS;
-		if (ppoll(pfd, m->nroutes, &ts, unblocked) == -1) {
-			if (errno == EINTR)
-				continue;
+		n = ppoll(pfd, m->nroutes, &ts, unblocked);
+		if (n == -1 && errno != EINTR)
 			err(1, "ppoll");
-		}
 		now = now_ns();
-		for (i = 0; i < m->nroutes; i++)
+		for (i = 0; n > 0 && i < m->nroutes; i++)
 			if (pfd[i].revents & (POLLIN | POLLERR))
 				receive(m, &m->routes[i], now);
 		expire_batches(m, now);
@@ -365,28 +371,27 @@ report(const struct mix *m)
 		err(1, "stdout");
 }
 
-/* SIGTERM, SIGINT and SIGHUP end the run; they are let in only inside
- * ppoll(), so none is lost between a check of quit and the wait. */
+/* SIGTERM, SIGINT and SIGHUP end the run, SIGUSR1 flushes; they are let
+ * in only inside ppoll(), so none is missed between a check and the wait. */
 static void
 catch_signals(sigset_t *unblocked)
 {
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block;
+	size_t i;
 
 	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
+	for (i = 0; i < nitems(sigs); i++)
+		sigaddset(&block, sigs[i]);
 	if (sigprocmask(SIG_BLOCK, &block, unblocked) == -1)
 		err(1, "sigprocmask");
-	sigdelset(unblocked, SIGTERM);
-	sigdelset(unblocked, SIGINT);
-	sigdelset(unblocked, SIGHUP);
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTERM, &sa, NULL) == -1 ||
-	    sigaction(SIGINT, &sa, NULL) == -1 ||
-	    sigaction(SIGHUP, &sa, NULL) == -1)
-		err(1, "sigaction");
+	for (i = 0; i < nitems(sigs); i++) {
+		sigdelset(unblocked, sigs[i]);
+		if (sigaction(sigs[i], &sa, NULL) == -1)
+			err(1, "sigaction");
+	}
 }
 
 int
