@@ -20,6 +20,7 @@
  *
  * SIGUSR1 lets every batch go at once, as if it were full: with a large
  * -r and -w, a test holds a link's datagrams until the moment it chooses.
+ * --help prints the usage, --version the version.
  *
  * On exit it prints "seed=N", then one line per route: "lport:dport
  * received=N sent=N late=N dropped=N left=N", where late counts the
