@@ -17,7 +17,7 @@ GRACE=100
 
 setup() {
 	elect_setup
-	GUARDS=()
+	GUARDS=() PIDS=()
 	export LOG=$BATS_TEST_TMPDIR/job.log
 	: >"$LOG"
 }
@@ -26,6 +26,9 @@ teardown() {
 	local p
 	for p in "${GUARDS[@]}"; do
 		kill -KILL -- "-$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
 	elect_teardown
 }
@@ -250,38 +253,168 @@ tasks_alternate() {
 	assert_success
 }
 
-# Delay and reorder every datagram: edicts made 2 ms apart overtake one
-# another; each node delivers them in the order they were made, refusing
-# (and reporting) the late ones.
-@test "lease: edicts arrive in order despite reordering and delay" {
-	local i ldr other
-	[ "$(id -u)" = 0 ] || skip "netem needs root (network namespaces)"
-	C=$(mkcluster 3)
-	elect_start_cluster --netns --insecure --lease 2s --renew 400ms \
-	    --rtt 200ms "$C"
-	ldr=$(elect_wait_leader 20)
-	other=$((ldr % 3 + 1))
-	elect-node -s "$ELECT_DIR/$other/state" --follow-edicts \
-	    >"$BATS_TEST_TMPDIR/follow" 2>"$BATS_TEST_TMPDIR/refused" &
-	GUARDS+=($!)
-	sleep 0.2
-	ip netns exec "$ELECT_NETNS" tc qdisc add dev lo root netem \
-	    delay 30ms 25ms reorder 50% ||
-	    skip "no netem in this kernel (sch_netem)"
-	for i in $(seq 1 20); do
-		elect-node -s "$ELECT_DIR/$ldr/state" --edict "edict number $i" \
-		    >/dev/null
+# follow ID: node ID's --follow-edicts in the background: the edicts it
+# delivers ("FROM TOKEN SEQ TEXT") to $BATS_TEST_TMPDIR/follow.ID, those it
+# reports late to refused.ID.
+follow() {
+	elect-node -s "$ELECT_DIR/$1/state" --follow-edicts \
+	    >"$BATS_TEST_TMPDIR/follow.$1" 2>"$BATS_TEST_TMPDIR/refused.$1" &
+	PIDS+=($!)
+	disown $!
+}
+
+# edicts ID TEXT...: node ID makes an edict of each TEXT, in turn.
+edicts() {
+	local id=$1 t
+	shift
+	for t; do
+		elect-node -s "$ELECT_DIR/$id/state" --edict "$t" >/dev/null
 	done
-	sleep 0.5
-	ip netns exec "$ELECT_NETNS" tc qdisc del dev lo root
-	run awk '{ if ($3 + 0 <= last) { print "out of order: " $0; bad = 1 }
-		last = $3 + 0; n++ } END { print n; exit bad }' \
-	    "$BATS_TEST_TMPDIR/follow"
-	assert_success
-	[ "${lines[-1]}" -ge 1 ]
-	run grep -c "older than one delivered" "$BATS_TEST_TMPDIR/refused"
-	[ "$output" -ge 1 ] || fail "no edict was late: $(cat "$BATS_TEST_TMPDIR/follow")"
+}
+
+# got ID TEXT: node ID delivered the edict TEXT.
+got() {
+	grep -q "^[0-9]* [0-9]* [0-9]* $2\$" "$BATS_TEST_TMPDIR/follow.$1"
+}
+
+# refused ID: how many edicts node ID reported late.
+refused() {
+	grep -c "older than one delivered" "$BATS_TEST_TMPDIR/refused.$1"
+}
+
+# listening ID LEADER: node ID's follower, started in the background, may
+# miss the first edicts; the leader makes "hello" edicts until it shows
+# one.
+listening() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		edicts "$2" hello
+		wait_for 1 got "$1" hello && return 0
+	done
+	return 1
+}
+
+# accounted ID LAST: node ID delivered or refused, once, every edict from
+# the first it saw to the one with seq LAST.
+accounted() {
+	local f=$BATS_TEST_TMPDIR/seen.$1
+	{ cut -d' ' -f3 "$BATS_TEST_TMPDIR/follow.$1"
+	  sed -n 's/.*refused edict \([0-9]*\) .*/\1/p' \
+	    "$BATS_TEST_TMPDIR/refused.$1"; } | sort -n >"$f"
+	seq "$(head -n 1 "$f")" "$2" | diff - "$f"
+}
+
+# in_order ID: node ID delivered its edicts in (token, seq) order, each
+# after a smaller one.
+in_order() {
+	awk '{ if (NR > 1 && ($2 + 0 < tok || ($2 + 0 == tok && $3 + 0 <= seq))) {
+			print "out of order: " $0; bad = 1 }
+		tok = $2 + 0; seq = $3 + 0 }
+	END { exit bad }' "$BATS_TEST_TMPDIR/follow.$1"
+}
+
+# route I J: the udpmix route of what node I sends to node J.
+route() {
+	awk -v i="$1" -v j="$2" '$1 == i && $2 == j { print $3 }' \
+	    "$BATS_TEST_TMPDIR/routes"
+}
+
+# Every datagram between the nodes passes through udpmix, which holds each
+# batch of three (or what came within 40 ms) and sends it in reverse
+# order: edicts overtake one another on the way to each follower.  Each
+# follower delivers them in the order they were made and refuses, and
+# reports, every late one; none is lost.
+@test "lease: edicts arrive in order despite reordering and delay" {
+	local i ldr f n late out=$BATS_TEST_TMPDIR
+	mkrelayed 3
+	udpmix -r 3 -w 40 -t 60 $(awk '{ print $3 }' "$out/routes") \
+	    >"$out/mix" 2>"$out/mix.err" &
+	PIDS+=($!)
+	elect_start_cluster --insecure --lease 2s --renew 400ms --rtt 200ms \
+	    "$out/cluster.conf"
+	ldr=$(elect_wait_leader 20)
+	# It may make edicts once its token is established.
+	wait_for 10 elect_status "$ldr" >/dev/null
+	local others=()
+	for f in 1 2 3; do
+		[ "$f" = "$ldr" ] || others+=("$f")
+	done
+	for f in "${others[@]}"; do
+		follow "$f"
+		listening "$f" "$ldr"
+	done
+	for i in $(seq 1 30); do
+		edicts "$ldr" "edict $i"
+	done
+	for f in "${others[@]}"; do
+		wait_for 10 got "$f" "edict 30"
+	done
 	elect_stop_all
+	kill -TERM "${PIDS[0]}"
+	wait "${PIDS[0]}"
+	for f in "${others[@]}"; do
+		run in_order "$f"
+		assert_success
+		run accounted "$f" "$(awk '$5 == 30 { print $3 }' \
+		    "$out/follow.$f")"
+		assert_success
+		n=$(refused "$f") || fail "node $f: no edict came late"
+		assert_equal "$(grep -c why=edict-order "$ELECT_DIR/$f/trace")" "$n"
+		# None refused but one the relay let another overtake.
+		late=$(awk -v r="$(route "$ldr" "$f")" \
+		    '$1 == r { sub("late=", "", $4); print $4 }' "$out/mix")
+		[ "$n" -le "$late" ] || fail "node $f refused $n, $late late"
+	done
+	run elect_check -s lease
+	assert_success
+}
+
+# What node 3 sends to node 1 is held (udpmix -r with a batch that never
+# fills) while node 3 leads and makes edicts, leaves, and node 2 takes
+# over and makes its own.  Let go, node 3's edicts reach node 1 after
+# node 2's: older, by the token of their leadership, and refused.
+@test "lease: an old leader's edicts that come after the new leader's are refused" {
+	local n out=$BATS_TEST_TMPDIR
+	mkrelayed 3
+	udpmix -r 1000 -b 1000 -w 60000 -t 60 "$(route 3 1)" \
+	    >"$out/held" 2>&1 &
+	PIDS+=($!)
+	udpmix -t 60 $(awk '!($1 == 3 && $2 == 1) { print $3 }' \
+	    "$out/routes") >"$out/mix" 2>&1 &
+	PIDS+=($!)
+	elect_start_cluster --insecure --lease 2s --renew 400ms --rtt 200ms \
+	    "$out/cluster.conf"
+	# Node 1 hears nothing from node 3: it grants to no one yet.
+	elect_wait_leader -l 3 20 2 3 >/dev/null
+	wait_for 10 elect_status 3 >/dev/null
+	follow 1
+	follow 2
+	listening 2 3
+	edicts 3 "old 1" "old 2" "old 3" "old 4" "old 5"
+	wait_for 10 got 2 "old 5"
+	elect_stop 3
+	elect_wait_leader -l 2 20 1 2 >/dev/null
+	wait_for 10 elect_status 2 >/dev/null
+	listening 1 2
+	edicts 2 "new 1" "new 2" "new 3" "new 4" "new 5"
+	wait_for 10 got 1 "new 5"
+	kill -USR1 "${PIDS[0]}"
+	# Every edict node 3 made, and no other, is refused.
+	n=$(grep -c " edict seq=" "$ELECT_DIR/3/trace")
+	wait_for 10 test "$(refused 1)" = "$n"
+	run grep -c "of node 3 " "$out/refused.1"
+	assert_output "$n"
+	run in_order 1
+	assert_success
+	run awk '$1 != 2 || $4 == "new" { print $1, $4, $5 }' "$out/follow.1"
+	assert_output "$(printf '2 new %s\n' 1 2 3 4 5)"
+	run in_order 2
+	assert_success
+	run grep -c " old \| new " "$out/follow.2"
+	assert_output 10
+	elect_stop_all
+	kill -TERM "${PIDS[@]:0:2}"
+	wait "${PIDS[@]:0:2}"
 	run elect_check -s lease
 	assert_success
 }

@@ -28,3 +28,33 @@ port() {
 trace_has() {
 	grep -Eq -- "$2" "$1"
 }
+
+# mkrelayed N: a cluster of N nodes in $BATS_TEST_TMPDIR/cluster.conf, as
+# mkcluster makes it, and for each node ID a file of its own, cluster.conf.ID
+# (in ELECT_CLUSTER_OF, so call it after elect_setup), in which every peer
+# is at a relay port of its own: what node I sends to node J's protocol
+# port goes through 127.0.0.1:RELAY (their detectors talk directly).
+# $BATS_TEST_TMPDIR/routes gets "I J RELAY:PORT" for each pair, the last
+# field a route for udpmix.
+mkrelayed() {
+	local n=$1 f=$BATS_TEST_TMPDIR/cluster.conf p r i j
+	p=$(freeport -n 1 -w $((2 * n + n * (n - 1))))
+	r=$((p + 2 * n))
+	: >"$BATS_TEST_TMPDIR/routes"
+	for ((i = 1; i <= n; i++)); do
+		echo "node $i 127.0.0.1:$((p + 2 * (i - 1)))"
+	done >"$f"
+	for ((i = 1; i <= n; i++)); do
+		for ((j = 1; j <= n; j++)); do
+			if [ "$i" = "$j" ]; then
+				echo "node $i 127.0.0.1:$((p + 2 * (i - 1)))"
+				continue
+			fi
+			echo "node $j 127.0.0.1:$r fd=$((p + 2 * (j - 1) + 1))"
+			echo "$i $j $r:$((p + 2 * (j - 1)))" \
+			    >>"$BATS_TEST_TMPDIR/routes"
+			r=$((r + 1))
+		done >"$f.$i"
+		ELECT_CLUSTER_OF[$i]=$f.$i
+	done
+}

@@ -27,7 +27,7 @@ ELECT_CLUSTER=
 ELECT_NETNS=
 ELECT_IDS=()
 ELECT_ARGS=()
-declare -gA ELECT_PID=() ELECT_STATE=() ELECT_PORTS=()
+declare -gA ELECT_PID=() ELECT_STATE=() ELECT_PORTS=() ELECT_CLUSTER_OF=()
 ELECT_CUTS=0
 
 # elect_setup [DIR]: a fresh directory for the cluster (default: under the
@@ -37,7 +37,7 @@ elect_setup() {
 	mkdir -p "$ELECT_DIR"
 	: >"$ELECT_DIR/harness.trace"
 	ELECT_IDS=() ELECT_ARGS=() ELECT_NETNS= ELECT_CUTS=0
-	ELECT_PID=() ELECT_STATE=() ELECT_PORTS=()
+	ELECT_PID=() ELECT_STATE=() ELECT_PORTS=() ELECT_CLUSTER_OF=()
 }
 
 _elect_now() { date +%s.%N; }
@@ -70,7 +70,9 @@ _elect_nodes() {
 # elect_start_cluster [--netns] [ELECT-NODE FLAGS...] CLUSTER [-- IDS...]:
 # starts the nodes of CLUSTER (or only IDS), each with the flags given
 # (e.g. -a bully-fd --insecure).  --netns runs the cluster in a network
-# namespace of its own (root only), which elect_partition needs.
+# namespace of its own (root only), which elect_partition needs.  A node
+# whose id has an entry in ELECT_CLUSTER_OF reads that file instead: the
+# same nodes, its peers perhaps at other addresses (a relay's).
 elect_start_cluster() {
 	local args=() ids=() id port fd
 	[ -n "$ELECT_DIR" ] || elect_setup
@@ -124,7 +126,8 @@ _elect_launch() {
 	[ -n "$ELECT_NETNS" ] && ns=(ip netns exec "$ELECT_NETNS")
 	# setsid: a process group of its own, shared with its elect-fd, so a
 	# pause stops both; 3>&-: bats must not wait for the node.
-	"${ns[@]}" setsid "$ELECT_NODE" -f "$ELECT_CLUSTER" -i "$id" \
+	"${ns[@]}" setsid "$ELECT_NODE" \
+	    -f "${ELECT_CLUSTER_OF[$id]:-$ELECT_CLUSTER}" -i "$id" \
 	    -s "$dir/state" -t "$dir/trace" "${ELECT_ARGS[@]}" "$@" \
 	    </dev/null >>"$dir/stdout" 2>>"$dir/stderr" 3>&- &
 	pid=$!
