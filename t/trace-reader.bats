@@ -56,7 +56,7 @@ bad() {
 	printf '2 1 lost n=1\n' | {
 		run --separate-stderr elect-check -A trace "$BATS_TEST_TMPDIR/a" -
 		assert_failure 1
-		assert_output '-:1: trace: node 1 lost 1 lines'
+		assert_output '-:1: trace: node 1 lost 1 line'
 	}
 }
 
@@ -78,6 +78,10 @@ bad() {
 	bad '-:1: bad time' - <<< '-1 1 boot inc=1'
 	bad '-:1: bad time' - <<< '1.0000000001 1 boot inc=1'
 	bad '-:1: bad time' - <<< '99999999999 1 boot inc=1'
+	bad '-:1: bad time' - <<< '9000000001 1 boot inc=1'
+	bad '-:1: bad time' - <<< '9999999999.5 1 boot inc=1'
+	run elect-check -A trace - <<< '9000000000.999999999 1 boot inc=1'
+	assert_success
 	bad '-:1: bad time' - <<< '1. 1 boot inc=1'
 	bad '-:1: bad time' - <<< '.5 1 boot inc=1'
 	bad '-:1: bad time' - <<< '1e3 1 boot inc=1'

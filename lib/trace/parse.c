@@ -112,7 +112,13 @@ number(const char *s, size_t n)
 	return hi * 100000000 + lo;
 }
 
-/* Seconds (at most 10 digits) with up to 9 fractional digits, to ns. */
+/*
+ * Seconds (1 to 10 digits, at most 9000000000: bounds added to the largest
+ * time stay far from overflow) with up to 9 fractional digits, to ns.  By
+ * hand, not strtoll(3)/strtod(3): those need a NUL-ended copy of the
+ * slice, accept signs and blanks, and cost several times as much; a double
+ * loses nanoseconds past 2^53.
+ */
 int
 trace_parse_time(const char *s, size_t n, trace_time *out)
 {
