@@ -237,9 +237,14 @@ trace_parse_id(const char *s, size_t n, unsigned *out)
 {
 	uint64_t v;
 
-	if (n == 1 && s[0] == '-') {
-		*out = 0;
-		return 0;
+	if (n == 1) {		/* "-", or most ids of small clusters */
+		unsigned d = (unsigned)((unsigned char)s[0] - '0');
+
+		if (s[0] == '-' || (d >= 1 && d <= 9)) {
+			*out = s[0] == '-' ? 0 : d;
+			return 0;
+		}
+		return -1;
 	}
 	if (parse_u64(s, n, TRACE_NODE_MAX, &v) == -1 || v == 0)
 		return -1;
