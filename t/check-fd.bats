@@ -88,6 +88,28 @@ setup() {
 	reports "skew-late.trace:10: fd-complete"
 }
 
+@test "fd-complete: at the end of the trace, a DownSig due before the last line is missing" {
+	check -A fd-complete --fd-latency 3 --skew 0.4 end.trace
+	assert_failure 1
+	assert_output "end.trace:10: fd-complete: node 1 was not told that 2 is down: down for it from 10, monitored since 2, no DownSig by 13.4"
+	# A late DownSig, and the trace ends before 2 could no longer have
+	# come back in time: nothing can come after the end.
+	head -n 10 skew-late.trace > "$BATS_TEST_TMPDIR/cut.trace"
+	check -A fd-complete --fd-latency 3 --skew 0.4 "$BATS_TEST_TMPDIR/cut.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/cut.trace:10: fd-complete: node 1 was not told that 2 is down: down for it from 10, monitored since 2, no DownSig by 13.4"
+}
+
+@test "fd-complete: at the end of the trace, a DownSig that could still come is not missing" {
+	check -A fd-complete --fd-latency 3 --skew 0.5 end.trace
+	assert_success
+	assert_output ""
+	check -A fd-complete --fd-latency 3.5 end.trace
+	assert_success
+	check -s fd --fd-latency 3 --skew 2 end.trace
+	assert_success
+}
+
 @test "fd-complete: a DownSig for a node up since the start reports nothing" {
 	check -A fd-complete --fd-latency 3 false-then-down.trace
 	assert_failure 1

@@ -147,5 +147,5 @@ bats_require_minimum_version 1.5.0
 	2 1 lost n=1
 	EOF
 	assert_failure 1
-	assert_output '-:2: trace: node 1 lost 1 lines'
+	assert_output '-:2: trace: node 1 lost 1 line'
 }

@@ -136,7 +136,7 @@ lines_of() {
 1.3 5 lost n=1\n1.3 5 exit why=done')"
 	run sh -c "elect-check -A trace < '$dir/out.trace'"
 	assert_failure 1
-	assert_output --partial '-:3: trace: node 5 lost 1 lines'
+	assert_output --partial '-:3: trace: node 5 lost 1 line'
 	# without its lost line, the same trace would pass
 	run sh -c "grep -v ' lost ' '$dir/out.trace' | elect-check -A trace"
 	assert_success

@@ -56,7 +56,7 @@ bad() {
 	printf '2 1 lost n=1\n' | {
 		run --separate-stderr elect-check -A trace "$BATS_TEST_TMPDIR/a" -
 		assert_failure 1
-		assert_output '-:1: trace: node 1 lost 1 lines'
+		assert_output '-:1: trace: node 1 lost 1 line'
 	}
 }
 
@@ -78,6 +78,10 @@ bad() {
 	bad '-:1: bad time' - <<< '-1 1 boot inc=1'
 	bad '-:1: bad time' - <<< '1.0000000001 1 boot inc=1'
 	bad '-:1: bad time' - <<< '99999999999 1 boot inc=1'
+	bad '-:1: bad time' - <<< '9000000001 1 boot inc=1'
+	bad '-:1: bad time' - <<< '9999999999.5 1 boot inc=1'
+	run elect-check -A trace - <<< '9000000000.999999999 1 boot inc=1'
+	assert_success
 	bad '-:1: bad time' - <<< '1. 1 boot inc=1'
 	bad '-:1: bad time' - <<< '.5 1 boot inc=1'
 	bad '-:1: bad time' - <<< '1e3 1 boot inc=1'
@@ -110,6 +114,18 @@ bad() {
 	bad '-:1: bad value for qt: "1:2:3"' - <<< '1 1 edict seq=1 qt=1:2:3 clock=1'
 	bad '-:1: bad value for qt: "1:2.5.5"' - <<< '1 1 edict seq=1 qt=1:2.5.5 clock=1'
 	bad '-:1: bad value for qt: "1:2;3:4"' - <<< '1 1 edict seq=1 qt=1:2;3:4 clock=1'
+	# A quorum timestamp like the one before, or the same one again.
+	bad '-:4: bad value for qt: "1:2,3:x"' - <<-'EOF'
+	1 1 boot inc=1
+	2 1 edict seq=1 qt=1:2,3:4 clock=1
+	3 1 edict seq=2 qt=1:2,3:4 clock=1
+	4 1 edict seq=3 qt=1:2,3:x clock=1
+	EOF
+	bad '-:3: bad value for qt: "1:2,3:4,"' - <<-'EOF'
+	1 1 boot inc=1
+	2 1 edict seq=1 qt=1:2,3:4 clock=1
+	3 1 edict seq=2 qt=1:2,3:4, clock=1
+	EOF
 	# The largest id and time, and 256 pairs but not 257.
 	run elect-check -A trace - <<< '1 1 edict seq=1 qt=65535:9000000000.999999999,1:0000000000.5 clock=1'
 	refute_output --partial 'bad value'

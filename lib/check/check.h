@@ -99,6 +99,9 @@ extern const struct check_ops check_uniqueness, check_lease_quorum,
 	    check_edict_validity, check_edict_order, check_stability,
 	    check_election;
 
+/* "s" for a count other than 1, for messages. */
+#define PLURAL(n)	((n) == 1 ? "" : "s")
+
 /* Every assertion, NULL-terminated, in the order they are reported. */
 extern const struct check_ops *const check_all[];
 const struct check_ops *check_find(const char *name);

@@ -34,11 +34,13 @@ complete_event(void *st, const struct trace_event *ev, struct check_out *out)
 
 	if (ev->type == TR_LOST && ev->n > 0) {
 		if (ev->node != 0)
-			check_violation(out, ev, "node %u lost %llu lines",
-			    ev->node, (unsigned long long)ev->n);
+			check_violation(out, ev, "node %u lost %llu line%s",
+			    ev->node, (unsigned long long)ev->n,
+			    PLURAL(ev->n));
 		else
-			check_violation(out, ev, "%llu lines were lost",
-			    (unsigned long long)ev->n);
+			check_violation(out, ev, "%llu line%s lost",
+			    (unsigned long long)ev->n,
+			    ev->n == 1 ? " was" : "s were");
 	}
 	if (w->anomaly == 0)
 		return;

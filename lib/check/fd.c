@@ -20,9 +20,11 @@
  * and no DownSig for J since the latest start, I receives a DownSig for J
  * within the latency (--fd-latency) of the later of the start, J going
  * down and I resuming, unless in that time J comes back or I starts,
- * stops or goes down.  Having reported J once, the detector need not
- * report it again before the next start (Stoller's own example); a
- * DownSig while J has been up for I since the start reports nothing.
+ * stops or goes down.  The trace ends the run: a DownSig due before its
+ * last line is missing, one due at it or later could still come.  Having
+ * reported J once, the detector need not report it again before the next
+ * start (Stoller's own example); a DownSig while J has been up for I
+ * since the start reports nothing.
  *
  * fd-accurate: I receives a DownSig for J only while monitoring J, and
  * only if J was down for I, or cut off from it, at some moment since the
@@ -321,19 +323,24 @@ rearm(struct fd *f, unsigned id)
 			arm(f, p);
 }
 
-/* Before a line at time NOW: obligations that ran out. */
+/*
+ * Before a line at time NOW: obligations that ran out, with J's lines a
+ * skew later seen.  At the end of the trace (AT_END) nothing can come
+ * after it: a DownSig due before NOW is missing, and one due at NOW or
+ * later could still come.
+ */
 static void
-overdue(struct fd *f, trace_time now, const struct trace_event *ev,
-    struct check_out *out)
+overdue(struct fd *f, trace_time now, int at_end,
+    const struct trace_event *ev, struct check_out *out)
 {
 	struct fpair *p, *next;
 	char b[3][TIME_BUFLEN];
 
-	if (now <= f->next_due)
+	if (now <= f->next_due && !at_end)
 		return;
 	f->next_due = TIME_MAX;
 	TAILQ_FOREACH_SAFE(p, &f->armed, armed, next) {
-		if (now <= p->due) {
+		if (now <= (at_end ? p->by : p->due)) {
 			if (p->due < f->next_due)
 				f->next_due = p->due;
 			continue;
@@ -532,7 +539,7 @@ fd_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	trace_time now = ev->t > f->now.t ? ev->t : f->now.t;
 
 	if (f->complete)
-		overdue(f, now, ev, out);
+		overdue(f, now, 0, ev, out);
 	else
 		accuracy_due(f, now, ev, out);
 	f->now = inst_line(now, ++f->lines);
@@ -550,6 +557,8 @@ fd_finish(void *arg, const struct trace_event *last, struct check_out *out)
 {
 	struct fd *f = arg;
 
+	if (f->complete && !f->nomem)
+		overdue(f, f->now.t, 1, last, out);
 	if (f->nomem)
 		check_undecided(out, last, "out of memory");
 	else if (f->overflow)

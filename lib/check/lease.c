@@ -554,9 +554,9 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	}
 	if (inst_lt(r->d, limit)) {
 		check_violation(out, ev, "node %u leads at %s while at most %u "
-		    "of %u nodes grant it a lease, %u needed", n->id,
+		    "of %u node%s grant it a lease, %u needed", n->id,
 		    time_str(b, r->d.t), count, lw_size(q->w),
-		    lw_quorum(q->w));
+		    PLURAL(lw_size(q->w)), lw_quorum(q->w));
 		r->on = 0;
 		return;
 	}

@@ -297,8 +297,9 @@ elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	/* Judged on the world before this line, which only moved time on. */
 	if (e->w->now.t > e->at) {
 		check_violation(out, ev, "no leader from %s to %s, with %u of "
-		    "%u nodes running and every link up", time_str(b[0],
-		    e->from), time_str(b[1], e->due), e->running, e->size);
+		    "%u node%s running and every link up", time_str(b[0],
+		    e->from), time_str(b[1], e->due), e->running, e->size,
+		    PLURAL(e->size));
 		e->said = 1;
 		again = 1;
 	}

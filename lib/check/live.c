@@ -130,6 +130,17 @@ graph(struct live *l, size_t *words)
 	if (l->kind == SLE2 || l->kind == ALE2W || l->kind == GM2)
 		return n;	/* no use for the links */
 	memset(l->adj, 0, (size_t)n * *words * sizeof(*l->adj));
+	if (w->cut == NULL) {	/* no net line yet: all up nodes linked */
+		for (i = 0; i < n; i++) {
+			uint64_t *row = l->adj + (size_t)i * *words;
+
+			memset(row, 0xff, n / 64 * sizeof(*row));
+			if (n % 64 != 0)
+				row[n / 64] = (UINT64_C(1) << n % 64) - 1;
+			row[i / 64] &= ~(UINT64_C(1) << i % 64);
+		}
+		return n;
+	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			if (i != j && world_linked(w, l->up[i], l->up[j]))
@@ -387,6 +398,84 @@ ends_at(const struct live *l, const struct trace_event *ev)
 	return disturbing(l, world_would(l->w, ev), ev);
 }
 
+/* For the pairs of witness(): when U's state alone became what it is,
+ * and whether U and V are in the same class (agree). */
+static trace_time
+pair_key(const struct live *l, const struct wnode *u)
+{
+	trace_time s = max2(max2(u->t_up, u->t_norm), u->t_ldr);
+
+	return l->kind == GM4 ? max2(s, u->t_grp) : s;
+}
+
+static int
+pair_agree(const struct live *l, const struct wnode *u, const struct wnode *v)
+{
+	return u->ldr == v->ldr && (l->kind == GM2 || world_grp_eq(u, v));
+}
+
+/*
+ * Where every two Norm nodes count (gm2, or gm4 with every link up): the
+ * pair of witness() in linear time, not by trying every pair.  The least
+ * max(key u, key v) over two that disagree is the key of the first node,
+ * by key, that disagrees with a node of the least key; the pair reported
+ * is the first, in the order of l->up, that reaches it.  Returns whether
+ * there is one, in *I and *J.
+ */
+static int
+pair_fast(struct live *l, unsigned n, unsigned *pi, unsigned *pj)
+{
+	const struct world *w = l->w;
+	const struct wnode *a = NULL, *u;
+	trace_time m = 0;
+	unsigned i, j, last = UINT32_MAX, *next = l->part;
+	int have = 0, mixed = 0;
+
+	for (i = 0; i < n; i++) {
+		u = &w->node[l->up[i]];
+		if (u->status == ST_NORM && (a == NULL ||
+		    pair_key(l, u) < pair_key(l, a)))
+			a = u;
+	}
+	for (i = 0; i < n && a != NULL; i++) {
+		u = &w->node[l->up[i]];
+		if (u->status == ST_NORM && !pair_agree(l, u, a) &&
+		    (!have || pair_key(l, u) < m)) {
+			m = pair_key(l, u);
+			have = 1;
+		}
+	}
+	if (!have)
+		return 0;
+	/* The first node with a later one of key m at most that disagrees
+	 * with it: from the end, whether what follows is all alike. */
+	for (i = n; i-- > 0;) {
+		u = &w->node[l->up[i]];
+		next[i] = 0;
+		if (u->status != ST_NORM || pair_key(l, u) > m)
+			continue;
+		if (last != UINT32_MAX) {
+			if (!mixed && !pair_agree(l, u, &w->node[l->up[last]]))
+				mixed = 1;
+			next[i] = (unsigned)mixed;
+		}
+		last = i;
+	}
+	for (i = 0; i < n && next[i] != 1; i++)
+		;
+	u = &w->node[l->up[i]];
+	for (j = i + 1; j < n; j++) {
+		const struct wnode *v = &w->node[l->up[j]];
+
+		if (v->status == ST_NORM && pair_key(l, v) <= m &&
+		    !pair_agree(l, u, v))
+			break;
+	}
+	*pi = i;
+	*pj = j;
+	return 1;
+}
+
 /*
  * Eventually: the earliest witness that P is false, if any.  A witness
  * is a node (or two) whose state alone falsifies P; it holds since the
@@ -434,7 +523,21 @@ witness(struct live *l, trace_time *since, char *why, size_t len)
 			    "connected to", u->id, u->ldr);
 	}
 	/* Two Norm nodes that disagree: any two for gm2, linked for gm4. */
-	for (i = 0; i < n; i++) {
+	if ((l->kind == GM2 || w->cut == NULL) && pair_fast(l, n, &i, &j)) {
+		const struct wnode *u = &w->node[l->up[i]];
+		const struct wnode *v = &w->node[l->up[j]];
+
+		if (u->ldr != v->ldr)
+			FOUND(max2(pair_key(l, u), pair_key(l, v)),
+			    "nodes %u and %u%s follow %u and %u", u->id, v->id,
+			    l->kind == GM4 ? ", connected," : "", u->ldr,
+			    v->ldr);
+		else
+			FOUND(max2(pair_key(l, u), pair_key(l, v)),
+			    "nodes %u and %u, connected, follow %u in "
+			    "different groups", u->id, v->id, u->ldr);
+	}
+	for (i = 0; (l->kind == GM4 && w->cut != NULL) && i < n; i++) {
 		const struct wnode *u = &w->node[l->up[i]];
 
 		if (u->status != ST_NORM)

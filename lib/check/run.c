@@ -433,16 +433,17 @@ checker_summary(const struct checker *ck, FILE *fp)
 	trace_format_time(ck->o.fd_latency, fd, sizeof(fd));
 	trace_format_time(ck->o.skew, skew, sizeof(skew));
 	trace_format_time(w->now - w->first, span, sizeof(span));
-	fprintf(fp, "%s: %lu events, %u nodes, %s s of trace%s%s; "
-	    "c=%s fd-latency=%s skew=%s\n", getprogname(), ck->events, w->n,
-	    span, ck->set ? ", checked as " : "", ck->set ? ck->set : "", c,
+	fprintf(fp, "%s: %lu event%s, %u node%s, %s s of trace%s%s; "
+	    "c=%s fd-latency=%s skew=%s\n", getprogname(), ck->events,
+	    PLURAL(ck->events), w->n, PLURAL(w->n), span, ck->set ? ", checked as " : "", ck->set ? ck->set : "", c,
 	    fd, skew);
 	list(ck, fp, "holds", 0);
 	list(ck, fp, "violated", 1);
 	list(ck, fp, "undecided", 2);
 	if (ck->lost > 0)
-		fprintf(fp, "%s: %lu reports before the first algo= were not "
-		    "kept\n", getprogname(), ck->lost);
+		fprintf(fp, "%s: %lu report%s before the first algo= %s not "
+		    "kept\n", getprogname(), ck->lost, PLURAL(ck->lost),
+		    ck->lost == 1 ? "was" : "were");
 }
 
 int

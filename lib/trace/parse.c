@@ -11,9 +11,11 @@
 #include <emmintrin.h>
 #endif
 
+#include "trace/memo.h"
 #include "trace/trace.h"
 
-static const char *const type_names[TR_NTYPES] = {
+/* Eight bytes each, NUL-padded: same8() reads them whole. */
+static const char type_names[TR_NTYPES][8] = {
 	"boot", "crash", "exit", "pause", "resume", "state", "send", "recv",
 	"drop", "fd", "lease", "lead", "edict", "deliver", "clock", "net",
 	"task", "lost"
@@ -45,6 +47,24 @@ same(const char *a, const char *b, size_t n)
 	return 1;
 }
 
+/*
+ * The same, for N below 8, where 8 bytes may be read at both A and B:
+ * one load and compare each instead of a loop that mispredicts its end.
+ */
+static int
+same8(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);	/* the first byte lowest */
+	y = __builtin_bswap64(y);
+#endif
+	return ((x ^ y) & ((UINT64_C(1) << 8 * n) - 1)) == 0;
+}
+
 int
 trace_str_eq(struct trace_str s, const char *c)
 {
@@ -59,25 +79,8 @@ trace_str_eq(struct trace_str s, const char *c)
 #define ONES	UINT64_C(0x0101010101010101)
 #define HIGH	UINT64_C(0x8080808080808080)
 
-/* The number the N digits at S make, or -1 if one is not a digit. */
-static int64_t
-digits(const char *s, size_t n)
-{
-	int64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned d = (unsigned)((unsigned char)s[i] - '0');
-
-		if (d > 9)
-			return -1;
-		v = v * 10 + d;
-	}
-	return v;
-}
-
 /* Eight digits at S, the first most significant (SWAR), or -1. */
-static int64_t
+static inline int64_t
 digits8(const char *s)
 {
 	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
@@ -99,42 +102,57 @@ digits8(const char *s)
 	return (int64_t)v;
 }
 
-/* The number of N (at most 18) digits at S, or -1. */
-static int64_t
-number(const char *s, size_t n)
-{
-	int64_t hi, lo;
-
-	if (n < 8)
-		return digits(s, n);
-	if ((hi = digits(s, n - 8)) == -1 || (lo = digits8(s + n - 8)) == -1)
-		return -1;
-	return hi * 100000000 + lo;
-}
-
-/* Seconds (at most 10 digits) with up to 9 fractional digits, to ns. */
+/*
+ * Seconds (1 to 10 digits, at most 9000000000: bounds added to the largest
+ * time stay far from overflow) with up to 9 fractional digits, to ns.  By
+ * hand, not strtoll(3)/strtod(3): those need a NUL-ended copy of the
+ * slice, accept signs and blanks, and cost several times as much; a double
+ * loses nanoseconds past 2^53.  One pass over the whole part, eight
+ * fractional digits at a time.
+ */
 int
 trace_parse_time(const char *s, size_t n, trace_time *out)
 {
 	static const int64_t scale[10] = { 1000000000, 100000000, 10000000,
 	    1000000, 100000, 10000, 1000, 100, 10, 1 };
-	int64_t sec, frac = 0;
-	size_t dot;
+	int64_t sec = 0, frac = 0;
+	size_t i, nf;
 
-	if (n > 10 && s[10] == '.')
-		dot = 10;	/* seconds since 2001, to 2286 */
-	else
-		for (dot = 0; dot < n && s[dot] != '.'; dot++)
-			;
-	if (dot == 0 || dot > 10 || (dot < n && (n - dot - 1 == 0 ||
-	    n - dot - 1 > 9)))
-		return -1;
-	if ((sec = number(s, dot)) == -1 || sec > INT64_C(9000000000))
-		return -1;
-	if (dot < n) {
-		if ((frac = number(s + dot + 1, n - dot - 1)) == -1)
+	if (n > 10 && s[10] == '.') {	/* seconds since 2001, to 2255 */
+		unsigned d8 = (unsigned)((unsigned char)s[8] - '0');
+		unsigned d9 = (unsigned)((unsigned char)s[9] - '0');
+
+		if ((sec = digits8(s)) == -1 || d8 > 9 || d9 > 9)
 			return -1;
-		frac *= scale[n - dot - 1];
+		sec = sec * 100 + d8 * 10 + d9;
+		i = 10;
+	} else
+		for (i = 0; i < n && i <= 10; i++) {
+			unsigned d = (unsigned)((unsigned char)s[i] - '0');
+
+			if (d > 9)
+				break;
+			sec = sec * 10 + d;
+		}
+	if (i == 0 || i > 10 || sec > INT64_C(9000000000))
+		return -1;
+	if (i < n) {
+		if (s[i++] != '.' || (nf = n - i) == 0 || nf > 9)
+			return -1;
+		s += i;
+		if (nf >= 8) {
+			if ((frac = digits8(s)) == -1)
+				return -1;
+			s += 8;
+		}
+		for (i = nf & ~(size_t)7; i < nf; i++, s++) {
+			unsigned d = (unsigned)((unsigned char)*s - '0');
+
+			if (d > 9)
+				return -1;
+			frac = frac * 10 + d;
+		}
+		frac *= scale[nf];
 	}
 	*out = sec * TRACE_NS + frac;
 	return 0;
@@ -199,12 +217,17 @@ parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 	if (n == 0 || n > 20 || (n > 1 && s[0] == '0'))
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		unsigned d = (unsigned)((unsigned char)s[i] - '0');
+
+		if (d > 9)
 			return -1;
-		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
+		/* Up to 19 digits cannot overflow: check only the 20th. */
+		if (i == 19 && v > (UINT64_MAX - d) / 10)
 			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
+		v = v * 10 + d;
 	}
+	if (v > max)
+		return -1;
 	*out = v;
 	return 0;
 }
@@ -214,9 +237,14 @@ trace_parse_id(const char *s, size_t n, unsigned *out)
 {
 	uint64_t v;
 
-	if (n == 1 && s[0] == '-') {
-		*out = 0;
-		return 0;
+	if (n == 1) {		/* "-", or most ids of small clusters */
+		unsigned d = (unsigned)((unsigned char)s[0] - '0');
+
+		if (s[0] == '-' || (d >= 1 && d <= 9)) {
+			*out = s[0] == '-' ? 0 : d;
+			return 0;
+		}
+		return -1;
 	}
 	if (parse_u64(s, n, TRACE_NODE_MAX, &v) == -1 || v == 0)
 		return -1;
@@ -299,7 +327,7 @@ nondigits64(const char *p)
  * of a time (at most 9000000000) or its fraction (at most 9 digits).
  */
 static int
-qt_check(const char *s, size_t n)
+qt_check(const char *s, size_t n, int slack)
 {
 	enum { ID, SEC, FRAC } part = ID;
 	size_t base, start = 0, pos, d;
@@ -311,6 +339,9 @@ qt_check(const char *s, size_t n)
 
 		if (n - base >= 64)
 			m = nondigits64(s + base);
+		else if (slack)
+			m = (nondigits64(s + base) & ((UINT64_C(1) <<
+			    (n - base)) - 1)) | UINT64_C(1) << (n - base);
 		else {
 			memset(pad, ',', sizeof(pad));
 			memcpy(pad, s + base, n - base);
@@ -377,7 +408,7 @@ enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT };
 
 /* The keys of each event: the format page's table, as data. */
 struct keyspec {
-	const char	*key;
+	char		 key[8];	/* NUL-padded, for same8() */
 	size_t		 klen;
 	enum kind	 kind;
 	int		 required;
@@ -492,9 +523,26 @@ lookup(struct trace_str w, const char *const *names, int n)
 	return -1;
 }
 
+/* Whether V is a well-formed quorum timestamp, asking MEMO first. */
+static int
+qt_valid(struct trace_str v, struct trace_memo *memo, int slack)
+{
+	if (memo == NULL)
+		return qt_check(v.p, v.n, slack) != -1;
+	if (v.n > 0 && memo->qtn == v.n && memcmp(memo->qt, v.p, v.n) == 0)
+		return 1;
+	if (qt_check(v.p, v.n, slack) == -1)
+		return 0;
+	if (v.n <= sizeof(memo->qt)) {
+		memcpy(memo->qt, v.p, v.n);
+		memo->qtn = v.n;
+	}
+	return 1;
+}
+
 static const char *
 decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
-    char *why, size_t whylen)
+    struct trace_memo *memo, int slack, char *why, size_t whylen)
 {
 	static const char *const ops[] = { "", "start", "stop", "down",
 	    "playdead", "playalive", "grant", "release" };
@@ -518,7 +566,7 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 			goto bad;
 		break;
 	case K_QT:
-		if (qt_check(v.p, v.n) == -1)
+		if (!qt_valid(v, memo, slack))
 			goto bad;
 		/* FALLTHROUGH */
 	case K_STR:
@@ -561,7 +609,7 @@ zero_bytes(uint64_t x)
  * Bit i set: byte i of the 64 at P is a blank (space or tab); in *NUL,
  * the same for NUL bytes.
  */
-static uint64_t
+static inline __attribute__((always_inline)) uint64_t
 blanks64(const char *p, uint64_t *nul)
 {
 	uint64_t m = 0, z = 0;
@@ -601,7 +649,8 @@ blanks64(const char *p, uint64_t *nul)
  * over bytes would stumble at the end of every word.
  */
 static const char *
-split(const char *line, size_t len, struct trace_str *w, size_t *nw)
+split(const char *line, size_t len, int slack, struct trace_str *w,
+    size_t *nw)
 {
 	size_t base, start = 0, n = 0;
 
@@ -611,7 +660,11 @@ split(const char *line, size_t len, struct trace_str *w, size_t *nw)
 
 		if (len - base >= 64)
 			m = blanks64(line + base, &nul);
-		else {
+		else if (slack) {
+			m = blanks64(line + base, &nul) &
+			    ((UINT64_C(1) << (len - base)) - 1);
+			nul &= (UINT64_C(1) << (len - base)) - 1;
+		} else {
 			memset(pad, ' ', sizeof(pad));
 			memcpy(pad, line + base, len - base);
 			m = blanks64(pad, &nul) &
@@ -643,12 +696,16 @@ split(const char *line, size_t len, struct trace_str *w, size_t *nw)
 
 const char trace_skip[] = "unknown event skipped";
 
-/* Whether word W is KS's key and '='. */
+/* Whether word W is KS's key and '='; with SLACK, 8 bytes may be read at
+ * W.P. */
 static int
-key_at(const struct keyspec *ks, struct trace_str w)
+key_at(const struct keyspec *ks, struct trace_str w, int slack)
 {
-	return ks->klen < w.n && w.p[ks->klen] == '=' &&
-	    same(ks->key, w.p, ks->klen);
+	if (ks->klen >= w.n || w.p[ks->klen] != '=')
+		return 0;
+	if (slack || w.n >= 8)
+		return same8(ks->key, w.p, ks->klen);
+	return same(ks->key, w.p, ks->klen);
 }
 
 static const char *
@@ -661,7 +718,7 @@ dup(const char *key, size_t n, char *why, size_t whylen)
 
 /* The event's word: only the names with its first letter are tried. */
 static int
-event_type(struct trace_str w)
+event_type(struct trace_str w, int slack)
 {
 #define T(t)	((t) + 1)	/* 0 ends a row */
 	static const unsigned char by_letter[26][4] = {
@@ -678,12 +735,17 @@ event_type(struct trace_str w)
 		['t' - 'a'] = { T(TR_TASK) },
 	};
 #undef T
+	/* The lengths of type_names[]. */
+	static const unsigned char len[TR_NTYPES] = { 4, 5, 4, 5, 6, 5, 4, 4,
+	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4 };
 	const unsigned char *c;
 
 	if (w.p[0] < 'a' || w.p[0] > 'z')
 		return -1;
 	for (c = by_letter[w.p[0] - 'a']; *c != 0; c++)
-		if (trace_str_eq(w, type_names[*c - 1]))
+		if (w.n == len[*c - 1] && (slack ?
+		    same8(w.p, type_names[*c - 1], w.n) :
+		    same(w.p, type_names[*c - 1], w.n)))
 			return *c - 1;
 	return -1;
 }
@@ -691,6 +753,13 @@ event_type(struct trace_str w)
 const char *
 trace_parse_line(const char *line, size_t len, struct trace_event *ev,
     int flags, char *why, size_t whylen)
+{
+	return trace_parse_memo(line, len, ev, flags, why, whylen, NULL, 0);
+}
+
+const char *
+trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
+    int flags, char *why, size_t whylen, struct trace_memo *memo, int slack)
 {
 	struct trace_str w[TRACE_KV_MAX + 3];
 	const struct keyspec *ks, *specs;
@@ -703,7 +772,7 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 	ev->nkv = 0;
 	ev->line.p = line;
 	ev->line.n = len;
-	if ((err = split(line, len, w, &nw)) != NULL)
+	if ((err = split(line, len, slack, w, &nw)) != NULL)
 		return err;
 	if (nw < 3)
 		return "expected TIME NODE EVENT";
@@ -711,7 +780,7 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 		return "bad time";
 	if (trace_parse_id(w[1].p, w[1].n, &ev->node) == -1)
 		return "bad node id";
-	if ((t = event_type(w[2])) == -1) {
+	if ((t = event_type(w[2], slack)) == -1) {
 		snprintf(why, whylen, "unknown event \"%.*s\"",
 		    (int)(w[2].n > 40 ? 40 : w[2].n), w[2].p);
 		return (flags & TRACE_LENIENT) ? TRACE_SKIP : why;
@@ -734,8 +803,9 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 		 * Writers mostly keep the table's order: try that first.
 		 */
 		j = i - 3;
-		if (j >= nspecs || !key_at(&specs[j], w[i]))
-			for (j = 0; j < nspecs && !key_at(&specs[j], w[i]); j++)
+		if (j >= nspecs || !key_at(&specs[j], w[i], slack))
+			for (j = 0; j < nspecs && !key_at(&specs[j], w[i],
+			    slack); j++)
 				;
 		if (j < nspecs) {
 			ks = &specs[j];
@@ -746,7 +816,8 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 			kv->k.n = ks->klen;
 			kv->v.p = p + ks->klen + 1;
 			kv->v.n = w[i].n - ks->klen - 1;
-			if ((err = decode(ks, kv->v, ev, why, whylen)) != NULL)
+			if ((err = decode(ks, kv->v, ev, memo, slack, why,
+			    whylen)) != NULL)
 				return err;
 			continue;
 		}

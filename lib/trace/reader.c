@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace/memo.h"
 #include "trace/trace.h"
 
 #define READ_BLOCK	(256 * 1024)
@@ -29,6 +30,7 @@ struct trace_reader {
 	int		 eof;
 	char		 err[TRACE_LINE_MAX / 8 + 256];
 	char		 why[160];
+	struct trace_memo memo;
 };
 
 static char *const stdin_only[] = { "-" };
@@ -40,7 +42,9 @@ trace_open(char *const *files, int nfiles, int flags)
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
-	if ((r->buf = malloc(READ_BLOCK + TRACE_LINE_MAX)) == NULL) {
+	/* The parser may read TRACE_SLACK bytes past a line's end. */
+	if ((r->buf = calloc(1, READ_BLOCK + TRACE_LINE_MAX +
+	    TRACE_SLACK)) == NULL) {
 		free(r);
 		return NULL;
 	}
@@ -196,8 +200,8 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 				return fail(r, "NUL byte in line");
 			continue;
 		}
-		why = trace_parse_line(line, len, ev, r->flags, r->why,
-		    sizeof(r->why));
+		why = trace_parse_memo(line, len, ev, r->flags, r->why,
+		    sizeof(r->why), &r->memo, 1);
 		if (why == TRACE_SKIP) {
 			r->skipped++;
 			continue;

@@ -1,0 +1,31 @@
+/*
+ * Between the trace reader and the parser, not for other callers: what a
+ * reader keeps from line to line to decode the next one faster.
+ */
+#ifndef ELECT_TRACE_MEMO_H
+#define ELECT_TRACE_MEMO_H
+
+#include "trace/trace.h"
+
+#define TRACE_MEMO_QT	256
+
+/* The last quorum timestamp found well formed: the one a leader holds
+ * comes again on its lead line, its edicts and every delivery of them. */
+struct trace_memo {
+	size_t		 qtn;		/* 0: none */
+	char		 qt[TRACE_MEMO_QT];
+};
+
+/* Bytes after the end of a line that trace_parse_memo() may read (not
+ * use) when told that they are there. */
+#define TRACE_SLACK	64
+
+/*
+ * trace_parse_line() with MEMO (NULL for none) and, if SLACK, the promise
+ * that TRACE_SLACK bytes after LINE + LEN may be read.
+ */
+const char	*trace_parse_memo(const char *line, size_t len,
+		    struct trace_event *ev, int flags, char *why, size_t whylen,
+		    struct trace_memo *memo, int slack);
+
+#endif
