@@ -117,7 +117,11 @@ run(struct node *nd)
 			do_persist(nd, a->persist.data, a->persist.len);
 			break;
 		case ALGO_STATE:
-			trace_state(nd, &a->state);
+			/* A node that leaves on purpose traces its exit, the
+			 * end of its up time (trace-format.md), not a Down
+			 * status it would seem to stay in. */
+			if (!nd->exiting || a->state.status != ST_DOWN)
+				trace_state(nd, &a->state);
 			break;
 		case ALGO_TRACE:
 			node_trace(nd, "%s", algo_out_text(&nd->out, a));
@@ -216,6 +220,7 @@ core_down(struct node *nd, unsigned id)
 	struct algo_input in = { .type = ALGO_IN_DOWN, .now = mono_now() };
 
 	node_trace(nd, "fd op=down peer=%u", id);
+	net_down(nd, id);
 	in.down = (uint16_t)id;
 	if (step(nd, &in) == ALGO_EINVAL)
 		warnx("%s: down %u: not a peer", nd->opts->fd_cmd, id);
@@ -280,6 +285,7 @@ core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
 void
 core_leave(struct node *nd)
 {
+	nd->exiting = 1;
 	core_cmd(nd, ALGO_CMD_LEAVE, NULL, 0);
 }
 
