@@ -287,6 +287,9 @@ start_stub() {
 	elect_stop 1
 	run tail -n 1 "$ELECT_DIR/1/trace"
 	assert_output --regexp " 1 exit why=sigterm$"
+	# Its exit ends its up time; no Down status it would seem to stay in.
+	run grep -c ' state status=Down ' "$ELECT_DIR/1/trace"
+	assert_output 0
 	wait_for 5 eval '! kill -0 '"$fdpid"' 2>/dev/null'
 }
 
