@@ -69,6 +69,8 @@ do_fd(struct node *nd, enum algo_fd_op op, unsigned peer)
 {
 	char line[32];
 
+	if (op == ALGO_FD_START || op == ALGO_FD_STOP)
+		net_monitor(nd, peer, op == ALGO_FD_START);
 	node_trace(nd, "fd op=%s peer=%u", algo_fd_op_name(op), peer);
 	snprintf(line, sizeof(line), "%s %u", algo_fd_op_name(op), peer);
 	if (fdc_send(&nd->fdc, line) == -1)
@@ -219,8 +221,9 @@ core_down(struct node *nd, unsigned id)
 {
 	struct algo_input in = { .type = ALGO_IN_DOWN, .now = mono_now() };
 
+	if (net_down(nd, id) == -1)
+		return;
 	node_trace(nd, "fd op=down peer=%u", id);
-	net_down(nd, id);
 	in.down = (uint16_t)id;
 	if (step(nd, &in) == ALGO_EINVAL)
 		warnx("%s: down %u: not a peer", nd->opts->fd_cmd, id);

@@ -53,6 +53,7 @@ net_open(struct node *nd)
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	if ((nd->seq = calloc(n, sizeof(*nd->seq))) == NULL ||
 	    (nd->win = calloc(n, sizeof(*nd->win))) == NULL ||
+	    (nd->monitored = calloc(n, sizeof(*nd->monitored))) == NULL ||
 	    (nd->downed = calloc(n, sizeof(*nd->downed))) == NULL)
 		err(1, NULL);
 	cluster_endpoint(me, me->port, where, sizeof(where));
@@ -73,6 +74,7 @@ net_close(struct node *nd)
 		close(nd->udp);
 	free(nd->seq);
 	free(nd->win);
+	free(nd->monitored);
 	free(nd->downed);
 	sodium_memzero(&nd->key, sizeof(nd->key));
 }
@@ -85,14 +87,32 @@ peer_index(const struct node *nd, unsigned id)
 	return p == NULL ? -1 : p - nd->cluster.nodes;
 }
 
-/* The detector reported ID down. */
+/* We asked the detector to start (ON) or stop monitoring ID. */
 void
-net_down(struct node *nd, unsigned id)
+net_monitor(struct node *nd, unsigned id, int on)
 {
 	long i;
 
 	if ((i = peer_index(nd, id)) != -1)
-		nd->downed[i] = 1;
+		nd->monitored[i] = (uint8_t)on;
+}
+
+/*
+ * The detector reported ID down: 0, or -1 when we no longer monitor ID.
+ * The report then crossed our stop in the pipe; Stop_FD promises no
+ * DownSig after it, and the detector could not know.
+ */
+int
+net_down(struct node *nd, unsigned id)
+{
+	long i;
+
+	if ((i = peer_index(nd, id)) == -1)
+		return 0;
+	if (!nd->monitored[i])
+		return -1;
+	nd->downed[i] = 1;
+	return 0;
 }
 
 /*

@@ -188,7 +188,9 @@ struct node {
 	uint64_t	*seq;
 	struct wire_window *win;
 	uint64_t	 drops;
-	/* The detector said "down ID" and we have not heard from ID since. */
+	/* What we asked the detector to monitor (start, not stopped since);
+	 * what it reported down, not heard from since. */
+	uint8_t		*monitored;
 	uint8_t		*downed;
 
 	/* The core, its pending actions and its timers. */
@@ -214,7 +216,8 @@ void	net_open(struct node *);
 void	net_read(struct node *);
 void	net_send(struct node *, const struct algo_msg *);
 void	net_drop(struct node *, unsigned from, const char *why);
-void	net_down(struct node *, unsigned id);
+int	net_down(struct node *, unsigned id);
+void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);
 
 /* The core's edge (core.c). */
