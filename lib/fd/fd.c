@@ -526,13 +526,8 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
 	}
 	if (!p->monitored)
 		return;
-	if (now >= probe_due(fd, p) - fd->cfg.interval / 4) {
-		if (fd->cfg.mode == FD_PING)
-			send_msg(fd, p, FD_MSG_PING, NULL, 0);
-		else
-			send_monitor(fd, p);
-		p->last_probe = now;
-	}
+	if (now >= probe_due(fd, p) - fd->cfg.interval / 4)
+		probe(fd, p, now);
 	if (!p->reported && now - p->last_heard >= p->limit)
 		report(fd, p);
 }
