@@ -263,8 +263,10 @@ gap() {
 		printf "%.9f\n", $1 - t; exit }' "trace.$1"
 }
 
-# restart_fd ID: node ID's detector comes back as a new process.
+# restart_fd ID: node ID's detector comes back as a new process (its old
+# trace set aside, so that start_fd waits for the new boot line).
 restart_fd() {
+	mv "trace.$1" "trace.$1.old"
 	rm -f "in.$1"
 	start_fd "$1"
 }
