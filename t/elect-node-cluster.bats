@@ -99,10 +99,6 @@ scenario() {
 	elect_stop_all
 	run elect_check
 	assert_success
-	# The detector's accuracy, as the nodes saw it: no DownSig for a node
-	# up since the start (a restarted leader among them).
-	run elect_check -A fd-accurate
-	assert_success
 }
 
 @test "bully, 3 nodes" { scenario bully 3; }
