@@ -45,9 +45,42 @@ load algo-sim
 	timer cancel resend
 	state status=Norm ldr=3 grp=3.1.0
 	timer set tick at=102
+	timer set ask at=7
 	> 2 query
 	status status=Norm ldr=3 grp=3.1.0 leader=yes since=2
 	EOF
+}
+
+@test "async-bully: who rejected our Halt is asked Norm? every tau/20 for one tau" {
+	# Node 2 rejects (its leader, 4, is still up for it); once it finds 4
+	# down and leads a group of its own, it answers NotNorm.
+	asks=$(for t in 5 10 15 20 25 30 35 40 45 50 55 60 65 70 75 80 85 90 95 100; do
+		echo "$t timer ask"; done)
+	run algo-drive -a async-bully -i 3 -n 4 <<-EOF
+	0 boot inc=1
+	0 recv from=2 msg=Rej elid=3.1.0
+	0 recv from=1 msg=Ack elid=3.1.0
+	$asks
+	EOF
+	assert_success
+	assert_equal "$(grep -c 'send to=2 msg=Norm? elid=3.1.0' <<< "$output")" 20
+	refute_output --partial 'send to=1 msg=Norm?'
+	refute_output --partial 'timer set ask at=105'
+	# A NotNorm at the third asking starts the next election; the asking
+	# stops with it.
+	run algo-drive -a async-bully -i 3 -n 4 <<-EOF
+	0 boot inc=1
+	0 recv from=2 msg=Rej elid=3.1.0
+	0 recv from=1 msg=Ack elid=3.1.0
+	5 timer ask
+	10 timer ask
+	15 timer ask
+	16 recv from=2 msg=NotNorm elid=3.1.0
+	20 timer ask
+	EOF
+	assert_success
+	assert_equal "$(grep -c 'msg=Norm?' <<< "$output")" 3
+	assert_output --partial 'send to=2 msg=Halt elid=3.1.1'
 }
 
 @test "async-bully: Rej and Ack count only from the pending node and for the current elid" {

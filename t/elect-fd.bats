@@ -267,6 +267,87 @@ check_fd() {
 	check_fd "$LATENCY"
 }
 
+# gap ID PEER K: seconds from node ID's K-th start of PEER to the report
+# that follows it.
+gap() {
+	awk -v p="peer=$2" -v k="$3" '$3 == "fd" && $5 == p &&
+	    $4 == "op=start" && ++n == k { t = $1 }
+	    t && $3 == "fd" && $5 == p && $4 == "op=down" && $1 >= t {
+		printf "%.9f\n", $1 - t; exit }' "trace.$1"
+}
+
+# restart_fd ID: node ID's detector comes back as a new process (its old
+# trace set aside, so that start_fd waits for the new boot line).
+restart_fd() {
+	mv "trace.$1" "trace.$1.old"
+	rm -f "in.$1"
+	start_fd "$1"
+}
+
+# nreceived ID: what node ID's detector has accepted so far.
+nreceived() {
+	received "$1" 0
+	sed -n 's/.* recv=\([0-9]*\) .*/\1/p' "err.$1" | tail -n 1
+}
+
+# watched_down HOW: node 1 watches node 2, which HOW (crash or pause_fd)
+# makes silent; returns once node 1 has reported it.
+watched_down() {
+	start_fd 2
+	start_fd 1
+	cmd 1 start 2
+	wait_for 5 received 1 3
+	"$1" 2
+	wait_for 5 reported 1 'down 2'
+}
+
+@test "start of a peer reported and silent since reports it at once" {
+	watched_down crash
+	cmd 1 start 2
+	wait_for 5 reported 1 'down 2' 2
+	# Not a second timeout: within one command, however loaded the host.
+	within "$(gap 1 2 2)" "$(awk -v t=$TIMEOUT 'BEGIN { print t / 2000 }')"
+	check_fd "$LATENCY"
+}
+
+@test "a restarted peer is not reported at once, though it knows no subscriber" {
+	watched_down crash
+	n=$(nreceived 1)
+	# Its hello reaches node 1 before its boot line is written.
+	restart_fd 2
+	cmd 1 start 2
+	wait_for 5 received 1 $((n + 4))
+	sleep 0.5	# two timeouts: a false report would be here by now
+	assert_equal "$(cat out.1)" 'down 2'
+	check_fd "$LATENCY"
+}
+
+@test "alive from the client: the silence starts again, a report only after it" {
+	watched_down pause_fd
+	# The client heard from 2 (say, a protocol message) and restarts it.
+	cmd 1 alive 2
+	cmd 1 start 2
+	wait_for 5 reported 1 'down 2' 2
+	# A whole timeout after the start: 2 is still paused, so it is due.
+	within "$(awk -v t=$TIMEOUT 'BEGIN { print t / 1000 }')" "$(gap 1 2 2)"
+	# alive is not traced: it only ever delays a report.
+	run grep -c 'op=alive' trace.1
+	assert_output 0
+	resume_fd 2
+	check_fd "$LATENCY"
+}
+
+@test "a paused peer heard again after it resumes is not reported at once" {
+	watched_down pause_fd
+	n=$(nreceived 1)
+	resume_fd 2
+	wait_for 5 received 1 $((n + 2))
+	cmd 1 start 2
+	sleep 0.5	# two timeouts
+	assert_equal "$(cat out.1)" 'down 2'
+	check_fd "$LATENCY"
+}
+
 @test "a node never heard after start is reported; an unmonitored one never" {
 	start_fd 1
 	cmd 1 start 3
@@ -424,10 +505,11 @@ check_fd() {
 @test "SIGTERM ends elect-fd cleanly; SIGUSR1 prints its counters" {
 	start_fd 1
 	kill -USR1 "$PID_1"
-	wait_for 5 grep -q '^elect-fd: sent=0 recv=0 dropped=0 down=0 up=0 send-errors=0$' err.1
+	# Sent: the hello to nodes 2 and 3.
+	wait_for 5 grep -q '^elect-fd: sent=2 recv=0 dropped=0 down=0 up=0 send-errors=0$' err.1
 	kill -TERM "$PID_1"
 	exited "$PID_1"
-	grep -q ' 1 exit why=signal sent=0 recv=0 dropped=0$' trace.1
+	grep -q ' 1 exit why=signal sent=2 recv=0 dropped=0$' trace.1
 }
 
 @test "bad command lines get one line on stderr and are ignored" {
@@ -451,7 +533,7 @@ check_fd() {
 	wait_for 5 grep -q ' 1 fd op=start peer=2$' trace.1
 	run cat err.1
 	assert_output - <<-EOF
-	elect-fd: stdin:1: unknown command (start, stop, playdead, playalive)
+	elect-fd: stdin:1: unknown command (start, stop, playdead, playalive, alive)
 	elect-fd: stdin:2: missing node id
 	elect-fd: stdin:3: one node id only
 	elect-fd: stdin:4: not a node id (1 to 65535)
@@ -462,7 +544,7 @@ check_fd() {
 	elect-fd: stdin:9: control character
 	elect-fd: stdin:10: control character
 	elect-fd: stdin:11: line too long
-	elect-fd: stdin:14: unknown command (start, stop, playdead, playalive)
+	elect-fd: stdin:14: unknown command (start, stop, playdead, playalive, alive)
 	EOF
 	# Empty lists and the node's own id are fine.
 	cmd 1 'playdead'

@@ -269,9 +269,13 @@ start_stub() {
 	[ ! -e "$ELECT_DIR/s/pid" ]
 }
 
-@test "a detector's odd lines are reported and ignored; down is acted on" {
+@test "a detector's odd lines are reported and ignored; down is acted on if monitored" {
 	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-chatty" "$C" -- 3
-	wait_for 5 trace_has "$ELECT_DIR/3/trace" " fd op=down peer=1$"
+	# Its first command is start 2 (node 3 halts 2 first); 1 is not
+	# monitored yet, and a DownSig for it is none (Stop_FD, Start_FD).
+	wait_for 5 trace_has "$ELECT_DIR/3/trace" " fd op=down peer=2$"
+	run grep -c " fd op=down peer=1$" "$ELECT_DIR/3/trace"
+	assert_output 0
 	run cat "$ELECT_DIR/3/stderr"
 	assert_output --partial 'unexpected line "hello there"'
 	assert_output --partial 'unexpected line "down 0"'
@@ -287,6 +291,9 @@ start_stub() {
 	elect_stop 1
 	run tail -n 1 "$ELECT_DIR/1/trace"
 	assert_output --regexp " 1 exit why=sigterm$"
+	# Its exit ends its up time; no Down status it would seem to stay in.
+	run grep -c ' state status=Down ' "$ELECT_DIR/1/trace"
+	assert_output 0
 	wait_for 5 eval '! kill -0 '"$fdpid"' 2>/dev/null'
 }
 

@@ -71,17 +71,76 @@ sim() {
 	EOF
 }
 
-@test "one down per start; start re-arms it" {
+@test "start of a node reported and silent since reports it at once" {
 	sim <<-EOF
 	0 cmd start 2
 	1000 cmd start 2
+	1000 cmd start 2
 	1500 end
 	EOF
-	run grep down <<< "$output"
+	# It is asked again for heartbeats all the same.
+	assert_line --regexp '^1000 send 2 monitor 50000 3000 seq=[0-9]+$'
+	run grep -v 'send 2 monitor' <<< "$output"
 	assert_output - <<-EOF
 	200 down 2
-	1200 down 2
+	1000 down 2
+	1000 down 2
 	EOF
+}
+
+@test "one down per start; after heard, hello, alive or stop, start re-arms it" {
+	for ev in 'from 2 alive' 'from 2 hello' 'cmd alive 2' 'cmd stop 2'; do
+		sim <<-EOF
+		0 cmd start 2
+		300 $ev
+		1000 cmd start 2
+		1500 end
+		EOF
+		run grep down <<< "$output"
+		assert_output - <<-EOF
+		200 down 2
+		1200 down 2
+		EOF
+	done
+}
+
+@test "hello from a monitored node asks it for heartbeats at once" {
+	sim <<-EOF
+	0 cmd start 2
+	230 from 2 hello
+	240 end
+	EOF
+	run tail -n 2 <<< "$output"
+	assert_output - <<-EOF
+	200 down 2
+	230 send 2 monitor 50000 3000 seq=5
+	EOF
+	sim -m ping <<-EOF
+	0 cmd start 2
+	30 from 2 hello
+	40 end
+	EOF
+	assert_output - <<-EOF
+	0 send 2 ping seq=1
+	30 send 2 ping seq=2
+	EOF
+}
+
+@test "alive from the client starts the silence again, but never a report" {
+	sim <<-EOF
+	0 cmd start 2
+	150 cmd alive 2
+	150 cmd alive 3
+	600 end
+	EOF
+	run grep down <<< "$output"
+	assert_output '350 down 2'
+	# No report for an unmonitored node, alive or not.
+	sim <<-EOF
+	0 cmd alive 2
+	600 end
+	EOF
+	assert_output ''
 }
 
 @test "without report-up a returning node is silent; with it, up re-arms" {

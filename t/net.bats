@@ -207,7 +207,7 @@ cluster() {
 	assert_output 'oversized from=2'
 	run net-tool wire -n 1152 -x 6			# length 0x0580
 	assert_output 'oversized from=2'
-	run net-tool wire -t 6				# type past fd's maxtype
+	run net-tool wire -t 7				# type past fd's maxtype (HELLO, 6)
 	assert_output 'bad-type from=2'
 	run net-tool wire -x 14				# reserved (no MAC to stop it)
 	assert_output 'bad-header from=2'

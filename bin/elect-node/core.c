@@ -69,6 +69,8 @@ do_fd(struct node *nd, enum algo_fd_op op, unsigned peer)
 {
 	char line[32];
 
+	if (op == ALGO_FD_START || op == ALGO_FD_STOP)
+		net_monitor(nd, peer, op == ALGO_FD_START);
 	node_trace(nd, "fd op=%s peer=%u", algo_fd_op_name(op), peer);
 	snprintf(line, sizeof(line), "%s %u", algo_fd_op_name(op), peer);
 	if (fdc_send(&nd->fdc, line) == -1)
@@ -117,7 +119,11 @@ run(struct node *nd)
 			do_persist(nd, a->persist.data, a->persist.len);
 			break;
 		case ALGO_STATE:
-			trace_state(nd, &a->state);
+			/* A node that leaves on purpose traces its exit, the
+			 * end of its up time (trace-format.md), not a Down
+			 * status it would seem to stay in. */
+			if (!nd->exiting || a->state.status != ST_DOWN)
+				trace_state(nd, &a->state);
 			break;
 		case ALGO_TRACE:
 			node_trace(nd, "%s", algo_out_text(&nd->out, a));
@@ -215,6 +221,8 @@ core_down(struct node *nd, unsigned id)
 {
 	struct algo_input in = { .type = ALGO_IN_DOWN, .now = mono_now() };
 
+	if (net_down(nd, id) == -1)
+		return;
 	node_trace(nd, "fd op=down peer=%u", id);
 	in.down = (uint16_t)id;
 	if (step(nd, &in) == ALGO_EINVAL)
@@ -280,6 +288,7 @@ core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
 void
 core_leave(struct node *nd)
 {
+	nd->exiting = 1;
 	core_cmd(nd, ALGO_CMD_LEAVE, NULL, 0);
 }
 

@@ -52,7 +52,9 @@ net_open(struct node *nd)
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	if ((nd->seq = calloc(n, sizeof(*nd->seq))) == NULL ||
-	    (nd->win = calloc(n, sizeof(*nd->win))) == NULL)
+	    (nd->win = calloc(n, sizeof(*nd->win))) == NULL ||
+	    (nd->monitored = calloc(n, sizeof(*nd->monitored))) == NULL ||
+	    (nd->downed = calloc(n, sizeof(*nd->downed))) == NULL)
 		err(1, NULL);
 	cluster_endpoint(me, me->port, where, sizeof(where));
 	nd->udp = socket(me->addr.ss_family,
@@ -72,6 +74,8 @@ net_close(struct node *nd)
 		close(nd->udp);
 	free(nd->seq);
 	free(nd->win);
+	free(nd->monitored);
+	free(nd->downed);
 	sodium_memzero(&nd->key, sizeof(nd->key));
 }
 
@@ -81,6 +85,54 @@ peer_index(const struct node *nd, unsigned id)
 	const struct cluster_node *p = cluster_find(&nd->cluster, id);
 
 	return p == NULL ? -1 : p - nd->cluster.nodes;
+}
+
+/* We asked the detector to start (ON) or stop monitoring ID. */
+void
+net_monitor(struct node *nd, unsigned id, int on)
+{
+	long i;
+
+	if ((i = peer_index(nd, id)) != -1)
+		nd->monitored[i] = (uint8_t)on;
+}
+
+/*
+ * The detector reported ID down: 0, or -1 when we no longer monitor ID.
+ * The report then crossed our stop in the pipe; Stop_FD promises no
+ * DownSig after it, and the detector could not know.
+ */
+int
+net_down(struct node *nd, unsigned id)
+{
+	long i;
+
+	if ((i = peer_index(nd, id)) == -1)
+		return 0;
+	if (!nd->monitored[i])
+		return -1;
+	nd->downed[i] = 1;
+	return 0;
+}
+
+/*
+ * A message from ID, authenticated and fresh, is evidence that ID is up:
+ * the first since its DownSig tells the detector, before the core can
+ * restart monitoring ID, so that ID is not reported again at once
+ * (elect-fd(1), alive).  A detector that ignores the line is only slower.
+ */
+static void
+heard_from(struct node *nd, unsigned id)
+{
+	char line[32];
+	long i;
+
+	if ((i = peer_index(nd, id)) == -1 || !nd->downed[i])
+		return;
+	nd->downed[i] = 0;
+	snprintf(line, sizeof(line), "alive %u", id);
+	if (fdc_send(&nd->fdc, line) == -1)
+		node_detector_failed(nd);
 }
 
 void
@@ -187,9 +239,12 @@ net_read(struct node *nd)
 			why = "oversized";
 		else
 			why = check(nd, buf, (size_t)n, &w, &m);
-		if (why != NULL)
+		if (why != NULL) {
 			net_drop(nd, w.from, why);
-		else
+			continue;
+		}
+		heard_from(nd, m.peer);
+		if (!nd->quit)
 			core_recv(nd, &m);
 	}
 }

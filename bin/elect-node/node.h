@@ -178,6 +178,7 @@ struct node {
 	enum quit	 leaving;
 	algo_time	 leave_by;
 	int		 norelease;
+	int		 exiting;	/* the core says goodbye */
 
 	/* Network: the socket, the key, a sequence number per receiver and
 	 * a replay window per sender, both indexed like cluster.nodes. */
@@ -187,6 +188,10 @@ struct node {
 	uint64_t	*seq;
 	struct wire_window *win;
 	uint64_t	 drops;
+	/* What we asked the detector to monitor (start, not stopped since);
+	 * what it reported down, not heard from since. */
+	uint8_t		*monitored;
+	uint8_t		*downed;
 
 	/* The core, its pending actions and its timers. */
 	struct algo	*algo;
@@ -211,6 +216,8 @@ void	net_open(struct node *);
 void	net_read(struct node *);
 void	net_send(struct node *, const struct algo_msg *);
 void	net_drop(struct node *, unsigned from, const char *why);
+int	net_down(struct node *, unsigned id);
+void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);
 
 /* The core's edge (core.c). */

@@ -62,8 +62,10 @@ on_recv(struct stoller *s, const struct algo_msg *m, algo_time now,
 		 * waiting for a Ldr that never comes.
 		 */
 		if (s->status == ST_ELEC2 && j == s->a.ids[s->pendack] &&
-		    algo_elid_eq(&m->elid, &s->elid))
+		    algo_elid_eq(&m->elid, &s->elid)) {
+			algo_set_add(&s->rejs, s->pendack);
 			stoller_contin_stage2(s, now, o);
+		}
 		break;
 	case SM_NORMQ:
 		/*

@@ -13,6 +13,7 @@ const char *const stoller_msgnames[SM_NMSG] = {
 const char *const stoller_timernames[SM_NTIMER] = {
 	[SM_TICK] = "tick",
 	[SM_RESEND] = "resend",
+	[SM_ASK] = "ask",
 };
 
 void
@@ -44,6 +45,8 @@ stoller_start_stage2(struct stoller *s, algo_time now, struct algo_out *o)
 {
 	s->status = ST_ELEC2;
 	algo_set_clear(&s->acks);
+	algo_set_clear(&s->rejs);
+	s->asks = 0;
 	s->pendack = s->a.rank;
 	stoller_show(s, now, o);
 	stoller_contin_stage2(s, now, o);
@@ -76,6 +79,13 @@ stoller_contin_stage2(struct stoller *s, algo_time now, struct algo_out *o)
 	if (!s->ticking) {
 		algo_timer_set(o, SM_TICK, now + s->a.t.tau);
 		s->ticking = 1;
+	}
+	for (r = s->a.rank; r-- > 0;)
+		if (algo_set_has(&s->rejs, r))
+			s->asks = STOLLER_ASKS;
+	if (s->asks > 0 && !s->asking) {
+		algo_timer_set(o, SM_ASK, now + s->a.t.tau / STOLLER_ASKS);
+		s->asking = 1;
 	}
 }
 
@@ -146,6 +156,24 @@ on_tick(struct stoller *s, algo_time now, struct algo_out *o)
 	algo_timer_set(o, SM_TICK, now + s->a.t.tau);
 }
 
+/* Norm? again, sooner, to the nodes that rejected our Halt: see SM_ASK. */
+static void
+on_ask(struct stoller *s, algo_time now, struct algo_out *o)
+{
+	size_t r;
+
+	s->asking = 0;
+	if (s->status != ST_NORM || s->ldr != s->a.self || s->asks == 0)
+		return;
+	for (r = s->a.rank; r-- > 0;)
+		if (algo_set_has(&s->rejs, r))
+			algo_send(o, s->a.ids[r], SM_NORMQ, &s->elid, NULL, 0);
+	if (--s->asks > 0) {
+		algo_timer_set(o, SM_ASK, now + s->a.t.tau / STOLLER_ASKS);
+		s->asking = 1;
+	}
+}
+
 /* The Halt of stage 2 is still unanswered: say it again. */
 static void
 on_resend(struct stoller *s, algo_time now, struct algo_out *o)
@@ -187,6 +215,8 @@ stoller_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	case ALGO_IN_TIMER:
 		if (in->timer == SM_TICK)
 			on_tick(s, in->now, o);
+		else if (in->timer == SM_ASK)
+			on_ask(s, in->now, o);
 		else
 			on_resend(s, in->now, o);
 		return ALGO_OK;

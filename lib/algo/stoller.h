@@ -28,7 +28,20 @@ enum stoller_msg {
  * A repeated Halt is answered as the first was (Halting is idempotent);
  * an answer to a Halt no longer pending is ignored.
  */
-enum stoller_timer { SM_TICK, SM_RESEND, SM_NTIMER };
+enum stoller_timer { SM_TICK, SM_RESEND, SM_ASK, SM_NTIMER };
+
+/*
+ * SM_ASK (Figure 3 only) runs Periodically(tau) faster, for a while, for
+ * the nodes that rejected our Halt: a Rej says the node has or awaits a
+ * leader above us, usually one our detector has just found down and its
+ * own will find down a moment later; it then leads a group of its own,
+ * and our Norm? is what merges it (its NotNorm starts our next election).
+ * Asked every tau / STOLLER_ASKS for one tau, it is merged within
+ * milliseconds of changing its mind rather than a whole tau later.  The
+ * messages and the rules are the figure's; only the period is shorter,
+ * for those nodes, for one tau: at most STOLLER_ASKS Norm? each.
+ */
+#define STOLLER_ASKS	20
 
 struct stoller;
 
@@ -58,10 +71,13 @@ struct stoller {
 	struct algo_elid elid;
 	struct algo_set	 down;		/* Figure 1: lesser(i) found down */
 	struct algo_set	 acks;
+	struct algo_set	 rejs;		/* Figure 3: Rej to our election */
+	unsigned	 asks;		/* SM_ASK rounds left */
 	uint32_t	 nextel;
 	size_t		 pendack;	/* rank of the node we wait for */
 	int		 ticking;	/* the Norm? timer is armed */
 	int		 resending;	/* the Halt timer is armed */
+	int		 asking;	/* the SM_ASK timer is armed */
 };
 
 extern const char *const stoller_msgnames[SM_NMSG];

@@ -9,6 +9,7 @@ static const char *const op_names[] = {
 	[FD_OP_STOP] = "stop",
 	[FD_OP_PLAYDEAD] = "playdead",
 	[FD_OP_PLAYALIVE] = "playalive",
+	[FD_OP_ALIVE] = "alive",
 };
 
 const char *
@@ -58,7 +59,7 @@ fd_cmd_parse(const char *line, size_t len, struct fd_cmd *c, const char **why)
 		if (strlen(op_names[op]) == n && memcmp(w, op_names[op], n) == 0)
 			break;
 	if (op == sizeof(op_names) / sizeof(op_names[0])) {
-		*why = "unknown command (start, stop, playdead, playalive)";
+		*why = "unknown command (start, stop, playdead, playalive, alive)";
 		return -1;
 	}
 	c->op = (enum fd_op)op;
@@ -73,7 +74,8 @@ fd_cmd_parse(const char *line, size_t len, struct fd_cmd *c, const char **why)
 			return -1;
 		}
 	}
-	if ((c->op == FD_OP_START || c->op == FD_OP_STOP) && c->n != 1) {
+	if ((c->op == FD_OP_START || c->op == FD_OP_STOP ||
+	    c->op == FD_OP_ALIVE) && c->n != 1) {
 		*why = c->n == 0 ? "missing node id" : "one node id only";
 		return -1;
 	}

@@ -23,6 +23,7 @@ struct peer {
 	/* Our monitoring of it. */
 	int		 monitored;
 	int		 reported;	/* down written since the latest start */
+	int		 gone;		/* reported, monitored and silent since */
 	int		 beat;		/* last_heard is a heartbeat, not a start */
 	int64_t		 last_heard;
 	int64_t		 limit;		/* silence that makes it down */
@@ -257,6 +258,26 @@ drop(struct fd *fd, unsigned from, const char *why)
 		a->why = why;
 }
 
+/* Ask P for a sign of life now: MONITOR (push) or PING. */
+static void
+probe(struct fd *fd, struct peer *p, int64_t now)
+{
+	if (fd->cfg.mode == FD_PUSH)
+		send_monitor(fd, p);
+	else
+		send_msg(fd, p, FD_MSG_PING, NULL, 0);
+	p->last_probe = now;
+}
+
+static void
+report(struct fd *fd, struct peer *p)
+{
+	p->reported = 1;
+	p->gone = 1;
+	fd->stats.down++;
+	act(fd, FD_ACT_DOWN, p->id);
+}
+
 static void
 start(struct fd *fd, struct peer *p, int64_t now)
 {
@@ -267,11 +288,26 @@ start(struct fd *fd, struct peer *p, int64_t now)
 	p->start_seq = p->tx_seq;
 	set_limit(fd, p);
 	/* Ask at once: the first heartbeat comes one round trip later. */
-	if (fd->cfg.mode == FD_PUSH)
-		send_monitor(fd, p);
-	else
-		send_msg(fd, p, FD_MSG_PING, NULL, 0);
-	p->last_probe = now;
+	probe(fd, p, now);
+	/*
+	 * Reported, monitored without a break and silent since: then it is
+	 * still down after this start, unless it came back unheard, which
+	 * its HELLO, the requests for heartbeats we sent it every interval
+	 * and the client's alive rule out as far as anyone can know.
+	 */
+	if (p->gone)
+		report(fd, p);
+}
+
+/* The client heard from P: it is up, and its silence starts now. */
+static void
+alive(struct peer *p, int64_t now)
+{
+	p->gone = 0;
+	if (p->monitored && !p->reported && now > p->last_heard) {
+		p->beat = 0;		/* no heartbeat gap for phi */
+		p->last_heard = now;
+	}
 }
 
 static void
@@ -281,6 +317,8 @@ stop(struct fd *fd, struct peer *p)
 		send_msg(fd, p, FD_MSG_UNMONITOR, NULL, 0);
 	p->monitored = 0;
 	p->reported = 0;
+	/* Unmonitored, it is no longer asked for signs of life. */
+	p->gone = 0;
 }
 
 static void	due(struct fd *, int64_t);
@@ -315,6 +353,9 @@ fd_command(struct fd *fd, const struct fd_cmd *c, int64_t now)
 				p->next_alive = now;
 			p->dead_to = 0;
 			break;
+		case FD_OP_ALIVE:
+			alive(p, now);
+			break;
 		}
 	}
 	due(fd, now);
@@ -334,6 +375,7 @@ phi_sample(struct phi *ph, int64_t gap)
 static void
 heard(struct fd *fd, struct peer *p, int64_t now)
 {
+	p->gone = 0;
 	if (!p->monitored)
 		return;
 	/* A gap that ended a report is an outage, not an inter-arrival. */
@@ -412,6 +454,12 @@ on_message(struct fd *fd, struct peer *p, const struct wire_msg *m,
 			send_msg(fd, p, FD_MSG_PONG, pl, sizeof(pl));
 		}
 		break;
+	case FD_MSG_HELLO:
+		/* A new process: not down, and ask it now for heartbeats. */
+		p->gone = 0;
+		if (p->monitored)
+			probe(fd, p, now);
+		break;
 	}
 	return NULL;
 }
@@ -478,18 +526,10 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
 	}
 	if (!p->monitored)
 		return;
-	if (now >= probe_due(fd, p) - fd->cfg.interval / 4) {
-		if (fd->cfg.mode == FD_PING)
-			send_msg(fd, p, FD_MSG_PING, NULL, 0);
-		else
-			send_monitor(fd, p);
-		p->last_probe = now;
-	}
-	if (!p->reported && now - p->last_heard >= p->limit) {
-		p->reported = 1;
-		fd->stats.down++;
-		act(fd, FD_ACT_DOWN, p->id);
-	}
+	if (now >= probe_due(fd, p) - fd->cfg.interval / 4)
+		probe(fd, p, now);
+	if (!p->reported && now - p->last_heard >= p->limit)
+		report(fd, p);
 }
 
 static void
@@ -506,6 +546,18 @@ void
 fd_tick(struct fd *fd, int64_t now)
 {
 	fd->nout = 0;
+	due(fd, now);
+}
+
+void
+fd_hello(struct fd *fd, int64_t now)
+{
+	size_t i;
+
+	fd->nout = 0;
+	for (i = 0; i < fd->npeers; i++)
+		if (fd->peers[i].id != fd->cfg.self)
+			send_msg(fd, &fd->peers[i], FD_MSG_HELLO, NULL, 0);
 	due(fd, now);
 }
 

@@ -9,6 +9,15 @@
  *  - start ID (re)starts monitoring ID and forgets what was reported: ID is
  *    reported down once it has been silent for the limit since the latest
  *    start or since its latest heartbeat, whichever is later;
+ *  - but a peer reported down, monitored without a break since (so asked
+ *    for heartbeats every interval) and not heard from (no heartbeat, no
+ *    HELLO, no alive) is reported again at once: as far as anyone can
+ *    tell it is still down, so it is down after this start too (Stoller
+ *    asks no more), and a client that restarts monitoring of a crashed
+ *    node (Bully_FD's StartStage1 does) learns it without a second limit;
+ *  - alive ID: the client has its own evidence that ID is up (it heard
+ *    from it): ID is no longer taken for down, and its silence counts from
+ *    now.  It only ever delays a report;
  *  - down ID is written at most once per start, and only when ID was silent
  *    after that start; with report_up, hearing ID again writes up ID and
  *    re-arms the report;
@@ -28,8 +37,13 @@
  *	ALIVE	  "I'm alive"; no payload.
  *	PING	  ping mode: "are you alive?"; no payload.
  *	PONG	  the reply; payload u64: the seq of the PING it answers.
- * Only ALIVE and PONG count as signs of life, so that playdead works while
- * the node still sends its own MONITOR and PING requests.
+ *	HELLO	  a detector that starts says so to every peer, once: a peer
+ *		  that took it for down knows it is back (its new process
+ *		  plays dead to nobody) and asks it for heartbeats at once,
+ *		  since the new process knows no subscribers; no payload.
+ * Only ALIVE and PONG count as heartbeats, so that playdead works while
+ * the node still sends its own MONITOR and PING requests.  A detector
+ * that does not know HELLO drops it (bad-type) and loses only speed.
  */
 #ifndef ELECT_FD_H
 #define ELECT_FD_H
@@ -45,7 +59,8 @@ enum fd_msg {
 	FD_MSG_ALIVE,
 	FD_MSG_PING,
 	FD_MSG_PONG,
-	FD_MSG_MAX = FD_MSG_PONG
+	FD_MSG_HELLO,
+	FD_MSG_MAX = FD_MSG_HELLO
 };
 
 extern const struct wire_proto fd_wire;
@@ -77,7 +92,9 @@ struct fd_config {
 };
 
 /* Commands, as read from stdin by fd_cmd_parse(). */
-enum fd_op { FD_OP_START, FD_OP_STOP, FD_OP_PLAYDEAD, FD_OP_PLAYALIVE };
+enum fd_op {
+	FD_OP_START, FD_OP_STOP, FD_OP_PLAYDEAD, FD_OP_PLAYALIVE, FD_OP_ALIVE
+};
 
 #define FD_CMD_IDS_MAX	1024
 #define FD_CMD_LINE_MAX	8192
@@ -90,7 +107,8 @@ struct fd_cmd {
 
 /*
  * One line of the command protocol (without its newline):
- *	start ID | stop ID | playdead [ID ...] | playalive [ID ...]
+ *	start ID | stop ID | playdead [ID ...] | playalive [ID ...] |
+ *	alive ID
  * Returns 1 with a command in *C, 0 for a blank line, -1 with the reason
  * in *WHY.
  */
@@ -141,6 +159,8 @@ const char	*fd_command(struct fd *, const struct fd_cmd *, int64_t now);
 void		 fd_datagram(struct fd *, const uint8_t *buf, size_t len,
 		    int64_t now);
 void		 fd_tick(struct fd *, int64_t now);
+/* The detector has just started: HELLO to every peer. */
+void		 fd_hello(struct fd *, int64_t now);
 
 const struct fd_act *fd_actions(const struct fd *, size_t *n);
 /* When fd_tick() must run next (INT64_MAX: only on input). */

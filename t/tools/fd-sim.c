@@ -7,7 +7,7 @@
  * Node 1 runs the core in a cluster of nodes 1, 2 and 3.  Script lines on
  * stdin, in time order:
  *	MS cmd LINE		a command line on the core's stdin
- *	MS from ID alive|ping|unmonitor
+ *	MS from ID alive|ping|unmonitor|hello
  *	MS from ID monitor INTERVAL_US LEASE_MS
  *	MS from ID pong SEQ	a datagram from node ID (good, insecure)
  *	MS replay		the last datagram again
@@ -28,7 +28,7 @@
 #include "util/util.h"
 
 static const char *const types[] = { "?", "monitor", "unmonitor", "alive",
-	"ping", "pong" };
+	"ping", "pong", "hello" };
 static const unsigned ids[] = { 1, 2, 3 };
 static const struct wire_key insecure = { .insecure = 1 };
 
