@@ -445,3 +445,19 @@ tasks_alternate() {
 	assert_output --regexp "^[0-9]+$"
 	elect_stop_all
 }
+
+# The guard, the command and what it leaves behind die at nearly the same
+# moment, in every order: --run-if-leader notices each and returns.
+@test "lease: --run-if-leader returns once its whole group is dead, however it dies" {
+	local i
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	for i in $(seq 30); do
+		run -3 timeout 10 elect-node -s "$ELECT_DIR/3/state" \
+		    --run-if-leader -- sh -c 'sleep 0.01 & sleep 0.01 & exit 3'
+		run -143 timeout 10 elect-node -s "$ELECT_DIR/3/state" \
+		    --run-if-leader -- sh -c 'sleep 0.01 & kill -TERM $$; sleep 1'
+	done
+	elect_stop_all
+}

@@ -369,30 +369,39 @@ kill_group(struct runif *r)
 	signal_group(r, SIGKILL);
 }
 
-/* Reaps what died; once G is dead, nothing of the group may stay. */
+/*
+ * Reaps what died; once G is dead, nothing of the group may stay.  G's
+ * pid, the group's id, stays ours until G is reaped, so the group is
+ * killed first: each child is looked at before it is reaped, lest G die
+ * and be reaped unnoticed between a look at G and a wait for any child.
+ */
 static void
 reap(struct runif *r)
 {
 	siginfo_t si;
-	pid_t pid;
-	int st;
+	int st, none = 0;
 
-	if (!r->gdead) {
+	for (;;) {
 		memset(&si, 0, sizeof(si));
-		/* G's pid, the group's id, stays ours until G is reaped. */
-		if (waitid(P_PID, (id_t)r->g, &si, WEXITED | WNOHANG |
-		    WNOWAIT) == 0 && si.si_pid == r->g) {
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == -1) {
+			none = errno == ECHILD;
+			break;
+		}
+		if (si.si_pid == 0)
+			break;
+		if (si.si_pid == r->g && !r->gdead) {
 			r->gdead = 1;
 			if (read(r->spipe, &r->status, sizeof(r->status)) ==
 			    sizeof(r->status))
 				r->have_status = 1;
 			kill(-r->g, SIGKILL);
 		}
-	}
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		if (pid == r->g)
+		if (waitpid(si.si_pid, &st, 0) != si.si_pid)
+			break;
+		if (si.si_pid == r->g)
 			r->gstatus = st;
-	if (r->gdead && (pid == -1 || kill(-r->g, 0) == -1)) {
+	}
+	if (r->gdead && (none || kill(-r->g, 0) == -1)) {
 		r->gone = 1;
 		r->gone_at = real_now();
 	}
