@@ -108,11 +108,11 @@ load algo-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	timer set grant at=300.3
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	timer set abort at=300
 	state status=Elec ldr=- grp=-
 	> 151 recv from=1 msg=Refuse elid=3.2.1 why=busy ldr=2 left=0.02 k=7
@@ -122,11 +122,11 @@ load algo-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
 	timer set abort at=301.85
 	timer set try at=202
 	> 153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
@@ -160,19 +160,19 @@ load algo-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	persist 0100000000000000000000000008f0d180
-	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	persist 0100000000000000000000000008f0d180
+	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	state status=Elec ldr=- grp=-
 	> 152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
 	trace lead until=0.3 clock=0.152 qt=2:5,3:0.15015
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	persist 0100000000000004080000000008f0d180
-	trace lease op=grant to=3 until=0.30215 clock=0.152
 	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
 	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	persist 0100000000000004080000000008f0d180
+	trace lease op=grant to=3 until=0.30215 clock=0.152
 	> 152 cmd edict too-early
 	error not leader
 	> 153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
@@ -184,9 +184,9 @@ load algo-sim
 	send to=2 msg=Edict elid=- token=8 seq=1 len=43
 	> 202 timer try
 	trace clock c=0.202
-	trace lease op=grant to=3 until=0.35215 clock=0.202
 	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249
 	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249
+	trace lease op=grant to=3 until=0.35215 clock=0.202
 	> 203 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
 	trace lead until=0.35185 clock=0.203 qt=2:5.05,3:0.202 token=8
 	> 210 cmd edict world
@@ -268,17 +268,17 @@ load algo-sim
 	trace clock c=0.31015
 	state status=Wait ldr=- grp=-
 	trace clock c=0.31015
-	trace lease op=grant to=2 until=0.4603 clock=0.31015
 	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0
 	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.4603 clock=0.31015
 	state status=Elec ldr=- grp=-
 	> 311 recv from=1 msg=Ok elid=2.1.1 t=4 inc=1 k=3
 	trace lead until=0.46 clock=0.311 qt=1:4,2:0.31015
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.311
-	trace lease op=grant to=2 until=0.46115 clock=0.311
 	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=4 einc=1 rem=0.148851148
 	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=0 einc=0 rem=0.148851148
+	trace lease op=grant to=2 until=0.46115 clock=0.311
 	> 312 recv from=3 msg=Request elid=3.2.1 delta=0.15 start=8 token=0 echo=0 einc=0 rem=0
 	fd start 3
 	send to=3 msg=Refuse elid=3.2.1 why=busy ldr=2 left=0.14915 k=4
@@ -305,11 +305,11 @@ load algo-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	timer set grant at=300.3
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	timer set abort at=300
 	state status=Elec ldr=- grp=-
 	> 152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
@@ -318,11 +318,11 @@ load algo-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
 	timer set abort at=301.85
 	timer set try at=202
 	> 153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
@@ -372,9 +372,9 @@ load algo-sim
 	trace lease op=release to=3 clock=0.17
 	fd stop 3
 	trace clock c=0.17
-	trace lease op=grant to=2 until=0.32015 clock=0.17
 	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0
 	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.32015 clock=0.17
 	state status=Elec ldr=- grp=-
 	> 171 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.139 k=3
 	trace lease op=release to=2 clock=0.171
@@ -382,17 +382,17 @@ load algo-sim
 	state status=Wait ldr=- grp=-
 	> 173.9 timer try
 	trace clock c=0.1739
-	trace lease op=grant to=2 until=0.32405 clock=0.1739
 	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0
 	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.32405 clock=0.1739
 	state status=Elec ldr=- grp=-
 	> 174 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
 	trace lead until=0.32375 clock=0.174 qt=1:4,2:0.1739
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.174
-	trace lease op=grant to=2 until=0.32415 clock=0.174
 	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=4 einc=1 rem=0.149600399
 	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=0 einc=0 rem=0.149600399
+	trace lease op=grant to=2 until=0.32415 clock=0.174
 	EOF
 }
 

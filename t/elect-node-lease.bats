@@ -512,3 +512,85 @@ route() {
 	assert_output --partial "/nonexistent: No such file or directory"
 	elect_stop_all
 }
+
+# elect-check maps every clock= to its line's time: the lines that one
+# input makes (a sample, a grant written after a flush to disk, a lead)
+# must bear the time at which that input read its clock, however late
+# they are written.
+@test "lease: every line of one input bears the time its clock was read" {
+	local ldr
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	guard 1 2 3
+	wait_for 10 grep -q "^$ldr [0-9]* tick" "$LOG"
+	# Handovers after restarts: new tokens, flushed to disk.
+	starts() { [ "$(grep -c " start " "$LOG")" -ge "$1" ]; }
+	elect_stop "$ldr"
+	elect_start "$ldr"
+	guard "$ldr"
+	wait_for 10 starts 2
+	ldr=$(elect_wait_leader 20)
+	elect_stop "$ldr"
+	wait_for 10 starts 3
+	elect_stop_all
+	run awk '{ c = ""
+		for (i = 4; i <= NF; i++)
+			if ($i ~ /^(clock|c)=/) c = substr($i, index($i, "=") + 1)
+		if (c == "") next
+		k = FILENAME " " c
+		if (k in t && t[k] != $1) { print "clock " c ": " t[k] " and " $1; bad = 1 }
+		t[k] = $1; n++ }
+	END { if (n < 20) { print "only " n " lines"; bad = 1 }; exit bad }' \
+	    "$ELECT_DIR"/*/trace
+	assert_success
+	# A task line is stamped before its command can have started.
+	merge
+	run awk '$3 == "task" && $4 == "op=start" { split($6, a, "=")
+		t[a[2]] = $1 }
+	    END { while ((getline l < ARGV[2]) > 0) { split(l, f, " ")
+		if (f[3] == "start" && f[4] < t[f[2]]) { print l; bad = 1 } }
+		exit bad }' "$ELECT_DIR/merged.trace" "$LOG"
+	assert_success
+}
+
+@test "lease: --run-if-leader --wait waits in the daemon, and a signal ends the wait" {
+	local p
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	elect-node -s "$ELECT_DIR/1/state" --run-if-leader --wait -- \
+	    sh -c 'echo ran >>"$LOG"' 3>&- &
+	p=$!
+	# Registered as a waiting task: the leader's grantor sees the
+	# request, and nothing runs.
+	sleep 0.5
+	kill -0 "$p"
+	kill -TERM "$p"
+	run wait "$p"
+	assert_equal "$status" 143
+	run cat "$LOG"
+	assert_output ""
+	# On the leader it starts at once, the token in its environment.
+	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --wait -- \
+	    sh -c 'echo "$ELECT_TOKEN"'
+	assert_success
+	assert_output --regexp "^[0-9]+$"
+	elect_stop_all
+}
+
+# The guard, the command and what it leaves behind die at nearly the same
+# moment, in every order: --run-if-leader notices each and returns.
+@test "lease: --run-if-leader returns once its whole group is dead, however it dies" {
+	local i
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	for i in $(seq 30); do
+		run -3 timeout 10 elect-node -s "$ELECT_DIR/3/state" \
+		    --run-if-leader -- sh -c 'sleep 0.01 & sleep 0.01 & exit 3'
+		run -143 timeout 10 elect-node -s "$ELECT_DIR/3/state" \
+		    --run-if-leader -- sh -c 'sleep 0.01 & kill -TERM $$; sleep 1'
+	done
+	elect_stop_all
+}

@@ -27,7 +27,7 @@ static const struct {
 	{ "lease",	0,	cmd_lease },
 	{ "edict",	1,	cmd_edict },
 	{ "follow-edicts", 0,	cmd_follow_edicts },
-	{ "task",	0,	cmd_task },
+	{ "task",	1,	cmd_task },
 };
 
 static void
@@ -123,6 +123,11 @@ node_wake(struct node *nd, algo_time now)
 
 	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
 		c = &nd->ctl.clients[i];
+		if (c->fd != -1 && c->waiting == WAIT_START) {
+			if (task_wake(nd, c, now))
+				ctl_flush(c);
+			continue;
+		}
 		if (c->fd == -1 || c->waiting != WAIT_LEADER)
 			continue;
 		if (leads(nd, now))

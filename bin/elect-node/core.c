@@ -182,7 +182,7 @@ core_boot(struct node *nd)
 		cfg.persistlen = len;
 	}
 	algo_out_init(&nd->out);
-	nd->algo = algo_boot(o->algo, &cfg, mono_now(), &nd->out, why,
+	nd->algo = algo_boot(o->algo, &cfg, node_input(nd), &nd->out, why,
 	    sizeof(why));
 	free(ids);
 	if (nd->algo == NULL)
@@ -196,30 +196,32 @@ core_start(struct node *nd)
 	    (unsigned long long)nd->inc, algo_name(nd->opts->algo),
 	    nd->cluster.n);
 	run(nd);
+	node_input_done(nd);
 }
 
 void
 core_recv(struct node *nd, const struct algo_msg *m)
 {
-	struct algo_input in = { .type = ALGO_IN_RECV, .now = mono_now() };
+	struct algo_input in = { .type = ALGO_IN_RECV, .now = node_input(nd) };
 	char elid[ALGO_ELID_STRLEN + 8], fields[256];
 
 	in.msg = *m;
-	if (step(nd, &in) == ALGO_EINVAL) {
+	if (step(nd, &in) == ALGO_EINVAL)
 		net_drop(nd, m->peer, "bad-payload");
-		return;
+	else {
+		node_trace(nd, "recv from=%u msg=%s%s%s", m->peer,
+		    algo_msg_name(nd->opts->algo, m->type),
+		    elid_key(&m->elid, elid, sizeof(elid)),
+		    msg_fields(nd, m, fields, sizeof(fields)));
+		run(nd);
 	}
-	node_trace(nd, "recv from=%u msg=%s%s%s", m->peer,
-	    algo_msg_name(nd->opts->algo, m->type),
-	    elid_key(&m->elid, elid, sizeof(elid)),
-	    msg_fields(nd, m, fields, sizeof(fields)));
-	run(nd);
+	node_input_done(nd);
 }
 
 void
 core_down(struct node *nd, unsigned id)
 {
-	struct algo_input in = { .type = ALGO_IN_DOWN, .now = mono_now() };
+	struct algo_input in = { .type = ALGO_IN_DOWN, .now = node_input(nd) };
 
 	if (net_down(nd, id) == -1)
 		return;
@@ -228,6 +230,7 @@ core_down(struct node *nd, unsigned id)
 	if (step(nd, &in) == ALGO_EINVAL)
 		warnx("%s: down %u: not a peer", nd->opts->fd_cmd, id);
 	run(nd);
+	node_input_done(nd);
 }
 
 /* The armed timer with the earliest deadline, or -1. */
@@ -270,11 +273,12 @@ int
 core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
     size_t len)
 {
-	struct algo_input in = { .type = ALGO_IN_CMD, .now = mono_now() };
+	struct algo_input in = { .type = ALGO_IN_CMD };
 	int rc;
 
 	if (len > sizeof(in.cmd.data))
 		return ALGO_EINVAL;
+	in.now = node_input(nd);
 	in.cmd.code = code;
 	in.cmd.len = len;
 	if (len > 0)
@@ -282,6 +286,7 @@ core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
 	if ((rc = step(nd, &in)) == ALGO_OK || rc == ALGO_ENOMEM)
 		run(nd);
 	algo_out_clear(&nd->out);
+	node_input_done(nd);
 	return rc;
 }
 

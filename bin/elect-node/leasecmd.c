@@ -137,17 +137,45 @@ cmd_follow_edicts(struct node *nd, struct ctl_client *c,
 	c->edicts = lease_edicts(nd->algo);
 }
 
-/* task: the caller runs a guarded command, and stays connected until it
- * is dead.  "ok stop" tells it to stop it. */
+/*
+ * task [wait]: the caller runs a guarded command, and stays connected
+ * until it is dead.  "ok stop" tells it to stop it.  The answer waits
+ * while this node leads without its token yet (a round trip away), and
+ * with `wait' until it leads: the daemon tells the caller the moment it
+ * may start, and no one polls.
+ */
 void
 cmd_task(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 {
-	if (nd->leaving) {
-		ctl_reply(c, "err leaving");
+	if (req->argc == 1 && !ctl_str_eq(req->argv[0], "wait")) {
+		ctl_reply(c, "err task takes no argument but wait");
 		return;
 	}
+	c->waiting = WAIT_START;
+	c->taskwait = req->argc == 1;
+	task_wake(nd, c, mono_now());
+}
+
+int
+task_wake(struct node *nd, struct ctl_client *c, algo_time now)
+{
+	struct algo_status st;
+	struct lease_info li;
+
+	if (nd->leaving) {
+		ctl_reply(c, "err leaving");
+		c->waiting = WAIT_NONE;
+		c->closing = 1;
+		return 1;
+	}
+	algo_query(nd->algo, now, &st);
+	if (st.leader && lease_info(nd->algo, now, &li) == 0 && li.token == 0)
+		return 0;
+	if (!st.leader && c->taskwait)
+		return 0;
 	reply_lease(nd, c);
 	c->waiting = WAIT_TASK;
+	return 1;
 }
 
 int

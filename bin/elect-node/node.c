@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <libutil.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@
 
 #define PID_NAME	"pid"
 #define INC_NAME	"incarnation"
+#define PAIR_TRIES	4
+#define PAIR_GAP	(20 * 1000)	/* ns between the real-time reads */
 
 algo_time
 mono_now(void)
@@ -34,6 +37,58 @@ mono_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (algo_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
+}
+
+static trace_time
+ns(const struct timespec *ts)
+{
+	return (trace_time)ts->tv_sec * TRACE_NS + ts->tv_nsec;
+}
+
+/*
+ * The time of an input: the monotonic clock for the core, and the real
+ * time of that same instant, which stamps every line the input makes
+ * until node_input_done().  elect-check maps each clock= to its line's
+ * time; a stamp taken when the line is written, after a slow fsync or a
+ * wait for the CPU, would shift that map.  A read preempted between the
+ * real-time ones is taken again.
+ */
+algo_time
+node_input(struct node *nd)
+{
+	struct timespec r0, m, r1;
+	int i;
+
+	for (i = 0; i < PAIR_TRIES; i++) {
+		clock_gettime(CLOCK_REALTIME, &r0);
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		clock_gettime(CLOCK_REALTIME, &r1);
+		if (ns(&r1) - ns(&r0) <= PAIR_GAP)
+			break;
+	}
+	nd->stamp = ns(&r0) + (ns(&r1) - ns(&r0)) / 2;
+	return ns(&m);
+}
+
+/*
+ * The lowest real-time priority when allowed (root, CAP_SYS_NICE), for
+ * this process alone (not its children): it sleeps nearly all the time,
+ * and when it wakes, a lease is waiting on it.  Best effort.
+ */
+void
+node_realtime(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == -1 &&
+	    errno != EPERM)
+		warn("sched_setscheduler");
+}
+
+void
+node_input_done(struct node *nd)
+{
+	nd->stamp = 0;
 }
 
 void
@@ -47,7 +102,10 @@ node_trace(struct node *nd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	tw_event(nd->tw, nd->self->id, "%s", line);
+	if (nd->stamp != 0)
+		tw_event_at(nd->tw, nd->stamp, nd->self->id, "%s", line);
+	else
+		tw_event(nd->tw, nd->self->id, "%s", line);
 }
 
 static void
@@ -256,7 +314,7 @@ loop(struct node *nd)
 	int i, ms;
 
 	while (!nd->quit) {
-		now = mono_now();
+		now = node_input(nd);
 		if (nd->leaving && (!tasks_running(nd) || now >= nd->leave_by)) {
 			if ((nd->norelease = tasks_running(nd)))
 				warnx("guarded commands still run: leaving "
@@ -265,6 +323,7 @@ loop(struct node *nd)
 			break;
 		}
 		wait = core_tick(nd, now);
+		node_input_done(nd);
 		if (nd->leaving && (wait < 0 || nd->leave_by - now < wait))
 			wait = nd->leave_by - now;
 		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
@@ -362,6 +421,7 @@ node_run(const struct node_opts *o)
 	nd.opts = o;
 	nd.udp = nd.sigfd = nd.dirfd = -1;
 	setup(&nd);
+	node_realtime();
 	core_start(&nd);
 	loop(&nd);
 	teardown(&nd);

@@ -53,11 +53,13 @@ struct ctl_client {
 	int		 waiting;	/* a request answers later: WAIT_ */
 	algo_time	 deadline;	/* for it, or 0 for none */
 	uint64_t	 edicts;	/* WAIT_EDICTS: the next one to send */
+	int		 taskwait;	/* WAIT_START: until this node leads */
 };
 
-/* What a waiting client waits for: the leadership, edicts, or nothing
- * (a guarded command, registered until its connection closes). */
-enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_TASK };
+/* What a waiting client waits for: the leadership, edicts, the moment a
+ * guarded command may start, or nothing (a guarded command, registered
+ * until its connection closes). */
+enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_START, WAIT_TASK };
 
 struct ctl_server {
 	int		 fd;		/* the listening socket */
@@ -96,6 +98,8 @@ void	cmd_edict(struct node *, struct ctl_client *, const struct ctl_req *);
 void	cmd_follow_edicts(struct node *, struct ctl_client *,
 	    const struct ctl_req *);
 void	cmd_task(struct node *, struct ctl_client *, const struct ctl_req *);
+/* Answers a task request once it can be (WAIT_START): 1 if it did. */
+int	task_wake(struct node *, struct ctl_client *, algo_time now);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);
 void	tasks_stop(struct node *);
@@ -179,6 +183,7 @@ struct node {
 	algo_time	 leave_by;
 	int		 norelease;
 	int		 exiting;	/* the core says goodbye */
+	trace_time	 stamp;		/* of the input being handled, or 0 */
 
 	/* Network: the socket, the key, a sequence number per receiver and
 	 * a replay window per sender, both indexed like cluster.nodes. */
@@ -203,6 +208,9 @@ struct node {
 int	node_run(const struct node_opts *);
 void	node_detector_failed(struct node *);
 algo_time mono_now(void);
+algo_time node_input(struct node *);
+void	node_input_done(struct node *);
+void	node_realtime(void);
 const char *id_str(unsigned, char *, size_t);
 const char *elid_key(const struct algo_elid *, char *, size_t);
 const char *msg_fields(const struct node *, const struct algo_msg *, char *,

@@ -35,9 +35,10 @@
  *
  * Scheduling.  The deadline holds only if R runs when it is due: on a
  * loaded host a process may wait for the CPU longer than the margin.  R
- * takes the lowest real-time priority when it may (root, CAP_SYS_NICE),
- * with SCHED_RESET_ON_FORK so that the guard and the command do not; it
- * sleeps nearly all the time, so that costs the host nothing.
+ * and G take the lowest real-time priority when they may (root,
+ * CAP_SYS_NICE), from before the wait for the leadership, with
+ * SCHED_RESET_ON_FORK so that the command does not; they sleep nearly all
+ * the time, so that costs the host nothing.
  *
  * SIGINT, SIGTERM and SIGHUP sent to R are forwarded to the group.
  */
@@ -203,29 +204,29 @@ can_start(struct runif *r)
 	return r->token != 0 && mono_now() < r->term_at;
 }
 
-/* Until this node leads (--wait), or the answer no. */
+static int	task_register(struct runif *);
+
+/* Until this node may start the command (--wait), or the answer no.  The
+ * registration waits in the daemon, which answers when this node leads
+ * with its token: no polling, and no time lost between the two. */
 static int
 await_leadership(struct runif *r)
 {
-	algo_time t0 = mono_now();
-
 	ask(r, "lease", CTL_WAIT_MS);
 	if (r->lease)
 		check_grace(r);
 	else
 		r->poll = POLL_OTHER;
-	for (; !can_start(r); ask(r, "lease", CTL_WAIT_MS)) {
-		if (r->leader && mono_now() - t0 < TOKEN_WAIT) {
-			/* A new leader: its token is a round trip away. */
-			usleep(2000);
-			continue;
-		}
+	for (;;) {
+		if (task_register(r) == -1)
+			return 0;
+		if (can_start(r))
+			return 1;
+		close(r->tfd);
+		r->tfd = -1;
 		if (!r->o->wait)
 			return 0;
-		ask(r, "wait-leader", INT_MAX);
-		t0 = mono_now();
 	}
-	return 1;
 }
 
 /* ---- the guard ---- */
@@ -270,6 +271,7 @@ guard(struct runif *r, pid_t rpid, int spipe)
 		kill(0, SIGKILL);
 		_exit(1);
 	}
+	node_realtime();
 	if ((c = fork()) == -1) {
 		warn("fork");
 		_exit(126);
@@ -293,11 +295,16 @@ guard(struct runif *r, pid_t rpid, int spipe)
 	}
 }
 
+static trace_time	real_now(void);
+
+/* Forks the guard.  The task line is stamped before the fork, so that
+ * nothing of the command can have run before its time. */
 static void
 start(struct runif *r)
 {
 	int p[2];
 	pid_t rpid = getpid();
+	trace_time t0 = real_now();
 
 	if (pipe2(p, O_CLOEXEC) == -1)
 		err(1, "pipe");
@@ -313,10 +320,11 @@ start(struct runif *r)
 	if (r->tw == NULL)
 		return;
 	if (r->lease)
-		tw_event(r->tw, r->id, "task op=start pid=%d token=%llu",
+		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d token=%llu",
 		    (int)r->g, (unsigned long long)r->token);
 	else
-		tw_event(r->tw, r->id, "task op=start pid=%d", (int)r->g);
+		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d",
+		    (int)r->g);
 	tw_flush(r->tw);
 }
 
@@ -361,30 +369,39 @@ kill_group(struct runif *r)
 	signal_group(r, SIGKILL);
 }
 
-/* Reaps what died; once G is dead, nothing of the group may stay. */
+/*
+ * Reaps what died; once G is dead, nothing of the group may stay.  G's
+ * pid, the group's id, stays ours until G is reaped, so the group is
+ * killed first: each child is looked at before it is reaped, lest G die
+ * and be reaped unnoticed between a look at G and a wait for any child.
+ */
 static void
 reap(struct runif *r)
 {
 	siginfo_t si;
-	pid_t pid;
-	int st;
+	int st, none = 0;
 
-	if (!r->gdead) {
+	for (;;) {
 		memset(&si, 0, sizeof(si));
-		/* G's pid, the group's id, stays ours until G is reaped. */
-		if (waitid(P_PID, (id_t)r->g, &si, WEXITED | WNOHANG |
-		    WNOWAIT) == 0 && si.si_pid == r->g) {
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == -1) {
+			none = errno == ECHILD;
+			break;
+		}
+		if (si.si_pid == 0)
+			break;
+		if (si.si_pid == r->g && !r->gdead) {
 			r->gdead = 1;
 			if (read(r->spipe, &r->status, sizeof(r->status)) ==
 			    sizeof(r->status))
 				r->have_status = 1;
 			kill(-r->g, SIGKILL);
 		}
-	}
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		if (pid == r->g)
+		if (waitpid(si.si_pid, &st, 0) != si.si_pid)
+			break;
+		if (si.si_pid == r->g)
 			r->gstatus = st;
-	if (r->gdead && (pid == -1 || kill(-r->g, 0) == -1)) {
+	}
+	if (r->gdead && (none || kill(-r->g, 0) == -1)) {
 		r->gone = 1;
 		r->gone_at = real_now();
 	}
@@ -456,8 +473,30 @@ query_lost(struct runif *r, algo_time now)
 		stop(r, now, "the daemon does not answer");
 }
 
-/* Registers the command with the daemon, which answers as to `lease'; 0,
- * or -1 when it is leaving. */
+/* A signal that ends a wait for the leadership: exits as killed by it. */
+static void
+wait_signal(struct runif *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD) {
+			sigset_t set;
+
+			sigemptyset(&set);
+			sigaddset(&set, (int)si.ssi_signo);
+			signal((int)si.ssi_signo, SIG_DFL);
+			sigprocmask(SIG_UNBLOCK, &set, NULL);
+			raise((int)si.ssi_signo);
+			exit(128 + (int)si.ssi_signo);
+		}
+}
+
+/*
+ * Registers the command with the daemon (`task', `task wait' with
+ * --wait), which answers as to `lease' once it may start, or at once
+ * that this node does not lead; 0, or -1 when the node is leaving.
+ */
 static int
 task_register(struct runif *r)
 {
@@ -465,14 +504,24 @@ task_register(struct runif *r)
 	const char *why;
 	ssize_t n;
 	size_t got = 0;
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 
-	if ((r->tfd = ctl_connect(r->dir, "task", 0, &why)) == -1)
+	if ((r->tfd = ctl_connect(r->dir, r->o->wait ? "task wait" : "task",
+	    0, &why)) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
-	pfd.fd = r->tfd;
-	pfd.events = POLLIN;
+	pfd[0].fd = r->tfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = r->sigfd;
+	pfd[1].events = POLLIN;
 	while (got < sizeof(line) - 1 && memchr(line, '\n', got) == NULL) {
-		if (poll(&pfd, 1, CTL_WAIT_MS) <= 0 ||
+		/* A new leader's token is a round trip away; past TOKEN_WAIT
+		 * something is wrong. */
+		n = poll(pfd, 2, r->o->wait ? -1 : TOKEN_WAIT / ALGO_MS);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n > 0 && pfd[1].revents)
+			wait_signal(r);
+		if (n <= 0 || !pfd[0].revents ||
 		    (n = read(r->tfd, line + got, sizeof(line) - 1 - got)) <= 0)
 			errx(EXIT_NODAEMON, "%s/control: no reply to task",
 			    r->dir);
@@ -601,17 +650,6 @@ exit_code(const struct runif *r)
 	return 1;
 }
 
-/* The lowest real-time priority, for R alone; best effort. */
-static void
-realtime(void)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == -1 &&
-	    errno != EPERM)
-		warn("sched_setscheduler");
-}
-
 static int
 open_signals(void)
 {
@@ -643,16 +681,15 @@ run_if_leader(const struct node_opts *o)
 	r.qfd = r.tfd = r.spipe = -1;
 	r.grace = o->grace >= 0 ? o->grace : GRACE_DEFAULT;
 	r.sigfd = open_signals();
-	/* Still the leader once the daemon knows of the command. */
-	if (!await_leadership(&r) || task_register(&r) == -1 ||
-	    !can_start(&r))
+	/* Before the wait, so as to wake without delay when it ends. */
+	node_realtime();
+	if (!await_leadership(&r))
 		return o->ecode >= 0 ? o->ecode : EXIT_NO;
 	if (o->trace != NULL && (r.tw = tw_open(o->trace, STDERR_FILENO)) ==
 	    NULL)
 		err(EXIT_USAGE, "-t %s", o->trace);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		err(1, "prctl");
-	realtime();
 	r.next_query = mono_now() + r.poll;
 	start(&r);
 	watch(&r);

@@ -226,7 +226,8 @@ enum algo_act_type {
 	ALGO_TIMER_CANCEL,
 	/* Write persist.data crash-safely, replacing the previous blob; it
 	 * must be durable before any later action of the same list is
-	 * carried out (a send may depend on it).  Given back at boot. */
+	 * carried out (a send may depend on it), and before the next input
+	 * (an earlier send need not wait for it).  Given back at boot. */
 	ALGO_PERSIST,
 	/* The election state changed; emitted once per change, at the point
 	 * of the change, so it is ordered with the sends.  Trace `state'. */

@@ -672,6 +672,21 @@ start_run(struct lease *l, algo_time now, struct algo_out *o)
 	u->nok = u->nref = 0;
 	u->maxk = kq(l);
 	sample(o, now);
+	/* The requests first: our own grant may persist K (a disk flush),
+	 * which the requests need not wait for.  It is still written before
+	 * any answer is counted, as the edge carries out a step's actions
+	 * before it takes the next input. */
+	algo_put64(b, (uint64_t)delta);
+	algo_put64(b + 8, (uint64_t)now);
+	algo_put64(b + 16, u->tok);
+	algo_put64(b + 40, (uint64_t)rest);
+	for (r = 0; r < l->a.n; r++) {
+		if (r == l->a.rank)
+			continue;
+		algo_put64(b + 24, (uint64_t)l->peer[r].echo);
+		algo_put64(b + 32, l->peer[r].echoinc);
+		algo_send(o, l->a.ids[r], M_REQUEST, &u->elid, b, sizeof(b));
+	}
 	if (grant(l, l->a.self, &u->elid, delta, now, u->tok, now, o,
 	    &left) == 0) {
 		algo_set_add(&u->ok, l->a.rank);
@@ -683,17 +698,6 @@ start_run(struct lease *l, algo_time now, struct algo_out *o)
 		algo_set_add(&u->ref, l->a.rank);
 		u->nref++;
 		u->free[l->a.rank] = now + left;
-	}
-	algo_put64(b, (uint64_t)delta);
-	algo_put64(b + 8, (uint64_t)now);
-	algo_put64(b + 16, u->tok);
-	algo_put64(b + 40, (uint64_t)rest);
-	for (r = 0; r < l->a.n; r++) {
-		if (r == l->a.rank)
-			continue;
-		algo_put64(b + 24, (uint64_t)l->peer[r].echo);
-		algo_put64(b + 32, l->peer[r].echoinc);
-		algo_send(o, l->a.ids[r], M_REQUEST, &u->elid, b, sizeof(b));
 	}
 	algo_timer_set(o, T_ABORT, u->end);
 	if (lead)
