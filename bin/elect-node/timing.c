@@ -36,7 +36,7 @@ static const struct {
 	{ "alpha", A(alpha), "alpha of the tiebreaker time delta_i" },
 	{ "tel", A(t_el), "T_el (0: 3 t_TX + delta_i)" },
 	{ "tok", A(t_ok), "T_ok (0: 2 t_TX + delta_i)" },
-	{ "merge-wait", A(merge_wait), "wait per rank before Merge" },
+	{ "merge-wait", A(merge_wait), "wait per rank before Merge (0: twice --reply)" },
 	{ "accept-wait", A(accept_wait), "wait for Accept messages" },
 	{ "lease", A(lease), "lease: delta, the real time a grant covers" },
 	{ "renew", A(renew), "lease: a leader renews this often" },

@@ -23,7 +23,6 @@ algo_timing_default(struct algo_timing *t)
 	t->tau = 100 * ALGO_MS;
 	t->t_tx = 2 * ALGO_MS;
 	t->alpha = 1 * ALGO_MS;
-	t->merge_wait = 100 * ALGO_MS;
 	t->accept_wait = 100 * ALGO_MS;
 	t->lease = 80 * ALGO_MS;
 	t->renew = 20 * ALGO_MS;

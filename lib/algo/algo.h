@@ -131,10 +131,11 @@ struct algo_timing {
 	algo_time	 t_ok;		/* default 0 */
 	/* Invitation: a coordinator that found a higher one waits
 	 * merge_wait for each rank between them before it merges ("wait
-	 * time proportional to p - i"), and waits accept_wait for Accept
-	 * messages ("a reasonable time"; less once every node that may
-	 * accept has). */
-	algo_time	 merge_wait;	/* default 100 ms */
+	 * time proportional to p - i"; 0 means twice `reply', so that the
+	 * higher one's Check, which may wait `reply', ends first), and
+	 * waits accept_wait for Accept messages ("a reasonable time"; less
+	 * once every node that may accept has). */
+	algo_time	 merge_wait;	/* default 0 */
 	algo_time	 accept_wait;	/* default 100 ms */
 	/* Nerio (lease), section 10.1: a grant covers `lease' (delta) of
 	 * real time, the leader renews every `renew' (i), and nearly every

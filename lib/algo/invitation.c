@@ -19,6 +19,16 @@
  * AreYouThere; a No or no answer within T sends it into a group of its
  * own (Recovery).  Higher ids are higher priorities, as in the paper.
  *
+ * Check is called more often than every `check', which the paper allows
+ * (it only asks for "periodically"), so that a crash costs one detection
+ * and one round of calls rather than a further period: at once after a
+ * Recovery that follows a lost coordinator, and by a coordinator that a
+ * lower coordinator asks AreYouCoordinator (it would otherwise merge that
+ * one only at its next period, or be merged by it after the priority
+ * wait).  Check's T ends early once every node has answered or is gone:
+ * reported down by our detector, or silent to a call for T, and not
+ * heard from since.
+ *
  * The paper's calls are remote procedure calls answered within T or given
  * up.  Here each is a message and its answer (Answer, AcceptAnswer,
  * ReadyAnswer) matched by a call number or the group; a node runs one
@@ -89,11 +99,17 @@ struct inv {
 	struct algo_set	 temp;	/* Check's TempSet: coordinators */
 	struct algo_set	 heard;	/* who answered the pending calls */
 	struct algo_set	 want;	/* Merge: who may accept */
+	struct algo_set	 core;	/* Merge: coordinators invited, old members */
+	struct algo_set	 gone;	/* reported down or silent, not heard since */
 	enum proc	 proc;
 	uint32_t	 seq, nextseq;	/* call number of the pending call */
 	uint16_t	 watch;	/* the node our detector monitors */
 	int		 timing;	/* the Timeout timer is armed */
 	int		 suspect;	/* AreYouThere follows a DownSig */
+	int		 fresh;		/* Check follows our Recovery */
+	int		 asked;		/* a lower coordinator looks for others */
+	int		 graced;	/* Merge: the core has accepted */
+	algo_time	 mstart;	/* Merge: when the invitations went out */
 	unsigned	 armed;		/* T_CALL, T_MERGE: bit per timer */
 };
 
@@ -116,6 +132,8 @@ member(const struct inv *v)
 	return v->c != v->a.self && (v->s == ST_NORM || v->s == ST_REORG);
 }
 
+static void	check(struct inv *, algo_time, struct algo_out *);
+
 /*
  * After every input: the detector watches a member's coordinator, and
  * Timeout is armed while a member has no call of its own in progress.
@@ -123,9 +141,15 @@ member(const struct inv *v)
 static void
 settle(struct inv *v, algo_time now, struct algo_out *o)
 {
-	uint16_t w = member(v) ? v->c : 0;
-	int t = member(v) && v->proc == P_NONE;
+	uint16_t w;
+	int t;
 
+	if (v->asked && coordinator(v) && v->proc == P_NONE) {
+		v->asked = 0;
+		check(v, now, o);
+	}
+	w = member(v) ? v->c : 0;
+	t = member(v) && v->proc == P_NONE;
 	if (w != v->watch) {
 		if (v->watch != 0)
 			algo_fd(o, ALGO_FD_STOP, v->watch);
@@ -159,6 +183,7 @@ stop(struct inv *v, struct algo_out *o)
 	v->proc = P_NONE;
 	v->seq = 0;
 	v->suspect = 0;
+	v->fresh = 0;
 }
 
 /* S(i).counter := S(i).counter + 1; S(i).g := i CONCATENATED counter. */
@@ -181,6 +206,15 @@ recovery(struct inv *v, algo_time now, struct algo_out *o)
 	new_group(v);
 	v->s = ST_NORM;
 	show(v, now, o);
+}
+
+/* Recovery after losing our group: look for the others now. */
+static void
+regroup(struct inv *v, algo_time now, struct algo_out *o)
+{
+	recovery(v, now, o);
+	check(v, now, o);
+	v->fresh = v->proc == P_CHECK;
 }
 
 static void
@@ -238,10 +272,16 @@ merge(struct inv *v, algo_time now, struct algo_out *o)
 	v->s = ST_ELEC;
 	new_group(v);
 	show(v, now, o);
-	v->want = old;
+	v->core = old;
+	for (r = 0; r < v->a.n; r++)
+		if (algo_set_has(&v->temp, r))
+			algo_set_add(&v->core, r);
+	v->want = v->core;
 	for (r = 0; r < v->a.n; r++)
 		if (algo_set_has(&v->heard, r))
 			algo_set_add(&v->want, r);
+	v->mstart = now;
+	v->graced = 0;
 	for (r = 0; r < v->a.n; r++)
 		if (algo_set_has(&v->temp, r))
 			algo_send(o, v->a.ids[r], M_INVITATION, &v->g, NULL, 0);
@@ -252,13 +292,20 @@ merge(struct inv *v, algo_time now, struct algo_out *o)
 	arm(v, T_MERGE, now + v->a.t.accept_wait, o);
 }
 
+/* merge_wait, or twice T: longer than the higher coordinator's Check. */
+static algo_time
+prio_wait(const struct inv *v)
+{
+	return v->a.t.merge_wait ? v->a.t.merge_wait : 2 * v->a.t.reply;
+}
+
 /* Check's answers are in (or T passed): merge now, or after the wait
  * that gives a higher coordinator the first chance. */
 static void
 check_done(struct inv *v, algo_time now, struct algo_out *o)
 {
 	size_t r, p = 0;
-	int any = 0;
+	int any = 0, fresh = v->fresh;
 
 	stop(v, o);
 	for (r = 0; r < v->a.n; r++)
@@ -268,13 +315,17 @@ check_done(struct inv *v, algo_time now, struct algo_out *o)
 		}
 	if (!any)
 		return;
+	/* Live nodes above us that lost the same coordinator are about to
+	 * recover too: the highest of them merges first. */
+	for (r = p + 1; fresh && r < v->a.n; r++)
+		if (algo_set_has(&v->heard, r))
+			p = r;
 	if (p < v->a.rank) {
 		merge(v, now, o);
 		return;
 	}
 	v->proc = P_PRIO;
-	arm(v, T_MERGE, now + v->a.t.merge_wait * (algo_time)(p - v->a.rank),
-	    o);
+	arm(v, T_MERGE, now + prio_wait(v) * (algo_time)(p - v->a.rank), o);
 }
 
 /* Merge, after the accept wait: Reorganization, then Ready to S(i).Up. */
@@ -302,14 +353,15 @@ reorganize(struct inv *v, algo_time now, struct algo_out *o)
 	arm(v, T_CALL, now + v->a.t.reply, o);
 }
 
-/* Whether every node of SET answered. */
+/* Whether every node of SET is in HAVE. */
 static int
-all_heard(const struct inv *v, const struct algo_set *set)
+subset(const struct inv *v, const struct algo_set *set,
+    const struct algo_set *have)
 {
 	size_t r;
 
 	for (r = 0; r < v->a.n; r++)
-		if (algo_set_has(set, r) && !algo_set_has(&v->heard, r))
+		if (algo_set_has(set, r) && !algo_set_has(have, r))
 			return 0;
 	return 1;
 }
@@ -318,20 +370,27 @@ all_heard(const struct inv *v, const struct algo_set *set)
  * Merge's "reasonable time" for Accepts ends once every node that may
  * accept has: all that answered Check (the coordinators invited, members
  * of any group, invited through their coordinators) and our old members.
- * Any other node's Accept is refused, and that node recovers at once.
+ * Of those that answered as members, only the members of the coordinators
+ * invited will accept, a forwarding later than their coordinators: once
+ * the coordinators and our old members are in, the wait lasts at most as
+ * long again as that took.  Any other node's Accept is refused, and that
+ * node recovers at once.
  */
 static void
 accepted(struct inv *v, algo_time now, struct algo_out *o)
 {
-	size_t r;
+	algo_time end = v->mstart + v->a.t.accept_wait;
 
 	if (v->proc != P_ACCEPT)
 		return;
-	for (r = 0; r < v->a.n; r++)
-		if (algo_set_has(&v->want, r) && !algo_set_has(&v->up, r))
-			return;
-	stop(v, o);
-	reorganize(v, now, o);
+	if (subset(v, &v->want, &v->up)) {
+		stop(v, o);
+		reorganize(v, now, o);
+	} else if (!v->graced && subset(v, &v->core, &v->up)) {
+		v->graced = 1;
+		if (now + (now - v->mstart) < end)
+			arm(v, T_MERGE, now + (now - v->mstart), o);
+	}
 }
 
 /* PROCEDURE Timeout: no word from our coordinator, or our detector
@@ -362,6 +421,7 @@ invitation(struct inv *v, const struct algo_msg *m, algo_time now,
 	if (v->s != ST_NORM || m->elid.node == v->a.self)
 		return;
 	stop(v, o);
+	v->asked = 0;
 	v->s = ST_ELEC;
 	v->c = m->elid.node;
 	v->g = m->elid;
@@ -391,7 +451,8 @@ on_answer(struct inv *v, const struct algo_msg *m, algo_time now,
 		if (yes)
 			algo_set_add(&v->temp, r);
 		for (r = 0; r < v->a.n; r++)
-			if (r != v->a.rank && !algo_set_has(&v->heard, r))
+			if (r != v->a.rank && !algo_set_has(&v->heard, r) &&
+			    !algo_set_has(&v->gone, r))
 				return;
 		check_done(v, now, o);
 	} else if (v->proc == P_THERE && m->peer == v->c) {
@@ -400,7 +461,7 @@ on_answer(struct inv *v, const struct algo_msg *m, algo_time now,
 			algo_fd(o, ALGO_FD_START, v->c);
 		stop(v, o);
 		if (!yes)
-			recovery(v, now, o);
+			regroup(v, now, o);
 	}
 }
 
@@ -413,6 +474,11 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 	switch (m->type) {
 	case M_AREYOUCOORDINATOR:
 		answer(m, M_ANSWER, coordinator(v), o);
+		/* A lower coordinator looks for others: be first to merge
+		 * it (settle() checks once we are an idle coordinator). */
+		if (m->elid.node == m->peer && r < v->a.rank &&
+		    v->c == v->a.self)
+			v->asked = 1;
 		break;
 	case M_AREYOUTHERE:
 		/* Am I the coordinator of gn, with j a member? */
@@ -443,7 +509,7 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 			break;
 		stop(v, o);
 		if (!m->payload[0]) {
-			recovery(v, now, o);
+			regroup(v, now, o);
 			break;
 		}
 		v->s = ST_REORG;
@@ -461,7 +527,7 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 		if (v->proc != P_READY || !algo_elid_eq(&m->elid, &v->g))
 			break;
 		algo_set_add(&v->heard, r);
-		if (all_heard(v, &v->up)) {
+		if (subset(v, &v->up, &v->heard)) {
 			stop(v, o);
 			v->s = ST_NORM;
 			show(v, now, o);
@@ -498,6 +564,8 @@ valid(const struct inv *v, const struct algo_msg *m)
 static void
 on_timer(struct inv *v, unsigned id, algo_time now, struct algo_out *o)
 {
+	size_t r;
+
 	v->armed &= ~(1U << id);
 	switch (id) {
 	case T_CHECK:
@@ -508,10 +576,18 @@ on_timer(struct inv *v, unsigned id, algo_time now, struct algo_out *o)
 		timeout(v, 0, now, o);
 		break;
 	case T_CALL:
-		if (v->proc == P_CHECK)
+		if (v->proc == P_CHECK) {
+			for (r = 0; r < v->a.n; r++)
+				if (r != v->a.rank &&
+				    !algo_set_has(&v->heard, r))
+					algo_set_add(&v->gone, r);
 			check_done(v, now, o);
-		else if (v->proc != P_NONE)	/* ONTIMEOUT(T): Recovery */
-			recovery(v, now, o);
+		} else if (v->proc != P_NONE) {	/* ONTIMEOUT(T): Recovery */
+			if (v->proc == P_THERE)
+				algo_set_add(&v->gone,
+				    (size_t)algo_rank(&v->a, v->c));
+			regroup(v, now, o);
+		}
 		break;
 	case T_MERGE:
 		if (v->proc == P_PRIO && coordinator(v))
@@ -534,6 +610,7 @@ step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	case ALGO_IN_RECV:
 		if (!valid(v, m))
 			return ALGO_EINVAL;
+		algo_set_del(&v->gone, (size_t)algo_rank(a, m->peer));
 		c = v->c;
 		g = v->g;
 		on_recv(v, m, in->now, o);
@@ -544,6 +621,7 @@ step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 			algo_timer_set(o, T_TIMEOUT, in->now + a->t.timeout);
 		break;
 	case ALGO_IN_DOWN:
+		algo_set_add(&v->gone, (size_t)algo_rank(a, in->down));
 		if (in->down == v->c)
 			timeout(v, 1, in->now, o);
 		break;
