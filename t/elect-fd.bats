@@ -570,6 +570,11 @@ watched_down() {
 	assert_output 'elect-fd: -i 4: no node 4 in c.conf'
 	run elect-fd -f c.conf -i 1 -k k --interval 0 < /dev/null
 	assert_output --partial '--interval: "0" is too small'
+	run elect-fd -f c.conf -i 1 -k k --interval ' 10' < /dev/null
+	assert_failure 2
+	assert_output 'elect-fd: --interval: " 10" is not a whole number (1 to 60000)'
+	run elect-fd -f c.conf -i +1 -k k < /dev/null
+	assert_failure 2
 	run elect-fd -f c.conf -i 1 -k k --interval 100 --timeout 100 < /dev/null
 	assert_output 'elect-fd: --timeout 100 must exceed --interval 100'
 	run elect-fd -f c.conf -i 1 -k k --timeout 300 --phi 8 < /dev/null

@@ -1,4 +1,5 @@
 /* Strict parsing of command-line values: a bad value stops with exit 2. */
+#include <ctype.h>
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,11 @@ arg_num(const char *s, long long min, long long max, const char *what)
 	const char *errstr;
 	long long v;
 
+	/* strtonum() would take leading blanks and a plus sign. */
+	if (!isdigit((unsigned char)s[0]) &&
+	    !(s[0] == '-' && min < 0 && isdigit((unsigned char)s[1])))
+		errx(EXIT_USAGE, "%s: \"%s\" is not a whole number (%lld to "
+		    "%lld)", what, s, min, max);
 	v = strtonum(s, min, max, &errstr);
 	if (errstr != NULL)
 		errx(EXIT_USAGE, "%s: \"%s\" is %s (%lld to %lld)", what, s,
