@@ -218,8 +218,13 @@ await_leadership(struct runif *r)
 	else
 		r->poll = POLL_OTHER;
 	for (;;) {
-		if (task_register(r) == -1)
+		/* Leaving, the node will not lead: nothing left to wait on. */
+		if (task_register(r) == -1) {
+			if (r->o->wait)
+				errx(EXIT_NODAEMON, "%s/control: the node left "
+				    "during the wait", r->dir);
 			return 0;
+		}
 		if (can_start(r))
 			return 1;
 		close(r->tfd);

@@ -170,9 +170,10 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "fd_new refused the configuration");
 	while (fgets(line, sizeof(line), stdin) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
+		/* Scripts in the tests are indented. */
+		rest = line + strspn(line, " \t");
+		if (rest[0] == '#' || rest[0] == '\0')
 			continue;
-		rest = line;
 		word = strsep(&rest, " ");
 		t = arg_num(word, 0, 86400000, "time") * FD_MS;
 		if (t < now)
