@@ -114,6 +114,7 @@ latency() {
 	monitor "$name" "$interval" "$cfd"
 	wait_lines "$name.trace" ' boot ' 1 5
 	downs=0
+	ups=0
 	r=0
 	rounds=${ROUNDS:-$([ "$interval" -le 10 ] && echo 13 || echo 7)}
 	while [ $r -lt "$rounds" ]; do
@@ -131,9 +132,13 @@ latency() {
 		downs=$((downs + 8))
 		wait_lines "$name.trace" ' fd op=down ' "$downs" 10
 		for p in $PEERS; do
-			wait "$(cat "$name.pid.$p")" 2>/dev/null || true
+			{ wait "$(cat "$name.pid.$p")"; } 2>/dev/null || true
 			peer "$name" "$p" "$interval"
 		done
+		# Heard again (--report-up) before the next start: a start
+		# of a peer reported and unheard since reports it at once.
+		ups=$((ups + 8))
+		wait_lines "$name.out" '^up ' "$ups" 10
 		r=$((r + 1))
 	done
 	# Each kill against the first report after it.
@@ -180,7 +185,8 @@ for iv in 10 100; do
 	    "$(verdict "$p99" $target)"
 done
 for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
-wait 2>/dev/null || true
+# Not a bare wait: tee, reading what this shell writes, never ends.
+for p in $pids; do { wait "$p"; } 2>/dev/null || true; done
 pids=
 
 # Running: both intervals at once, QUIET seconds as they are, then IDLE
@@ -250,9 +256,10 @@ awk -v q0="$(cat idle10.q0)" -v q1="$(cat idle10.q1)" -v hz="$hz" \
 	    uss, pss, libs
 }'
 
-sh -c 'while :; do :; done' &
+# Not on the report's fifo, which must see its end.
+sh -c 'while :; do :; done' > /dev/null 2>&1 &
 pids="$pids $!"
-sh -c 'while :; do :; done' &
+sh -c 'while :; do :; done' > /dev/null 2>&1 &
 pids="$pids $!"
 for iv in 10 100; do
 	grep -c '^down ' "idle$iv.out" > "idle$iv.before" || true
@@ -271,6 +278,9 @@ for iv in 10 100; do
 	fi
 done
 
+for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
+for p in $pids; do { wait "$p"; } 2>/dev/null || true; done
+pids=
 exec >&8 8>&-
 wait "$teepid"
 if grep -q MISSED report; then
