@@ -64,7 +64,9 @@ detector() {
 analysis() {
 	local algo=$1 n=$2
 	case $algo in
-	bully) echo "O(N^2); N(N-1) = $((n * (n - 1))) in M&A's count" ;;
+	bully) echo "9N-17 = $((9 * n - 17)): Appendix I stops at the first" \
+	    "higher node that answers (M&A's N(N-1) = $((n * (n - 1))) is" \
+	    "the textbook variant's)" ;;
 	modified-bully) echo "O(N); 3N-4 = $((3 * n - 4)) in M&A's tables" ;;
 	bully-fd) echo "3(N-2) = $((3 * (n - 2)))" ;;
 	async-bully) echo "N^2+O(N): N^2 = $((n * n))" ;;
