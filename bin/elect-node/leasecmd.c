@@ -189,19 +189,36 @@ tasks_running(const struct node *nd)
 	return n;
 }
 
-void
-tasks_stop(struct node *nd)
+/* Tells every client in state WAITING the line LINE; NEXT is its state
+ * after. */
+static void
+tasks_tell(struct node *nd, int waiting, const char *line, int next)
 {
 	struct ctl_client *c;
 	int i;
 
 	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
 		c = &nd->ctl.clients[i];
-		if (c->fd != -1 && c->waiting == WAIT_TASK) {
-			ctl_reply(c, "ok stop");
+		if (c->fd != -1 && c->waiting == waiting) {
+			ctl_reply(c, "%s", line);
+			c->waiting = next;
 			ctl_flush(c);
 		}
 	}
+}
+
+/* Running commands: stop (their clients wait on until they are gone). */
+void
+tasks_stop(struct node *nd)
+{
+	tasks_tell(nd, WAIT_TASK, "ok stop", WAIT_TASK);
+}
+
+/* Those waiting to start hear that the node leaves, not just a close. */
+void
+tasks_leaving(struct node *nd)
+{
+	tasks_tell(nd, WAIT_START, "err leaving", WAIT_NONE);
 }
 
 void

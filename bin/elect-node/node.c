@@ -402,6 +402,7 @@ teardown(struct node *nd)
 		core_leave(nd);
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
+	tasks_leaving(nd);
 	ctl_close(&nd->ctl);
 	core_free(nd);
 	net_close(nd);

@@ -103,6 +103,7 @@ int	task_wake(struct node *, struct ctl_client *, algo_time now);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);
 void	tasks_stop(struct node *);
+void	tasks_leaving(struct node *);
 /* Sends followers the edicts delivered or refused since the last call. */
 void	edicts_publish(struct node *);
 /* The clients --edict, --follow-edicts and --run-if-leader: exit codes. */
