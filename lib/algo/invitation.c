@@ -98,7 +98,6 @@ struct inv {
 	struct algo_set	 up;	/* S(i).Up, by rank */
 	struct algo_set	 temp;	/* Check's TempSet: coordinators */
 	struct algo_set	 heard;	/* who answered the pending calls */
-	struct algo_set	 want;	/* Merge: who may accept */
 	struct algo_set	 core;	/* Merge: coordinators invited, old members */
 	struct algo_set	 gone;	/* reported down or silent, not heard since */
 	enum proc	 proc;
@@ -276,10 +275,6 @@ merge(struct inv *v, algo_time now, struct algo_out *o)
 	for (r = 0; r < v->a.n; r++)
 		if (algo_set_has(&v->temp, r))
 			algo_set_add(&v->core, r);
-	v->want = v->core;
-	for (r = 0; r < v->a.n; r++)
-		if (algo_set_has(&v->heard, r))
-			algo_set_add(&v->want, r);
 	v->mstart = now;
 	v->graced = 0;
 	for (r = 0; r < v->a.n; r++)
@@ -383,7 +378,7 @@ accepted(struct inv *v, algo_time now, struct algo_out *o)
 
 	if (v->proc != P_ACCEPT)
 		return;
-	if (subset(v, &v->want, &v->up)) {
+	if (subset(v, &v->core, &v->up) && subset(v, &v->heard, &v->up)) {
 		stop(v, o);
 		reorganize(v, now, o);
 	} else if (!v->graced && subset(v, &v->core, &v->up)) {
