@@ -554,6 +554,11 @@ route() {
 	assert_success
 }
 
+# waiting_on ID: node ID holds a guarded command that waits to start.
+waiting_on() {
+	elect_status "$1" 2>/dev/null | grep -q ' waiting=1\( \|$\)'
+}
+
 @test "lease: --run-if-leader --wait waits in the daemon, and a signal ends the wait" {
 	local p
 	C=$(mkcluster 3)
@@ -562,9 +567,8 @@ route() {
 	elect-node -s "$ELECT_DIR/1/state" --run-if-leader --wait -- \
 	    sh -c 'echo ran >>"$LOG"' 3>&- &
 	p=$!
-	# Registered as a waiting task: the leader's grantor sees the
-	# request, and nothing runs.
-	sleep 0.5
+	# Registered as a waiting task, and nothing runs.
+	wait_for 10 waiting_on 1
 	kill -0 "$p"
 	kill -TERM "$p"
 	run wait "$p"
@@ -580,7 +584,7 @@ route() {
 	elect-node -s "$ELECT_DIR/1/state" --run-if-leader --wait -- \
 	    sh -c 'echo ran >>"$LOG"' 3>&- 2>"$BATS_TEST_TMPDIR/err" &
 	p=$!
-	sleep 0.5
+	wait_for 10 waiting_on 1
 	kill -0 "$p"
 	elect_stop 1
 	run wait "$p"

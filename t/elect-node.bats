@@ -218,7 +218,7 @@ start_stub() {
 	# higher nodes: not the leader.
 	run elect_status 1
 	assert_failure 1
-	assert_output --regexp "^id=1 algo=bully-fd status=[A-Za-z0-9]+ leader=[-0-9]+ group=[^ ]+ incarnation=1 secs=[0-9]+\.[0-9]{3} role=[a-z]+ drops=0 lost=0"
+	assert_output --regexp "^id=1 algo=bully-fd status=[A-Za-z0-9]+ leader=[-0-9]+ group=[^ ]+ incarnation=1 secs=[0-9]+\.[0-9]{3} role=[a-z]+ drops=0 lost=0 tasks=0 waiting=0"
 	printf 'node 1 127.0.0.1:%d\n' "$(freeport -w 2)" >"$ELECT_DIR/one.conf"
 	elect-node -f "$ELECT_DIR/one.conf" -i 1 --insecure -s "$ELECT_DIR/o" \
 	    -a bully-fd --fd-cmd "$STUB/fd-stub" 2>/dev/null 3>&- &

@@ -53,7 +53,8 @@ reply_status(struct node *nd, struct ctl_client *c, algo_time now)
 
 	algo_query(nd->algo, now, &st);
 	ctl_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
-	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu%s%s",
+	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
+	    "tasks=%d waiting=%d%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -62,6 +63,7 @@ reply_status(struct node *nd, struct ctl_client *c, algo_time now)
 	    st.leader ? "leader" : st.state.status == ST_NORM ? "follower" :
 	    "none", (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
+	    tasks_running(nd), tasks_waiting(nd),
 	    st.extra[0] != '\0' ? " " : "", st.extra);
 	return st.leader;
 }

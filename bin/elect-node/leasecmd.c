@@ -178,15 +178,28 @@ task_wake(struct node *nd, struct ctl_client *c, algo_time now)
 	return 1;
 }
 
-int
-tasks_running(const struct node *nd)
+static int
+clients_in(const struct node *nd, int waiting)
 {
 	int i, n = 0;
 
 	for (i = 0; i < CTL_CLIENTS_MAX; i++)
 		n += nd->ctl.clients[i].fd != -1 &&
-		    nd->ctl.clients[i].waiting == WAIT_TASK;
+		    nd->ctl.clients[i].waiting == waiting;
 	return n;
+}
+
+int
+tasks_running(const struct node *nd)
+{
+	return clients_in(nd, WAIT_TASK);
+}
+
+/* Guarded commands registered, not yet started (--wait: not leading). */
+int
+tasks_waiting(const struct node *nd)
+{
+	return clients_in(nd, WAIT_START);
 }
 
 /* Tells every client in state WAITING the line LINE; NEXT is its state

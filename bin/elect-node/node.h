@@ -102,6 +102,7 @@ void	cmd_task(struct node *, struct ctl_client *, const struct ctl_req *);
 int	task_wake(struct node *, struct ctl_client *, algo_time now);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);
+int	tasks_waiting(const struct node *);
 void	tasks_stop(struct node *);
 void	tasks_leaving(struct node *);
 /* Sends followers the edicts delivered or refused since the last call. */
