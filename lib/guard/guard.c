@@ -111,6 +111,8 @@ configure(struct guard *g, const struct guard_reply *r)
 	return g->cfg.grace >= guard_room(r) ? -1 : 0;
 }
 
+static void	kill_group(struct guard *, struct guard_out *, enum guard_why);
+
 static void
 cancel_ask(struct guard *g, struct guard_out *o)
 {
@@ -133,6 +135,8 @@ stop(struct guard *g, struct guard_out *o, enum guard_why why)
 	g->stop_kill = add(g->now, g->cfg.grace);
 	if (g->lease && g->stop_kill > g->kill_at)
 		g->stop_kill = g->kill_at;
+	if (g->now >= g->stop_kill)
+		kill_group(g, o, GUARD_WHY_GRACE);
 }
 
 static void
@@ -381,7 +385,7 @@ guard_step(struct guard *g, const struct guard_input *in,
 	if (g->phase == GUARD_RUNNING && g->lease) {
 		INVARIANT(g->kill_at == add(g->until, -g->margin));
 		INVARIANT(g->term_at == add(g->kill_at, -g->cfg.grace));
-		INVARIANT(!g->termed || g->stop_kill <= g->kill_at);
+		INVARIANT(!g->termed || g->killed || g->stop_kill <= g->kill_at);
 		INVARIANT(g->killed ||
 		    (g->now < g->kill_at && o->wake <= g->kill_at));
 	}
