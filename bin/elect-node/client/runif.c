@@ -41,6 +41,10 @@
  * the time, so that costs the host nothing.
  *
  * SIGINT, SIGTERM and SIGHUP sent to R are forwarded to the group.
+ *
+ * The decisions (when to start, when to signal, what a reply or a silence
+ * means) are the guard's, lib/guard, a pure core; this file carries out
+ * its actions and feeds it what the daemon, the clock and the group say.
  */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -49,9 +53,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +62,9 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "guard/guard.h"
 #include "util/util.h"
 
-#define GRACE_DEFAULT	(20 * ALGO_MS)
-#define MARGIN_MIN	(5 * ALGO_MS)	/* to kill and reap, at least */
-#define POLL_OTHER	(20 * ALGO_MS)	/* asking a non-lease daemon */
 #define TOKEN_WAIT	(2000 * ALGO_MS)	/* for a new leader's token */
 
 struct runif {
@@ -72,22 +72,14 @@ struct runif {
 	const char	*dir;
 	struct trace_writer *tw;
 	unsigned	 id;
-	/* What the daemon said last. */
-	int		 lease;		/* it runs the lease algorithm */
-	int		 leader;
-	uint64_t	 token;
-	algo_time	 until;		/* E */
-	algo_time	 tlease, renew, rtt, drift;
-	char		 ldr[8];
-	/* Timing. */
-	algo_time	 grace, margin, poll;
-	algo_time	 term_at, kill_at;	/* the lease's deadline */
-	algo_time	 stop_kill;	/* SIGKILL of a stop begun */
-	int		 termed, killed;
-	/* The registration (task), and the query in flight. */
+	struct guard	 guard;
+	struct guard_reply reply;	/* the last one fed */
+	algo_time	 wake;		/* the guard's next tick, or -1 */
+	int		 registering, refused;
+	int		 done, rc;
+	/* The registration (task), and the ask in flight. */
 	int		 tfd;
 	int		 qfd;
-	algo_time	 qsent, next_query;
 	char		 qbuf[CTL_LINE_MAX];
 	size_t		 qlen;
 	/* The group. */
@@ -100,144 +92,59 @@ struct runif {
 	int		 sigfd;
 };
 
+static void	act(struct runif *, const struct guard_action *);
 
-/* Reads the fields of a `lease' reply into R; -1 if it is not one. */
-static int
-take_reply(struct runif *r, const char *reply)
+/* One input to the guard, and its actions carried out in order. */
+static void
+feed(struct runif *r, enum guard_in_type type, const struct guard_reply *rp,
+    int status)
 {
-	struct ctl_str rest, v;
-	const char *why;
-	char num[32];
-	int ok;
+	struct guard_input in;
+	struct guard_out out;
+	size_t i;
 
-	if ((why = ctl_parse_reply(reply, strlen(reply), &ok, &rest)) != NULL ||
-	    !ok || !ctl_field(rest, "leader", &v))
-		return -1;
-	r->leader = ctl_str_eq(v, "yes");
-	r->lease = ctl_field(rest, "algo", &v) && ctl_str_eq(v, "lease");
-	if (ctl_field(rest, "ldr", &v) && v.n < sizeof(r->ldr)) {
-		memcpy(r->ldr, v.p, v.n);
-		r->ldr[v.n] = '\0';
+	memset(&in, 0, sizeof(in));
+	in.type = type;
+	in.now = mono_now();
+	in.status = status;
+	if (rp != NULL) {
+		in.reply = *rp;
+		r->reply = *rp;
+		if (rp->id != 0)
+			r->id = rp->id;
 	}
-	if (ctl_field(rest, "id", &v) && v.n < sizeof(num)) {
-		memcpy(num, v.p, v.n);
-		num[v.n] = '\0';
-		r->id = (unsigned)strtonum(num, 1, TRACE_NODE_MAX, &why);
+	if (guard_step(&r->guard, &in, &out) == -1)
+		errx(1, "guard: %s out of turn", guard_in_name(type));
+	r->wake = out.wake;
+	for (i = 0; i < out.n; i++)
+		act(r, &out.v[i]);
+	if (r->refused) {
+		r->refused = 0;
+		feed(r, GUARD_IN_REFUSED, NULL, 0);
 	}
-	if (!r->lease)
-		return 0;
-#define NUM(key, dst) do {						\
-	if (!ctl_field(rest, key, &v) || v.n >= sizeof(num))		\
-		return -1;						\
-	memcpy(num, v.p, v.n);						\
-	num[v.n] = '\0';						\
-	dst = strtonum(num, 0, LLONG_MAX, &why);			\
-	if (why != NULL)						\
-		return -1;						\
-} while (0)
-	NUM("token", r->token);
-	NUM("until", r->until);
-	NUM("lease", r->tlease);
-	NUM("renew", r->renew);
-	NUM("rtt", r->rtt);
-	NUM("drift", r->drift);
-#undef NUM
-	return 0;
 }
 
 /* Asks the daemon synchronously (before the command runs). */
 static void
-ask(struct runif *r, const char *req, int wait_ms)
+ask_lease(struct runif *r)
 {
 	char reply[CTL_LINE_MAX];
+	struct guard_reply rp;
 	const char *why;
 
-	if (client_ask(r->dir, req, reply, sizeof(reply), wait_ms, &why) == -1)
+	if (client_ask(r->dir, "lease", reply, sizeof(reply), CLIENT_WAIT_MS,
+	    &why) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
-	if (strcmp(req, "lease") == 0 && take_reply(r, reply) == -1)
+	if (guard_reply_parse(reply, strlen(reply), &rp) == -1)
 		errx(EXIT_NODAEMON, "%s/control: bad reply to lease: %s",
 		    r->dir, reply);
-}
-
-/*
- * The lease must hold a renewal, a poll, the grace and the margin:
- * otherwise the command would be stopped while its leader is well.
- */
-static void
-check_grace(struct runif *r)
-{
-	algo_time room, trusted;
-
-	/* The margin covers the killed processes' exit, which waits for a
-	 * CPU like anything else: tens of milliseconds on a busy host. */
-	r->margin = r->tlease / 4 > MARGIN_MIN ? r->tlease / 4 : MARGIN_MIN;
-	r->poll = r->renew / 4 > ALGO_MS ? r->renew / 4 : ALGO_MS;
-	/* (1 - rho) lease: what the leader trusts of each run. */
-	trusted = r->tlease - (algo_time)((__int128)r->tlease * r->drift /
-	    TRACE_NS) - 1;
-	room = trusted - r->renew - r->rtt - r->poll - r->margin;
-	if (r->grace >= room)
-		errx(EXIT_USAGE, "--grace %lld: the daemon's lease (%lld ms, "
-		    "renewed every %lld ms) leaves room for %lld ms of grace; "
-		    "lengthen its --lease", (long long)(r->grace / ALGO_MS),
-		    (long long)(r->tlease / ALGO_MS),
-		    (long long)(r->renew / ALGO_MS),
-		    (long long)(room > 0 ? room / ALGO_MS : 0));
-}
-
-static void
-set_deadline(struct runif *r)
-{
-	r->kill_at = r->until - r->margin;
-	r->term_at = r->kill_at - r->grace;
-}
-
-/* Whether the leadership is there and long enough to start. */
-static int
-can_start(struct runif *r)
-{
-	if (!r->leader)
-		return 0;
-	if (!r->lease)
-		return 1;
-	set_deadline(r);
-	return r->token != 0 && mono_now() < r->term_at;
-}
-
-static int	task_register(struct runif *);
-
-/* Until this node may start the command (--wait), or the answer no.  The
- * registration waits in the daemon, which answers when this node leads
- * with its token: no polling, and no time lost between the two. */
-static int
-await_leadership(struct runif *r)
-{
-	ask(r, "lease", CLIENT_WAIT_MS);
-	if (r->lease)
-		check_grace(r);
-	else
-		r->poll = POLL_OTHER;
-	for (;;) {
-		/* Leaving, the node will not lead: nothing left to wait on. */
-		if (task_register(r) == -1) {
-			if (r->o->wait)
-				errx(EXIT_NODAEMON, "%s/control: the node left "
-				    "during the wait", r->dir);
-			return 0;
-		}
-		if (can_start(r))
-			return 1;
-		close(r->tfd);
-		r->tfd = -1;
-		if (!r->o->wait)
-			return 0;
-	}
+	feed(r, GUARD_IN_REPLY, &rp, 0);
 }
 
 /* ---- the guard ---- */
 
 static void __attribute__((noreturn))
-exec_command(struct runif *r)
+exec_command(struct runif *r, uint64_t token)
 {
 	char num[32];
 	sigset_t none;
@@ -248,8 +155,8 @@ exec_command(struct runif *r)
 	snprintf(num, sizeof(num), "%u", r->id);
 	setenv("ELECT_NODE", num, 1);
 	setenv("ELECT_LEADER", num, 1);
-	if (r->lease) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->token);
+	if (r->guard.lease) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)token);
 		setenv("ELECT_TOKEN", num, 1);
 	} else
 		unsetenv("ELECT_TOKEN");
@@ -260,7 +167,7 @@ exec_command(struct runif *r)
 
 /* G: leads the group, runs the command, dies with the group if R dies. */
 static void __attribute__((noreturn))
-guard(struct runif *r, pid_t rpid, int spipe)
+guard(struct runif *r, uint64_t token, pid_t rpid, int spipe)
 {
 	siginfo_t si;
 	sigset_t set;
@@ -283,7 +190,7 @@ guard(struct runif *r, pid_t rpid, int spipe)
 	}
 	if (c == 0) {
 		close(spipe);
-		exec_command(r);
+		exec_command(r, token);
 	}
 	for (;;) {
 		if (sigwaitinfo(&set, &si) == -1)
@@ -300,41 +207,6 @@ guard(struct runif *r, pid_t rpid, int spipe)
 	}
 }
 
-static trace_time	real_now(void);
-
-/* Forks the guard.  The task line is stamped before the fork, so that
- * nothing of the command can have run before its time. */
-static void
-start(struct runif *r)
-{
-	int p[2];
-	pid_t rpid = getpid();
-	trace_time t0 = real_now();
-
-	if (pipe2(p, O_CLOEXEC) == -1)
-		err(1, "pipe");
-	if ((r->g = fork()) == -1)
-		err(1, "fork");
-	if (r->g == 0) {
-		close(p[0]);
-		guard(r, rpid, p[1]);
-	}
-	close(p[1]);
-	r->spipe = p[0];
-	setpgid(r->g, r->g);	/* either side may be first */
-	if (r->tw == NULL)
-		return;
-	if (r->lease)
-		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d token=%llu",
-		    (int)r->g, (unsigned long long)r->token);
-	else
-		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d",
-		    (int)r->g);
-	tw_flush(r->tw);
-}
-
-/* ---- stopping and reaping ---- */
-
 static trace_time
 real_now(void)
 {
@@ -344,6 +216,45 @@ real_now(void)
 	return (trace_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
 }
 
+/* Forks the guard.  The task line is stamped before the fork, so that
+ * nothing of the command can have run before its time. */
+static void
+start(struct runif *r, uint64_t token)
+{
+	int p[2];
+	pid_t rpid = getpid();
+	trace_time t0;
+
+	if (r->o->trace != NULL && (r->tw = tw_open(r->o->trace,
+	    STDERR_FILENO)) == NULL)
+		err(EXIT_USAGE, "-t %s", r->o->trace);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		err(1, "prctl");
+	t0 = real_now();
+	if (pipe2(p, O_CLOEXEC) == -1)
+		err(1, "pipe");
+	if ((r->g = fork()) == -1)
+		err(1, "fork");
+	if (r->g == 0) {
+		close(p[0]);
+		guard(r, token, rpid, p[1]);
+	}
+	close(p[1]);
+	r->spipe = p[0];
+	setpgid(r->g, r->g);	/* either side may be first */
+	if (r->tw == NULL)
+		return;
+	if (r->guard.lease)
+		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d token=%llu",
+		    (int)r->g, (unsigned long long)token);
+	else
+		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d",
+		    (int)r->g);
+	tw_flush(r->tw);
+}
+
+/* ---- carrying out ---- */
+
 static void
 signal_group(struct runif *r, int sig)
 {
@@ -351,28 +262,82 @@ signal_group(struct runif *r, int sig)
 		warn("kill %d", -(int)r->g);
 }
 
-/* Stop the command: SIGTERM now, SIGKILL after the grace, never later
- * than the lease allows. */
 static void
-stop(struct runif *r, algo_time now, const char *why)
+query_start(struct runif *r)
 {
-	if (r->termed || r->gdead)
-		return;
-	if (why != NULL)
-		warnx("%s; stopping %s", why, r->o->command[0]);
-	r->termed = 1;
-	signal_group(r, SIGTERM);
-	r->stop_kill = now + r->grace;
-	if (r->lease && r->stop_kill > r->kill_at)
-		r->stop_kill = r->kill_at;
+	const char *why;
+
+	r->qlen = 0;
+	if ((r->qfd = client_connect(r->dir, "lease", 1, &why)) == -1)
+		r->refused = 1;
 }
 
 static void
-kill_group(struct runif *r)
+query_end(struct runif *r)
 {
-	r->termed = r->killed = 1;
-	signal_group(r, SIGKILL);
+	if (r->qfd != -1)
+		close(r->qfd);
+	r->qfd = -1;
 }
+
+static void
+unregister(struct runif *r)
+{
+	if (r->tfd != -1)
+		close(r->tfd);
+	r->tfd = -1;
+}
+
+static void
+act(struct runif *r, const struct guard_action *a)
+{
+	const char *text;
+	algo_time room;
+
+	switch (a->type) {
+	case GUARD_REGISTER:
+		r->registering = 1;
+		break;
+	case GUARD_UNREGISTER:
+		unregister(r);
+		break;
+	case GUARD_START:
+		start(r, a->token);
+		break;
+	case GUARD_ASK:
+		query_start(r);
+		break;
+	case GUARD_CANCEL:
+		query_end(r);
+		break;
+	case GUARD_TERM:
+		if ((text = guard_why_text(a->why)) != NULL)
+			warnx("%s; stopping %s", text, r->o->command[0]);
+		signal_group(r, SIGTERM);
+		break;
+	case GUARD_KILL:
+		signal_group(r, SIGKILL);
+		break;
+	case GUARD_EXIT:
+		room = a->room;
+		if (a->why == GUARD_WHY_BADGRACE)
+			errx(a->status, "--grace %lld: the daemon's lease "
+			    "(%lld ms, renewed every %lld ms) leaves room for "
+			    "%lld ms of grace; lengthen its --lease",
+			    (long long)(r->guard.cfg.grace / ALGO_MS),
+			    (long long)(r->reply.tlease / ALGO_MS),
+			    (long long)(r->reply.renew / ALGO_MS),
+			    (long long)(room > 0 ? room / ALGO_MS : 0));
+		if (a->why == GUARD_WHY_LEFT)
+			errx(a->status, "%s/control: the node left during the "
+			    "wait", r->dir);
+		r->done = 1;
+		r->rc = a->status;
+		break;
+	}
+}
+
+/* ---- reaping ---- */
 
 /*
  * Reaps what died; once G is dead, nothing of the group may stay.  G's
@@ -386,6 +351,8 @@ reap(struct runif *r)
 	siginfo_t si;
 	int st, none = 0;
 
+	if (r->gone)
+		return;
 	for (;;) {
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == -1) {
@@ -399,7 +366,7 @@ reap(struct runif *r)
 			if (read(r->spipe, &r->status, sizeof(r->status)) ==
 			    sizeof(r->status))
 				r->have_status = 1;
-			kill(-r->g, SIGKILL);
+			feed(r, GUARD_IN_EXITED, NULL, 0);
 		}
 		if (waitpid(si.si_pid, &st, 0) != si.si_pid)
 			break;
@@ -409,73 +376,41 @@ reap(struct runif *r)
 	if (r->gdead && (none || kill(-r->g, 0) == -1)) {
 		r->gone = 1;
 		r->gone_at = real_now();
+		feed(r, GUARD_IN_REAPED, NULL,
+		    r->have_status ? r->status : r->gstatus);
 	}
 }
 
-/* ---- the daemon, asked while the command runs ---- */
+/* ---- the daemon ---- */
 
 static void
-query_start(struct runif *r, algo_time now)
+query_read(struct runif *r)
 {
-	const char *why;
-
-	r->qlen = 0;
-	r->qsent = now;
-	r->next_query = now + r->poll;
-	if ((r->qfd = client_connect(r->dir, "lease", 1, &why)) == -1 &&
-	    !r->lease)
-		stop(r, now, "the daemon does not answer");
-}
-
-static void
-query_end(struct runif *r)
-{
-	if (r->qfd != -1)
-		close(r->qfd);
-	r->qfd = -1;
-}
-
-static void
-query_read(struct runif *r, algo_time now)
-{
-	uint64_t token = r->token;
+	struct guard_reply rp;
 	char *nl;
 	ssize_t n;
 
 	n = read(r->qfd, r->qbuf + r->qlen, sizeof(r->qbuf) - 1 - r->qlen);
 	if (n == -1 && errno == EAGAIN)
 		return;
-	if (n <= 0) {
-		query_end(r);
-		return;
-	}
-	r->qlen += (size_t)n;
-	r->qbuf[r->qlen] = '\0';
-	if ((nl = strchr(r->qbuf, '\n')) == NULL) {
-		if (r->qlen == sizeof(r->qbuf) - 1)
+	if (n > 0) {
+		r->qlen += (size_t)n;
+		r->qbuf[r->qlen] = '\0';
+		if ((nl = strchr(r->qbuf, '\n')) == NULL &&
+		    r->qlen < sizeof(r->qbuf) - 1)
+			return;
+		if (nl != NULL) {
+			*nl = '\0';
 			query_end(r);
-		return;
+			if (guard_reply_parse(r->qbuf, strlen(r->qbuf), &rp) ==
+			    0) {
+				feed(r, GUARD_IN_REPLY, &rp, 0);
+				return;
+			}
+		}
 	}
-	*nl = '\0';
 	query_end(r);
-	if (take_reply(r, r->qbuf) == -1)
-		return;
-	if (!r->leader)
-		stop(r, now, "this node no longer leads");
-	else if (r->lease && r->token != token)
-		stop(r, now, "a new leadership began");
-	else if (r->lease && !r->termed)
-		set_deadline(r);
-}
-
-/* A daemon that does not answer in a poll: under lease, E stays put; a
- * leader without lease is taken to be gone. */
-static void
-query_lost(struct runif *r, algo_time now)
-{
-	query_end(r);
-	if (!r->lease)
-		stop(r, now, "the daemon does not answer");
+	feed(r, GUARD_IN_NOREPLY, NULL, 0);
 }
 
 /* A signal that ends a wait for the leadership: exits as killed by it. */
@@ -500,12 +435,13 @@ wait_signal(struct runif *r)
 /*
  * Registers the command with the daemon (`task', `task wait' with
  * --wait), which answers as to `lease' once it may start, or at once
- * that this node does not lead; 0, or -1 when the node is leaving.
+ * that this node does not lead, or that it is leaving.
  */
-static int
+static void
 task_register(struct runif *r)
 {
 	char line[CTL_LINE_MAX];
+	struct guard_reply rp;
 	const char *why;
 	ssize_t n;
 	size_t got = 0;
@@ -534,18 +470,17 @@ task_register(struct runif *r)
 	}
 	line[got] = '\0';
 	line[strcspn(line, "\n")] = '\0';
-	if (take_reply(r, line) == 0)
-		return 0;
-	if (strcmp(line, "err leaving") != 0)
+	if (guard_reply_parse(line, strlen(line), &rp) == 0)
+		feed(r, GUARD_IN_REPLY, &rp, 0);
+	else if (strcmp(line, "err leaving") == 0)
+		feed(r, GUARD_IN_LEAVING, NULL, 0);
+	else
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, line);
-	close(r->tfd);
-	r->tfd = -1;
-	return -1;
 }
 
 /* The daemon about the registered command: leave, or gone. */
 static void
-task_read(struct runif *r, algo_time now)
+task_read(struct runif *r)
 {
 	char buf[64];
 	ssize_t n;
@@ -556,12 +491,11 @@ task_read(struct runif *r, algo_time now)
 	if (n > 0) {
 		buf[n] = '\0';
 		if (strstr(buf, "ok stop") != NULL)
-			stop(r, now, "the node is leaving");
+			feed(r, GUARD_IN_STOP, NULL, 0);
 		return;
 	}
-	/* The daemon is gone: the deadline holds without it. */
-	close(r->tfd);
-	r->tfd = -1;
+	unregister(r);
+	feed(r, GUARD_IN_HANGUP, NULL, 0);
 }
 
 /* ---- the loop ---- */
@@ -579,80 +513,41 @@ read_signals(struct runif *r)
 	}
 }
 
-static void
-min_at(algo_time *next, algo_time at)
-{
-	if (*next == -1 || at < *next)
-		*next = at;
-}
-
 /* Runs until the whole group is dead and reaped. */
 static void
 watch(struct runif *r)
 {
 	struct pollfd pfd[3];
 	struct timespec ts;
-	algo_time now, next;
+	algo_time now;
 	int n;
 
-	while (!r->gone) {
+	while (!r->done) {
+		feed(r, GUARD_IN_TICK, NULL, 0);
+		if (r->done)
+			break;
 		now = mono_now();
-		if (r->lease && !r->killed && now >= r->kill_at)
-			kill_group(r);
-		else if (r->lease && !r->termed && now >= r->term_at)
-			stop(r, now, NULL);
-		if (r->termed && !r->killed && now >= r->stop_kill)
-			kill_group(r);
-		if (r->qfd != -1 && now >= r->qsent + r->poll)
-			query_lost(r, now);
-		if (r->qfd == -1 && !r->termed && now >= r->next_query)
-			query_start(r, now);
-		next = -1;
-		if (r->lease && !r->killed) {
-			min_at(&next, r->kill_at);
-			if (!r->termed)
-				min_at(&next, r->term_at);
-		}
-		if (r->termed && !r->killed)
-			min_at(&next, r->stop_kill);
-		if (!r->termed)
-			min_at(&next, r->qfd != -1 ? r->qsent + r->poll :
-			    r->next_query);
-		if (r->gdead)		/* the last of the group is dying */
-			min_at(&next, now + ALGO_MS);
 		pfd[0].fd = r->sigfd;
 		pfd[0].events = POLLIN;
 		pfd[1].fd = r->qfd;
 		pfd[1].events = POLLIN;
 		pfd[2].fd = r->tfd;
 		pfd[2].events = POLLIN;
-		ts.tv_sec = next > now ? (next - now) / TRACE_NS : 0;
-		ts.tv_nsec = next > now ? (next - now) % TRACE_NS : 0;
-		n = ppoll(pfd, 3, next == -1 ? NULL : &ts, NULL);
+		ts.tv_sec = r->wake > now ? (r->wake - now) / TRACE_NS : 0;
+		ts.tv_nsec = r->wake > now ? (r->wake - now) % TRACE_NS : 0;
+		n = ppoll(pfd, 3, r->wake == -1 ? NULL : &ts, NULL);
 		if (n == -1 && errno != EINTR)
 			err(1, "poll");
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);
 		if (n > 0 && r->qfd != -1 && pfd[1].revents)
-			query_read(r, mono_now());
+			query_read(r);
 		if (n > 0 && r->tfd != -1 && pfd[2].revents)
-			task_read(r, mono_now());
+			task_read(r);
+		/* The last of the group is dying. */
 		if (r->gdead)
 			reap(r);
 	}
-}
-
-/* The command's status as a shell gives it. */
-static int
-exit_code(const struct runif *r)
-{
-	int st = r->have_status ? r->status : r->gstatus;
-
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 1;
 }
 
 static int
@@ -676,34 +571,38 @@ open_signals(void)
 int
 client_runif(const struct node_opts *o)
 {
+	struct guard_config cfg;
 	struct runif r;
-	int rc;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.dir = o->statedir;
 	r.id = o->id;
 	r.qfd = r.tfd = r.spipe = -1;
-	r.grace = o->grace >= 0 ? o->grace : GRACE_DEFAULT;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.grace = o->grace;		/* -1: the guard's default */
+	cfg.wait = o->wait;
+	cfg.ecode = o->ecode >= 0 ? o->ecode : EXIT_NO;
+	guard_init(&r.guard, &cfg);
 	r.sigfd = open_signals();
 	/* Before the wait, so as to wake without delay when it ends. */
 	sched_realtime();
-	if (!await_leadership(&r))
-		return o->ecode >= 0 ? o->ecode : EXIT_NO;
-	if (o->trace != NULL && (r.tw = tw_open(o->trace, STDERR_FILENO)) ==
-	    NULL)
-		err(EXIT_USAGE, "-t %s", o->trace);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
-		err(1, "prctl");
-	r.next_query = mono_now() + r.poll;
-	start(&r);
+	ask_lease(&r);
+	/* Until this node may start the command (--wait), or the answer
+	 * no.  The registration waits in the daemon, which answers when
+	 * this node leads with its token: no polling, no time lost. */
+	while (r.registering && !r.done) {
+		r.registering = 0;
+		task_register(&r);
+	}
+	if (r.done)
+		return r.rc;
 	watch(&r);
-	rc = exit_code(&r);
 	if (r.tw != NULL) {
 		/* Stamped when the group was found gone, not later. */
 		tw_event_at(r.tw, r.gone_at, r.id,
-		    "task op=stop pid=%d status=%d", (int)r.g, rc);
+		    "task op=stop pid=%d status=%d", (int)r.g, r.rc);
 		tw_close(r.tw, TRACE_CLOSE_MS);
 	}
-	return rc;
+	return r.rc;
 }
