@@ -380,6 +380,11 @@ guard_step(struct guard *g, const struct guard_input *in,
 	 * the group is killed; a live command wakes the guard by its
 	 * deadline and is never past it. */
 	INVARIANT(!was_killed || g->killed);
+	/* After SIGKILL, nothing but the rest of the group's, and the exit. */
+	for (size_t i = 0; was_killed && i < o->n; i++)
+		INVARIANT(o->v[i].type == GUARD_EXIT ||
+		    (o->v[i].type == GUARD_KILL &&
+		    o->v[i].why == GUARD_WHY_EXITED));
 	INVARIANT(!g->killed || g->termed);
 	INVARIANT(!was_killed || g->kill_at <= kill_at);
 	if (g->phase == GUARD_RUNNING && g->lease) {
