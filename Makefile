@@ -139,16 +139,24 @@ build/fuzz/%: t/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
 
+# Each target's whole output goes to build/fuzz/NAME.log, and what it
+# finds (crash-*, leak-*, timeout-*) next to it; only the tail is shown.
 fuzz: deps
-	@set -e; for f in $(FUZZ_SRCS:t/fuzz/%.c=%); do \
-		$(MAKE) --no-print-directory build/fuzz/$$f; \
+	@fail=; for f in $(FUZZ_SRCS:t/fuzz/%.c=%); do \
+		$(MAKE) --no-print-directory build/fuzz/$$f || exit 1; \
 		mkdir -p build/fuzz/corpus/$$f; \
 		seeds=t/fuzz/corpus/$$f; [ -d $$seeds ] || seeds=; \
 		echo "== fuzz $$f ($(FUZZ_SECONDS)s)"; \
-		build/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		    -print_final_stats=1 build/fuzz/corpus/$$f $$seeds \
-		    2>&1 | tail -n 12; \
-	done
+		rc=0; build/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) \
+		    -max_len=4096 -print_final_stats=1 \
+		    -artifact_prefix=build/fuzz/$$f- \
+		    build/fuzz/corpus/$$f $$seeds >build/fuzz/$$f.log 2>&1 || \
+		    rc=$$?; \
+		tail -n 12 build/fuzz/$$f.log; \
+		[ $$rc -eq 0 ] || { fail="$$fail $$f"; \
+		    echo "fuzz $$f: exit $$rc, see build/fuzz/$$f.log"; }; \
+	done; \
+	[ -z "$$fail" ] || { echo "fuzz: failed:$$fail"; exit 1; }
 
 install: plain
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
