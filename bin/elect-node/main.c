@@ -1,26 +1,17 @@
 /*
- * elect-node: runs one node of a leader election among the hosts of a
- * cluster file.  The algorithm is a pure core from lib/algo; this program
- * is its edge: the UDP socket, the failure-detector child, stable storage,
- * the control socket, the trace and the signals.
+ * elect-node: the command line.  It is parsed here, strictly, and then
+ * this process becomes the daemon (daemon/) or one of its clients
+ * (client/); see elect-node.h.
  */
-#include <sys/signalfd.h>
-#include <sys/wait.h>
-
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
-#include <libutil.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "node.h"
-#include "store/store.h"
+#include "elect-node.h"
 #include "util/util.h"
 
 enum {
@@ -243,18 +234,18 @@ main(int argc, char *argv[])
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
 	case MODE_STATUS:
-		return ctl_status(o.statedir);
+		return client_status(o.statedir);
 	case MODE_EDICT:
-		return ctl_edict(o.statedir, o.edict);
+		return client_edict(o.statedir, o.edict);
 	case MODE_FOLLOW:
-		return ctl_follow(o.statedir);
+		return client_follow(o.statedir);
 	case MODE_RUNIF:
-		return run_if_leader(&o);
+		return client_runif(&o);
 	case MODE_DAEMON:
 		break;
 	}
 	find_fd_cmd(&o);
-	rc = node_run(&o);
+	rc = daemon_main(&o);
 	if (o.fd_cmd_own)
 		free(o.fd_cmd);
 	return rc;
