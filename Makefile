@@ -172,8 +172,13 @@ install: plain
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
 	done
 	for f in share/elect/*; do \
-		[ -f "$$f" ] && install -m 644 $$f $(DESTDIR)$(DATADIR); \
-	done; true
+		case $$f in *.in) continue;; esac; \
+		install -m 644 $$f $(DESTDIR)$(DATADIR); \
+	done
+	for f in share/elect/*.in; do \
+		sed 's|@BINDIR@|$(BINDIR)|g' $$f >$(DESTDIR)$(DATADIR)/$$(basename $$f .in); \
+		chmod 644 $(DESTDIR)$(DATADIR)/$$(basename $$f .in); \
+	done
 
 clean:
 	rm -rf build

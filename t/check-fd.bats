@@ -66,6 +66,22 @@ setup() {
 	assert_output ""
 }
 
+@test "fd: a link said up that was never cut excuses no DownSig and leaves the obligation" {
+	check -s fd --fd-latency 3 link-up-uncut.trace
+	assert_failure 1
+	assert_output "link-up-uncut.trace:9: fd-accurate: node 1 got a DownSig for 2, up for it since 1 and monitored since 2
+link-up-uncut.trace:11: fd-complete: node 1 was not told that 2 is down: down for it from 10, monitored since 2, no DownSig by 13"
+}
+
+@test "fd-complete: a node that plays dead and then pauses or crashes is due from the playdead" {
+	check -A fd-complete --fd-latency 3 playdead-then-down.trace
+	assert_failure 1
+	assert_output "playdead-then-down.trace:12: fd-complete: node 1 was not told that 2 is down: down for it from 10, monitored since 2, no DownSig by 13
+playdead-then-down.trace:15: fd-complete: node 1 was not told that 3 is down: down for it from 30, monitored since 2, no DownSig by 33"
+	check -A fd-complete --fd-latency 4 playdead-then-down.trace
+	assert_success
+}
+
 @test "fd-accurate: a crash stamped after the DownSig, within the skew or not" {
 	check -A fd-accurate skew.trace
 	assert_failure 1

@@ -65,6 +65,34 @@ teardown() {
 	assert_success
 }
 
+# The crash line must precede whatever the next leader writes, on a busy
+# host too: it is stamped while the node is frozen, before it dies.
+@test "elect_kill stamps the crash while the node is frozen, before it dies" {
+	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C" -- 1 2
+	eval "_orig$(declare -f _elect_log)"
+	_elect_log() {
+		if [ "$2" = crash ]; then
+			ps -e -o pgid= -o stat= | awk -v g="${ELECT_PID[$1]}" \
+			    '$1 == g { print $2 }' >"$BATS_TEST_TMPDIR/at-crash"
+		fi
+		_orig_elect_log "$@"
+	}
+	elect_kill 2
+	# The node and its detector, both stopped.
+	run cat "$BATS_TEST_TMPDIR/at-crash"
+	assert_equal "${#lines[@]}" 2
+	refute_output --regexp '(^|[[:space:]])[^T[:space:]]'
+	run kill -0 "${ELECT_PID[2]}"
+	assert_failure
+	# A paused node is killed where it stands.
+	elect_pause 1
+	elect_kill 1
+	run awk '{ print $2, $3 }' "$ELECT_DIR/harness.trace"
+	assert_output "2 crash
+1 pause
+1 crash"
+}
+
 @test "teardown leaves nothing running, paused nodes included" {
 	elect_start_cluster --insecure --fd-cmd "$STUB/fd-stub" "$C"
 	pids=("${ELECT_PID[@]}")

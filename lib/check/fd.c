@@ -230,12 +230,17 @@ link_of(struct fd *f, unsigned i, unsigned j)
 	return fpair(f, i < j ? i : j, i < j ? j : i, 0);
 }
 
-/* Whether J, monitored by I (pair P), is surely down for I; since when. */
+/* Whether J, monitored by I (pair P), is surely down for I; since when.
+ * A process that played dead towards I and then stopped has been down
+ * for I since the playdead: the pause or crash restarts no clock. */
 static int
 down_for(const struct fnode *j, const struct fpair *p, struct inst *since)
 {
 	if (!running(j)) {
 		*since = j == NULL ? inst_make(TIME_MIN, 0) : j->down;
+		if (j != NULL && p != NULL && p->dead && p->dgen == j->gen &&
+		    inst_lt(p->deadat, *since))
+			*since = p->deadat;
 		return 1;
 	}
 	if (playing_dead(j, p)) {
@@ -528,6 +533,10 @@ net(struct fd *f, const struct trace_event *ev)
 	struct fpair *p;
 
 	if ((p = fpair(f, a, b, 1)) == NULL)
+		return;
+	/* Only a change counts: a link=up for a link never cut, or said up
+	 * twice, restores nothing and so excuses nothing. */
+	if (p->link == ev->link)
 		return;
 	p->link = ev->link;
 	p->linked = f->now;

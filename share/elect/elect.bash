@@ -181,14 +181,34 @@ _elect_running() {
 	    _elect_fail "node $1 is not running"
 }
 
-# elect_kill ID: SIGKILL node ID and its detector (a crash).
+# _elect_frozen PGID: every process of the group is stopped (SIGSTOP
+# delivered, not only sent), waiting up to 5 s.
+_elect_frozen() {
+	local pgid=$1 i
+	for ((i = 0; i < 250; i++)); do
+		ps -e -o pgid= -o stat= |
+		    awk -v g="$pgid" '$1 == g && $2 !~ /^T/ { busy = 1 }
+			END { exit busy }' && return 0
+		sleep 0.02
+	done
+	_elect_fail "process group $pgid does not stop"
+}
+
+# elect_kill ID: SIGKILL node ID and its detector (a crash).  The crash
+# line must come before anything the next leader writes: the node is
+# frozen first, so that it writes nothing after the line, then the line
+# is stamped, then the node is killed.
 elect_kill() {
 	local id=$1
 	_elect_running "$id" || return
+	if [ "${ELECT_STATE[$id]}" != paused ]; then
+		kill -STOP -- "-${ELECT_PID[$id]}" 2>/dev/null
+		_elect_frozen "${ELECT_PID[$id]}"
+	fi
+	_elect_log "$id" crash
 	kill -KILL -- "-${ELECT_PID[$id]}" 2>/dev/null
 	_elect_reap "${ELECT_PID[$id]}"
 	ELECT_STATE[$id]=down
-	_elect_log "$id" crash
 }
 
 # elect_stop ID: SIGTERM, the node leaves on purpose.
@@ -209,14 +229,10 @@ elect_stop() {
 # elect_pause ID / elect_resume ID: SIGSTOP / SIGCONT the node and its
 # detector, as if the host froze.
 elect_pause() {
-	local id=$1 i
+	local id=$1
 	_elect_running "$id" || return
 	kill -STOP -- "-${ELECT_PID[$id]}"
-	for ((i = 0; i < 250; i++)); do
-		[ "$(awk '{ print $3 }' "/proc/${ELECT_PID[$id]}/stat")" = T ] &&
-		    break
-		sleep 0.02
-	done
+	_elect_frozen "${ELECT_PID[$id]}"
 	ELECT_STATE[$id]=paused
 	_elect_log "$id" pause
 }
