@@ -5,7 +5,8 @@
 #                   and again under AddressSanitizer and UBSan
 #   make demo       a five-node cluster elects, loses its leader, re-elects
 #   make bench      benchmarks, printing figures and ratios
-#   make fuzz       every fuzz target for FUZZ_SECONDS each (clang, libFuzzer)
+#   make fuzz       every fuzz target for FUZZ_SECONDS each (clang, libFuzzer);
+#                   fails, naming them, if any crashes, leaks or hangs
 #   make install    PREFIX=/usr/local DESTDIR=
 
 VERSION =	0.1.0
