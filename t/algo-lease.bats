@@ -180,6 +180,7 @@ load algo-sim
 	> 160 cmd edict hello
 	trace edict seq=1 qt=1:9,3:0.152 clock=0.16
 	trace deliver from=3 seq=1 qt=1:9,3:0.152
+	edict from=3 token=8 seq=1 delivered=yes text=hello
 	send to=1 msg=Edict elid=- token=8 seq=1 len=43
 	send to=2 msg=Edict elid=- token=8 seq=1 len=43
 	> 202 timer try
@@ -192,6 +193,7 @@ load algo-sim
 	> 210 cmd edict world
 	trace edict seq=2 qt=2:5.05,3:0.202 clock=0.21
 	trace deliver from=3 seq=2 qt=2:5.05,3:0.202
+	edict from=3 token=8 seq=2 delivered=yes text=world
 	send to=1 msg=Edict elid=- token=8 seq=2 len=43
 	send to=2 msg=Edict elid=- token=8 seq=2 len=43
 	> 211 cmd release
@@ -225,12 +227,16 @@ load algo-sim
 	state status=Wait ldr=- grp=-
 	> 10 recv from=3 msg=Edict token=8 seq=2 qt=2:5.05,3:0.202 text=world
 	trace deliver from=3 seq=2 qt=2:5.05,3:0.202
+	edict from=3 token=8 seq=2 delivered=yes text=world
 	> 11 recv from=3 msg=Edict token=8 seq=1 qt=1:9,3:0.152 text=hello
 	trace drop from=3 why=edict-order
+	edict from=3 token=8 seq=1 delivered=no text=hello
 	> 12 recv from=2 msg=Edict token=9 seq=1 qt=1:0.4,2:6 text=next
 	trace deliver from=2 seq=1 qt=1:0.4,2:6
+	edict from=2 token=9 seq=1 delivered=yes text=next
 	> 13 recv from=2 msg=Edict token=9 seq=1 qt=1:0.4,2:6 text=again
 	trace drop from=2 why=edict-order
+	edict from=2 token=9 seq=1 delivered=no text=again
 	> 14 recv from=2 msg=Edict token=9 seq=2 qt=1:0.4,4:6 text=bad-qt
 	error refused
 	> 15 recv from=2 msg=Edict token=9 seq=2 qt=1:0.4,2:6

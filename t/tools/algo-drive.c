@@ -25,6 +25,7 @@
  *	state status=Elec1 ldr=- grp=-
  *	persist HEX
  *	trace TEXT
+ *	edict from=3 token=8 seq=2 delivered=yes text=TEXT
  *	error WHY			the core refused the input
  *
  * A timer fired before its deadline, or while not set, is an error of the
@@ -165,6 +166,13 @@ print_actions(void)
 			break;
 		case ALGO_TRACE:
 			printf("trace %s\n", algo_out_text(&out, a));
+			break;
+		case ALGO_EDICT:
+			printf("edict from=%u token=%llu seq=%llu delivered=%s "
+			    "text=%s\n", a->edict.from,
+			    (unsigned long long)a->edict.token,
+			    (unsigned long long)a->edict.seq,
+			    a->edict.delivered ? "yes" : "no", a->edict.text);
 			break;
 		}
 	}
