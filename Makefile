@@ -76,7 +76,7 @@ build/$(1)/libelect.a: $$($(1)_OBJS)
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
 
-build/$(1)/bin/%: $$$$(addprefix build/$(1)/obj/,$$$$(subst .c,.o,$$$$(wildcard bin/$$$$*/*.c))) build/$(1)/libelect.a
+build/$(1)/bin/%: $$$$(addprefix build/$(1)/obj/,$$$$(subst .c,.o,$$$$(wildcard bin/$$$$*/*.c bin/$$$$*/*/*.c))) build/$(1)/libelect.a
 	@mkdir -p $$(@D)
 	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ \
 	    $$(if $$(filter $$*,$$($(1)_STATIC)),$$(STATIC_LDLIBS),$$(LDLIBS))

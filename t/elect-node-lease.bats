@@ -508,6 +508,12 @@ route() {
 	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --grace 5000 -- true
 	assert_failure 2
 	assert_output --partial "lengthen its --lease"
+	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --grace 5s -- true
+	assert_failure 2
+	assert_output --partial "lengthen its --lease"
+	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --grace 1xs -- true
+	assert_failure 2
+	assert_output --partial '--grace: "1xs" is not a duration'
 	run -127 elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- /nonexistent
 	assert_output --partial "/nonexistent: No such file or directory"
 	elect_stop_all

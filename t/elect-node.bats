@@ -369,3 +369,30 @@ start_stub() {
 	run cat "$ELECT_DIR/err"
 	refute_output --partial "stopping"
 }
+
+@test "a flag the mode does not use is refused, naming it and the mode" {
+	run elect-node -i 3 --status -a bully --lease 5s -f /nonexistent
+	assert_failure 2
+	assert_output "elect-node: --status does not use -a (a flag of the daemon)"
+	run elect-node -i 3 --run-if-leader --wait --timeout 2s -- true
+	assert_failure 2
+	assert_output --partial "--run-if-leader does not use --timeout"
+	run elect-node -i 3 --follow-edicts --insecure
+	assert_failure 2
+	assert_output --partial "--follow-edicts does not use --insecure"
+	run elect-node -i 3 --status -t "$BATS_TEST_TMPDIR/t"
+	assert_failure 2
+	assert_output --partial "--status does not use -t"
+	run elect-node -i 3 --status --edict hello
+	assert_failure 2
+	assert_output --partial "--status and --edict exclude each other"
+	run elect-node -f "$C" -i 1 --insecure --wait
+	assert_failure 2
+	assert_output --partial "--wait goes with --run-if-leader"
+	run elect-node -f "$C" -i 1 --insecure -E 4
+	assert_failure 2
+	assert_output --partial "-E goes with --run-if-leader"
+	# Options every mode takes, given twice, are still fine.
+	run elect-node -i 3 -i 3 -s "$BATS_TEST_TMPDIR/none" --status
+	assert_failure 3
+}

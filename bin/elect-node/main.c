@@ -1,26 +1,18 @@
 /*
- * elect-node: runs one node of a leader election among the hosts of a
- * cluster file.  The algorithm is a pure core from lib/algo; this program
- * is its edge: the UDP socket, the failure-detector child, stable storage,
- * the control socket, the trace and the signals.
+ * elect-node: the command line.  It is parsed here, strictly, and then
+ * this process becomes the daemon (daemon/) or one of its clients
+ * (client/); see elect-node.h.
  */
-#include <sys/signalfd.h>
-#include <sys/wait.h>
-
+#include <assert.h>
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
-#include <libutil.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "node.h"
-#include "store/store.h"
+#include "elect-node.h"
 #include "util/util.h"
 
 enum {
@@ -51,9 +43,41 @@ static const struct option fixed_opts[] = {
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
 
 static const char *const mode_flag[] = {
+	[MODE_DAEMON] = "the daemon",
 	[MODE_STATUS] = "--status", [MODE_EDICT] = "--edict",
 	[MODE_FOLLOW] = "--follow-edicts", [MODE_RUNIF] = "--run-if-leader",
 };
+
+#define M(m)		(1u << (m))
+#define M_ALL		(M(MODE_DAEMON) | M(MODE_STATUS) | M(MODE_EDICT) | \
+			    M(MODE_FOLLOW) | M(MODE_RUNIF))
+
+/* The modes that use option CH; a flag a mode does not use is refused,
+ * so that nobody believes it took effect. */
+static unsigned
+option_modes(int ch)
+{
+	switch (ch) {
+	case 'i': case 's': case 'h': case OPT_VERSION:
+	case OPT_STATUS: case OPT_EDICT: case OPT_FOLLOW: case OPT_RUNIF:
+		return M_ALL;
+	case 't':
+		return M(MODE_DAEMON) | M(MODE_RUNIF);
+	case OPT_WAIT: case OPT_GRACE: case 'E':
+		return M(MODE_RUNIF);
+	default:	/* -a -f -k --insecure --fd-cmd --drift, timing */
+		return M(MODE_DAEMON);
+	}
+}
+
+/* The options given, each once, as first spelt: for the check against
+ * the mode.  There are fewer kinds than slots. */
+struct given {
+	int		 ch;
+	char		 name[32];
+};
+
+#define GIVEN_MAX	(nitems(fixed_opts) + TM_N + 1)
 
 /* The best algorithm this build has: the first of these it knows. */
 static const struct algo_ops *
@@ -82,7 +106,8 @@ usage(FILE *f, int code)
 "       elect-node (-i id | -s statedir) --status\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
-"                  [--grace ms] [-E code] [-t trace] -- command [arg ...]\n"
+"                  [--grace duration] [-E code] [-t trace]\n"
+"                  -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
 "timing (a whole number, then ns, us, ms or s; ms if none):\n");
@@ -117,15 +142,64 @@ find_fd_cmd(struct node_opts *o)
 	o->fd_cmd_own = 1;
 }
 
+/* Sets the mode FLAG selects; two different modes exclude each other. */
+static void
+set_mode(struct node_opts *o, enum mode m)
+{
+	if (o->mode != MODE_DAEMON && o->mode != m)
+		errx(EXIT_USAGE, "%s and %s exclude each other",
+		    mode_flag[o->mode], mode_flag[m]);
+	o->mode = m;
+}
+
+static void
+check_modes(const struct node_opts *o, const struct given *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (option_modes(g[i].ch) & M(o->mode))
+			continue;
+		if (option_modes(g[i].ch) == M(MODE_RUNIF))
+			errx(EXIT_USAGE, "%s goes with --run-if-leader",
+			    g[i].name);
+		if (o->mode == MODE_DAEMON)
+			errx(EXIT_USAGE, "%s is not used by the daemon",
+			    g[i].name);
+		errx(EXIT_USAGE, "%s does not use %s%s", mode_flag[o->mode],
+		    g[i].name, option_modes(g[i].ch) == M(MODE_DAEMON) ?
+		    " (a flag of the daemon)" : "");
+	}
+}
+
 static void
 parse_args(int argc, char *argv[], struct node_opts *o)
 {
+	struct given given[GIVEN_MAX];
+	size_t i, ngiven = 0;
 	int ch, idx;
 
 	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
 	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
-	while ((ch = getopt_long(argc, argv, "+a:E:f:hi:k:s:t:", longopts,
-	    &idx)) != -1) {
+	for (;;) {
+		idx = -1;
+		if ((ch = getopt_long(argc, argv, "+a:E:f:hi:k:s:t:", longopts,
+		    &idx)) == -1)
+			break;
+		for (i = 0; i < ngiven && given[i].ch != ch; i++)
+			continue;
+		if (ch != '?' && i == ngiven) {
+			assert(ngiven < nitems(given));
+			given[ngiven].ch = ch;
+			if (idx >= 0)
+				snprintf(given[ngiven].name,
+				    sizeof(given[ngiven].name), "--%s",
+				    longopts[idx].name);
+			else
+				snprintf(given[ngiven].name,
+				    sizeof(given[ngiven].name), "-%c", ch);
+			ngiven++;
+		}
 		switch (ch) {
 		case 'a':
 			if ((o->algo = algo_find(optarg)) == NULL)
@@ -157,24 +231,26 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			o->fd_cmd = optarg;
 			break;
 		case OPT_STATUS:
-			o->mode = MODE_STATUS;
+			set_mode(o, MODE_STATUS);
 			break;
 		case OPT_EDICT:
-			o->mode = MODE_EDICT;
+			set_mode(o, MODE_EDICT);
 			o->edict = optarg;
 			break;
 		case OPT_FOLLOW:
-			o->mode = MODE_FOLLOW;
+			set_mode(o, MODE_FOLLOW);
 			break;
 		case OPT_RUNIF:
-			o->mode = MODE_RUNIF;
+			set_mode(o, MODE_RUNIF);
 			break;
 		case OPT_WAIT:
 			o->wait = 1;
 			break;
 		case OPT_GRACE:
-			o->grace = arg_num(optarg, 0, GRACE_MAX_MS, "--grace") *
-			    ALGO_MS;
+			o->grace = arg_duration(optarg, "--grace");
+			if (o->grace > GRACE_MAX_MS * ALGO_MS)
+				errx(EXIT_USAGE, "--grace: %s is above an hour",
+				    optarg);
 			break;
 		case 'E':
 			o->ecode = (int)arg_num(optarg, 0, 255, "-E");
@@ -203,10 +279,7 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 		o->command = argv + optind;
 	} else if (optind != argc)
 		errx(EXIT_USAGE, "unexpected argument \"%s\"", argv[optind]);
-	if ((o->wait || o->grace >= 0 || o->ecode >= 0) &&
-	    o->mode != MODE_RUNIF)
-		errx(EXIT_USAGE, "--wait, --grace and -E go with "
-		    "--run-if-leader");
+	check_modes(o, given, ngiven);
 	if (o->mode != MODE_DAEMON) {
 		if (o->statedir == NULL && o->id == 0)
 			errx(EXIT_USAGE, "%s needs -s statedir or -i id",
@@ -243,18 +316,18 @@ main(int argc, char *argv[])
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
 	case MODE_STATUS:
-		return ctl_status(o.statedir);
+		return client_status(o.statedir);
 	case MODE_EDICT:
-		return ctl_edict(o.statedir, o.edict);
+		return client_edict(o.statedir, o.edict);
 	case MODE_FOLLOW:
-		return ctl_follow(o.statedir);
+		return client_follow(o.statedir);
 	case MODE_RUNIF:
-		return run_if_leader(&o);
+		return client_runif(&o);
 	case MODE_DAEMON:
 		break;
 	}
 	find_fd_cmd(&o);
-	rc = node_run(&o);
+	rc = daemon_main(&o);
 	if (o.fd_cmd_own)
 		free(o.fd_cmd);
 	return rc;

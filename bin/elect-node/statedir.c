@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "node.h"
+#include "elect-node.h"
 
 /*
  * root: /var/lib/elect/ID; others: $XDG_STATE_HOME/elect/ID, else

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "node.h"
+#include "elect-node.h"
 #include "util/util.h"
 
 #define FD_INTERVAL_DEF	(20 * ALGO_MS)

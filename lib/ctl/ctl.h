@@ -8,12 +8,16 @@
 #ifndef ELECT_CTL_H
 #define ELECT_CTL_H
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <stddef.h>
 
 #define CTL_VERSION	1	/* the version this build speaks */
 #define CTL_LINE_MAX	1024	/* longest line, newline included */
 #define CTL_ARGS_MAX	16	/* most arguments after the command */
 #define CTL_CMD_MAX	24	/* longest command word */
+#define CTL_NAME	"control"	/* the socket, in the state directory */
 
 /* A slice of a line. */
 struct ctl_str {
@@ -47,5 +51,9 @@ int		 ctl_field(struct ctl_str fields, const char *key,
 		    struct ctl_str *val);
 
 int		 ctl_str_eq(struct ctl_str, const char *);
+
+/* The address of the control socket of state directory DIR; -1 with
+ * errno ENAMETOOLONG if it does not fit. */
+int		 ctl_socket_path(struct sockaddr_un *, const char *dir);
 
 #endif

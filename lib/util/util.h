@@ -3,6 +3,7 @@
 #define ELECT_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trace/trace.h"
 
@@ -21,6 +22,10 @@ long long	 arg_num(const char *s, long long min, long long max,
 trace_time	 arg_seconds(const char *s, const char *what);
 /* A node id 1..65535, or exit 2 naming WHAT. */
 unsigned	 arg_id(const char *s, const char *what);
+/* CLOCK_MONOTONIC in nanoseconds: the clock of timeouts and leases. */
+int64_t		 mono_now(void);
+/* The lowest real-time priority, when allowed, for this process only. */
+void		 sched_realtime(void);
 /* Prints "NAME VERSION" and exits 0. */
 void		 print_version(void) __attribute__((noreturn));
 

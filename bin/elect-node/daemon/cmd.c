@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node.h"
+#include "daemon.h"
 #include "util/util.h"
 
 #define WAIT_MS_MAX	(24 * 3600 * 1000)
 
-typedef void cmd_fn(struct node *, struct ctl_client *,
+typedef void cmd_fn(struct node *, struct control_client *,
     const struct ctl_req *);
 static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 
@@ -31,7 +31,7 @@ static const struct {
 };
 
 static void
-cmd_help(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+cmd_help(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	char list[256] = "";
 	size_t i;
@@ -41,18 +41,18 @@ cmd_help(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 			strlcat(list, ",", sizeof(list));
 		strlcat(list, cmds[i].name, sizeof(list));
 	}
-	ctl_reply(c, "ok version=%d commands=%s", CTL_VERSION, list);
+	control_reply(c, "ok version=%d commands=%s", CTL_VERSION, list);
 }
 
 /* "ok" and the status fields; returns whether this node leads. */
 static int
-reply_status(struct node *nd, struct ctl_client *c, algo_time now)
+reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
 	char grp[ALGO_ELID_STRLEN], ldr[8];
 
 	algo_query(nd->algo, now, &st);
-	ctl_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
+	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
 	    "tasks=%d waiting=%d%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
@@ -69,7 +69,7 @@ reply_status(struct node *nd, struct ctl_client *c, algo_time now)
 }
 
 static void
-cmd_status(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+cmd_status(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	reply_status(nd, c, mono_now());
 }
@@ -86,7 +86,7 @@ leads(const struct node *nd, algo_time now)
 /* wait-leader [MS]: the status, once this node leads; err timeout after
  * MS milliseconds if given. */
 static void
-cmd_wait_leader(struct node *nd, struct ctl_client *c,
+cmd_wait_leader(struct node *nd, struct control_client *c,
     const struct ctl_req *req)
 {
 	char ms[16];
@@ -96,14 +96,14 @@ cmd_wait_leader(struct node *nd, struct ctl_client *c,
 
 	if (req->argc == 1) {
 		if (req->argv[0].n >= sizeof(ms)) {
-			ctl_reply(c, "err bad wait");
+			control_reply(c, "err bad wait");
 			return;
 		}
 		memcpy(ms, req->argv[0].p, req->argv[0].n);
 		ms[req->argv[0].n] = '\0';
 		v = strtonum(ms, 1, WAIT_MS_MAX, &errstr);
 		if (errstr != NULL) {
-			ctl_reply(c, "err wait is %s (1 to %d ms)", errstr,
+			control_reply(c, "err wait is %s (1 to %d ms)", errstr,
 			    WAIT_MS_MAX);
 			return;
 		}
@@ -119,15 +119,15 @@ cmd_wait_leader(struct node *nd, struct ctl_client *c,
 algo_time
 node_wake(struct node *nd, algo_time now)
 {
-	struct ctl_client *c;
+	struct control_client *c;
 	algo_time next = -1;
 	int i;
 
-	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
-		c = &nd->ctl.clients[i];
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &nd->control.clients[i];
 		if (c->fd != -1 && c->waiting == WAIT_START) {
 			if (task_wake(nd, c, now))
-				ctl_flush(c);
+				control_flush(c);
 			continue;
 		}
 		if (c->fd == -1 || c->waiting != WAIT_LEADER)
@@ -135,7 +135,7 @@ node_wake(struct node *nd, algo_time now)
 		if (leads(nd, now))
 			reply_status(nd, c, now);
 		else if (c->deadline != 0 && now >= c->deadline)
-			ctl_reply(c, "err timeout");
+			control_reply(c, "err timeout");
 		else {
 			if (c->deadline != 0 &&
 			    (next == -1 || c->deadline - now < next))
@@ -144,14 +144,14 @@ node_wake(struct node *nd, algo_time now)
 		}
 		/* Answered: on to the requests that came after. */
 		c->waiting = WAIT_NONE;
-		ctl_lines(c, nd);
-		ctl_flush(c);
+		control_lines(c, nd);
+		control_flush(c);
 	}
 	return next;
 }
 
 void
-node_command(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	size_t i;
 
@@ -159,12 +159,12 @@ node_command(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 		if (!ctl_str_eq(req->cmd, cmds[i].name))
 			continue;
 		if (req->argc > cmds[i].maxargs)
-			ctl_reply(c, "err %s takes %d argument%s",
+			control_reply(c, "err %s takes %d argument%s",
 			    cmds[i].name, cmds[i].maxargs,
 			    cmds[i].maxargs == 1 ? "" : "s");
 		else
 			cmds[i].fn(nd, c, req);
 		return;
 	}
-	ctl_reply(c, "err unknown command %.*s", (int)req->cmd.n, req->cmd.p);
+	control_reply(c, "err unknown command %.*s", (int)req->cmd.n, req->cmd.p);
 }

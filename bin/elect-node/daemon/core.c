@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node.h"
+#include "daemon.h"
 #include "store/store.h"
 #include "util/util.h"
 

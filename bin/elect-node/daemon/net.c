@@ -15,7 +15,7 @@
 #include <sodium.h>
 
 #include "net/key.h"
-#include "node.h"
+#include "daemon.h"
 #include "util/util.h"
 
 #define RECV_BURST	64	/* datagrams read before looking elsewhere */

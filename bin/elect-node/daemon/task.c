@@ -1,6 +1,6 @@
 /*
- * What the lease core (lib/algo/lease.c) offers through the control
- * socket, and the clients that use it:
+ * The daemon's commands for guarded commands and edicts (the clients
+ * that use them are in client/):
  *
  *	lease		ok id=ID algo=lease leader=yes|no token=T until=NS
  *			    now=NS lease=NS renew=NS rtt=NS drift=PPB ldr=ID
@@ -26,7 +26,7 @@
 
 #include <sodium.h>
 
-#include "node.h"
+#include "daemon.h"
 #include "algo/lease.h"
 #include "util/util.h"
 
@@ -48,16 +48,16 @@ known_leader(const struct node *nd, algo_time now)
 	return 0;
 }
 
-static void	reply_lease(struct node *, struct ctl_client *);
+static void	reply_lease(struct node *, struct control_client *);
 
 void
-cmd_lease(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	reply_lease(nd, c);
 }
 
 static void
-reply_lease(struct node *nd, struct ctl_client *c)
+reply_lease(struct node *nd, struct control_client *c)
 {
 	const struct algo_timing *t = &nd->opts->timing.a;
 	struct algo_status st;
@@ -68,12 +68,12 @@ reply_lease(struct node *nd, struct ctl_client *c)
 	algo_query(nd->algo, now, &st);
 	id_str(known_leader(nd, now), ldr, sizeof(ldr));
 	if (lease_info(nd->algo, now, &li) == -1) {
-		ctl_reply(c, "ok id=%u algo=%s leader=%s ldr=%s now=%lld",
+		control_reply(c, "ok id=%u algo=%s leader=%s ldr=%s now=%lld",
 		    nd->self->id, algo_name(nd->opts->algo),
 		    st.leader ? "yes" : "no", ldr, (long long)now);
 		return;
 	}
-	ctl_reply(c, "ok id=%u algo=lease leader=%s token=%llu until=%lld "
+	control_reply(c, "ok id=%u algo=lease leader=%s token=%llu until=%lld "
 	    "now=%lld lease=%lld renew=%lld rtt=%lld drift=%lld ldr=%s",
 	    nd->self->id, st.leader ? "yes" : "no", (unsigned long long)li.token,
 	    (long long)li.until, (long long)now, (long long)t->lease,
@@ -81,7 +81,7 @@ reply_lease(struct node *nd, struct ctl_client *c)
 }
 
 void
-cmd_edict(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+cmd_edict(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	struct lease_edict e;
 	uint8_t text[LEASE_TEXT_MAX];
@@ -90,7 +90,7 @@ cmd_edict(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 	int rc;
 
 	if (req->argc != 1 || req->argv[0].n >= sizeof(hex)) {
-		ctl_reply(c, "err edict takes the text in hex, at most %d "
+		control_reply(c, "err edict takes the text in hex, at most %d "
 		    "bytes", LEASE_TEXT_MAX);
 		return;
 	}
@@ -98,41 +98,41 @@ cmd_edict(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 	hex[req->argv[0].n] = '\0';
 	if (sodium_hex2bin(text, sizeof(text), hex, req->argv[0].n, NULL, &len,
 	    NULL) != 0 || len * 2 != req->argv[0].n) {
-		ctl_reply(c, "err edict: bad hex");
+		control_reply(c, "err edict: bad hex");
 		return;
 	}
 	switch (rc = core_cmd(nd, ALGO_CMD_EDICT, text, len)) {
 	case ALGO_OK:
 		if (lease_edict(nd->algo, lease_edicts(nd->algo) - 1, &e) == 0)
-			ctl_reply(c, "ok seq=%llu token=%llu",
+			control_reply(c, "ok seq=%llu token=%llu",
 			    (unsigned long long)e.seq,
 			    (unsigned long long)e.token);
 		else
-			ctl_reply(c, "ok");
+			control_reply(c, "ok");
 		break;
 	case ALGO_ENOTLEADER:
-		ctl_reply(c, "err not leader leader=%s",
+		control_reply(c, "err not leader leader=%s",
 		    id_str(known_leader(nd, mono_now()), ldr, sizeof(ldr)));
 		break;
 	case ALGO_ENOTSUP:
-		ctl_reply(c, "err edicts need -a lease");
+		control_reply(c, "err edicts need -a lease");
 		break;
 	default:
-		ctl_reply(c, "err edict refused: 1 to %d printable bytes, and "
+		control_reply(c, "err edict refused: 1 to %d printable bytes, and "
 		    "small enough for the cluster's datagrams", LEASE_TEXT_MAX);
 		break;
 	}
 }
 
 void
-cmd_follow_edicts(struct node *nd, struct ctl_client *c,
+cmd_follow_edicts(struct node *nd, struct control_client *c,
     const struct ctl_req *req)
 {
 	if (nd->algo == NULL || algo_ops(nd->algo) != &algo_lease) {
-		ctl_reply(c, "err edicts need -a lease");
+		control_reply(c, "err edicts need -a lease");
 		return;
 	}
-	ctl_reply(c, "ok");
+	control_reply(c, "ok");
 	c->waiting = WAIT_EDICTS;
 	c->edicts = lease_edicts(nd->algo);
 }
@@ -145,10 +145,10 @@ cmd_follow_edicts(struct node *nd, struct ctl_client *c,
  * may start, and no one polls.
  */
 void
-cmd_task(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
+cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	if (req->argc == 1 && !ctl_str_eq(req->argv[0], "wait")) {
-		ctl_reply(c, "err task takes no argument but wait");
+		control_reply(c, "err task takes no argument but wait");
 		return;
 	}
 	c->waiting = WAIT_START;
@@ -157,13 +157,13 @@ cmd_task(struct node *nd, struct ctl_client *c, const struct ctl_req *req)
 }
 
 int
-task_wake(struct node *nd, struct ctl_client *c, algo_time now)
+task_wake(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
 	struct lease_info li;
 
 	if (nd->leaving) {
-		ctl_reply(c, "err leaving");
+		control_reply(c, "err leaving");
 		c->waiting = WAIT_NONE;
 		c->closing = 1;
 		return 1;
@@ -183,9 +183,9 @@ clients_in(const struct node *nd, int waiting)
 {
 	int i, n = 0;
 
-	for (i = 0; i < CTL_CLIENTS_MAX; i++)
-		n += nd->ctl.clients[i].fd != -1 &&
-		    nd->ctl.clients[i].waiting == waiting;
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		n += nd->control.clients[i].fd != -1 &&
+		    nd->control.clients[i].waiting == waiting;
 	return n;
 }
 
@@ -207,15 +207,15 @@ tasks_waiting(const struct node *nd)
 static void
 tasks_tell(struct node *nd, int waiting, const char *line, int next)
 {
-	struct ctl_client *c;
+	struct control_client *c;
 	int i;
 
-	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
-		c = &nd->ctl.clients[i];
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &nd->control.clients[i];
 		if (c->fd != -1 && c->waiting == waiting) {
-			ctl_reply(c, "%s", line);
+			control_reply(c, "%s", line);
 			c->waiting = next;
-			ctl_flush(c);
+			control_flush(c);
 		}
 	}
 }
@@ -237,7 +237,7 @@ tasks_leaving(struct node *nd)
 void
 edicts_publish(struct node *nd)
 {
-	struct ctl_client *c;
+	struct control_client *c;
 	struct lease_edict e;
 	char hex[HEX_MAX];
 	uint64_t n;
@@ -245,148 +245,23 @@ edicts_publish(struct node *nd)
 
 	if (nd->algo == NULL || (n = lease_edicts(nd->algo)) == 0)
 		return;
-	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
-		c = &nd->ctl.clients[i];
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &nd->control.clients[i];
 		if (c->fd == -1 || c->waiting != WAIT_EDICTS)
 			continue;
 		for (; c->edicts < n && !c->closing; c->edicts++) {
 			if (lease_edict(nd->algo, c->edicts, &e) == -1) {
-				ctl_reply(c, "ok lost=1");
+				control_reply(c, "ok lost=1");
 				continue;
 			}
 			sodium_bin2hex(hex, sizeof(hex),
 			    (const unsigned char *)e.text, e.len);
-			ctl_reply(c, "ok from=%u token=%llu seq=%llu "
+			control_reply(c, "ok from=%u token=%llu seq=%llu "
 			    "delivered=%s text=%s", e.from,
 			    (unsigned long long)e.token,
 			    (unsigned long long)e.seq, e.delivered ? "yes" : "no",
 			    hex);
 		}
-		ctl_flush(c);
+		control_flush(c);
 	}
-}
-
-/* ---- the clients ---- */
-
-/* "ok" or "err", the fields or the reason; -1 on a reply that is neither. */
-static int
-parse_reply(const char *dir, const char *reply, struct ctl_str *rest)
-{
-	const char *why;
-	int ok;
-
-	if ((why = ctl_parse_reply(reply, strlen(reply), &ok, rest)) != NULL) {
-		warnx("%s/control: bad reply (%s)", dir, why);
-		return -1;
-	}
-	return ok;
-}
-
-int
-ctl_edict(const char *dir, const char *text)
-{
-	char req[sizeof("edict ") + HEX_MAX], reply[CTL_LINE_MAX];
-	struct ctl_str rest, ldr;
-	const char *why;
-	size_t len = strlen(text);
-
-	if (len == 0 || len > LEASE_TEXT_MAX)
-		errx(EXIT_USAGE, "--edict: 1 to %d bytes of text", LEASE_TEXT_MAX);
-	memcpy(req, "edict ", 6);
-	sodium_bin2hex(req + 6, HEX_MAX, (const unsigned char *)text, len);
-	if (ctl_ask(dir, req, reply, sizeof(reply), CTL_WAIT_MS, &why) == -1) {
-		warnx("%s/control: %s", dir, why);
-		return EXIT_NODAEMON;
-	}
-	switch (parse_reply(dir, reply, &rest)) {
-	case 1:
-		printf("%.*s\n", (int)rest.n, rest.p);
-		return 0;
-	case 0:
-		if (ctl_field(rest, "leader", &ldr)) {
-			warnx("not the leader; the leader is %s%.*s",
-			    ctl_str_eq(ldr, "-") ? "unknown" : "node ",
-			    ctl_str_eq(ldr, "-") ? 0 : (int)ldr.n, ldr.p);
-			return EXIT_NO;
-		}
-		warnx("%.*s", (int)rest.n, rest.p);
-		return EXIT_USAGE;
-	}
-	return EXIT_NODAEMON;
-}
-
-/* One line of the stream: an edict to print, or one refused to report. */
-static void
-follow_line(const char *dir, const char *line)
-{
-	struct ctl_str rest, from, tok, seq, del, hex;
-	char text[LEASE_TEXT_MAX + 1];
-	size_t len;
-
-	if (parse_reply(dir, line, &rest) != 1)
-		return;
-	if (ctl_field(rest, "lost", &hex)) {
-		warnx("edicts came faster than this client read them; some "
-		    "were lost");
-		return;
-	}
-	if (!ctl_field(rest, "from", &from) || !ctl_field(rest, "token", &tok) ||
-	    !ctl_field(rest, "seq", &seq) || !ctl_field(rest, "delivered", &del) ||
-	    !ctl_field(rest, "text", &hex) ||
-	    sodium_hex2bin((unsigned char *)text, sizeof(text) - 1, hex.p,
-	    hex.n, NULL, &len, NULL) != 0)
-		return;
-	text[len] = '\0';
-	if (ctl_str_eq(del, "yes")) {
-		printf("%.*s %.*s %.*s %s\n", (int)from.n, from.p, (int)tok.n,
-		    tok.p, (int)seq.n, seq.p, text);
-		fflush(stdout);
-	} else
-		warnx("refused edict %.*s of node %.*s (token %.*s): older "
-		    "than one delivered", (int)seq.n, seq.p, (int)from.n,
-		    from.p, (int)tok.n, tok.p);
-}
-
-int
-ctl_follow(const char *dir)
-{
-	char buf[CTL_LINE_MAX * 4], *nl;
-	size_t len = 0;
-	ssize_t n;
-	const char *why;
-	struct ctl_str rest;
-	int fd, first = 1;
-
-	if ((fd = ctl_connect(dir, "follow-edicts", 0, &why)) == -1) {
-		warnx("%s/control: %s", dir, why);
-		return EXIT_NODAEMON;
-	}
-	for (;;) {
-		n = read(fd, buf + len, sizeof(buf) - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		while ((nl = memchr(buf, '\n', len)) != NULL) {
-			*nl = '\0';
-			if (first) {
-				first = 0;
-				if (parse_reply(dir, buf, &rest) != 1) {
-					warnx("%s/control: %.*s", dir,
-					    (int)rest.n, rest.p);
-					close(fd);
-					return EXIT_USAGE;
-				}
-			} else
-				follow_line(dir, buf);
-			len -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, len);
-		}
-		if (len == sizeof(buf))
-			len = 0;	/* a line beyond the protocol's */
-	}
-	close(fd);
-	warnx("%s/control: the daemon went away", dir);
-	return EXIT_NODAEMON;
 }

@@ -59,7 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "node.h"
+#include "client.h"
 #include "util/util.h"
 
 #define GRACE_DEFAULT	(20 * ALGO_MS)
@@ -152,7 +152,7 @@ ask(struct runif *r, const char *req, int wait_ms)
 	char reply[CTL_LINE_MAX];
 	const char *why;
 
-	if (ctl_ask(r->dir, req, reply, sizeof(reply), wait_ms, &why) == -1)
+	if (client_ask(r->dir, req, reply, sizeof(reply), wait_ms, &why) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
 	if (strcmp(req, "lease") == 0 && take_reply(r, reply) == -1)
 		errx(EXIT_NODAEMON, "%s/control: bad reply to lease: %s",
@@ -212,7 +212,7 @@ static int	task_register(struct runif *);
 static int
 await_leadership(struct runif *r)
 {
-	ask(r, "lease", CTL_WAIT_MS);
+	ask(r, "lease", CLIENT_WAIT_MS);
 	if (r->lease)
 		check_grace(r);
 	else
@@ -276,7 +276,7 @@ guard(struct runif *r, pid_t rpid, int spipe)
 		kill(0, SIGKILL);
 		_exit(1);
 	}
-	node_realtime();
+	sched_realtime();
 	if ((c = fork()) == -1) {
 		warn("fork");
 		_exit(126);
@@ -422,7 +422,7 @@ query_start(struct runif *r, algo_time now)
 	r->qlen = 0;
 	r->qsent = now;
 	r->next_query = now + r->poll;
-	if ((r->qfd = ctl_connect(r->dir, "lease", 1, &why)) == -1 &&
+	if ((r->qfd = client_connect(r->dir, "lease", 1, &why)) == -1 &&
 	    !r->lease)
 		stop(r, now, "the daemon does not answer");
 }
@@ -511,7 +511,7 @@ task_register(struct runif *r)
 	size_t got = 0;
 	struct pollfd pfd[2];
 
-	if ((r->tfd = ctl_connect(r->dir, r->o->wait ? "task wait" : "task",
+	if ((r->tfd = client_connect(r->dir, r->o->wait ? "task wait" : "task",
 	    0, &why)) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
 	pfd[0].fd = r->tfd;
@@ -674,7 +674,7 @@ open_signals(void)
 }
 
 int
-run_if_leader(const struct node_opts *o)
+client_runif(const struct node_opts *o)
 {
 	struct runif r;
 	int rc;
@@ -687,7 +687,7 @@ run_if_leader(const struct node_opts *o)
 	r.grace = o->grace >= 0 ? o->grace : GRACE_DEFAULT;
 	r.sigfd = open_signals();
 	/* Before the wait, so as to wake without delay when it ends. */
-	node_realtime();
+	sched_realtime();
 	if (!await_leadership(&r))
 		return o->ecode >= 0 ? o->ecode : EXIT_NO;
 	if (o->trace != NULL && (r.tw = tw_open(o->trace, STDERR_FILENO)) ==

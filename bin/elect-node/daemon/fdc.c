@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "node.h"
+#include "daemon.h"
 
 int
 fdc_start(struct fdc *c, char *const argv[])

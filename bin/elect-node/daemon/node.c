@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "node.h"
+#include "daemon.h"
 #include "store/store.h"
 #include "util/util.h"
 
@@ -29,15 +29,6 @@
 #define INC_NAME	"incarnation"
 #define PAIR_TRIES	4
 #define PAIR_GAP	(20 * 1000)	/* ns between the real-time reads */
-
-algo_time
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (algo_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
-}
 
 static trace_time
 ns(const struct timespec *ts)
@@ -68,21 +59,6 @@ node_input(struct node *nd)
 	}
 	nd->stamp = ns(&r0) + (ns(&r1) - ns(&r0)) / 2;
 	return ns(&m);
-}
-
-/*
- * The lowest real-time priority when allowed (root, CAP_SYS_NICE), for
- * this process alone (not its children): it sleeps nearly all the time,
- * and when it wakes, a lease is waiting on it.  Best effort.
- */
-void
-node_realtime(void)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == -1 &&
-	    errno != EPERM)
-		warn("sched_setscheduler");
 }
 
 void
@@ -219,7 +195,7 @@ setup(struct node *nd)
 	bump_incarnation(nd);
 	core_boot(nd);
 	open_trace(nd);
-	if (ctl_listen(&nd->ctl, nd->dirfd, nd->opts->statedir) == -1)
+	if (control_listen(&nd->control, nd->dirfd, nd->opts->statedir) == -1)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
 	nd->sigfd = open_signals();
 	start_detector(nd);
@@ -307,8 +283,8 @@ enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_CLIENTS };
 static void
 loop(struct node *nd)
 {
-	struct pollfd pfd[P_CLIENTS + CTL_CLIENTS_MAX];
-	struct ctl_client *c;
+	struct pollfd pfd[P_CLIENTS + CONTROL_CLIENTS_MAX];
+	struct control_client *c;
 	struct timespec ts, *tsp;
 	algo_time now, wait, w;
 	int i, ms;
@@ -346,10 +322,10 @@ loop(struct node *nd)
 		pfd[P_FDOUT].events = POLLIN;
 		pfd[P_FDIN].fd = nd->fdc.olen > 0 ? nd->fdc.in : -1;
 		pfd[P_FDIN].events = POLLOUT;
-		pfd[P_CTL].fd = nd->ctl.fd;
+		pfd[P_CTL].fd = nd->control.fd;
 		pfd[P_CTL].events = POLLIN;
-		for (i = 0; i < CTL_CLIENTS_MAX; i++) {
-			c = &nd->ctl.clients[i];
+		for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+			c = &nd->control.clients[i];
 			pfd[P_CLIENTS + i].fd = c->fd;
 			pfd[P_CLIENTS + i].events =
 			    (c->closing || c->waiting ? 0 : POLLIN) |
@@ -371,12 +347,12 @@ loop(struct node *nd)
 		    (pfd[P_FDIN].revents && fdc_flush(&nd->fdc) == -1))
 			node_detector_failed(nd);
 		/* Clients first: those that hung up free their slots. */
-		for (i = 0; i < CTL_CLIENTS_MAX; i++)
+		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 			if (pfd[P_CLIENTS + i].revents)
-				ctl_io(&nd->ctl, &nd->ctl.clients[i],
+				control_io(&nd->control, &nd->control.clients[i],
 				    pfd[P_CLIENTS + i].revents, nd);
 		if (pfd[P_CTL].revents)
-			ctl_accept(&nd->ctl);
+			control_accept(&nd->control);
 	}
 }
 
@@ -403,7 +379,7 @@ teardown(struct node *nd)
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	tasks_leaving(nd);
-	ctl_close(&nd->ctl);
+	control_close(&nd->control);
 	core_free(nd);
 	net_close(nd);
 	close(nd->sigfd);
@@ -414,7 +390,7 @@ teardown(struct node *nd)
 }
 
 int
-node_run(const struct node_opts *o)
+daemon_main(const struct node_opts *o)
 {
 	struct node nd;
 
@@ -422,7 +398,7 @@ node_run(const struct node_opts *o)
 	nd.opts = o;
 	nd.udp = nd.sigfd = nd.dirfd = -1;
 	setup(&nd);
-	node_realtime();
+	sched_realtime();
 	core_start(&nd);
 	loop(&nd);
 	teardown(&nd);

@@ -1,0 +1,105 @@
+/*
+ * The client side of the control socket: connect to the daemon of a
+ * state directory, send one request, read one reply.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+
+/* Milliseconds left until DEADLINE on the monotonic clock. */
+static int
+ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000 +
+	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (int)ms;
+}
+
+int
+client_connect(const char *dir, const char *req, int nonblock, const char **why)
+{
+	struct sockaddr_un sun;
+	char line[CTL_LINE_MAX];
+	int fd, ll;
+
+	*why = "no daemon answers";
+	if (ctl_socket_path(&sun, dir) == -1)
+		return -1;
+	ll = snprintf(line, sizeof(line), "elect %d %s\n", CTL_VERSION, req);
+	if (ll < 0 || (size_t)ll >= sizeof(line)) {
+		*why = "request too long";
+		return -1;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+	    (nonblock ? SOCK_NONBLOCK : 0), 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		if (errno == ENOENT)
+			*why = "no daemon answers (no control socket)";
+		else if (errno == ECONNREFUSED)
+			*why = "no daemon answers (connection refused)";
+		else
+			*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	/* A unix socket takes a short line at once, or not at all. */
+	if (write(fd, line, (size_t)ll) != ll) {
+		*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+client_ask(const char *dir, const char *req, char *reply, size_t len,
+    int wait_ms, const char **why)
+{
+	struct timespec deadline;
+	struct pollfd pfd;
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if ((fd = client_connect(dir, req, 0, why)) == -1)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += wait_ms / 1000;
+	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (got < len - 1 && memchr(reply, '\n', got) == NULL) {
+		if (poll(&pfd, 1, ms_left(&deadline)) <= 0) {
+			*why = "no reply in time";
+			break;
+		}
+		if ((n = read(fd, reply + got, len - 1 - got)) <= 0) {
+			*why = "connection closed without a reply";
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	reply[got] = '\0';
+	if (strchr(reply, '\n') == NULL)
+		return -1;
+	*strchr(reply, '\n') = '\0';
+	return 0;
+}

@@ -1,0 +1,224 @@
+/*
+ * The control socket: a unix stream socket in the state directory, owner
+ * only, answering lines of the control protocol (lib/ctl) without ever
+ * blocking the node.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "util/util.h"
+
+#define CTL_BACKLOG	8
+
+int
+control_listen(struct control *s, int dirfd, const char *dir)
+{
+	struct sockaddr_un sun;
+	mode_t old;
+	int i, rc;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		s->clients[i].fd = -1;
+	if (ctl_socket_path(&sun, dir) == -1)
+		return -1;
+	strlcpy(s->path, sun.sun_path, sizeof(s->path));
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd == -1)
+		return -1;
+	/* The pid file is ours, so a socket left here is a dead daemon's. */
+	if (unlinkat(dirfd, CTL_NAME, 0) == -1 && errno != ENOENT)
+		return -1;
+	old = umask(0177);
+	rc = bind(s->fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (rc == -1 || listen(s->fd, CTL_BACKLOG) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+drop_client(struct control_client *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	c->inlen = c->outlen = 0;
+	c->closing = c->waiting = 0;
+}
+
+void
+control_accept(struct control *s)
+{
+	static const char busy[] = "err busy\n";
+	int fd, i;
+
+	while ((fd = accept4(s->fd, NULL, NULL,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1) {
+		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+			if (s->clients[i].fd == -1)
+				break;
+		if (i == CONTROL_CLIENTS_MAX) {
+			/* A best effort: the client learns why, or not. */
+			if (write(fd, busy, sizeof(busy) - 1) == -1)
+				errno = 0;
+			close(fd);
+			continue;
+		}
+		s->clients[i].fd = fd;
+	}
+}
+
+void
+control_reply(struct control_client *c, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = sizeof(c->out) - c->outlen;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(c->out + c->outlen, room, fmt, ap);
+	va_end(ap);
+	/* A client that does not read its replies is let go. */
+	if (n < 0 || (size_t)n + 1 >= room || (size_t)n + 1 > CTL_LINE_MAX) {
+		c->closing = 1;
+		c->outlen = 0;
+		return;
+	}
+	c->out[c->outlen + (size_t)n] = '\n';
+	c->outlen += (size_t)n + 1;
+}
+
+static void
+handle_line(struct control_client *c, const char *line, size_t len,
+    struct node *nd)
+{
+	struct ctl_req req;
+	const char *why;
+
+	if ((why = ctl_parse_req(line, len, &req)) != NULL) {
+		control_reply(c, "err %s", why);
+		return;
+	}
+	if (req.version != CTL_VERSION) {
+		control_reply(c, "err version %u not spoken, only %d", req.version,
+		    CTL_VERSION);
+		return;
+	}
+	cmd_dispatch(nd, c, &req);
+}
+
+/* Answers the complete lines read, in order, until one has to wait. */
+void
+control_lines(struct control_client *c, struct node *nd)
+{
+	char line[CTL_LINE_MAX], *nl;
+	size_t len;
+
+	while (!c->closing && !c->waiting &&
+	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
+		len = (size_t)(nl - c->in);
+		memcpy(line, c->in, len);
+		c->inlen -= len + 1;
+		memmove(c->in, nl + 1, c->inlen);
+		handle_line(c, line, len, nd);
+	}
+}
+
+static void
+read_lines(struct control_client *c, struct node *nd)
+{
+	ssize_t n;
+
+	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == 0) {
+		/* The client is done asking: answer what it asked, then go. */
+		if (c->inlen > 0)
+			control_reply(c, "err line without a newline");
+		c->closing = 1;
+		return;
+	}
+	if (n == -1) {
+		c->closing = 1;
+		c->outlen = 0;
+		return;
+	}
+	c->inlen += (size_t)n;
+	control_lines(c, nd);
+	if (c->inlen == sizeof(c->in)) {
+		control_reply(c, "err line too long");
+		c->closing = 1;
+	}
+}
+
+static void
+write_out(struct control_client *c)
+{
+	ssize_t n;
+
+	while (c->outlen > 0) {
+		n = write(c->fd, c->out, c->outlen);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				c->closing = 1, c->outlen = 0;
+			return;
+		}
+		memmove(c->out, c->out + n, c->outlen - (size_t)n);
+		c->outlen -= (size_t)n;
+	}
+}
+
+void
+control_io(struct control *s, struct control_client *c, short revents,
+    struct node *nd)
+{
+	/* Gone altogether: no one is left to answer. */
+	if (revents & (POLLHUP | POLLERR)) {
+		drop_client(c);
+		return;
+	}
+	if (!c->closing && !c->waiting && (revents & POLLIN))
+		read_lines(c, nd);
+	control_flush(c);
+}
+
+/* Writes what the client takes; lets it go once all is said. */
+void
+control_flush(struct control_client *c)
+{
+	if (c->fd == -1)
+		return;
+	write_out(c);
+	if (c->closing && !c->waiting && c->outlen == 0)
+		drop_client(c);
+}
+
+void
+control_close(struct control *s)
+{
+	int i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (s->clients[i].fd != -1)
+			drop_client(&s->clients[i]);
+	if (s->fd != -1) {
+		close(s->fd);
+		unlink(s->path);
+	}
+	s->fd = -1;
+}

@@ -1,0 +1,72 @@
+/*
+ * elect-node: one binary, two rooms.  main.c parses the command line and
+ * becomes either the daemon (daemon/: one node of the election, a thin
+ * shell around a pure core) or one of its clients (client/: --status,
+ * --edict, --follow-edicts, --run-if-leader).  The rooms share this
+ * header's options and the control protocol of lib/ctl, nothing else.
+ */
+#ifndef ELECT_NODE_H
+#define ELECT_NODE_H
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "algo/algo.h"
+
+/* Timing: the core's parameters and the detector's. */
+struct node_timing {
+	struct algo_timing a;
+	algo_time	 fd_interval;
+	algo_time	 fd_timeout;
+};
+
+#define TM_N	16	/* timing flags, see timing.c */
+
+void		 timing_defaults(struct node_timing *);
+void		 timing_longopts(struct option *, int first);
+int		 timing_set(struct node_timing *, int k, const char *arg);
+void		 timing_check(const struct node_timing *);
+void		 timing_usage(FILE *);
+long long	 timing_ms(algo_time);
+algo_time	 arg_duration(const char *, const char *what);
+
+/* Default state directory for ID, in BUF. */
+int		 default_statedir(unsigned id, char *buf, size_t len);
+
+enum mode {
+	MODE_DAEMON, MODE_STATUS, MODE_EDICT, MODE_FOLLOW, MODE_RUNIF
+};
+
+#define GRACE_MAX_MS	(3600 * 1000)
+#define TRACE_CLOSE_MS	500	/* for the last trace lines, at exit */
+
+struct node_opts {
+	enum mode	 mode;
+	const struct algo_ops *algo;
+	const char	*cluster;
+	unsigned	 id;
+	const char	*keyfile;
+	int		 insecure;
+	const char	*statedir;
+	char		 statedir_buf[PATH_MAX];
+	const char	*trace;
+	char		*fd_cmd;
+	int		 fd_cmd_own;
+	struct node_timing timing;
+	/* Clients: --edict, --run-if-leader. */
+	const char	*edict;
+	char		**command;
+	int		 wait;
+	algo_time	 grace;		/* -1: the default */
+	int		 ecode;		/* -E; -1: the default */
+};
+
+/* The rooms' entry points: each returns the process's exit code. */
+int	daemon_main(const struct node_opts *);
+int	client_status(const char *dir);
+int	client_edict(const char *dir, const char *text);
+int	client_follow(const char *dir);
+int	client_runif(const struct node_opts *);
+
+#endif
