@@ -128,6 +128,9 @@ run(struct node *nd)
 		case ALGO_TRACE:
 			node_trace(nd, "%s", algo_out_text(&nd->out, a));
 			break;
+		case ALGO_EDICT:
+			edict_out(nd, &a->edict);
+			break;
 		}
 	}
 	if (nd->out.nomem) {
@@ -135,7 +138,6 @@ run(struct node *nd)
 		nd->quit = QUIT_ERROR;
 	}
 	algo_out_clear(&nd->out);
-	edicts_publish(nd);
 }
 
 static int
