@@ -27,7 +27,7 @@ algo_timing_default(struct algo_timing *t)
 	t->lease = 80 * ALGO_MS;
 	t->renew = 20 * ALGO_MS;
 	t->rtt = 5 * ALGO_MS;
-	t->drift = 1000000;		/* 1e-3: see lib/algo/lease.c */
+	t->drift = 1000000;		/* 1e-3: share/elect/lease.md */
 	t->skew = 0;
 }
 

@@ -155,7 +155,7 @@ struct algo_timing {
 	/* Nerio (lease), section 10.1: a grant covers `lease' (delta) of
 	 * real time, the leader renews every `renew' (i), and nearly every
 	 * round trip takes less than `rtt' (d); renew + rtt must stay well
-	 * inside lease (see lib/algo/lease.c).  `drift' is rho, the most a
+	 * inside lease (share/elect/lease.md).  `drift' is rho, the most a
 	 * clock may gain or lose, as nanoseconds per second (1e-3 is
 	 * 1000000).  `skew' > 0 selects OQwBS (section 4): clocks then
 	 * differ by at most skew, and drift only bounds verification. */

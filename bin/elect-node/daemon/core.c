@@ -120,7 +120,7 @@ run(struct node *nd)
 			break;
 		case ALGO_STATE:
 			/* A node that leaves on purpose traces its exit, the
-			 * end of its up time (trace-format.md), not a Down
+			 * end of its up time (elect-trace(5)), not a Down
 			 * status it would seem to stay in. */
 			if (!nd->exiting || a->state.status != ST_DOWN)
 				trace_state(nd, &a->state);
