@@ -209,6 +209,40 @@ load algo-sim
 	EOF
 }
 
+# The common status: a node leads until E from the run that makes it
+# leader, with no token until a second run establishes one (leader=no
+# meanwhile); then with its token; at E, without the lead timer, neither.
+# A refusal naming a grantee gives a node that leads nobody a hint.
+@test "lease: the leadership in the common status: deadline, token once established, hint" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
+	0 boot inc=2
+	0 leadership
+	150.15 timer quiet
+	152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
+	152 leadership
+	153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
+	153 leadership
+	301.84 leadership
+	301.85 leadership
+	EOF
+	assert_success
+	run grep '^leadership' <<<"$output"
+	assert_output - <<-EOF
+	leadership leader=no until=- token=0 hint=-
+	leadership leader=no until=300 token=0 hint=-
+	leadership leader=yes until=301.85 token=8 hint=-
+	leadership leader=yes until=301.85 token=8 hint=-
+	leadership leader=no until=- token=0 hint=-
+	EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	1 recv from=2 msg=Refuse elid=1.1.1 why=busy ldr=3 left=0.1 k=4
+	1 leadership
+	EOF
+	assert_success
+	assert_line "leadership leader=no until=- token=0 hint=3"
+}
+
 @test "lease: edicts are delivered in (token, seq) order; a late, older one is refused and reported; malformed ones are dropped" {
 	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
 	0 boot inc=1
