@@ -65,7 +65,7 @@ struct trace_qt {
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
- * trace-format.md gives it, with well-formed values, and decodes them into
+ * elect-trace(5) gives it, with well-formed values, and decodes them into
  * the fields below; keys it does not know stay in kv[] only.  An id of 0
  * stands for "-" (none).
  */

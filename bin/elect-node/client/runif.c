@@ -73,7 +73,7 @@ struct runif {
 	struct trace_writer *tw;
 	unsigned	 id;
 	/* What the daemon said last. */
-	int		 lease;		/* it runs the lease algorithm */
+	int		 lease;		/* its leadership has a deadline */
 	int		 leader;
 	uint64_t	 token;
 	algo_time	 until;		/* E */
@@ -114,7 +114,8 @@ take_reply(struct runif *r, const char *reply)
 	    !ok || !ctl_field(rest, "leader", &v))
 		return -1;
 	r->leader = ctl_str_eq(v, "yes");
-	r->lease = ctl_field(rest, "algo", &v) && ctl_str_eq(v, "lease");
+	/* A leadership with a deadline: the reply says until when. */
+	r->lease = ctl_field(rest, "until", &v);
 	if (ctl_field(rest, "ldr", &v) && v.n < sizeof(r->ldr)) {
 		memcpy(r->ldr, v.p, v.n);
 		r->ldr[v.n] = '\0';

@@ -199,11 +199,11 @@ detector_gone(struct node *nd, int status)
 }
 
 /*
- * A leader that leaves releases its lease (lib/algo/lease.c), and the next
- * node leads at once: guarded commands must be dead before.  They are
- * told to stop, and the node leaves when the last is gone; if they take
- * longer than two leases, or a second signal comes, it leaves without
- * releasing anything, and the lease runs out.
+ * A leader that leaves releases its lease (share/elect/lease.md), and
+ * the next node leads at once: guarded commands must be dead before.
+ * They are told to stop, and the node leaves when the last is gone; if
+ * they take longer than two leases, or a second signal comes, it leaves
+ * without releasing anything, and the lease runs out.
  */
 static void
 leave(struct node *nd, enum quit why)
