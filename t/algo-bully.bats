@@ -324,3 +324,26 @@ load algo-sim
 	run elect-check -s sync -c 1 "$BATS_TEST_TMPDIR/t"
 	assert_success
 }
+
+# The common status of an algorithm without leases: a leader leads until
+# it stops considering itself leader (until=forever), without a fencing
+# token; a node that does not lead has no deadline.
+@test "bully: the leadership in the common status has no deadline and no token" {
+	run algo-drive -q -t check=100 -t timeout=300 -a bully -i 3 -n 3 <<-EOF
+	0 boot inc=1
+	0 leadership
+	1 recv from=2 msg=Ack elid=3.1.0 seq=1 ans=yes
+	2 recv from=1 msg=Ack elid=3.1.0 seq=2 ans=yes
+	3 recv from=2 msg=Ack elid=3.1.0 seq=3 ans=yes
+	4 recv from=1 msg=Ack elid=3.1.0 seq=4 ans=yes
+	5 recv from=2 msg=Ack elid=3.1.0 seq=5 ans=yes
+	6 recv from=1 msg=Ack elid=3.1.0 seq=6 ans=yes
+	6 leadership
+	EOF
+	assert_success
+	run grep '^leadership' <<<"$output"
+	assert_output - <<-EOF
+	leadership leader=no until=- token=0 hint=-
+	leadership leader=yes until=forever token=0 hint=-
+	EOF
+}

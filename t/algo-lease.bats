@@ -180,6 +180,7 @@ load algo-sim
 	> 160 cmd edict hello
 	trace edict seq=1 qt=1:9,3:0.152 clock=0.16
 	trace deliver from=3 seq=1 qt=1:9,3:0.152
+	edict from=3 token=8 seq=1 delivered=yes text=hello
 	send to=1 msg=Edict elid=- token=8 seq=1 len=43
 	send to=2 msg=Edict elid=- token=8 seq=1 len=43
 	> 202 timer try
@@ -192,6 +193,7 @@ load algo-sim
 	> 210 cmd edict world
 	trace edict seq=2 qt=2:5.05,3:0.202 clock=0.21
 	trace deliver from=3 seq=2 qt=2:5.05,3:0.202
+	edict from=3 token=8 seq=2 delivered=yes text=world
 	send to=1 msg=Edict elid=- token=8 seq=2 len=43
 	send to=2 msg=Edict elid=- token=8 seq=2 len=43
 	> 211 cmd release
@@ -205,6 +207,40 @@ load algo-sim
 	> 212 cmd edict late
 	error not leader
 	EOF
+}
+
+# The common status: a node leads until E from the run that makes it
+# leader, with no token until a second run establishes one (leader=no
+# meanwhile); then with its token; at E, without the lead timer, neither.
+# A refusal naming a grantee gives a node that leads nobody a hint.
+@test "lease: the leadership in the common status: deadline, token once established, hint" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
+	0 boot inc=2
+	0 leadership
+	150.15 timer quiet
+	152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
+	152 leadership
+	153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
+	153 leadership
+	301.84 leadership
+	301.85 leadership
+	EOF
+	assert_success
+	run grep '^leadership' <<<"$output"
+	assert_output - <<-EOF
+	leadership leader=no until=- token=0 hint=-
+	leadership leader=no until=300 token=0 hint=-
+	leadership leader=yes until=301.85 token=8 hint=-
+	leadership leader=yes until=301.85 token=8 hint=-
+	leadership leader=no until=- token=0 hint=-
+	EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	1 recv from=2 msg=Refuse elid=1.1.1 why=busy ldr=3 left=0.1 k=4
+	1 leadership
+	EOF
+	assert_success
+	assert_line "leadership leader=no until=- token=0 hint=3"
 }
 
 @test "lease: edicts are delivered in (token, seq) order; a late, older one is refused and reported; malformed ones are dropped" {
@@ -225,12 +261,16 @@ load algo-sim
 	state status=Wait ldr=- grp=-
 	> 10 recv from=3 msg=Edict token=8 seq=2 qt=2:5.05,3:0.202 text=world
 	trace deliver from=3 seq=2 qt=2:5.05,3:0.202
+	edict from=3 token=8 seq=2 delivered=yes text=world
 	> 11 recv from=3 msg=Edict token=8 seq=1 qt=1:9,3:0.152 text=hello
 	trace drop from=3 why=edict-order
+	edict from=3 token=8 seq=1 delivered=no text=hello
 	> 12 recv from=2 msg=Edict token=9 seq=1 qt=1:0.4,2:6 text=next
 	trace deliver from=2 seq=1 qt=1:0.4,2:6
+	edict from=2 token=9 seq=1 delivered=yes text=next
 	> 13 recv from=2 msg=Edict token=9 seq=1 qt=1:0.4,2:6 text=again
 	trace drop from=2 why=edict-order
+	edict from=2 token=9 seq=1 delivered=no text=again
 	> 14 recv from=2 msg=Edict token=9 seq=2 qt=1:0.4,4:6 text=bad-qt
 	error refused
 	> 15 recv from=2 msg=Edict token=9 seq=2 qt=1:0.4,2:6

@@ -369,6 +369,39 @@ route() {
 	assert_success
 }
 
+# Every edict the core delivers goes out to the followers in the step
+# that delivered it; no ring of the core's can run past a follower.  More
+# edicts than such a ring ever held, back to back, reach every follower,
+# the leader's own included, each once and in order.
+@test "lease: followers get every edict, however many come" {
+	local i f ldr last
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	wait_for 10 elect_status "$ldr" >/dev/null
+	for f in 1 2 3; do
+		follow "$f"
+		listening "$f" "$ldr"
+	done
+	for i in $(seq 1 80); do
+		last=$(elect-node -s "$ELECT_DIR/$ldr/state" --edict "many $i")
+	done
+	last=${last#seq=}
+	last=${last%% *}
+	for f in 1 2 3; do
+		wait_for 10 got "$f" "many 80"
+	done
+	elect_stop_all
+	for f in 1 2 3; do
+		run in_order "$f"
+		assert_success
+		run accounted "$f" "$last"
+		assert_success
+		assert_equal "$(grep -c ' many ' "$BATS_TEST_TMPDIR/follow.$f")" 80
+		assert_equal "$(refused "$f")" 0
+	done
+}
+
 # What node 3 sends to node 1 is held (udpmix -r with a batch that never
 # fills) while node 3 leads and makes edicts, leaves, and node 2 takes
 # over and makes its own.  Let go, node 3's edicts reach node 1 after

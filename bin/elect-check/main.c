@@ -63,21 +63,12 @@ add_names(struct checker *ck, const char *arg, int sets)
 	}
 }
 
-static double
-seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Feeds the whole trace; NULL, or why it cannot be checked. */
 static const char *
 feed(struct checker *ck, struct trace_reader *r, unsigned long *n)
 {
 	struct trace_event ev;
-	double start = seconds(), now, shown_at = 0;
+	int64_t start = mono_now(), now, shown_at = 0;
 	int progress = isatty(STDERR_FILENO), shown = 0, rc;
 	const char *why = NULL;
 
@@ -85,7 +76,8 @@ feed(struct checker *ck, struct trace_reader *r, unsigned long *n)
 		if ((why = checker_event(ck, &ev)) != NULL)
 			break;
 		if (++*n % PROGRESS_EVERY == 0 && progress &&
-		    (now = seconds()) - start > 1 && now - shown_at > 0.25) {
+		    (now = mono_now()) - start > TRACE_NS &&
+		    now - shown_at > TRACE_NS / 4) {
 			shown_at = now;
 			fprintf(stderr, "\r%s: %s:%lu, %llu MB", getprogname(),
 			    ev.file, ev.lineno,

@@ -51,6 +51,7 @@ struct shell {
 	struct trace_writer *tw;
 	unsigned	 self;
 	int		 sock;
+	int		 sigfd;		/* SIGTERM, SIGINT, SIGHUP, SIGUSR1 */
 	uint64_t	 send_errors;
 	char		 line[FD_CMD_LINE_MAX + 1];
 	size_t		 linelen;
@@ -58,7 +59,6 @@ struct shell {
 	unsigned long	 lineno;
 };
 
-static volatile sig_atomic_t got_term, got_hup, got_usr1;
 
 static void __attribute__((noreturn))
 usage(int status)
@@ -247,43 +247,6 @@ open_socket(struct shell *sh)
 }
 
 static void
-on_signal(int sig)
-{
-	if (sig == SIGHUP)
-		got_hup = 1;
-	else if (sig == SIGUSR1)
-		got_usr1 = 1;
-	else
-		got_term = 1;
-}
-
-/* Signals wait blocked, and are taken only inside ppoll(). */
-static void
-set_signals(sigset_t *waitmask)
-{
-	struct sigaction sa;
-	sigset_t block;
-	int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&block);
-	for (i = 0; i < nitems(sigs); i++) {
-		sigaddset(&block, sigs[i]);
-		if (sigaction(sigs[i], &sa, NULL) == -1)
-			err(1, "sigaction");
-	}
-	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &block, waitmask) == -1)
-		err(1, "sigprocmask");
-	sigdelset(waitmask, SIGTERM);
-	sigdelset(waitmask, SIGINT);
-	sigdelset(waitmask, SIGHUP);
-	sigdelset(waitmask, SIGUSR1);
-}
-
-static void
 print_stats(const struct shell *sh, FILE *f)
 {
 	const struct fd_stats *st = fd_stats(sh->fd);
@@ -380,7 +343,7 @@ command(struct shell *sh, const struct fd_cmd *c)
 			    c->ids[i], sh->c.file);
 			return;
 		}
-	if ((why = fd_command(sh->fd, c, tw_mono())) != NULL) {
+	if ((why = fd_command(sh->fd, c, mono_now())) != NULL) {
 		warnx("stdin:%lu: %s", sh->lineno, why);
 		return;
 	}
@@ -469,7 +432,7 @@ read_datagrams(struct shell *sh)
 		leave(sh, "error", 1);
 	}
 	for (i = 0; i < n; i++) {
-		fd_datagram(sh->fd, buf[i], mm[i].msg_len, tw_mono());
+		fd_datagram(sh->fd, buf[i], mm[i].msg_len, mono_now());
 		carry_out(sh);
 	}
 }
@@ -477,17 +440,20 @@ read_datagrams(struct shell *sh)
 static void
 take_signals(struct shell *sh)
 {
-	if (got_term)
-		leave(sh, "signal", 0);
-	if (got_hup) {
-		got_hup = 0;
-		if (sh->tw != NULL && tw_reopen(sh->tw) == -1)
-			warn("reopening the trace");
-	}
-	if (got_usr1) {
-		got_usr1 = 0;
-		print_stats(sh, stderr);
-	}
+	int sig;
+
+	while ((sig = signals_next(sh->sigfd)) != 0)
+		switch (sig) {
+		case SIGHUP:
+			if (sh->tw != NULL && tw_reopen(sh->tw) == -1)
+				warn("reopening the trace");
+			break;
+		case SIGUSR1:
+			print_stats(sh, stderr);
+			break;
+		default:
+			leave(sh, "signal", 0);
+		}
 }
 
 /*
@@ -496,19 +462,19 @@ take_signals(struct shell *sh)
  * acknowledgements, its end and the time to connect again.
  */
 static void
-loop(struct shell *sh, const sigset_t *waitmask)
+loop(struct shell *sh)
 {
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	struct timespec ts, *tsp;
 	int64_t now, deadline, wait;
 	int ms;
 
 	for (;;) {
-		now = tw_mono();
+		now = mono_now();
 		if ((deadline = fd_deadline(sh->fd)) <= now) {
 			/* A heartbeat already queued came in time: take it. */
 			read_datagrams(sh);
-			now = tw_mono();
+			now = mono_now();
 			fd_tick(sh->fd, now);
 			carry_out(sh);
 			deadline = fd_deadline(sh->fd);
@@ -526,12 +492,14 @@ loop(struct shell *sh, const sigset_t *waitmask)
 		}
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sh->sock, .events = POLLIN };
-		if (ppoll(pfd, nitems(pfd), tsp, waitmask) == -1 &&
+		pfd[3] = (struct pollfd){ .fd = sh->sigfd, .events = POLLIN };
+		if (ppoll(pfd, nitems(pfd), tsp, NULL) == -1 &&
 		    errno != EINTR) {
 			warn("ppoll");
 			leave(sh, "error", 1);
 		}
-		take_signals(sh);
+		if (pfd[3].revents & POLLIN)
+			take_signals(sh);
 		if (pfd[1].revents & POLLIN)
 			read_datagrams(sh);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
@@ -570,12 +538,12 @@ follow_parent(void)
 int
 main(int argc, char *argv[])
 {
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 	struct opts o = { .interval_ms = 50, .mode = FD_PUSH };
 	struct fd_config cfg;
 	struct shell sh;
 	unsigned *ids, watch[CLUSTER_NODES_MAX];
 	size_t nwatch;
-	sigset_t waitmask;
 	size_t i;
 
 	check_stdio();
@@ -614,9 +582,9 @@ main(int argc, char *argv[])
 		err(EXIT_USAGE, "-t %s", o.trace);
 	if (setvbuf(stdout, NULL, _IOLBF, 0) != 0)
 		err(1, "setvbuf");
-	set_signals(&waitmask);
+	sh.sigfd = signals_open(sigs, nitems(sigs));
 	/* Before the boot line: once it shows, our peers have the news. */
-	fd_hello(sh.fd, tw_mono());
+	fd_hello(sh.fd, mono_now());
 	carry_out(&sh);
 	tw_event(sh.tw, sh.self, "boot inc=%llu nodes=%zu mode=%s "
 	    "interval=%.3f %s=%.*f", (unsigned long long)cfg.incarnation,
@@ -630,5 +598,5 @@ main(int argc, char *argv[])
 		start.ids[0] = watch[i];
 		command(&sh, &start);
 	}
-	loop(&sh, &waitmask);
+	loop(&sh);
 }

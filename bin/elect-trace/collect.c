@@ -57,7 +57,6 @@ struct out {
 	size_t		 len, cap;
 };
 
-static volatile sig_atomic_t quit, hup;
 static char *unlink_path;	/* our unix socket, removed on the way out */
 
 static void
@@ -67,15 +66,6 @@ remove_socket(void)
 		unlink(unlink_path);
 	free(unlink_path);
 	unlink_path = NULL;
-}
-
-static void
-on_signal(int sig)
-{
-	if (sig == SIGHUP)
-		hup = 1;
-	else
-		quit = 1;
 }
 
 static void
@@ -149,6 +139,7 @@ struct state {
 	size_t		  nconns, capconns;
 	char		 *block;
 	struct hold	 *hold;		/* NULL without -d */
+	int		  sigfd;	/* SIGINT, SIGTERM, SIGHUP */
 	trace_time	  last;		/* latest time written from it */
 	unsigned long	  late;
 };
@@ -500,23 +491,13 @@ serve(struct state *st, int ls)
 {
 	struct pollfd *pfd = NULL;
 	size_t cap = 0, i, n;
-	sigset_t block, old;
-	int paused = 0;
+	int paused = 0, quit = 0, sig;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
 	while (!quit) {
 		struct timespec ts;
 
-		if (hup) {
-			hup = 0;
-			out_reopen(&st->out);
-		}
-		if (cap < st->nconns + 1) {
-			cap = (st->nconns + 1) * 2;
+		if (cap < st->nconns + 2) {
+			cap = (st->nconns + 2) * 2;
 			if ((pfd = reallocarray(pfd, cap, sizeof(*pfd))) == NULL)
 				err(1, NULL);
 		}
@@ -527,12 +508,21 @@ serve(struct state *st, int ls)
 			pfd[i + 1].events = POLLIN;
 		}
 		n = st->nconns;
-		if (ppoll(pfd, n + 1, timeout(st, paused, &ts), &old) == -1) {
+		pfd[n + 1].fd = st->sigfd;
+		pfd[n + 1].events = POLLIN;
+		if (ppoll(pfd, n + 2, timeout(st, paused, &ts), NULL) == -1) {
 			if (errno == EINTR)
 				continue;
 			err(1, "poll");
 		}
 		paused = 0;
+		while (pfd[n + 1].revents != 0 &&
+		    (sig = signals_next(st->sigfd)) != 0) {
+			if (sig == SIGHUP)
+				out_reopen(&st->out);
+			else
+				quit = 1;
+		}
 		/* Backwards: end_conn() moves the last connection to i. */
 		for (i = n; i > 0; i--)
 			if (pfd[i].revents != 0 && read_conn(st, i - 1) == -1)
@@ -544,7 +534,6 @@ serve(struct state *st, int ls)
 		release(st, 0);
 	}
 	free(pfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int
@@ -555,7 +544,7 @@ cmd_collect(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct state st = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	const char *addr = NULL;
 	trace_time delay = 0;
 	int ch, ls;
@@ -589,13 +578,10 @@ cmd_collect(int argc, char *argv[])
 	    (delay > 0 && (st.hold = hold_new(delay, HOLD_MAX)) == NULL))
 		err(1, NULL);
 	raise_nofile();
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	st.sigfd = signals_open(sigs, nitems(sigs));
 	ls = listen_on(addr);
 	serve(&st, ls);
+	close(st.sigfd);
 	close(ls);
 	remove_socket();
 	shut_down(&st);

@@ -27,7 +27,7 @@ algo_timing_default(struct algo_timing *t)
 	t->lease = 80 * ALGO_MS;
 	t->renew = 20 * ALGO_MS;
 	t->rtt = 5 * ALGO_MS;
-	t->drift = 1000000;		/* 1e-3: see lib/algo/lease.c */
+	t->drift = 1000000;		/* 1e-3: share/elect/lease.md */
 	t->skew = 0;
 }
 
@@ -239,6 +239,31 @@ algo_new_elid(const struct algo *a, uint32_t *ctr)
 	return e;
 }
 
+void
+algo_edict(struct algo_out *o, uint16_t from, uint64_t token, uint64_t seq,
+    int delivered, const void *text, size_t len)
+{
+	struct algo_action *a;
+
+	ALGO_ASSERT(len <= ALGO_EDICT_MAX);
+	if ((a = push(o, ALGO_EDICT)) == NULL)
+		return;
+	a->edict.from = from;
+	a->edict.token = token;
+	a->edict.seq = seq;
+	a->edict.delivered = delivered;
+	a->edict.len = len;
+	memcpy(a->edict.text, text, len);
+	a->edict.text[len] = '\0';
+}
+
+void
+algo_panic(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "%s:%d: invariant broken: %s\n", file, line, what);
+	abort();
+}
+
 static int
 state_eq(const struct algo_state *a, const struct algo_state *b)
 {
@@ -364,6 +389,7 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
     algo_time now, struct algo_out *o, char *err, size_t errlen)
 {
 	struct algo *a;
+	const char *why;
 	long r;
 	size_t i;
 
@@ -409,6 +435,7 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	a->t = cfg->timing;
 	a->state.status = ST_DOWN;
 	a->since = now;
+	a->now = now;
 	if (ops->boot(a, cfg->persist, cfg->persistlen, now, o) != ALGO_OK) {
 		snprintf(err, errlen, "%s refuses the cluster or its "
 		    "persisted state",
@@ -419,6 +446,8 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 		snprintf(err, errlen, "out of memory");
 		goto bad;
 	}
+	if ((why = algo_check(a)) != NULL)
+		algo_panic(__FILE__, __LINE__, why);
 	return a;
 bad:
 	free(a);
@@ -441,6 +470,7 @@ leave(struct algo *a, algo_time now, struct algo_out *o)
 int
 algo_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 {
+	const char *why;
 	int rc;
 
 	switch (in->type) {
@@ -467,13 +497,51 @@ algo_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	}
 	if (a->left)
 		return ALGO_OK;
+	a->now = in->now;
 	rc = a->ops->step(a, in, o);
 	if (rc == ALGO_ENOTSUP && in->type == ALGO_IN_CMD &&
 	    in->cmd.code == ALGO_CMD_LEAVE)
 		rc = leave(a, in->now, o);
+	if ((why = algo_check(a)) != NULL)
+		algo_panic(__FILE__, __LINE__, why);
 	if (rc == ALGO_OK && o->nomem)
 		rc = ALGO_ENOMEM;
 	return rc;
+}
+
+/*
+ * The frame's invariants, then the core's: the status is one of the
+ * trace format's and names a node of the cluster; a node that left is
+ * Down; the leadership's deadline, token and leader flag agree (a token
+ * only while leading, a leader only while leading, a deadline only where
+ * the algorithm has one).
+ */
+const char *
+algo_check(const struct algo *a)
+{
+	struct algo_status st;
+
+	if (a->state.status >= ST_NSTATUS)
+		return "status of the trace format";
+	if (a->state.ldr != 0 && algo_rank(a, a->state.ldr) == -1)
+		return "ldr in the cluster";
+	if (a->left && a->state.status != ST_DOWN)
+		return "a node that left is Down";
+	algo_query(a, a->now, &st);
+	if (st.leader && st.until <= a->now)
+		return "a leader leads until a deadline to come";
+	if (st.token != 0 && st.until <= a->now)
+		return "a fencing token only while leading";
+	if (st.until != 0 && st.until <= a->now)
+		return "no deadline while not leading";
+	if (!(a->ops->flags & ALGO_F_DEADLINE) &&
+	    st.until != (st.leader ? ALGO_FOREVER : 0))
+		return "no deadline without ALGO_F_DEADLINE";
+	if (!(a->ops->flags & ALGO_F_DEADLINE) && st.token != 0)
+		return "no token without ALGO_F_DEADLINE";
+	if (st.hint != 0 && algo_rank(a, st.hint) == -1)
+		return "hint in the cluster";
+	return a->ops->check != NULL ? a->ops->check(a) : NULL;
 }
 
 void
@@ -484,6 +552,7 @@ algo_query(const struct algo *a, algo_time now, struct algo_status *st)
 	st->since = a->since;
 	st->leader = (a->state.status == ST_NORM ||
 	    a->state.status == ST_REORG) && a->state.ldr == a->self;
+	st->until = st->leader ? ALGO_FOREVER : 0;
 	if (a->ops->query != NULL)
 		a->ops->query(a, now, st);
 }
@@ -504,6 +573,12 @@ const char *
 algo_name(const struct algo_ops *ops)
 {
 	return ops->name;
+}
+
+unsigned
+algo_flags(const struct algo_ops *ops)
+{
+	return ops->flags;
 }
 
 const char *

@@ -28,7 +28,8 @@
  * elid=', then the actions), ALGO_EINVAL that it was refused and nothing
  * changed (trace `drop from= why=').  Each action says what to trace with
  * it: ALGO_SEND `send', ALGO_FD `fd', ALGO_STATE `state', a DownSig input
- * `fd op=down'.  Names come from algo_msg_name(), algo_fd_op_name(),
+ * `fd op=down', ALGO_EDICT nothing (the core traces `deliver' or `drop'
+ * itself).  Names come from algo_msg_name(), algo_fd_op_name(),
  * trace_status_name() and algo_elid_fmt(); the elid key is left out when
  * the elid is none.  algo_msg_fields() renders payload fields (" seq=3")
  * that a trace line may carry as extra keys.
@@ -45,7 +46,19 @@
  * id 0 means "none".  Statuses are the trace format's (enum trace_status:
  * Norm, Elec1, Elec2, Wait, Elec, Reorg, Down).
  *
- * Adding an algorithm: one file lib/algo/NAME.c defining a
+ * What the caller may know of an algorithm is here and nowhere else: its
+ * flags (a leadership with a deadline and a fencing token, edicts), its
+ * status (struct algo_status) and its actions.  Like raft's Ready, every
+ * output comes out once, in the step that made it; the core keeps no
+ * queue for the caller to poll.
+ *
+ * Invariants.  After every step algo_step() checks the frame's and the
+ * core's invariants (algo_check()) and aborts the process when one is
+ * broken, as TigerBeetle does: a core that has lost track of who leads
+ * must not go on acting.  The simulator and the fuzz target check them
+ * too, and report which one.
+ *
+ * Adding an algorithm: one file lib/algo/NAME.c (or NAME-*.c) defining a
  * `const struct algo_ops algo_NAME`, and one line in lib/algo/registry.c.
  */
 #ifndef ELECT_ALGO_H
@@ -62,10 +75,12 @@
 #define ALGO_TIMERS_MAX		8	/* timer ids are 0 .. ALGO_TIMERS_MAX-1 */
 #define ALGO_CMD_MAX		256	/* most bytes of a command's argument */
 #define ALGO_ELID_STRLEN	48	/* "65535.18446744073709551615.4294967295" */
+#define ALGO_EDICT_MAX		ALGO_CMD_MAX	/* most bytes of an edict's text */
 
 #define ALGO_MS		INT64_C(1000000)
 #define ALGO_DRIFT_MAX	INT64_C(100000000)	/* rho <= 0.1 */
 typedef int64_t algo_time;	/* CLOCK_MONOTONIC, nanoseconds */
+#define ALGO_FOREVER	INT64_MAX	/* a deadline that never comes */
 
 /*
  * An election or group identifier: the node that made it, that node's
@@ -140,7 +155,7 @@ struct algo_timing {
 	/* Nerio (lease), section 10.1: a grant covers `lease' (delta) of
 	 * real time, the leader renews every `renew' (i), and nearly every
 	 * round trip takes less than `rtt' (d); renew + rtt must stay well
-	 * inside lease (see lib/algo/lease.c).  `drift' is rho, the most a
+	 * inside lease (share/elect/lease.md).  `drift' is rho, the most a
 	 * clock may gain or lose, as nanoseconds per second (1e-3 is
 	 * 1000000).  `skew' > 0 selects OQwBS (section 4): clocks then
 	 * differ by at most skew, and drift only bounds verification. */
@@ -171,8 +186,8 @@ struct algo_config {
 enum algo_cmd_code {
 	ALGO_CMD_LEAVE = 1,	/* leave on purpose (SIGTERM): a leader says
 				 * so where its algorithm allows */
-	ALGO_CMD_RELEASE,	/* lease: give leadership up now */
-	ALGO_CMD_EDICT,		/* lease: publish data[0 .. len-1] */
+	ALGO_CMD_RELEASE,	/* ALGO_F_DEADLINE: give leadership up now */
+	ALGO_CMD_EDICT,		/* ALGO_F_EDICTS: publish data[0 .. len-1] */
 };
 
 struct algo_cmd {
@@ -236,6 +251,20 @@ enum algo_act_type {
 	/* A trace line the core wants written, "EVENT KEY=VALUE ..." without
 	 * time and node (algo_out_text() gives it).  E.g. lease, lead. */
 	ALGO_TRACE,
+	/* An edict this node delivered (in order) or refused (out of order),
+	 * its own included: given once, in the step that received or made
+	 * it, and kept by no one but the caller (elect-node's followers, the
+	 * simulator's oracle).  Traced by the core (`deliver', `drop'). */
+	ALGO_EDICT,
+};
+
+struct algo_edict {
+	uint16_t	 from;		/* its creator, the leader then */
+	uint64_t	 token;		/* the creator's fencing token */
+	uint64_t	 seq;		/* the creator's edict counter */
+	int		 delivered;	/* 0: refused, it would break the order */
+	size_t		 len;
+	char		 text[ALGO_EDICT_MAX + 1];	/* NUL-terminated */
 };
 
 struct algo_action {
@@ -258,6 +287,7 @@ struct algo_action {
 		struct {
 			size_t		 off, len;	/* in algo_out's text */
 		} trace;
+		struct algo_edict edict;
 	};
 };
 
@@ -278,13 +308,40 @@ void		 algo_out_free(struct algo_out *);
 const char	*algo_out_text(const struct algo_out *,
 		    const struct algo_action *);
 
-/* What the control socket's `status' reports. */
+/*
+ * What the control socket's `status' reports, and what a guarded command
+ * needs (elect-node --run-if-leader), for every algorithm.  Clock values
+ * are on the core's clock, the `now' of its inputs.
+ *
+ * until is the leadership's deadline: while this node leads, the instant
+ * its leadership ends unless the core extends it; 0 while it does not
+ * lead.  With ALGO_F_DEADLINE no other node leads before until (lease:
+ * the quorum's grants); without, until is ALGO_FOREVER while leader, and
+ * leadership ends when the node stops considering itself leader.  A node
+ * may lead (until > now) before it is `leader': a lease leader is once its
+ * fencing token is established, a round trip later.
+ *
+ * token is the fencing token while this node leads, 0 otherwise: with
+ * ALGO_F_DEADLINE it strictly increases from one leadership to the next,
+ * across nodes and restarts, and is 0 only while the leadership's token
+ * is being established.  The other algorithms have none (0): their
+ * election identifiers (state.grp) are not ordered across nodes.
+ */
 struct algo_status {
 	struct algo_state state;
 	int		 leader;	/* this node considers itself leader */
 	algo_time	 since;		/* when the state last changed */
+	algo_time	 until;		/* the leadership's deadline, or 0 */
+	uint64_t	 token;		/* fencing token while leading, or 0 */
+	/* The leader as far as this node knows when state.ldr is 0 (lease:
+	 * named by the last grantor that refused, Nerio 10.4), or 0. */
+	uint16_t	 hint;
 	char		 extra[128];	/* more "key=value ..." fields, or "" */
 };
+
+/* What an algorithm offers beyond an election (algo_flags()). */
+#define ALGO_F_DEADLINE	0x1	/* leadership with a deadline and a token */
+#define ALGO_F_EDICTS	0x2	/* ALGO_CMD_EDICT and ALGO_EDICT */
 
 /* Results of algo_boot() (as NULL) and algo_step(). */
 #define ALGO_OK		 0
@@ -324,8 +381,14 @@ void		 algo_query(const struct algo *, algo_time now,
 		    struct algo_status *);
 void		 algo_free(struct algo *);
 
+/* NULL when every invariant of the frame and the core holds at the time
+ * of the last input, else the name of one that does not (algo_step()
+ * aborts on it; the simulator and the fuzz target report it). */
+const char	*algo_check(const struct algo *);
+
 const struct algo_ops *algo_ops(const struct algo *);
 const char	*algo_name(const struct algo_ops *);
+unsigned	 algo_flags(const struct algo_ops *);
 /* A message type's name ("Halt"), or NULL for a type the algorithm does
  * not have: a datagram with such a type is dropped. */
 const char	*algo_msg_name(const struct algo_ops *, unsigned type);
@@ -368,11 +431,13 @@ struct algo {
 	struct algo_timing t;
 	struct algo_state state;	/* as last emitted */
 	algo_time	 since;
+	algo_time	 now;		/* of the last input */
 	int		 left;		/* left on purpose: deaf from now on */
 };
 
 struct algo_ops {
 	const char	*name;
+	unsigned	 flags;		/* ALGO_F_ */
 	const char *const *msgnames;	/* [type]; [0] unused */
 	unsigned	 nmsg;
 	const char *const *timernames;	/* [id] */
@@ -392,9 +457,13 @@ struct algo_ops {
 	int		 (*step)(struct algo *, const struct algo_input *,
 			    struct algo_out *);
 	/* Optional; without it a node leads when its status is Norm or
-	 * Reorg and ldr is itself (trace-format.md). */
+	 * Reorg and ldr is itself (elect-trace(5), "Who is what"), until
+	 * ALGO_FOREVER and without a token.  It starts from that. */
 	void		 (*query)(const struct algo *, algo_time now,
 			    struct algo_status *);
+	/* Optional: NULL, or the name of a broken invariant of the core's
+	 * state after its last input (at a->now). */
+	const char	*(*check)(const struct algo *);
 	/* Optional payload codecs for traces and tests. */
 	void		 (*msg_fields)(const struct algo_msg *, char *, size_t);
 	int		 (*msg_set_field)(struct algo_msg *, const char *key,
@@ -410,6 +479,17 @@ void		 algo_timer_cancel(struct algo_out *, unsigned id);
 void		 algo_persist(struct algo_out *, const void *, size_t);
 void		 algo_trace(struct algo_out *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
+/* An edict delivered or refused: TEXT of LEN <= ALGO_EDICT_MAX bytes. */
+void		 algo_edict(struct algo_out *, uint16_t from, uint64_t token,
+		    uint64_t seq, int delivered, const void *text, size_t len);
+/* An invariant the core relies on right here: aborts when COND is false,
+ * in every build (the caller must not act on a core that broke one). */
+#define ALGO_ASSERT(cond) do {						\
+	if (!(cond))							\
+		algo_panic(__FILE__, __LINE__, #cond);			\
+} while (0)
+void		 algo_panic(const char *file, int line, const char *what)
+		    __attribute__((noreturn));
 /* A new identifier <self, inc, *CTR>; *CTR is then incremented. */
 struct algo_elid algo_new_elid(const struct algo *, uint32_t *ctr);
 /* Records the state and emits ALGO_STATE if it differs from the last. */

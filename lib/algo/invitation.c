@@ -37,7 +37,8 @@
  * once rather than one after another; each is still answered within T
  * or counted as failed, which is all the loops rely on.  Every request
  * carries the sender's group, as the paper's calls do.  The task
- * description S(i).d is out of scope (DESIGN.md): Ready carries none.
+ * description S(i).d is out of scope (elect publishes none; the lease
+ * algorithm's edicts take its place): Ready carries none.
  */
 #include <stdio.h>
 #include <stdlib.h>

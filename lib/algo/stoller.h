@@ -5,7 +5,7 @@
  * async-bully.c hold the rest, each as its figure has it.
  *
  * Stoller ranks priorities "as in UNIX": a lower id wins.  elect gives the
- * win to the higher id (DESIGN.md), so both files mirror the figures:
+ * win to the higher id (elect-node(1)), so both files mirror the figures:
  * Stoller's lesser(i), the nodes of higher priority, are the nodes above
  * us here, and greater(i) the nodes below; "pendack < N" walks down to the
  * lowest id; "j < ldr" reads "j > ldr".

@@ -59,7 +59,7 @@ void	check_undecided(struct check_out *, const struct trace_event *ev,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 struct check_ops {
-	const char	*name;		/* as in trace-format.md */
+	const char	*name;		/* as in elect-check(1) */
 	void		*(*init)(const struct check_opts *);
 	void		 (*event)(void *, const struct trace_event *,
 			    struct check_out *);
@@ -88,7 +88,7 @@ struct check_ops {
  * later time. */
 void	check_wake(struct check_out *, trace_time t);
 
-/* The assertions (trace-format.md gives their names). */
+/* The assertions (elect-check(1), THE ASSERTIONS, gives their names). */
 extern const struct check_ops check_trace;
 extern const struct check_ops check_gm1, check_gm2, check_gm3, check_gm4,
 	    check_gm4s;

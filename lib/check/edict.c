@@ -392,7 +392,10 @@ receiver(struct order *d, unsigned id, size_t *idx)
 		}
 		if ((d->r[d->ids.n] = calloc(1, sizeof(**r))) == NULL)
 			return NULL;
-		i = idmap_new(&d->ids, id);
+		if ((i = idmap_new(&d->ids, id)) == -1) {
+			free(d->r[d->ids.n]);
+			return NULL;
+		}
 		d->r[i]->id = id;
 		TAILQ_INIT(&d->r[i]->q);
 	}

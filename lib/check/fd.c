@@ -186,7 +186,8 @@ fnode_add(struct fd *f, unsigned id)
 			return NULL;
 		f->n = n;
 	}
-	i = idmap_new(&f->ids, id);
+	if ((i = idmap_new(&f->ids, id)) == -1)
+		return NULL;
 	f->n[i].down = inst_make(TIME_MIN, 0);
 	return &f->n[i];
 }

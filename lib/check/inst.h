@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "trace/trace.h"
+#include "util/idmap.h"
 
 #define INST_LAST	UINT64_MAX
 #define TIME_MAX	INT64_MAX
@@ -101,24 +102,6 @@ inst_early(struct inst i, trace_time skew)
 	return skew == 0 ? i : inst_make(time_add(i.t, -skew), 0);
 }
 
-/*
- * Node ids to dense indexes 0, 1, ... in order of first sight, so that a
- * checker's per-node state is an array as long as the nodes seen.
- */
-struct idmap {
-	uint32_t	*slot;		/* id -> index + 1; 0: not seen */
-	size_t		 n;
-};
-
-int	 idmap_init(struct idmap *);
-void	 idmap_free(struct idmap *);
-/* The index of ID, or -1. */
-long	 idmap_find(const struct idmap *, unsigned id);
-/* Gives ID the next index; the caller has checked that it is new. */
-long	 idmap_new(struct idmap *, unsigned id);
-/* A doubled copy of array A of *CAP elements of SIZE bytes, the new ones
- * zeroed; NULL (A untouched) when out of memory. */
-void	*array_grow(void *a, size_t *cap, size_t size);
 
 /* T as seconds, in BUF of at least TIME_BUFLEN bytes. */
 #define TIME_BUFLEN	32

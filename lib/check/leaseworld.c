@@ -464,7 +464,10 @@ node_index(struct lw *w, unsigned id)
 		}
 		w->node = p;
 	}
-	i = idmap_new(&w->ids, id);
+	if ((i = idmap_new(&w->ids, id)) == -1) {
+		w->nomem = 1;
+		return -1;
+	}
 	w->node[i].id = id;
 	return i;
 }

@@ -38,7 +38,8 @@ static const struct {
 	{ "lease", set_lease },
 };
 
-/* DESIGN.md's algorithms and the specification each must meet. */
+/* The algorithms (elect-node(1) -a) and the specification each must meet
+ * (elect-check(1) -s). */
 static const struct {
 	const char	*algo;
 	const char	*set;

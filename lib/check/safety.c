@@ -21,6 +21,7 @@
 
 #include "check/check.h"
 #include "check/world.h"
+#include "util/idmap.h"
 
 #define PEND_MAX	4096	/* pairs waiting for the skew at once */
 #define ONGOING		INT64_MAX
@@ -47,8 +48,8 @@ struct safety {
 	struct role	*r;
 	unsigned	 nr;
 	int		 episode;	/* a reported conflict still holds */
-	struct pend	*p;
-	size_t		 np;
+	struct pend	*p;		/* grown as pairs wait, to PEND_MAX */
+	size_t		 np, pcap;
 	int		 overflow;	/* a pair could not wait: undecided */
 };
 
@@ -216,10 +217,18 @@ started(struct safety *s, int i, trace_time t, const struct trace_event *ev,
 			report(s, ev, &p, out);
 			return;
 		}
-		if (s->np < PEND_MAX)
-			s->p[s->np++] = p;
-		else
+		if (s->np == PEND_MAX) {
 			s->overflow = 1;
+			continue;
+		}
+		if (s->np == s->pcap) {
+			struct pend *np = array_grow(s->p, &s->pcap, sizeof(*np));
+
+			if (np == NULL)
+				err(2, NULL);
+			s->p = np;
+		}
+		s->p[s->np++] = p;
 	}
 }
 
@@ -316,8 +325,6 @@ init(const struct check_opts *o, enum kind kind)
 	s->kind = kind;
 	s->w = o->world;
 	s->skew = o->skew;
-	if (s->skew > 0 && (s->p = calloc(PEND_MAX, sizeof(*s->p))) == NULL)
-		err(2, NULL);
 	return s;
 }
 

@@ -18,11 +18,7 @@ world_new(unsigned nodes)
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
-	if ((w->index = calloc(TRACE_NODE_MAX + 1, sizeof(*w->index))) ==
-	    NULL) {
-		free(w);
-		return NULL;
-	}
+	idmap_init(&w->ids);
 	w->size = w->size_opt = nodes;
 	w->cur = -1;
 	return w;
@@ -38,7 +34,7 @@ world_free(struct world *w)
 	for (i = 0; i < w->n; i++)
 		free(w->node[i].grp);
 	free(w->node);
-	free(w->index);
+	idmap_free(&w->ids);
 	free(w->cut);
 	free(w->flaky);
 	free(w);
@@ -47,9 +43,7 @@ world_free(struct world *w)
 int
 world_find(const struct world *w, unsigned id)
 {
-	if (id == 0 || id > TRACE_NODE_MAX)
-		return -1;
-	return (int)w->index[id] - 1;
+	return (int)idmap_find(&w->ids, id);
 }
 
 int
@@ -161,9 +155,10 @@ static int
 add_node(struct world *w, unsigned id)
 {
 	struct wnode *nd;
+	int i;
 
-	if (w->index[id] != 0)
-		return (int)w->index[id] - 1;
+	if ((i = world_find(w, id)) != -1)
+		return i;
 	if (w->n == WORLD_MAX_NODES)
 		return -1;
 	if (w->n == w->cap) {
@@ -189,7 +184,8 @@ add_node(struct world *w, unsigned id)
 	nd->grp[0] = '-';
 	nd->grplen = 1;
 	nd->last = INT64_MIN;
-	w->index[id] = (uint16_t)(w->n + 1);
+	if (idmap_new(&w->ids, id) == -1)
+		err(2, NULL);
 	w->n++;
 	if (w->size != 0 && w->n > w->size)
 		w->anomaly |= WA_SIZE;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "trace/trace.h"
+#include "util/idmap.h"
 
 #define WORLD_MAX_NODES	4096	/* distinct nodes in one trace */
 
@@ -46,7 +47,7 @@ struct wnode {
 struct world {
 	struct wnode	*node;		/* dense, in order of appearance */
 	unsigned	 n, cap;
-	uint16_t	*index;		/* id -> dense index + 1 */
+	struct idmap	 ids;		/* id -> index in node[] */
 	uint64_t	*cut;		/* bit matrix: link down or flaky */
 	uint64_t	*flaky;		/* bit matrix: link flaky */
 	size_t		 words;		/* per row of the matrices */

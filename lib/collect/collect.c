@@ -4,30 +4,68 @@
  * dropped, so the trace out never holds a half line or garbage, and is
  * said lost, so the trace out never looks complete when it is not.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect/collect.h"
+#include "util/idmap.h"
 
 enum life { UNKNOWN, UP, DOWN };
 
+struct cnode {
+	enum life	 life;
+	unsigned	 conns;		/* open ones */
+	trace_time	 last;		/* latest line's time */
+};
+
+/* The nodes heard from, only: a few, of the 65535 a trace may name. */
 struct collector {
-	unsigned char	 life[TRACE_NODE_MAX + 1];
-	unsigned	 conns[TRACE_NODE_MAX + 1];	/* open ones per node */
-	trace_time	 last[TRACE_NODE_MAX + 1];	/* latest line's time */
+	struct idmap	 ids;
+	struct cnode	*node;		/* by index of ids */
+	size_t		 cap;
 };
 
 struct collector *
 collect_new(void)
 {
-	return calloc(1, sizeof(struct collector));
+	struct collector *col;
+
+	if ((col = calloc(1, sizeof(*col))) != NULL)
+		idmap_init(&col->ids);
+	return col;
 }
 
 void
 collect_free(struct collector *col)
 {
+	if (col == NULL)
+		return;
+	idmap_free(&col->ids);
+	free(col->node);
 	free(col);
+}
+
+/* NODE's state, made at first sight when MAKE; NULL: out of memory. */
+static struct cnode *
+cnode(struct collector *col, unsigned node, int make)
+{
+	struct cnode *p;
+	long i;
+
+	if ((i = idmap_find(&col->ids, node)) != -1)
+		return &col->node[i];
+	if (!make)
+		return NULL;
+	if (col->ids.n == col->cap) {
+		if ((p = array_grow(col->node, &col->cap, sizeof(*p))) == NULL)
+			return NULL;
+		col->node = p;
+	}
+	if ((i = idmap_new(&col->ids, node)) == -1)
+		return NULL;
+	return &col->node[i];
 }
 
 void
@@ -36,31 +74,36 @@ collect_conn_init(struct collect_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Remembers that NODE speaks on C. */
-static void
+/* Remembers that NODE speaks on C; its state, or NULL (out of memory:
+ * no crash line for it, at worst). */
+static struct cnode *
 carry(struct collector *col, struct collect_conn *c, unsigned node)
 {
+	struct cnode *n;
 	unsigned *nn;
 	size_t i;
 
+	if ((n = cnode(col, node, 1)) == NULL)
+		return NULL;
 	if (c->nnodes > 0 && c->nodes[c->lastnode] == node)
-		return;
+		return n;
 	for (i = 0; i < c->nnodes; i++)
 		if (c->nodes[i] == node) {
 			c->lastnode = (unsigned)i;
-			return;
+			return n;
 		}
 	if (c->nnodes == c->nodecap) {
 		size_t cap = c->nodecap ? c->nodecap * 2 : 4;
 
 		if ((nn = reallocarray(c->nodes, cap, sizeof(*nn))) == NULL)
-			return;		/* no crash line for it, at worst */
+			return n;
 		c->nodes = nn;
 		c->nodecap = cap;
 	}
 	c->lastnode = (unsigned)c->nnodes;
 	c->nodes[c->nnodes++] = node;
-	col->conns[node]++;
+	n->conns++;
+	return n;
 }
 
 static void
@@ -83,13 +126,16 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 {
 	char line[96];
 	unsigned node = 0;
+	struct cnode *cn;
 	int n;
 
 	if (c->nnodes > 0) {
 		node = c->nodes[c->lastnode];
-		if (col->last[node] > t)
-			t = col->last[node];
-		col->last[node] = t;
+		cn = cnode(col, node, 0);
+		assert(cn != NULL);	/* carry() made it */
+		if (cn->last > t)
+			t = cn->last;
+		cn->last = t;
 	}
 	n = trace_format_line(line, sizeof(line), t, node, "lost n=%lu",
 	    c->lost);
@@ -103,6 +149,7 @@ take(struct collector *col, struct collect_conn *c, const char *line,
     size_t len, const struct collect_out *out)
 {
 	struct trace_event ev;
+	struct cnode *cn;
 	const char *why;
 	char whybuf[160];
 
@@ -120,16 +167,15 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	}
 	if (c->lost > 0)
 		say_lost(col, c, ev.t, out);
-	if (ev.node != 0) {
-		carry(col, c, ev.node);
+	if (ev.node != 0 && (cn = carry(col, c, ev.node)) != NULL) {
 		if (ev.type == TR_BOOT)
-			col->life[ev.node] = UP;
+			cn->life = UP;
 		else if (ev.type == TR_EXIT || ev.type == TR_CRASH)
-			col->life[ev.node] = DOWN;
-		else if (col->life[ev.node] == UNKNOWN)
-			col->life[ev.node] = UP;	/* met in mid-life */
-		if (ev.t > col->last[ev.node])
-			col->last[ev.node] = ev.t;
+			cn->life = DOWN;
+		else if (cn->life == UNKNOWN)
+			cn->life = UP;	/* met in mid-life */
+		if (ev.t > cn->last)
+			cn->last = ev.t;
 	}
 	out->line(out->arg, ev.t, line, len);
 }
@@ -194,12 +240,13 @@ collect_end(struct collector *col, struct collect_conn *c,
 		say_lost(col, c, now, out);
 	for (i = 0; i < c->nnodes; i++) {
 		unsigned node = c->nodes[i];
+		struct cnode *cn = cnode(col, node, 0);
 
-		if (--col->conns[node] > 0 || how != CE_EOF ||
-		    col->life[node] != UP)
+		assert(cn != NULL);
+		if (--cn->conns > 0 || how != CE_EOF || cn->life != UP)
 			continue;
-		col->life[node] = DOWN;
-		t = now > col->last[node] ? now : col->last[node];
+		cn->life = DOWN;
+		t = now > cn->last ? now : cn->last;
 		n = trace_format_line(line, sizeof(line), t, node, "crash");
 		out->line(out->arg, t, line, (size_t)n);
 	}

@@ -17,10 +17,11 @@
  *	hang-up, ticks, the command's exit and its group's end -> ask,
  *	cancel, term, kill, exit
  *
- * The guarantee, under the lease algorithm: E is the end of the
- * leadership as last granted (a reply's until=, on this host's
- * CLOCK_MONOTONIC).  The group gets SIGTERM at E - margin - grace and
- * SIGKILL at E - margin; the margin is for the killed processes to die.
+ * The guarantee, where the leadership has a deadline (lease): E is the
+ * end of the leadership as last granted (a reply's until=, on this
+ * host's CLOCK_MONOTONIC).  The group gets SIGTERM at E - margin -
+ * grace and SIGKILL at E - margin; the margin is for the killed
+ * processes to die.
  * A reply with this leadership's token moves E, later or earlier, until
  * the stop begins; after that nothing moves it.  A reply that comes
  * when the deadline has passed is too late: the deadline is enforced
@@ -30,9 +31,9 @@
  * later than E - margin.  Time that goes back (an input older than the
  * last) is taken as the last time seen: nothing is ever extended by it.
  *
- * Under the other algorithms there is no E: the command is stopped when
- * the daemon says this node does not lead, or does not answer an ask
- * within a poll.
+ * Under algorithms whose leadership has no deadline (replies without
+ * until=) there is no E: the command is stopped when the daemon says
+ * this node does not lead, or does not answer an ask within a poll.
  */
 #ifndef ELECT_GUARD_H
 #define ELECT_GUARD_H
@@ -53,8 +54,8 @@
 struct guard_reply {
 	unsigned	 id;		/* this node; 0 if not said */
 	int		 leader;
-	int		 lease;		/* it runs the lease algorithm: */
-	uint64_t	 token;		/* the rest is set */
+	int		 lease;		/* the leadership has a deadline */
+	uint64_t	 token;		/* (until=): the rest is set */
 	algo_time	 until;		/* E */
 	algo_time	 tlease, renew, rtt, drift;
 };

@@ -35,7 +35,8 @@ guard_reply_parse(const char *line, size_t len, struct guard_reply *out)
 	    !ctl_field(rest, "leader", &v))
 		return -1;
 	r.leader = ctl_str_eq(v, "yes");
-	r.lease = ctl_field(rest, "algo", &v) && ctl_str_eq(v, "lease");
+	/* A leadership with a deadline: the reply says until when. */
+	r.lease = ctl_field(rest, "until", &v);
 	/* The id only names the node to the command: not required. */
 	if (num(rest, "id", TRACE_NODE_MAX, &n) == 0 && n >= 1)
 		r.id = (unsigned)n;

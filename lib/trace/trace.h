@@ -65,7 +65,7 @@ struct trace_qt {
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
- * trace-format.md gives it, with well-formed values, and decodes them into
+ * elect-trace(5) gives it, with well-formed values, and decodes them into
  * the fields below; keys it does not know stay in kv[] only.  An id of 0
  * stands for "-" (none).
  */
@@ -228,9 +228,8 @@ uint64_t	 tw_lost(const struct trace_writer *);
 /* Flushes (and for a socket waits for the collector to have read it all),
  * waiting at most TIMEOUT_MS, and frees. */
 void		 tw_close(struct trace_writer *, int timeout_ms);
-/* The real-time clock, which stamps lines, and the monotonic one, for
- * waits; both in nanoseconds. */
+/* The real-time clock, which stamps lines, in nanoseconds (waits are on
+ * mono_now(), util/util.h). */
 trace_time	 tw_now(void);
-int64_t		 tw_mono(void);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "net/resolve.h"
 #include "trace/trace.h"
+#include "util/util.h"
 
 #define QUEUE_MAX	(256 * 1024)
 #define BACKOFF_MIN	(TRACE_NS / 20)		/* 50 ms */
@@ -75,15 +76,6 @@ tw_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (trace_time)ts.tv_sec * TRACE_NS + ts.tv_nsec;
-}
-
-int64_t
-tw_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * TRACE_NS + ts.tv_nsec;
 }
 
 /*
@@ -262,7 +254,7 @@ disconnect(struct trace_writer *w)
 	wait = w->backoff / 4 * 3 +
 	    (int64_t)arc4random_uniform((uint32_t)(w->backoff / 2 / 1000)) *
 	    1000;
-	w->deadline = tw_mono() + wait;
+	w->deadline = mono_now() + wait;
 	if ((w->backoff *= 2) > BACKOFF_MAX)
 		w->backoff = BACKOFF_MAX;
 }
@@ -293,11 +285,11 @@ start_connect(struct trace_writer *w)
 	}
 	w->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (w->fd == -1) {
-		w->deadline = tw_mono() + w->backoff;
+		w->deadline = mono_now() + w->backoff;
 		return;
 	}
 	w->link = L_CONNECTING;
-	w->deadline = tw_mono() + CONNECT_MAX;
+	w->deadline = mono_now() + CONNECT_MAX;
 	while ((rc = connect(w->fd, sa, salen)) == -1 && errno == EINTR)
 		;
 	if (rc == 0)
@@ -315,7 +307,7 @@ check_connect(struct trace_writer *w)
 	int e = 0;
 
 	if (poll(&pfd, 1, 0) <= 0)
-		return tw_mono() >= w->deadline ? -1 : 0;
+		return mono_now() >= w->deadline ? -1 : 0;
 	if (getsockopt(w->fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1 || e != 0)
 		return -1;
 	connected(w);
@@ -361,7 +353,7 @@ int
 tw_flush(struct trace_writer *w)
 {
 	if (w->dest == D_SOCKET) {
-		if (w->link == L_IDLE && tw_mono() >= w->deadline)
+		if (w->link == L_IDLE && mono_now() >= w->deadline)
 			start_connect(w);
 		if (w->link == L_CONNECTING && check_connect(w) == -1)
 			disconnect(w);
@@ -396,7 +388,7 @@ tw_flush(struct trace_writer *w)
 static int
 ms_until(int64_t t)
 {
-	int64_t d = t - tw_mono();
+	int64_t d = t - mono_now();
 
 	if (d <= 0)
 		return 0;
@@ -555,9 +547,9 @@ tw_close(struct trace_writer *w, int timeout_ms)
 
 	if (w == NULL)
 		return;
-	end = tw_mono() + (int64_t)timeout_ms * 1000000;
+	end = mono_now() + (int64_t)timeout_ms * 1000000;
 	while (tw_flush(w) != -1 || (w->dest == D_SOCKET && w->qlen > 0)) {
-		if ((left = end - tw_mono()) <= 0)
+		if ((left = end - mono_now()) <= 0)
 			break;
 		wait = tw_pollfd(w, &pfd);
 		if (wait == -1 || wait > left / 1000000)
@@ -569,7 +561,7 @@ tw_close(struct trace_writer *w, int timeout_ms)
 	    shutdown(w->fd, SHUT_WR) == 0) {
 		pfd.fd = w->fd;
 		pfd.events = POLLIN;
-		while ((left = end - tw_mono()) > 0 &&
+		while ((left = end - mono_now()) > 0 &&
 		    poll(&pfd, 1, (int)(left / 1000000) + 1) >= 0 &&
 		    read_acks(w) == 0)
 			;

@@ -24,6 +24,14 @@ trace_time	 arg_seconds(const char *s, const char *what);
 unsigned	 arg_id(const char *s, const char *what);
 /* CLOCK_MONOTONIC in nanoseconds: the clock of timeouts and leases. */
 int64_t		 mono_now(void);
+/*
+ * Blocks the N signals of SIGS and returns a non-blocking, close-on-exec
+ * signalfd that reads them; also ignores SIGPIPE.  Exits on failure.  A
+ * child that execs must unblock them: the mask is inherited.
+ */
+int		 signals_open(const int *sigs, size_t n);
+/* The next signal pending on a signals_open() descriptor, or 0. */
+int		 signals_next(int fd);
 /* The lowest real-time priority, when allowed, for this process only. */
 void		 sched_realtime(void);
 /* Prints "NAME VERSION" and exits 0. */

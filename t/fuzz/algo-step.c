@@ -3,11 +3,15 @@
  * confused detector would, and checks that whatever it answers stays
  * within the interface: messages to other nodes of the cluster with known
  * types and bounded payloads, detector commands about other nodes, timers
- * of its own, statuses of the trace format.
+ * of its own, statuses of the trace format, edicts of cluster nodes in
+ * (token, seq) order; and that the core's invariants hold after every
+ * input (algo_check(), which algo_step() also asserts), and its status
+ * agrees with them at any later time.
  *
  * Input: algorithm, cluster size, own rank, then records of
  * [delay ms] [kind] ...: kind 0 a message (peer, type, elid, payload),
- * 1 a DownSig, 2 the earliest armed timer, 3 a command.
+ * 1 a DownSig, 2 the earliest armed timer, 3 a command (with up to 15
+ * bytes of argument).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +33,20 @@ byte(struct feed *f)
 	return *f->p++;
 }
 
+/* The last edict delivered: (token, seq) only grow. */
+static uint64_t dtok, dseq;
+
+static int
+in_cluster(uint16_t id, const uint16_t *ids, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (ids[k] == id)
+			return 1;
+	return 0;
+}
+
 static void
 check_actions(const struct algo *a, const struct algo_out *o,
     algo_time *deadline, uint16_t self, const uint16_t *ids, size_t n)
@@ -37,6 +55,9 @@ check_actions(const struct algo *a, const struct algo_out *o,
 	const struct algo_action *act;
 	size_t i, k;
 	int found;
+
+	if (algo_check(a) != NULL)
+		abort();
 
 	for (i = 0; i < o->n; i++) {
 		act = &o->v[i];
@@ -71,6 +92,22 @@ check_actions(const struct algo *a, const struct algo_out *o,
 			if (act->state.status >= ST_NSTATUS)
 				abort();
 			break;
+		case ALGO_EDICT:
+			if (!(algo_flags(ops) & ALGO_F_EDICTS) ||
+			    !in_cluster(act->edict.from, ids, n) ||
+			    act->edict.len == 0 ||
+			    act->edict.len > ALGO_EDICT_MAX ||
+			    strlen(act->edict.text) != act->edict.len)
+				abort();
+			if (act->edict.delivered) {
+				if (act->edict.token < dtok ||
+				    (act->edict.token == dtok &&
+				    act->edict.seq <= dseq))
+					abort();
+				dtok = act->edict.token;
+				dseq = act->edict.seq;
+			}
+			break;
 		case ALGO_PERSIST:
 		case ALGO_TRACE:
 			break;
@@ -78,6 +115,23 @@ check_actions(const struct algo *a, const struct algo_out *o,
 			abort();
 		}
 	}
+}
+
+/* The status at a later time NOW agrees with itself: a token and the
+ * leader flag only while leading, a deadline only where there is one. */
+static void
+check_status(const struct algo *a, algo_time now)
+{
+	struct algo_status st;
+
+	algo_query(a, now, &st);
+	if ((st.leader || st.token != 0) && st.until <= now)
+		abort();
+	if (st.until != 0 && st.until <= now)
+		abort();
+	if (!(algo_flags(algo_ops(a)) & ALGO_F_DEADLINE) &&
+	    (st.token != 0 || st.until != (st.leader ? ALGO_FOREVER : 0)))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -111,6 +165,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	algo_timing_default(&cfg.timing);
 	for (t = 0; t < ALGO_TIMERS_MAX; t++)
 		deadline[t] = -1;
+	dtok = dseq = 0;
 	algo_out_init(&o);
 	if ((a = algo_boot(ops, &cfg, now, &o, err, sizeof(err))) == NULL)
 		abort();
@@ -154,10 +209,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3:
 			in.type = ALGO_IN_CMD;
 			in.cmd.code = 1 + byte(&f) % 3;
+			in.cmd.len = byte(&f) % 16;
+			for (i = 0; i < in.cmd.len; i++)
+				in.cmd.data[i] = byte(&f);
 			break;
 		}
 		algo_step(a, &in, &o);
 		check_actions(a, &o, deadline, cfg.self, ids, n);
+		check_status(a, now + byte(&f) * ALGO_MS);
 	}
 	algo_free(a);
 	algo_out_free(&o);

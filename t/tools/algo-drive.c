@@ -15,6 +15,7 @@
  *	12 timer call			a timer's deadline passed
  *	20 cmd leave			a command (leave, release, edict TEXT)
  *	20 query			print the status
+ *	20 leadership			print its deadline, token, hint
  *
  * Each input is echoed as "> LINE", then its actions:
  *
@@ -25,6 +26,7 @@
  *	state status=Elec1 ldr=- grp=-
  *	persist HEX
  *	trace TEXT
+ *	edict from=3 token=8 seq=2 delivered=yes text=TEXT
  *	error WHY			the core refused the input
  *
  * A timer fired before its deadline, or while not set, is an error of the
@@ -166,6 +168,13 @@ print_actions(void)
 		case ALGO_TRACE:
 			printf("trace %s\n", algo_out_text(&out, a));
 			break;
+		case ALGO_EDICT:
+			printf("edict from=%u token=%llu seq=%llu delivered=%s "
+			    "text=%s\n", a->edict.from,
+			    (unsigned long long)a->edict.token,
+			    (unsigned long long)a->edict.seq,
+			    a->edict.delivered ? "yes" : "no", a->edict.text);
+			break;
 		}
 	}
 	algo_out_clear(&out);
@@ -295,6 +304,29 @@ do_query(algo_time now)
 	    st.extra[0] ? " " : "", st.extra);
 }
 
+/* The common status's leadership: until (ms, "forever" or "-"), token,
+ * hint. */
+static void
+do_leadership(algo_time now)
+{
+	struct algo_status st;
+	char t[64];
+
+	algo_query(core, now, &st);
+	if (st.until == ALGO_FOREVER)
+		strlcpy(t, "forever", sizeof(t));
+	else if (st.until == 0)
+		strlcpy(t, "-", sizeof(t));
+	else
+		fmt_ms(st.until, t, sizeof(t));
+	printf("leadership leader=%s until=%s token=%llu hint=",
+	    st.leader ? "yes" : "no", t, (unsigned long long)st.token);
+	if (st.hint == 0)
+		printf("-\n");
+	else
+		printf("%u\n", st.hint);
+}
+
 static unsigned
 timer_id(const char *s)
 {
@@ -356,6 +388,9 @@ run_line(char *line)
 		do_cmd(argv + 2, argc - 2, &in);
 	else if (strcmp(what, "query") == 0 && argc == 2) {
 		do_query(now);
+		return;
+	} else if (strcmp(what, "leadership") == 0 && argc == 2) {
+		do_leadership(now);
 		return;
 	} else
 		bad("unknown input \"%s\"", what);

@@ -24,11 +24,13 @@
  * default 0); the cores see their own clock, the trace is stamped with
  * real time.  A crashed node keeps its clock and its persisted state
  * (ALGO_PERSIST) for its next boot.  -R lets messages overtake each other
- * (no FIFO); -x loses PERCENT of them.  -O checks, in real time, what the
- * lease core promises (lib/algo/lease.h): at most one node leads, fencing
- * tokens grow from one leadership to the next, and every node delivers
- * edicts in the order they were made; a violation is reported on stderr
- * and the exit status is 1.
+ * (no FIFO); -x loses PERCENT of them.  -O checks, in real time, what an
+ * algorithm whose leadership has a deadline promises (ALGO_F_DEADLINE,
+ * lib/algo/algo.h): at most one node leads, fencing tokens grow from one
+ * leadership to the next, every node delivers edicts in the order they
+ * were made, and every core's invariants hold (algo_check()); a violation
+ * is reported on stderr and the exit status is 1.  (algo_step() itself
+ * aborts on a broken invariant, so that a run never goes on past one.)
  *
  * Events (-e, and the random schedule of -r COUNT faults of the KINDS
  * crash, pause, partition, each repaired within its slot):
@@ -50,7 +52,6 @@
 #include <string.h>
 
 #include "algo/algo.h"
-#include "algo/lease.h"
 #include "util/util.h"
 
 #define SIM_NODES	64
@@ -106,10 +107,9 @@ struct node {
 	uint8_t		 persist[ALGO_PERSIST_MAX];
 	size_t		 persistlen;
 	/* -O: its leadership (on its clock) and token, the leadership
-	 * of its last life, the edicts it has been checked for. */
+	 * of its last life. */
 	algo_time	 until, ghost;
 	uint64_t	 tok;
-	uint64_t	 nedicts;
 	algo_time	 lastmade;	/* of the last edict it delivered */
 };
 
@@ -371,6 +371,7 @@ fd_update(algo_time now)
 }
 
 static void	handle(struct event *);
+static void	note_edict(size_t, const struct algo_edict *, algo_time);
 
 /* ---- carrying out a core's actions ---- */
 
@@ -479,6 +480,10 @@ carry_out(size_t i, algo_time now)
 		case ALGO_TRACE:
 			trace(now, i, "%s", algo_out_text(&out, a));
 			break;
+		case ALGO_EDICT:
+			if (oracle)
+				note_edict(i, &a->edict, now);
+			break;
 		}
 	}
 	algo_out_clear(&out);
@@ -549,7 +554,6 @@ stop(size_t i, algo_time now)
 	nd->ghost = nd->until;
 	nd->until = 0;
 	nd->tok = 0;
-	nd->nedicts = 0;
 	for (t = 0; t < ALGO_TIMERS_MAX; t++)
 		nd->tgen[t]++;
 	while ((e = nd->backlog) != NULL) {
@@ -834,41 +838,35 @@ find_made(uint16_t from, uint64_t tok, uint64_t seq)
 	return NULL;
 }
 
-/* The edicts node I delivered or refused since the last look. */
+/* An edict node I delivered or refused, as the step gave it out. */
 static void
-check_edicts(size_t i, algo_time now)
+note_edict(size_t i, const struct algo_edict *e, algo_time now)
 {
 	struct node *nd = &nodes[i];
-	struct lease_edict e;
 	struct made *m;
 
-	for (; nd->nedicts < lease_edicts(nd->core); nd->nedicts++) {
-		if (lease_edict(nd->core, nd->nedicts, &e) == -1)
-			continue;	/* fell out of the log */
-		if (e.from == nd->id && e.delivered) {
-			if (nmade == capmade) {
-				capmade = capmade ? capmade * 2 : 64;
-				if ((made = reallocarray(made, capmade,
-				    sizeof(*made))) == NULL)
-					err(1, NULL);
-			}
-			made[nmade].from = e.from;
-			made[nmade].tok = e.token;
-			made[nmade].seq = e.seq;
-			made[nmade++].at = now;
+	if (e->from == nd->id && e->delivered) {
+		if (nmade == capmade) {
+			capmade = capmade ? capmade * 2 : 64;
+			if ((made = reallocarray(made, capmade,
+			    sizeof(*made))) == NULL)
+				err(1, NULL);
 		}
-		if (!e.delivered)
-			continue;
-		if ((m = find_made(e.from, e.token, e.seq)) == NULL) {
-			violation(now, "node %u delivered an edict nobody "
-			    "made", nd->id);
-			continue;
-		}
-		if (m->at < nd->lastmade)
-			violation(now, "node %u delivered edict %u/%llu out of "
-			    "order", nd->id, e.from, (unsigned long long)e.seq);
-		nd->lastmade = m->at;
+		made[nmade].from = e->from;
+		made[nmade].tok = e->token;
+		made[nmade].seq = e->seq;
+		made[nmade++].at = now;
 	}
+	if (!e->delivered)
+		return;
+	if ((m = find_made(e->from, e->token, e->seq)) == NULL) {
+		violation(now, "node %u delivered an edict nobody made", nd->id);
+		return;
+	}
+	if (m->at < nd->lastmade)
+		violation(now, "node %u delivered edict %u/%llu out of order",
+		    nd->id, e->from, (unsigned long long)e->seq);
+	nd->lastmade = m->at;
 }
 
 /*
@@ -878,27 +876,30 @@ check_edicts(size_t i, algo_time now)
  * variables; elect-node --run-if-leader keeps its deadline).
  */
 static void
-check_lease(algo_time now)
+check_leaders(algo_time now)
 {
-	struct lease_info li;
+	struct algo_status st;
 	struct node *nd;
+	const char *why;
 	size_t i, lead[2], nlead = 0;
 
 	for (i = 0; i < n; i++) {
 		nd = &nodes[i];
 		if (nd->up) {
-			lease_info(nd->core, clock_at(nd, now), &li);
-			nd->until = li.leading ? li.until : 0;
-			if (li.leading && li.token != 0 && li.token != nd->tok) {
-				if (li.token <= maxtok)
+			if ((why = algo_check(nd->core)) != NULL)
+				violation(now, "node %u: invariant broken: %s",
+				    nd->id, why);
+			algo_query(nd->core, clock_at(nd, now), &st);
+			nd->until = st.until;
+			if (st.token != 0 && st.token != nd->tok) {
+				if (st.token <= maxtok)
 					violation(now, "node %u leads with token "
 					    "%llu, not above %llu", nd->id,
-					    (unsigned long long)li.token,
+					    (unsigned long long)st.token,
 					    (unsigned long long)maxtok);
-				maxtok = li.token > maxtok ? li.token : maxtok;
+				maxtok = st.token > maxtok ? st.token : maxtok;
 			}
-			nd->tok = li.leading ? li.token : 0;
-			check_edicts(i, now);
+			nd->tok = st.token;
 		}
 		if (clock_at(nd, now) < nd->until ||
 		    clock_at(nd, now) < nd->ghost) {
@@ -1209,8 +1210,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc || ops == NULL || n == 0)
 		usage(EXIT_USAGE);
-	if (oracle && ops != &algo_lease)
-		errx(EXIT_USAGE, "-O checks the lease algorithm only");
+	if (oracle && !(algo_flags(ops) & ALGO_F_DEADLINE))
+		errx(EXIT_USAGE, "-O checks algorithms whose leadership has a "
+		    "deadline only");
 	/* Clocks first, and only when asked: other runs replay as before. */
 	for (i = 0; i < n; i++) {
 		if (rho > 0)
@@ -1246,7 +1248,7 @@ main(int argc, char *argv[])
 		if (stats)
 			note_agreement(now);
 		if (oracle)
-			check_lease(now);
+			check_leaders(now);
 	}
 	if (stats) {
 		fprintf(stderr, "total");

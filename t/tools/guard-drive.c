@@ -14,7 +14,9 @@
  *
  *	0 reply leader=yes token=7 until=300	the daemon's answer, under
  *						lease (until in ms), or with
- *						algo=NAME under another
+ *						algo=NAME under an algorithm
+ *						whose leadership has no
+ *						deadline
  *	1 leaving				the registration: err leaving
  *	1 refused				an ask found no daemon
  *	1 noreply				an ask closed without a reply

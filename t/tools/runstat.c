@@ -15,8 +15,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "util/util.h"
 
 static double
 tv(struct timeval t)
@@ -28,7 +29,7 @@ int
 main(int argc, char *argv[])
 {
 	const char *outfile = "/dev/null";
-	struct timespec a, b;
+	int64_t a, b;
 	struct rusage ru;
 	int ch, status, fd;
 	pid_t pid;
@@ -47,7 +48,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (*argv == NULL)
 		errx(2, "no command");
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	a = mono_now();
 	if ((pid = fork()) == -1)
 		err(2, "fork");
 	if (pid == 0) {
@@ -61,9 +62,8 @@ main(int argc, char *argv[])
 	}
 	if (wait4(pid, &status, 0, &ru) == -1)
 		err(2, "wait4");
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	fprintf(stderr, "%.3f %.3f %.3f %ld\n", (double)(b.tv_sec - a.tv_sec) +
-	    (b.tv_nsec - a.tv_nsec) / 1e9, tv(ru.ru_utime), tv(ru.ru_stime),
-	    ru.ru_maxrss);
+	b = mono_now();
+	fprintf(stderr, "%.3f %.3f %.3f %ld\n", (double)(b - a) / 1e9,
+	    tv(ru.ru_utime), tv(ru.ru_stime), ru.ru_maxrss);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

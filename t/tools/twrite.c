@@ -48,10 +48,10 @@ main(int argc, char *argv[])
 		errx(2, "one destination expected");
 	if ((w = tw_open(argv[optind], STDOUT_FILENO)) == NULL)
 		err(2, "%s", argv[optind]);
-	start = tw_mono();
+	start = mono_now();
 	while (i < count) {
 		struct pollfd pfd;
-		long long due = (tw_mono() - start) / (1000000000 / rate) + 1;
+		long long due = (mono_now() - start) / (1000000000 / rate) + 1;
 		int ms = tw_pollfd(w, &pfd);
 
 		while (i < due && i < count) {

@@ -52,7 +52,6 @@
 #define SLOTS_MAX	1024
 #define DGRAM_MAX	2048	/* elect's datagrams are at most 1232 bytes */
 #define RECV_BURST	64
-#define NS		1000000000LL
 #define MS		1000000LL
 #define HELD		INT64_MAX	/* due time of a datagram in a batch */
 
@@ -85,9 +84,9 @@ struct mix {
 	int64_t		 delay;		/* -d, ns */
 	uint64_t	 seed, rng;
 	uint64_t	 tickets;
+	int		 sigfd;		/* SIGTERM, SIGINT, SIGHUP, SIGUSR1 */
+	int		 flush;		/* SIGUSR1 came */
 };
-
-static volatile sig_atomic_t quit, flush;
 
 static void __attribute__((noreturn))
 usage(FILE *f, int code)
@@ -96,25 +95,6 @@ usage(FILE *f, int code)
 	    "[-t seconds] [-w ms]\n"
 	    "              lport:dport ...\n");
 	exit(code);
-}
-
-static void
-on_signal(int sig)
-{
-	if (sig == SIGUSR1)
-		flush = 1;
-	else
-		quit = 1;
-}
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		err(1, "clock_gettime");
-	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
 static void
@@ -298,9 +278,9 @@ expire_batches(struct mix *m, int64_t now)
 
 	for (i = 0; i < m->nroutes; i++)
 		if (m->routes[i].nbatch > 0 &&
-		    (flush || now - m->routes[i].since >= m->wait))
+		    (m->flush || now - m->routes[i].since >= m->wait))
 			release_batch(m, &m->routes[i], now);
-	flush = 0;
+	m->flush = 0;
 }
 
 /* The next moment something happens, END at the latest. */
@@ -321,28 +301,37 @@ next_event(struct mix *m, int64_t end)
 }
 
 static void
-run(struct mix *m, int64_t end, const sigset_t *unblocked)
+run(struct mix *m, int64_t end)
 {
-	struct pollfd pfd[ROUTES_MAX];
+	struct pollfd pfd[ROUTES_MAX + 1];
 	struct timespec ts;
 	int64_t now, dt;
 	size_t i;
-	int n;
+	int n, sig, quit = 0;
 
 	for (i = 0; i < m->nroutes; i++) {
 		pfd[i].fd = m->routes[i].fd;
 		pfd[i].events = POLLIN;
 	}
-	while (!quit && (now = now_ns()) < end) {
+	pfd[m->nroutes].fd = m->sigfd;
+	pfd[m->nroutes].events = POLLIN;
+	while (!quit && (now = mono_now()) < end) {
 		dt = next_event(m, end) - now;
 		if (dt < 0)
 			dt = 0;
-		ts.tv_sec = dt / NS;
-		ts.tv_nsec = dt % NS;
-		n = ppoll(pfd, m->nroutes, &ts, unblocked);
+		ts.tv_sec = dt / TRACE_NS;
+		ts.tv_nsec = dt % TRACE_NS;
+		n = ppoll(pfd, m->nroutes + 1, &ts, NULL);
 		if (n == -1 && errno != EINTR)
 			err(1, "ppoll");
-		now = now_ns();
+		while (n > 0 && pfd[m->nroutes].revents != 0 &&
+		    (sig = signals_next(m->sigfd)) != 0) {
+			if (sig == SIGUSR1)
+				m->flush = 1;
+			else
+				quit = 1;
+		}
+		now = mono_now();
 		for (i = 0; n > 0 && i < m->nroutes; i++)
 			if (pfd[i].revents & (POLLIN | POLLERR))
 				receive(m, &m->routes[i], now);
@@ -372,29 +361,6 @@ report(const struct mix *m)
 		err(1, "stdout");
 }
 
-/* SIGTERM, SIGINT and SIGHUP end the run, SIGUSR1 flushes; they are let
- * in only inside ppoll(), so none is missed between a check and the wait. */
-static void
-catch_signals(sigset_t *unblocked)
-{
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t block;
-	size_t i;
-
-	sigemptyset(&block);
-	for (i = 0; i < nitems(sigs); i++)
-		sigaddset(&block, sigs[i]);
-	if (sigprocmask(SIG_BLOCK, &block, unblocked) == -1)
-		err(1, "sigprocmask");
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < nitems(sigs); i++) {
-		sigdelset(unblocked, sigs[i]);
-		if (sigaction(sigs[i], &sa, NULL) == -1)
-			err(1, "sigaction");
-	}
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -404,8 +370,8 @@ main(int argc, char *argv[])
 		{ NULL,		0,		NULL,	0 }
 	};
 	struct mix m;
-	sigset_t unblocked;
-	int64_t life = 60 * NS;
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	int64_t life = 60 * TRACE_NS;
 	int ch, seeded = 0;
 	size_t i;
 
@@ -432,7 +398,7 @@ main(int argc, char *argv[])
 			seeded = 1;
 			break;
 		case 't':
-			life = arg_num(optarg, 1, 3600, "-t") * NS;
+			life = arg_num(optarg, 1, 3600, "-t") * TRACE_NS;
 			break;
 		case 'w':
 			m.wait = arg_num(optarg, 1, 60000, "-w") * MS;
@@ -456,12 +422,14 @@ main(int argc, char *argv[])
 	m.rng = m.seed;
 	if ((m.slots = calloc(m.nslots, sizeof(*m.slots))) == NULL)
 		err(1, NULL);
-	catch_signals(&unblocked);
+	/* SIGTERM, SIGINT and SIGHUP end the run, SIGUSR1 flushes. */
+	m.sigfd = signals_open(sigs, nitems(sigs));
 	open_routes(&m);
-	run(&m, now_ns() + life, &unblocked);
+	run(&m, mono_now() + life);
 	report(&m);
 	for (i = 0; i < m.nroutes; i++)
 		close(m.routes[i].fd);
+	close(m.sigfd);
 	free(m.slots);
 	return 0;
 }

@@ -9,22 +9,18 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "util/util.h"
 
 /* Milliseconds left until DEADLINE on the monotonic clock. */
 static int
-ms_left(const struct timespec *deadline)
+ms_left(int64_t deadline)
 {
-	struct timespec now;
-	long ms;
+	int64_t left = deadline - mono_now();
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (deadline->tv_sec - now.tv_sec) * 1000 +
-	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : (int)ms;
+	return left < 0 ? 0 : (int)(left / 1000000);
 }
 
 int
@@ -68,7 +64,7 @@ int
 client_ask(const char *dir, const char *req, char *reply, size_t len,
     int wait_ms, const char **why)
 {
-	struct timespec deadline;
+	int64_t deadline;
 	struct pollfd pfd;
 	size_t got = 0;
 	ssize_t n;
@@ -76,17 +72,11 @@ client_ask(const char *dir, const char *req, char *reply, size_t len,
 
 	if ((fd = client_connect(dir, req, 0, why)) == -1)
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += wait_ms / 1000;
-	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
+	deadline = mono_now() + (int64_t)wait_ms * 1000000;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (got < len - 1 && memchr(reply, '\n', got) == NULL) {
-		if (poll(&pfd, 1, ms_left(&deadline)) <= 0) {
+		if (poll(&pfd, 1, ms_left(deadline)) <= 0) {
 			*why = "no reply in time";
 			break;
 		}

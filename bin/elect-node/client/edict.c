@@ -13,10 +13,10 @@
 #include <sodium.h>
 
 #include "client.h"
-#include "algo/lease.h"
+#include "algo/algo.h"
 #include "util/util.h"
 
-#define HEX_MAX		(2 * LEASE_TEXT_MAX + 1)
+#define HEX_MAX		(2 * ALGO_EDICT_MAX + 1)
 
 /* "ok" or "err", the fields or the reason; -1 on a reply that is neither. */
 static int
@@ -40,8 +40,8 @@ client_edict(const char *dir, const char *text)
 	const char *why;
 	size_t len = strlen(text);
 
-	if (len == 0 || len > LEASE_TEXT_MAX)
-		errx(EXIT_USAGE, "--edict: 1 to %d bytes of text", LEASE_TEXT_MAX);
+	if (len == 0 || len > ALGO_EDICT_MAX)
+		errx(EXIT_USAGE, "--edict: 1 to %d bytes of text", ALGO_EDICT_MAX);
 	memcpy(req, "edict ", 6);
 	sodium_bin2hex(req + 6, HEX_MAX, (const unsigned char *)text, len);
 	if (client_ask(dir, req, reply, sizeof(reply), CLIENT_WAIT_MS, &why) == -1) {
@@ -70,16 +70,11 @@ static void
 follow_line(const char *dir, const char *line)
 {
 	struct ctl_str rest, from, tok, seq, del, hex;
-	char text[LEASE_TEXT_MAX + 1];
+	char text[ALGO_EDICT_MAX + 1];
 	size_t len;
 
 	if (parse_reply(dir, line, &rest) != 1)
 		return;
-	if (ctl_field(rest, "lost", &hex)) {
-		warnx("edicts came faster than this client read them; some "
-		    "were lost");
-		return;
-	}
 	if (!ctl_field(rest, "from", &from) || !ctl_field(rest, "token", &tok) ||
 	    !ctl_field(rest, "seq", &seq) || !ctl_field(rest, "delivered", &del) ||
 	    !ctl_field(rest, "text", &hex) ||

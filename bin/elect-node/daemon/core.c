@@ -120,13 +120,16 @@ run(struct node *nd)
 			break;
 		case ALGO_STATE:
 			/* A node that leaves on purpose traces its exit, the
-			 * end of its up time (trace-format.md), not a Down
+			 * end of its up time (elect-trace(5)), not a Down
 			 * status it would seem to stay in. */
 			if (!nd->exiting || a->state.status != ST_DOWN)
 				trace_state(nd, &a->state);
 			break;
 		case ALGO_TRACE:
 			node_trace(nd, "%s", algo_out_text(&nd->out, a));
+			break;
+		case ALGO_EDICT:
+			edict_out(nd, &a->edict);
 			break;
 		}
 	}
@@ -135,7 +138,6 @@ run(struct node *nd)
 		nd->quit = QUIT_ERROR;
 	}
 	algo_out_clear(&nd->out);
-	edicts_publish(nd);
 }
 
 static int

@@ -53,7 +53,6 @@ struct control_client {
 	int		 closing;	/* close once out is written */
 	int		 waiting;	/* a request answers later: WAIT_ */
 	algo_time	 deadline;	/* for it, or 0 for none */
-	uint64_t	 edicts;	/* WAIT_EDICTS: the next one to send */
 	int		 taskwait;	/* WAIT_START: until this node leads */
 };
 
@@ -97,8 +96,8 @@ int	tasks_running(const struct node *);
 int	tasks_waiting(const struct node *);
 void	tasks_stop(struct node *);
 void	tasks_leaving(struct node *);
-/* Sends followers the edicts delivered or refused since the last call. */
-void	edicts_publish(struct node *);
+/* Sends followers an edict the core delivered or refused (ALGO_EDICT). */
+void	edict_out(struct node *, const struct algo_edict *);
 /* Answers waiting requests whose time has come: after every change of
  * state, and when a deadline passes.  Returns nanoseconds until the next
  * deadline, or -1. */
@@ -146,6 +145,9 @@ struct node {
 	struct algo_out	 out;
 	algo_time	 timer[ALGO_TIMERS_MAX];
 	unsigned	 armed;		/* bit i: timer[i] is set */
+	/* The edict this node made in the last step, for `edict'. */
+	int		 made;
+	uint64_t	 made_seq, made_token;
 };
 
 void	node_detector_failed(struct node *);

@@ -4,7 +4,6 @@
  * the core and carries out what it asks, until a signal or the detector's
  * death ends it.
  */
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include <err.h>
@@ -121,25 +120,6 @@ open_trace(struct node *nd)
 		err(EXIT_USAGE, "-t %s", nd->opts->trace);
 }
 
-static int
-open_signals(void)
-{
-	sigset_t set;
-	int fd;
-
-	/* Writes to a control client or trace socket that left: EPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
-	    (fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		err(1, "signalfd");
-	return fd;
-}
-
 static void
 start_detector(struct node *nd)
 {
@@ -181,6 +161,7 @@ start_detector(struct node *nd)
 static void
 setup(struct node *nd)
 {
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	char why[256];
 
 	if (cluster_load(nd->opts->cluster, &nd->cluster, why,
@@ -197,7 +178,7 @@ setup(struct node *nd)
 	open_trace(nd);
 	if (control_listen(&nd->control, nd->dirfd, nd->opts->statedir) == -1)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
-	nd->sigfd = open_signals();
+	nd->sigfd = signals_open(sigs, nitems(sigs));
 	start_detector(nd);
 }
 
@@ -218,11 +199,11 @@ detector_gone(struct node *nd, int status)
 }
 
 /*
- * A leader that leaves releases its lease (lib/algo/lease.c), and the next
- * node leads at once: guarded commands must be dead before.  They are
- * told to stop, and the node leaves when the last is gone; if they take
- * longer than two leases, or a second signal comes, it leaves without
- * releasing anything, and the lease runs out.
+ * A leader that leaves releases its lease (share/elect/lease.md), and
+ * the next node leads at once: guarded commands must be dead before.
+ * They are told to stop, and the node leaves when the last is gone; if
+ * they take longer than two leases, or a second signal comes, it leaves
+ * without releasing anything, and the lease runs out.
  */
 static void
 leave(struct node *nd, enum quit why)
@@ -240,15 +221,13 @@ leave(struct node *nd, enum quit why)
 static void
 read_signals(struct node *nd)
 {
-	struct signalfd_siginfo si;
-	int status;
+	int sig, status;
 
-	while (read(nd->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		switch (si.ssi_signo) {
+	while ((sig = signals_next(nd->sigfd)) != 0) {
+		switch (sig) {
 		case SIGTERM:
 		case SIGINT:
-			leave(nd, si.ssi_signo == SIGTERM ? QUIT_TERM :
-			    QUIT_INT);
+			leave(nd, sig == SIGTERM ? QUIT_TERM : QUIT_INT);
 			break;
 		case SIGHUP:
 			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)

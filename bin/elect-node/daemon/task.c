@@ -2,14 +2,18 @@
  * The daemon's commands for guarded commands and edicts (the clients
  * that use them are in client/):
  *
- *	lease		ok id=ID algo=lease leader=yes|no token=T until=NS
+ *	lease		ok id=ID algo=NAME leader=yes|no token=T until=NS
  *			    now=NS lease=NS renew=NS rtt=NS drift=PPB ldr=ID
- *			(ok id=ID algo=NAME leader=yes|no ldr=ID now=NS under the
- *			other algorithms); NS on this host's CLOCK_MONOTONIC,
- *			the clock --run-if-leader keeps its deadline on
+ *			where the leadership has a deadline (ALGO_F_DEADLINE),
+ *			else ok id=ID algo=NAME leader=yes|no ldr=ID now=NS;
+ *			NS on this host's CLOCK_MONOTONIC, the clock
+ *			--run-if-leader keeps its deadline on
  *	edict HEX	ok seq=N token=T, or err not leader leader=ID
  *	follow-edicts	ok, then one line per edict delivered or refused:
- *			ok from=ID token=T seq=N delivered=yes|no text=HEX
+ *			ok from=ID token=T seq=N delivered=yes|no text=HEX,
+ *			written as the core gives it out (ALGO_EDICT), so
+ *			none is skipped; a follower that leaves
+ *			CONTROL_OUT_MAX unread is let go instead
  *	task		as lease, then "ok stop" when the node is asked to leave;
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
@@ -27,25 +31,37 @@
 #include <sodium.h>
 
 #include "daemon.h"
-#include "algo/lease.h"
 #include "util/util.h"
 
-#define HEX_MAX		(2 * LEASE_TEXT_MAX + 1)
+#define HEX_MAX		(2 * ALGO_EDICT_MAX + 1)
 
-/* Who leads, as far as this node knows: itself, its grantee, or the
- * grantee of the last node that refused it (Nerio, 10.4). */
+/* Who leads, as far as this node knows: the one it follows, or the one
+ * the core was told of (lease: the grantee of the last node that refused
+ * it, Nerio 10.4). */
 static unsigned
 known_leader(const struct node *nd, algo_time now)
 {
 	struct algo_status st;
-	struct lease_info li;
 
 	algo_query(nd->algo, now, &st);
-	if (st.state.ldr != 0)
-		return st.state.ldr;
-	if (lease_info(nd->algo, now, &li) == 0)
-		return li.hint;
-	return 0;
+	return st.state.ldr != 0 ? st.state.ldr : st.hint;
+}
+
+/* "err edicts need -a NAME[|NAME...]": the algorithms that have them. */
+static void
+reply_no_edicts(struct control_client *c)
+{
+	const struct algo_ops *ops;
+	char names[128] = "";
+	size_t i;
+
+	for (i = 0; (ops = algo_nth(i)) != NULL; i++)
+		if (algo_flags(ops) & ALGO_F_EDICTS) {
+			if (names[0] != '\0')
+				strlcat(names, "|", sizeof(names));
+			strlcat(names, algo_name(ops), sizeof(names));
+		}
+	control_reply(c, "err edicts need -a %s", names);
 }
 
 static void	reply_lease(struct node *, struct control_client *);
@@ -61,37 +77,36 @@ reply_lease(struct node *nd, struct control_client *c)
 {
 	const struct algo_timing *t = &nd->opts->timing.a;
 	struct algo_status st;
-	struct lease_info li;
 	algo_time now = mono_now();
 	char ldr[8];
 
 	algo_query(nd->algo, now, &st);
 	id_str(known_leader(nd, now), ldr, sizeof(ldr));
-	if (lease_info(nd->algo, now, &li) == -1) {
+	if (!(algo_flags(nd->opts->algo) & ALGO_F_DEADLINE)) {
 		control_reply(c, "ok id=%u algo=%s leader=%s ldr=%s now=%lld",
 		    nd->self->id, algo_name(nd->opts->algo),
 		    st.leader ? "yes" : "no", ldr, (long long)now);
 		return;
 	}
-	control_reply(c, "ok id=%u algo=lease leader=%s token=%llu until=%lld "
+	control_reply(c, "ok id=%u algo=%s leader=%s token=%llu until=%lld "
 	    "now=%lld lease=%lld renew=%lld rtt=%lld drift=%lld ldr=%s",
-	    nd->self->id, st.leader ? "yes" : "no", (unsigned long long)li.token,
-	    (long long)li.until, (long long)now, (long long)t->lease,
+	    nd->self->id, algo_name(nd->opts->algo), st.leader ? "yes" : "no",
+	    (unsigned long long)st.token, (long long)st.until, (long long)now,
+	    (long long)t->lease,
 	    (long long)t->renew, (long long)t->rtt, (long long)t->drift, ldr);
 }
 
 void
 cmd_edict(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
-	struct lease_edict e;
-	uint8_t text[LEASE_TEXT_MAX];
+	uint8_t text[ALGO_EDICT_MAX];
 	char hex[HEX_MAX], ldr[8];
 	size_t len;
 	int rc;
 
 	if (req->argc != 1 || req->argv[0].n >= sizeof(hex)) {
 		control_reply(c, "err edict takes the text in hex, at most %d "
-		    "bytes", LEASE_TEXT_MAX);
+		    "bytes", ALGO_EDICT_MAX);
 		return;
 	}
 	memcpy(hex, req->argv[0].p, req->argv[0].n);
@@ -101,12 +116,14 @@ cmd_edict(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		control_reply(c, "err edict: bad hex");
 		return;
 	}
+	nd->made = 0;
 	switch (rc = core_cmd(nd, ALGO_CMD_EDICT, text, len)) {
 	case ALGO_OK:
-		if (lease_edict(nd->algo, lease_edicts(nd->algo) - 1, &e) == 0)
+		/* The step gave our edict out (edict_out()). */
+		if (nd->made)
 			control_reply(c, "ok seq=%llu token=%llu",
-			    (unsigned long long)e.seq,
-			    (unsigned long long)e.token);
+			    (unsigned long long)nd->made_seq,
+			    (unsigned long long)nd->made_token);
 		else
 			control_reply(c, "ok");
 		break;
@@ -115,11 +132,11 @@ cmd_edict(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		    id_str(known_leader(nd, mono_now()), ldr, sizeof(ldr)));
 		break;
 	case ALGO_ENOTSUP:
-		control_reply(c, "err edicts need -a lease");
+		reply_no_edicts(c);
 		break;
 	default:
 		control_reply(c, "err edict refused: 1 to %d printable bytes, and "
-		    "small enough for the cluster's datagrams", LEASE_TEXT_MAX);
+		    "small enough for the cluster's datagrams", ALGO_EDICT_MAX);
 		break;
 	}
 }
@@ -128,19 +145,19 @@ void
 cmd_follow_edicts(struct node *nd, struct control_client *c,
     const struct ctl_req *req)
 {
-	if (nd->algo == NULL || algo_ops(nd->algo) != &algo_lease) {
-		control_reply(c, "err edicts need -a lease");
+	if (!(algo_flags(nd->opts->algo) & ALGO_F_EDICTS)) {
+		reply_no_edicts(c);
 		return;
 	}
 	control_reply(c, "ok");
 	c->waiting = WAIT_EDICTS;
-	c->edicts = lease_edicts(nd->algo);
 }
 
 /*
  * task [wait]: the caller runs a guarded command, and stays connected
  * until it is dead.  "ok stop" tells it to stop it.  The answer waits
- * while this node leads without its token yet (a round trip away), and
+ * while this node leads without its token yet (a round trip away: it
+ * leads until a deadline, but is not leader yet), and
  * with `wait' until it leads: the daemon tells the caller the moment it
  * may start, and no one polls.
  */
@@ -160,7 +177,6 @@ int
 task_wake(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
-	struct lease_info li;
 
 	if (nd->leaving) {
 		control_reply(c, "err leaving");
@@ -169,7 +185,7 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 		return 1;
 	}
 	algo_query(nd->algo, now, &st);
-	if (st.leader && lease_info(nd->algo, now, &li) == 0 && li.token == 0)
+	if (!st.leader && st.until > now)
 		return 0;
 	if (!st.leader && c->taskwait)
 		return 0;
@@ -234,34 +250,33 @@ tasks_leaving(struct node *nd)
 	tasks_tell(nd, WAIT_START, "err leaving", WAIT_NONE);
 }
 
+/*
+ * An edict the core delivered or refused (ALGO_EDICT), once, in the step
+ * that did: to every follower now, so that none is skipped; a follower
+ * that does not read is let go (control_reply()), never fed a gap.  Our
+ * own edict is kept for the `edict' reply.
+ */
 void
-edicts_publish(struct node *nd)
+edict_out(struct node *nd, const struct algo_edict *e)
 {
 	struct control_client *c;
-	struct lease_edict e;
 	char hex[HEX_MAX];
-	uint64_t n;
 	int i;
 
-	if (nd->algo == NULL || (n = lease_edicts(nd->algo)) == 0)
-		return;
+	if (e->from == nd->self->id && e->delivered) {
+		nd->made = 1;
+		nd->made_seq = e->seq;
+		nd->made_token = e->token;
+	}
+	sodium_bin2hex(hex, sizeof(hex), (const unsigned char *)e->text,
+	    e->len);
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		c = &nd->control.clients[i];
-		if (c->fd == -1 || c->waiting != WAIT_EDICTS)
+		if (c->fd == -1 || c->waiting != WAIT_EDICTS || c->closing)
 			continue;
-		for (; c->edicts < n && !c->closing; c->edicts++) {
-			if (lease_edict(nd->algo, c->edicts, &e) == -1) {
-				control_reply(c, "ok lost=1");
-				continue;
-			}
-			sodium_bin2hex(hex, sizeof(hex),
-			    (const unsigned char *)e.text, e.len);
-			control_reply(c, "ok from=%u token=%llu seq=%llu "
-			    "delivered=%s text=%s", e.from,
-			    (unsigned long long)e.token,
-			    (unsigned long long)e.seq, e.delivered ? "yes" : "no",
-			    hex);
-		}
+		control_reply(c, "ok from=%u token=%llu seq=%llu delivered=%s "
+		    "text=%s", e->from, (unsigned long long)e->token,
+		    (unsigned long long)e->seq, e->delivered ? "yes" : "no", hex);
 		control_flush(c);
 	}
 }

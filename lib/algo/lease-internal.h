@@ -1,0 +1,234 @@
+/*
+ * The lease core's private header: Nerio (van Renesse, Schneider and
+ * Gehrke, "Nerio: Leader Election and Edict Ordering") in four roles, a
+ * file each, over one state:
+ *
+ *	lease-grant.c	the grantor (steps 4 to 6, release, restarts)
+ *	lease-lead.c	the candidate and leader (steps 1 to 3 and 7 to 9,
+ *			the fencing token)
+ *	lease-watch.c	the weak leader's watch (section 9, mirrored)
+ *	lease-edict.c	edicts, made and received (section 7)
+ *	lease.c		inputs, boot, status, invariants, payload codecs
+ *
+ * Why it is safe, and the decisions the paper leaves open (restarts,
+ * fencing tokens, the drift bound, timing), are in share/elect/lease.md;
+ * comments below cite its sections by name.  Every clock value is on the
+ * core's clock, the `now' of its inputs (the paper's C_p).
+ */
+#ifndef ELECT_LEASE_INTERNAL_H
+#define ELECT_LEASE_INTERNAL_H
+
+#include "algo/algo.h"
+
+#define LEASE_NODES_MAX	255		/* the largest cluster */
+#define LEASE_QT_MAX	(LEASE_NODES_MAX / 2 + 1)
+#define LEASE_TEXT_MAX	ALGO_EDICT_MAX	/* bytes of an edict's text */
+/* "ID:T,ID:T..." for a whole quorum, NUL included. */
+#define LEASE_QT_STRLEN	(LEASE_QT_MAX * 27 + 1)
+
+enum {
+	M_REQUEST = 1, M_OK, M_REFUSE, M_RELEASE, M_EDICT, NMSG
+};
+
+enum { T_TRY, T_ABORT, T_LEAD, T_GRANT, T_QUIET, NTIMER };
+
+/* Why a grantor refuses. */
+enum { R_BUSY = 1, R_QUIET, R_STALE, R_LATE, R_NWHY };
+
+/* What a Release says of its sender. */
+enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
+
+/*
+ * Payloads, big-endian:
+ *	Request	delta 8, start 8, token 8, echo 8, echo inc 8, remainder 8
+ *	Ok	T_q 8, incarnation 8, K_q 8
+ *	Refuse	why 1, grantee 2, left 8, K_q 8
+ *	Release	why 1
+ *	Edict	token 8, seq 8, pairs 2, (id 2, T 8) * pairs, text
+ */
+#define REQ_LEN		48
+#define OK_LEN		24
+#define REF_LEN		19
+#define REL_LEN		1
+#define EDICT_HDR	18
+#define QT_PAIR		10
+
+#define NS		INT64_C(1000000000)
+#define DELTA_MAX	(INT64_C(3600) * NS)	/* longest grant asked */
+#define NEVER		INT64_MAX
+#define NONE		SIZE_MAX
+
+/* Stable storage: version 1, a bound on K (8), the longest delta granted
+ * (8).  K is persisted in strides, so that a new token costs a write to
+ * disk once in TOKEN_STRIDE leaderships, not on every handover. */
+#define PERSIST_V1	1
+#define PERSIST_LEN	17
+#define TOKEN_STRIDE	1024
+
+struct qt {
+	uint16_t	 id;
+	algo_time	 t;
+};
+
+struct peer {
+	struct algo_elid last;		/* FIFO: newest request or release */
+	int		 lastrel;	/* ... and it was a release */
+	int		 up;		/* considered correct (section 9) */
+	int		 gone;		/* left or stepped down: releases */
+	algo_time	 echo;		/* its T_q in its last Ok to us */
+	uint64_t	 echoinc;
+};
+
+/* One run of OQwBD (OQwBS). */
+struct run {
+	int		 on;
+	struct algo_elid elid;
+	algo_time	 start, delta;
+	algo_time	 end;		/* completes only before this */
+	uint64_t	 tok;		/* token carried: 0 when acquiring */
+	int		 stale;		/* a grantor has a newer token */
+	struct algo_set	 ok, ref;
+	size_t		 nok, nref;
+	uint64_t	 maxk;
+	algo_time	 t[LEASE_NODES_MAX];	/* Ok: T_q, by rank */
+	algo_time	 free[LEASE_NODES_MAX];	/* Refuse: free from */
+};
+
+struct lease {
+	struct algo	 a;
+	/* Grantor: A_q, F_q, and the request granted. */
+	uint16_t	 grantee;
+	algo_time	 finish;
+	struct algo_elid granted;
+	uint64_t	 k;		/* highest token seen in this life */
+	uint64_t	 kboot;		/* persisted bound of earlier lives */
+	uint64_t	 khi;		/* persisted bound: k <= khi */
+	algo_time	 dmax;		/* longest delta granted, persisted */
+	algo_time	 quiet;		/* no grant before */
+	/* Leader. */
+	algo_time	 expire;	/* E_p */
+	uint64_t	 tok;		/* established token, or 0 */
+	uint64_t	 ptok;		/* proposed token, or 0 */
+	struct qt	 qt[LEASE_QT_MAX];
+	size_t		 nqt;
+	/* The run that set E_p: its Start and delta, and whether our own
+	 * grant was among the majority's (for the invariants). */
+	algo_time	 lstart, ldelta;
+	int		 lself;
+	uint64_t	 ec;		/* edict counter */
+	struct run	 run;
+	uint32_t	 ctr;
+	algo_time	 backoff;	/* stepped down: no run before */
+	/* Weak leader: the rank watched, NONE when we are it. */
+	size_t		 mon;
+	/* Verification and finding the leader. */
+	uint16_t	 vnode;
+	algo_time	 vuntil;
+	uint16_t	 hint;
+	/* Edicts received: the last delivered. */
+	uint64_t	 dtok, dseq;
+	struct peer	 peer[LEASE_NODES_MAX];
+};
+
+/* ---- arithmetic on the clock (share/elect/lease.md, Clock) ---- */
+
+/* X (1 + rho), rounded up: what a grantor holds for X of real time. */
+static inline algo_time
+lease_fast(const struct lease *l, algo_time x)
+{
+	return x + (algo_time)(((__int128)x * l->a.t.drift + NS - 1) / NS);
+}
+
+/* X (1 - rho), rounded down: what a leader trusts of X. */
+static inline algo_time
+lease_slow(const struct lease *l, algo_time x)
+{
+	return x - (algo_time)(((__int128)x * l->a.t.drift + NS - 1) / NS);
+}
+
+/* What a leader trusts of a run of DELTA: OQwBD or OQwBS (section 4). */
+static inline algo_time
+lease_trusted(const struct lease *l, algo_time delta)
+{
+	return l->a.t.skew > 0 ? delta : lease_slow(l, delta);
+}
+
+static inline int
+lease_leading(const struct lease *l, algo_time now)
+{
+	return now < l->expire;
+}
+
+/* Granting a node other than ourselves. */
+static inline int
+lease_granting(const struct lease *l, algo_time now)
+{
+	return l->grantee != 0 && l->grantee != l->a.self && now < l->finish;
+}
+
+/* K_q as reported in Oks: at least every token this node ever took. */
+static inline uint64_t
+lease_kq(const struct lease *l)
+{
+	return l->k > l->kboot ? l->k : l->kboot;
+}
+
+static inline size_t
+lease_quorum(const struct lease *l)
+{
+	return l->a.n / 2 + 1;
+}
+
+static inline size_t
+lease_rank(const struct lease *l, uint16_t id)
+{
+	return (size_t)algo_rank(&l->a, id);
+}
+
+/* lease.c */
+algo_time	 lease_get_time(const uint8_t *);
+const char	*lease_fmt_time(algo_time, char *, size_t);
+void		 lease_show(struct lease *, algo_time, struct algo_out *);
+void		 lease_sample(struct algo_out *, algo_time);
+void		 lease_qt_fmt(const struct qt *, size_t, char *, size_t);
+
+/* lease-grant.c */
+int		 lease_grant(struct lease *, uint16_t p,
+		    const struct algo_elid *, algo_time delta, algo_time start,
+		    uint64_t tok, algo_time now, struct algo_out *,
+		    algo_time *left);
+void		 lease_ungrant(struct lease *, uint16_t p, algo_time,
+		    struct algo_out *);
+int		 lease_on_request(struct lease *, const struct algo_msg *,
+		    algo_time, struct algo_out *);
+int		 lease_on_release(struct lease *, const struct algo_msg *,
+		    algo_time, struct algo_out *);
+int		 lease_boot_grantor(struct lease *, const uint8_t *persist,
+		    size_t len, algo_time now);
+
+/* lease-lead.c */
+void		 lease_start_run(struct lease *, algo_time, struct algo_out *);
+void		 lease_fail(struct lease *, algo_time, struct algo_out *);
+void		 lease_maybe_run(struct lease *, algo_time, struct algo_out *);
+size_t		 lease_hopes(const struct lease *);
+void		 lease_resign(struct lease *, int why, algo_time,
+		    struct algo_out *);
+int		 lease_on_ok(struct lease *, const struct algo_msg *,
+		    algo_time, struct algo_out *);
+int		 lease_on_refuse(struct lease *, const struct algo_msg *,
+		    algo_time, struct algo_out *);
+
+/* lease-watch.c */
+void		 lease_watch_from(struct lease *, size_t rank,
+		    struct algo_out *);
+void		 lease_heard(struct lease *, uint16_t, struct algo_out *);
+void		 lease_lost(struct lease *, uint16_t, algo_time,
+		    struct algo_out *);
+
+/* lease-edict.c */
+int		 lease_make_edict(struct lease *, const struct algo_cmd *,
+		    algo_time, struct algo_out *);
+int		 lease_on_edict(struct lease *, const struct algo_msg *,
+		    struct algo_out *);
+
+#endif
