@@ -47,7 +47,6 @@
  * its actions and feeds it what the daemon, the clock and the group say.
  */
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include <err.h>
@@ -417,18 +416,18 @@ query_read(struct runif *r)
 static void
 wait_signal(struct runif *r)
 {
-	struct signalfd_siginfo si;
+	int sig;
 
-	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si))
-		if (si.ssi_signo != SIGCHLD) {
+	while ((sig = signals_next(r->sigfd)) != 0)
+		if (sig != SIGCHLD) {
 			sigset_t set;
 
 			sigemptyset(&set);
-			sigaddset(&set, (int)si.ssi_signo);
-			signal((int)si.ssi_signo, SIG_DFL);
+			sigaddset(&set, sig);
+			signal(sig, SIG_DFL);
 			sigprocmask(SIG_UNBLOCK, &set, NULL);
-			raise((int)si.ssi_signo);
-			exit(128 + (int)si.ssi_signo);
+			raise(sig);
+			exit(128 + sig);
 		}
 }
 
@@ -503,13 +502,13 @@ task_read(struct runif *r)
 static void
 read_signals(struct runif *r)
 {
-	struct signalfd_siginfo si;
+	int sig;
 
-	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
+	while ((sig = signals_next(r->sigfd)) != 0) {
+		if (sig == SIGCHLD)
 			reap(r);
 		else
-			signal_group(r, (int)si.ssi_signo);
+			signal_group(r, sig);
 	}
 }
 
@@ -550,27 +549,10 @@ watch(struct runif *r)
 	}
 }
 
-static int
-open_signals(void)
-{
-	sigset_t set;
-	int fd;
-
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
-	    (fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		err(1, "signalfd");
-	return fd;
-}
-
 int
 client_runif(const struct node_opts *o)
 {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 	struct guard_config cfg;
 	struct runif r;
 
@@ -584,7 +566,7 @@ client_runif(const struct node_opts *o)
 	cfg.wait = o->wait;
 	cfg.ecode = o->ecode >= 0 ? o->ecode : EXIT_NO;
 	guard_init(&r.guard, &cfg);
-	r.sigfd = open_signals();
+	r.sigfd = signals_open(sigs, nitems(sigs));
 	/* Before the wait, so as to wake without delay when it ends. */
 	sched_realtime();
 	ask_lease(&r);
