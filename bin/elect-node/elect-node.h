@@ -38,7 +38,6 @@ enum mode {
 	MODE_DAEMON, MODE_STATUS, MODE_EDICT, MODE_FOLLOW, MODE_RUNIF
 };
 
-#define GRACE_MAX_MS	(3600 * 1000)
 #define TRACE_CLOSE_MS	500	/* for the last trace lines, at exit */
 
 struct node_opts {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "elect-node.h"
+#include "guard/guard.h"
 #include "util/util.h"
 
 enum {
@@ -248,7 +249,7 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			break;
 		case OPT_GRACE:
 			o->grace = arg_duration(optarg, "--grace");
-			if (o->grace > GRACE_MAX_MS * ALGO_MS)
+			if (o->grace > GUARD_GRACE_MAX)
 				errx(EXIT_USAGE, "--grace: %s is above an hour",
 				    optarg);
 			break;
