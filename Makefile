@@ -61,6 +61,7 @@ TOOL_SRCS !=	find t/tools -name '*.c' 2>/dev/null | LC_ALL=C sort
 FUZZ_SRCS !=	find t/fuzz -name '*.c' 2>/dev/null | LC_ALL=C sort
 LIB_HDRS !=	find lib -name '*.h'
 BIN_HDRS !=	find bin -name '*.h'
+TOOL_HDRS !=	find t/tools -name '*.h' 2>/dev/null
 MANS !=		find share/man -name '*.[0-9]' | LC_ALL=C sort
 
 # One build tree per flavour: build/plain and build/asan.
@@ -69,7 +70,7 @@ $(1)_OBJS = $$(LIB_SRCS:%.c=build/$(1)/obj/%.o)
 $(1)_BINS = $$(BIN_NAMES:%=build/$(1)/bin/%)
 $(1)_TOOLS = $$(TOOL_SRCS:t/tools/%.c=build/$(1)/t/%)
 
-build/$(1)/obj/%.o: %.c $$(LIB_HDRS) $$(BIN_HDRS)
+build/$(1)/obj/%.o: %.c $$(LIB_HDRS) $$(BIN_HDRS) $$(TOOL_HDRS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(BASE_CFLAGS) $$($(2)) $$(CFLAGS) -c -o $$@ $$<
 
@@ -136,7 +137,7 @@ bench: deps
 FUZZ_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' -Ilib \
 		$(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined
 
-build/fuzz/%: t/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
+build/fuzz/%: t/fuzz/%.c t/fuzz/feed.h $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
 

@@ -19,19 +19,7 @@
 
 #include "algo/algo.h"
 
-struct feed {
-	const uint8_t	*p;
-	size_t		 n;
-};
-
-static uint8_t
-byte(struct feed *f)
-{
-	if (f->n == 0)
-		return 0;
-	f->n--;
-	return *f->p++;
-}
+#include "feed.h"
 
 /* The last edict delivered: (token, seq) only grow. */
 static uint64_t dtok, dseq;

@@ -15,19 +15,7 @@
 
 #include "guard/guard.h"
 
-struct feed {
-	const uint8_t	*p;
-	size_t		 n;
-};
-
-static uint8_t
-byte(struct feed *f)
-{
-	if (f->n == 0)
-		return 0;
-	f->n--;
-	return *f->p++;
-}
+#include "feed.h"
 
 /* What the guard must have done, kept apart from its own state. */
 struct model {

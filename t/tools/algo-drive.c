@@ -43,6 +43,7 @@
 
 #include "algo/algo.h"
 #include "util/util.h"
+#include "script.h"
 
 static const struct algo_ops *ops;
 static struct algo_config cfg;
@@ -53,7 +54,6 @@ static algo_time deadline[ALGO_TIMERS_MAX];	/* -1: not set */
 static uint8_t persisted[ALGO_PERSIST_MAX];
 static size_t npersisted;
 static int quiet;
-static unsigned long lineno;
 
 static void __attribute__((noreturn))
 usage(int status)
@@ -62,47 +62,6 @@ usage(int status)
 	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] < script\n",
 	    getprogname());
 	exit(status);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: line %lu: ", getprogname(), lineno);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
-
-/* Milliseconds, up to 6 decimals, without trailing zeros. */
-static const char *
-fmt_ms(algo_time t, char *buf, size_t len)
-{
-	char *p;
-
-	snprintf(buf, len, "%" PRId64 ".%06" PRId64, t / ALGO_MS,
-	    (t < 0 ? -t : t) % ALGO_MS);
-	p = buf + strlen(buf) - 1;
-	while (*p == '0')
-		*p-- = '\0';
-	if (*p == '.')
-		*p = '\0';
-	return buf;
-}
-
-static algo_time
-parse_ms(const char *s)
-{
-	trace_time t;
-
-	/* trace_parse_time reads seconds; a millisecond has 6 digits. */
-	if (trace_parse_time(s, strlen(s), &t) == -1 || t < 0 ||
-	    t > INT64_MAX / 1000)
-		bad("bad time \"%s\"", s);
-	return t / 1000;
 }
 
 static void
@@ -199,19 +158,6 @@ print_rc(int rc)
 		printf("error %d\n", rc);
 		break;
 	}
-}
-
-/* "key=value" into KEY and VALUE, or bad(). */
-static void
-split(char *kv, char **key, char **value)
-{
-	char *eq;
-
-	if ((eq = strchr(kv, '=')) == NULL)
-		bad("\"%s\" is not key=value", kv);
-	*eq = '\0';
-	*key = kv;
-	*value = eq + 1;
 }
 
 static void

@@ -44,12 +44,12 @@
 
 #include "guard/guard.h"
 #include "util/util.h"
+#include "script.h"
 
 static struct guard g;
 static struct algo_timing timing;
 static algo_time last_wake = -1;
 static int quiet;
-static unsigned long lineno;
 
 static void __attribute__((noreturn))
 usage(int status)
@@ -57,59 +57,6 @@ usage(int status)
 	fprintf(status ? stderr : stdout, "usage: %s [-qw] [-E code] "
 	    "[-g grace] [-t NAME=MS ...] < script\n", getprogname());
 	exit(status);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: line %lu: ", getprogname(), lineno);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
-
-/* Milliseconds, up to 6 decimals, without trailing zeros. */
-static const char *
-fmt_ms(algo_time t, char *buf, size_t len)
-{
-	char *p;
-
-	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, t < 0 ? "-" : "",
-	    (t < 0 ? -(t / ALGO_MS) : t / ALGO_MS), (t < 0 ? -t : t) % ALGO_MS);
-	p = buf + strlen(buf) - 1;
-	while (*p == '0')
-		*p-- = '\0';
-	if (*p == '.')
-		*p = '\0';
-	return buf;
-}
-
-static algo_time
-parse_ms(const char *s)
-{
-	trace_time t;
-
-	/* trace_parse_time reads seconds; a millisecond has 6 digits. */
-	if (trace_parse_time(s, strlen(s), &t) == -1 || t < 0 ||
-	    t > INT64_MAX / 1000)
-		bad("bad time \"%s\"", s);
-	return t / 1000;
-}
-
-static void
-split(char *kv, char **key, char **value)
-{
-	char *eq;
-
-	if ((eq = strchr(kv, '=')) == NULL)
-		bad("\"%s\" is not key=value", kv);
-	*eq = '\0';
-	*key = kv;
-	*value = eq + 1;
 }
 
 static void
