@@ -288,18 +288,11 @@ static void
 run_line(char *line)
 {
 	struct algo_input in;
-	char *argv[64], *p, *what;
+	char *argv[64], *what;
 	algo_time now;
-	int argc = 0;
+	int argc;
 
-	while ((p = strsep(&line, " \t")) != NULL) {
-		if (*p == '\0')
-			continue;
-		if (argc == nitems(argv))
-			bad("too many fields");
-		argv[argc++] = p;
-	}
-	if (argc == 0 || argv[0][0] == '#')
+	if ((argc = fields(line, argv, (int)nitems(argv))) == 0)
 		return;
 	if (argc < 2)
 		bad("expected TIME INPUT");

@@ -141,17 +141,10 @@ run_line(char *line)
 {
 	struct guard_input in;
 	struct guard_out o;
-	char *argv[32], *p, *what, *k, *v;
-	int argc = 0;
+	char *argv[32], *what, *k, *v;
+	int argc;
 
-	while ((p = strsep(&line, " \t")) != NULL) {
-		if (*p == '\0')
-			continue;
-		if (argc == nitems(argv))
-			bad("too many fields");
-		argv[argc++] = p;
-	}
-	if (argc == 0 || argv[0][0] == '#')
+	if ((argc = fields(line, argv, (int)nitems(argv))) == 0)
 		return;
 	if (argc < 2)
 		bad("expected TIME INPUT");

@@ -60,6 +60,26 @@ parse_ms(const char *s)
 	return t / 1000;
 }
 
+/* The blank-separated fields of LINE, cut in place, at most MAX of
+ * them: how many, 0 for a blank line or a comment. */
+static int
+fields(char *line, char **argv, int max)
+{
+	char *p;
+	int argc = 0;
+
+	while ((p = strsep(&line, " \t")) != NULL) {
+		if (*p == '\0')
+			continue;
+		if (argc == max)
+			bad("too many fields");
+		argv[argc++] = p;
+	}
+	if (argc > 0 && argv[0][0] == '#')
+		return 0;
+	return argc;
+}
+
 /* KEY=VALUE, cut in two in place. */
 static void
 split(char *kv, char **key, char **value)
