@@ -74,6 +74,8 @@ execstart() {
 	awk -v s="$score" 'BEGIN { exit !(s < 3) }' ||
 	    fail "exposure $score, not below 3"
 	grep -qx 'DynamicUser=yes' "$U/elect-node@.service"
+	grep -qx 'Type=notify' "$U/elect-node@.service"
+	grep -qx 'WatchdogSec=2s' "$U/elect-node@.service"
 	grep -qx 'UMask=0077' "$U/elect-node@.service"
 	run execstart "$U/elect-node@.service"
 	refute_output --partial " -t "

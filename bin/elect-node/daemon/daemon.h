@@ -107,6 +107,16 @@ enum quit {
 	QUIT_NO, QUIT_TERM, QUIT_INT, QUIT_FD, QUIT_ERROR
 };
 
+/* What the service manager was told (notify.c). */
+struct notify {
+	int		 ready;		/* READY=1 sent */
+	algo_time	 ready_by;	/* the first round is surely over */
+	algo_time	 wd_every, wd_next;	/* WATCHDOG=1; 0: none asked */
+	int		 told;		/* a STATUS= sent */
+	unsigned	 ldr;		/* as told */
+	int		 leader;
+};
+
 struct node {
 	const struct node_opts *opts;
 	struct cluster	 cluster;
@@ -118,6 +128,7 @@ struct node {
 	struct trace_writer *tw;
 	struct fdc	 fdc;
 	struct control	 control;
+	struct notify	 notify;
 	enum quit	 quit;
 	/* Asked to leave while guarded commands run: they stop first, so
 	 * that the lease is released only once they are dead. */
@@ -169,6 +180,12 @@ void	net_drop(struct node *, unsigned from, const char *why);
 int	net_down(struct node *, unsigned id);
 void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);
+
+/* The service manager's edge (notify.c).  notify_tick() returns
+ * nanoseconds until it is due again, or -1. */
+void	notify_init(struct node *, algo_time now);
+algo_time notify_tick(struct node *, algo_time now);
+void	notify_stopping(struct node *);
 
 /* The core's edge (core.c). */
 void	core_boot(struct node *);

@@ -283,6 +283,8 @@ loop(struct node *nd)
 			wait = nd->leave_by - now;
 		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
+		if ((w = notify_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
 		pfd[P_TRACE].fd = -1;
 		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
 		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
@@ -353,6 +355,7 @@ quit_why(int quit)
 static void
 teardown(struct node *nd)
 {
+	notify_stopping(nd);
 	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease)
 		core_leave(nd);
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
@@ -379,6 +382,7 @@ daemon_main(const struct node_opts *o)
 	setup(&nd);
 	sched_realtime();
 	core_start(&nd);
+	notify_init(&nd, mono_now());
 	loop(&nd);
 	teardown(&nd);
 	return nd.quit == QUIT_TERM || nd.quit == QUIT_INT ? 0 : 1;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# elect-node under a service manager (sd_notify(3)): READY=1 after the
+# first election round, STATUS= with who leads, WATCHDOG=1 while the
+# loop runs, STOPPING=1 on the way out.  A datagram socket of the test
+# stands in for systemd's.
+
+load helper
+load node
+
+setup() {
+	elect_setup
+	C=$(mkcluster 3)
+	LISTENER=
+	SOCK=$BATS_TEST_TMPDIR/notify
+	LOG=$BATS_TEST_TMPDIR/notify.log
+	: >"$LOG"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as log:
+    while True:
+        for line in s.recv(4096).decode().split("\n"):
+            log.write(line + "\n")
+        log.flush()
+' "$SOCK" "$LOG" 3>&- &
+	LISTENER=$!
+	wait_for 10 test -S "$SOCK"
+}
+
+teardown() {
+	elect_teardown
+	[ -z "$LISTENER" ] || kill "$LISTENER" 2>/dev/null || true
+}
+
+# told COUNT LINE: the node said LINE at least COUNT times.
+told() {
+	[ "$(grep -cxF -- "$2" "$LOG")" -ge "$1" ]
+}
+
+# start_notified ID: node ID, and it alone, with the service manager's
+# socket and a watchdog of WATCHDOG_USEC (default 100 ms).
+start_notified() {
+	NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=${WATCHDOG_USEC:-100000} \
+	    elect_start "$1"
+}
+
+@test "notify: ready once a leader is known, its status, the watchdog, stopping" {
+	elect_start_cluster --insecure "$C" -- 1 2
+	export NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=100000
+	elect_start 3
+	unset NOTIFY_SOCKET WATCHDOG_USEC
+	wait_for 20 told 1 "READY=1"
+	wait_for 20 grep -q '^STATUS=leader (node 3, token [1-9][0-9]*)$' "$LOG"
+	wait_for 20 told 3 "WATCHDOG=1"
+	# With a quorum, ready means a leader is known: the status that
+	# comes with READY=1 names one.
+	run grep -m1 -A1 -x 'READY=1' "$LOG"
+	assert_line --index 1 --regexp '^STATUS=(leader|follower of node [0-9]+)'
+	# Nodes 1 and 2 were not told anything: only 3 has the socket.
+	refute grep -q 'node [12]' "$LOG"
+	elect_stop 3
+	wait_for 10 told 1 "STOPPING=1"
+	elect_stop_all
+}
+
+@test "notify: a follower says whom it follows, and a node alone is ready all the same" {
+	export NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=0
+	elect_start_cluster --insecure "$C" -- 1
+	unset NOTIFY_SOCKET WATCHDOG_USEC
+	# Node 1 alone has no quorum: ready once a round could have ended,
+	# and says that it knows no leader.
+	wait_for 20 told 1 "READY=1"
+	run grep -c '^STATUS=no leader known$' "$LOG"
+	assert_output 1
+	refute grep -qx 'WATCHDOG=1' "$LOG"
+	elect_start 2
+	elect_start 3
+	wait_for 20 told 1 "STATUS=follower of node 3"
+	elect_stop_all
+}
