@@ -319,13 +319,34 @@ route() {
 	    "$BATS_TEST_TMPDIR/routes"
 }
 
+# burst ID TEXT...: node ID makes an edict of each TEXT, all on one
+# control connection; fails unless every one was made.
+burst() {
+	local id=$1 t hex n
+	shift
+	for t; do
+		hex=$(printf '%s' "$t" | od -An -tx1 | tr -d ' \n')
+		printf 'elect 1 edict %s\n' "$hex"
+	done | ctl-send "$ELECT_DIR/$id/state/control" >"$BATS_TEST_TMPDIR/burst"
+	n=$(grep -c "^ok seq=" "$BATS_TEST_TMPDIR/burst")
+	[ "$n" = $# ] || fail "$n of $# edicts made: $(cat "$BATS_TEST_TMPDIR/burst")"
+}
+
+# stopped PID: the process is stopped (SIGSTOP has taken effect).
+stopped() {
+	[ "$(awk '{ print $3 }' "/proc/$1/stat")" = T ]
+}
+
 # Every datagram between the nodes passes through udpmix, which holds each
-# batch of three (or what came within 40 ms) and sends it in reverse
-# order: edicts overtake one another on the way to each follower.  Each
-# follower delivers them in the order they were made and refuses, and
-# reports, every late one; none is lost.
+# batch of three and sends it in reverse order.  The relay is stopped
+# while the leader makes thirty edicts at once, so that they all wait in
+# its sockets; let go, it reads each route's queue in one go and forms
+# full batches, however slowly the leader made them: edicts overtake one
+# another on the way to each follower, whatever the machine's speed.
+# Each follower delivers them in the order they were made and refuses,
+# and reports, every late one; none is lost.
 @test "lease: edicts arrive in order despite reordering and delay" {
-	local i ldr f n late out=$BATS_TEST_TMPDIR
+	local i ldr f n late texts out=$BATS_TEST_TMPDIR
 	mkrelayed 3
 	udpmix -r 3 -w 40 -t 60 $(awk '{ print $3 }' "$out/routes") \
 	    >"$out/mix" 2>"$out/mix.err" &
@@ -343,9 +364,14 @@ route() {
 		follow "$f"
 		listening "$f" "$ldr"
 	done
+	kill -STOP "${PIDS[0]}"
+	wait_for 10 stopped "${PIDS[0]}"
+	texts=()
 	for i in $(seq 1 30); do
-		edicts "$ldr" "edict $i"
+		texts+=("edict $i")
 	done
+	burst "$ldr" "${texts[@]}"
+	kill -CONT "${PIDS[0]}"
 	for f in "${others[@]}"; do
 		wait_for 10 got "$f" "edict 30"
 	done
