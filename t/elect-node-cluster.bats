@@ -48,6 +48,17 @@ states_since() {
 	awk -v t="$2" '$1 > t && $3 == "state"' "$ELECT_DIR/$1/trace"
 }
 
+# settled LEADER: every node up is Norm under LEADER.  The nodes agree
+# on a leader (elect_wait_leader) before some reach their last state: on
+# a loaded host, group changes can still be under way.
+settled() {
+	local id
+	for id in $(elect_up); do
+		elect_status "$id" 2>/dev/null |
+		    grep -q " status=Norm leader=$1 " || return 1
+	done
+}
+
 # scenario ALGO N: the whole life of one cluster.
 scenario() {
 	local algo=$1 n=$2 ldr t0 id
@@ -61,6 +72,7 @@ scenario() {
 
 	ldr=$(elect_wait_leader -l "$n" 20)
 	assert_equal "$ldr" "$n"
+	wait_for 20 settled "$n"
 
 	# A follower dies: the leader stays, no one changes state (for
 	# longer than the detector needs to notice, twice).
