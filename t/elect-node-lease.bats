@@ -142,17 +142,19 @@ tasks_alternate() {
 	assert_equal "$(elect_wait_leader 20)" 2	# leadership is sticky
 
 	# SIGTERM: the leader releases its grants and another takes over in
-	# far less than the 6 s lease (half of it, for a loaded host).
+	# far less than the 10 s lease (half of it: the time measured here
+	# includes the old daemon's exit and the polls of elect_wait_leader,
+	# seconds on a loaded host under AddressSanitizer).
 	elect_stop_all
 	elect_setup "$BATS_TEST_TMPDIR/e2"
-	elect_start_cluster --insecure --lease 6s --renew 1s "${FD[@]}" "$C"
+	elect_start_cluster --insecure --lease 10s --renew 1s "${FD[@]}" "$C"
 	ldr=$(elect_wait_leader 20)
 	t0=$(date +%s%N)
 	elect_stop "$ldr"
 	run elect_wait_leader 20 $(elect_up)
 	assert_success
 	t1=$(date +%s%N)
-	[ $(((t1 - t0) / 1000000)) -lt 3000 ] ||
+	[ $(((t1 - t0) / 1000000)) -lt 5000 ] ||
 	    fail "handover took $(((t1 - t0) / 1000000)) ms"
 	elect_stop_all
 	run elect_check -s lease
