@@ -48,15 +48,15 @@ states_since() {
 	awk -v t="$2" '$1 > t && $3 == "state"' "$ELECT_DIR/$1/trace"
 }
 
-# settled LEADER: every node up is Norm under LEADER.  The nodes agree
-# on a leader (elect_wait_leader) before some reach their last state: on
-# a loaded host, group changes can still be under way.
+# settled LEADER: every node up is Norm under LEADER, in one group.  The
+# nodes agree on a leader (elect_wait_leader) before some reach their
+# last state: on a loaded host, group changes can still be under way.
 settled() {
 	local id
 	for id in $(elect_up); do
-		elect_status "$id" 2>/dev/null |
-		    grep -q " status=Norm leader=$1 " || return 1
-	done
+		elect_status "$id" 2>/dev/null || true
+	done | awk -v l="$1" '{ n++ } $3 == "status=Norm" && $4 == "leader=" l {
+		g[$5]++ } END { for (k in g) if (g[k] == n) exit 0; exit 1 }'
 }
 
 # scenario ALGO N: the whole life of one cluster.
