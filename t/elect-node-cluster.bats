@@ -17,16 +17,18 @@ teardown() {
 
 # Timings with a margin for a loaded machine and AddressSanitizer: a false
 # suspicion, or a message slower than t_TX, would be a real violation
-# under the synchronous algorithms.
-TIMING=(--fd-interval 25 --fd-timeout 400 --reply 250 --check 300
-	--timeout 1200 --tau 150 --ttx 50)
+# under the synchronous algorithms.  With both cores busy and the suite
+# running in parallel, a process may wait half a second for a processor:
+# the detector's time-out is well above that.
+TIMING=(--fd-interval 50 --fd-timeout 800 --reply 500 --check 600
+	--timeout 2400 --tau 300 --ttx 100)
 
 # The bound c of the liveness assertions for N nodes: Stoller's (5) with
-# the detector's latency (time-out and an interval) for tau_FD and 50 ms
+# the detector's latency (time-out and an interval) for tau_FD and 100 ms
 # for delta, plus Garcia-Molina's Timeout for the algorithms that wait for
 # it, and half a second to spare.
 c_bound() {
-	awk -v n="$1" 'BEGIN { fd = 0.425; printf "%.2f\n", n * fd + 1.75 }'
+	awk -v n="$1" 'BEGIN { fd = 0.85; printf "%.2f\n", n * fd + 3.0 }'
 }
 
 # Sleeps until SECS seconds after time T0.
@@ -46,21 +48,37 @@ states_since() {
 	awk -v t="$2" '$1 > t && $3 == "state"' "$ELECT_DIR/$1/trace"
 }
 
+# settled LEADER: every node up is Norm under LEADER, in one group.  The
+# nodes agree on a leader (elect_wait_leader) before some reach their
+# last state: on a loaded host, group changes can still be under way.
+settled() {
+	local id
+	for id in $(elect_up); do
+		elect_status "$id" 2>/dev/null || true
+	done | awk -v l="$1" '{ n++ } $3 == "status=Norm" && $4 == "leader=" l {
+		g[$5]++ } END { for (k in g) if (g[k] == n) exit 0; exit 1 }'
+}
+
 # scenario ALGO N: the whole life of one cluster.
 scenario() {
 	local algo=$1 n=$2 ldr t0 id
 	has_algo "$algo" || skip "no $algo in this build"
+	# Seven nodes run the code three do, for longer: the sanitizer pass
+	# of make check (ELECT_SHORT) leaves them to the plain one.
+	[ "$n" -le 3 ] || [ -z "${ELECT_SHORT:-}" ] ||
+	    skip "$n nodes: in the plain pass only (ELECT_SHORT)"
 	C=$(mkcluster "$n")
 	elect_start_cluster --insecure -a "$algo" "${TIMING[@]}" "$C"
 
 	ldr=$(elect_wait_leader -l "$n" 20)
 	assert_equal "$ldr" "$n"
+	wait_for 20 settled "$n"
 
 	# A follower dies: the leader stays, no one changes state (for
 	# longer than the detector needs to notice, twice).
 	t0=$(date +%s.%N)
 	elect_kill 1
-	sleep 0.8
+	sleep 1.7
 	for id in $(elect_up); do
 		run states_since "$id" "$t0"
 		assert_output ""
