@@ -586,7 +586,7 @@ main(int argc, char *argv[])
 	/* Heartbeats late because a real-time process (elect-node is one)
 	 * holds the CPU make peers suspect this host: the detector is as
 	 * urgent as the node it serves. */
-	sched_realtime();
+	sched_realtime(RT_NODE);
 	/* Before the boot line: once it shows, our peers have the news. */
 	fd_hello(sh.fd, mono_now());
 	carry_out(&sh);

@@ -19,14 +19,14 @@ mono_now(void)
 }
 
 /*
- * The lowest real-time priority when allowed (root, CAP_SYS_NICE), for
- * this process alone (not its children): it sleeps nearly all the time,
- * and when it wakes, a deadline is waiting on it.  Best effort.
+ * A low real-time priority when allowed (root, CAP_SYS_NICE), for this
+ * process alone (not its children): it sleeps nearly all the time, and
+ * when it wakes, a deadline is waiting on it.  Best effort.
  */
 void
-sched_realtime(void)
+sched_realtime(int prio)
 {
-	struct sched_param sp = { .sched_priority = 1 };
+	struct sched_param sp = { .sched_priority = prio };
 
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == -1 &&
 	    errno != EPERM)

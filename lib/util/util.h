@@ -32,8 +32,12 @@ int64_t		 mono_now(void);
 int		 signals_open(const int *sigs, size_t n);
 /* The next signal pending on a signals_open() descriptor, or 0. */
 int		 signals_next(int fd);
-/* The lowest real-time priority, when allowed, for this process only. */
-void		 sched_realtime(void);
+/* Real-time priorities, when allowed, for this process only: the nodes
+ * and their detectors keep liveness; the guard of --run-if-leader keeps
+ * the safety deadline and preempts them. */
+#define RT_NODE		1
+#define RT_GUARD	2
+void		 sched_realtime(int prio);
 /* Prints "NAME VERSION" and exits 0. */
 void		 print_version(void) __attribute__((noreturn));
 

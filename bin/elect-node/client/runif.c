@@ -182,7 +182,7 @@ guard(struct runif *r, uint64_t token, pid_t rpid, int spipe)
 		kill(0, SIGKILL);
 		_exit(1);
 	}
-	sched_realtime();
+	sched_realtime(RT_GUARD);
 	if ((c = fork()) == -1) {
 		warn("fork");
 		_exit(126);
@@ -568,7 +568,7 @@ client_runif(const struct node_opts *o)
 	guard_init(&r.guard, &cfg);
 	r.sigfd = signals_open(sigs, nitems(sigs));
 	/* Before the wait, so as to wake without delay when it ends. */
-	sched_realtime();
+	sched_realtime(RT_GUARD);
 	ask_lease(&r);
 	/* Until this node may start the command (--wait), or the answer
 	 * no.  The registration waits in the daemon, which answers when

@@ -380,7 +380,7 @@ daemon_main(const struct node_opts *o)
 	nd.opts = o;
 	nd.udp = nd.sigfd = nd.dirfd = -1;
 	setup(&nd);
-	sched_realtime();
+	sched_realtime(RT_NODE);
 	core_start(&nd);
 	notify_init(&nd, mono_now());
 	loop(&nd);
