@@ -38,6 +38,18 @@ int		 signals_next(int fd);
 #define RT_NODE		1
 #define RT_GUARD	2
 void		 sched_realtime(int prio);
+/*
+ * A daemon's log: TAG names it on stderr and in syslog; VERBOSITY is -1
+ * (-q: warnings only), 0, or 1 (-v: debug lines too).  Without log_init
+ * lines go to stderr tagged "elect".
+ */
+void		 log_init(const char *tag, int use_syslog, int verbosity);
+void		 log_warnx(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
+void		 log_info(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
+void		 log_debug(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
 /* Prints "NAME VERSION" and exits 0. */
 void		 print_version(void) __attribute__((noreturn));
 

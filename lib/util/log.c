@@ -1,0 +1,80 @@
+/*
+ * Daemon logging: one line per event, on stderr (where journald or the
+ * terminal takes it) or to syslog.  Errors and warnings are always shown;
+ * -q hides the info lines, -v adds the debug ones.  Under journald
+ * (JOURNAL_STREAM set) each line carries its syslog priority as a "<N>"
+ * prefix, so that `journalctl -p warning` filters them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "util/util.h"
+
+static const char	*log_tag = "elect";
+static int		 log_syslog;
+static int		 log_verbosity;
+static int		 log_journal;
+
+void
+log_init(const char *tag, int use_syslog, int verbosity)
+{
+	log_tag = tag;
+	log_syslog = use_syslog;
+	log_verbosity = verbosity;
+	log_journal = getenv("JOURNAL_STREAM") != NULL;
+	if (use_syslog)
+		openlog(tag, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+static void
+log_v(int prio, const char *fmt, va_list ap)
+{
+	char	 line[1024];
+
+	/* A long line is cut, never split: one event, one line. */
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	if (log_syslog)
+		syslog(prio, "%s", line);
+	else if (log_journal)
+		fprintf(stderr, "<%d>%s\n", prio, line);
+	else
+		fprintf(stderr, "%s: %s\n", log_tag, line);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_v(LOG_WARNING, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (log_verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	log_v(LOG_NOTICE, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (log_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	log_v(LOG_DEBUG, fmt, ap);
+	va_end(ap);
+}
