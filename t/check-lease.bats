@@ -250,3 +250,13 @@ setup() {
 	assert_failure 1
 	assert_regex "${lines[0]}" "lease-quorum: node [45] leads at [0-9.]+ while at most 2 of 5 nodes grant it a lease, 3 needed"
 }
+
+@test "stability: renewals never received excuse a lease that runs out" {
+	check -A stability stability-unanswered.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "2 messages not received within 0.005 s, from 13.005 to 13.005 \(first: 3 to 1 Renew sent at 13\): liveness excused from 13.005 to 23.005"
+	check -A stability --msg-bound 10 stability-unanswered.trace
+	assert_failure 1
+	assert_output "stability-unanswered.trace:21: stability: node 3 stopped leading at 14 (its lease ran out) with no failure since 0"
+}

@@ -156,6 +156,13 @@ static void
 add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 {
 	struct mrec *r;
+	int i = world_find(w, ev->node), j = world_find(w, ev->to);
+
+	/* Over a link the trace says is down or flaky, a message lost is
+	 * no news: the net line is the failure. */
+	if (i >= 0 && j >= 0 && w->cut != NULL &&
+	    BIT_ISSET(w->cut + (size_t)i * w->words, (unsigned)j))
+		return;
 
 	while (m->head < m->chk && m->r[m->head].state == MR_DONE)
 		m->head++;

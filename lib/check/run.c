@@ -397,13 +397,18 @@ const char *
 checker_event(struct checker *ck, const struct trace_event *ev)
 {
 	struct check_out *out;
-	const char *why;
+	const char *why, *set;
 
 	if (ck->events == 0 && !ck->chosen)
 		start_auto(ck);
 	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
 	    (why = choose(ck, ev)) != NULL)
 		return why;
+	/* Assertions named alone: the messages' bound follows the algo=. */
+	if (ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
+	    ck->w->msgs.bound < 0 && (set = check_algo_set(ev->algo.p,
+	    ev->algo.n)) != NULL)
+		use_set(ck, set);
 	if (ck->events > 0 && !ck->disorder)
 		msgs_due(&ck->w->msgs, ck->w, ev->t);
 	if (ck->events > 0 && ev->t >= ck->w->now && ev->t >= ck->wake) {
@@ -532,16 +537,22 @@ void
 checker_summary(const struct checker *ck, FILE *fp)
 {
 	const struct world *w = ck->w;
-	char c[32], fd[32], skew[32], span[32];
+	char c[32], fd[32], skew[32], span[32], mb[40] = "";
 
 	trace_format_time(ck->o.c, c, sizeof(c));
 	trace_format_time(ck->o.fd_latency, fd, sizeof(fd));
 	trace_format_time(ck->o.skew, skew, sizeof(skew));
 	trace_format_time(w->now - w->first, span, sizeof(span));
+	if (w->msgs.bound >= 0) {
+		strlcpy(mb, " msg-bound=", sizeof(mb));
+		trace_format_time(w->msgs.bound, mb + strlen(mb),
+		    sizeof(mb) - strlen(mb));
+	}
 	fprintf(fp, "%s: %lu event%s, %u node%s, %s s of trace%s%s; "
-	    "c=%s fd-latency=%s skew=%s\n", getprogname(), ck->events,
-	    PLURAL(ck->events), w->n, PLURAL(w->n), span, ck->set ? ", checked as " : "", ck->set ? ck->set : "", c,
-	    fd, skew);
+	    "c=%s fd-latency=%s skew=%s%s\n", getprogname(), ck->events,
+	    PLURAL(ck->events), w->n, PLURAL(w->n), span,
+	    ck->set ? ", checked as " : "", ck->set ? ck->set : "", c, fd,
+	    skew, mb);
 	list(ck, fp, "holds", 0);
 	list(ck, fp, "violated", 1);
 	list(ck, fp, "undecided", 2);
