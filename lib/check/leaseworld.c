@@ -331,9 +331,11 @@ end_by_line(struct lw *w, size_t i, int grant, struct inst from,
 
 	if (s->ehi <= from.t)
 		why = LW_LAPSE;		/* the clock ran out before */
+	/* Its nominal end is the earliest the line allows: after a boot
+	 * without a crash, the old process's last line, not the boot. */
 	end_span(w, i, grant, inst_min(from, inst_make(s->elo, 0)),
 	    inst_min(inst_after(w->now), inst_make(s->ehi, 0)),
-	    s->enom < w->now.t ? s->enom : w->now.t, why);
+	    s->enom < from.t ? s->enom : from.t, why);
 }
 
 static void
