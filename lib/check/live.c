@@ -27,8 +27,9 @@
  * is only "no failures"); a change of a link; a paused node or a flaky
  * link between up nodes make the system unstable until they end (a pause
  * is a failure under Garcia-Molina's Assumption 9, and partial
- * connectivity under Stoller's stability).  Only up nodes count: a down
- * node is in no group and follows no one.
+ * connectivity under Stoller's stability); a message overdue
+ * (check/msgs.h), at its send plus the bound.  Only up nodes count: a
+ * down node is in no group and follows no one.
  *
  * With --skew S every judgement allows for lines of two nodes misordered
  * by up to S (elect-check(1) gives the rules).
