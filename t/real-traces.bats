@@ -99,7 +99,8 @@ mknet() {
 	done
 }
 
-# nsnode ID: node ID in its namespace, traced to the collector over tcp.
+# nsnode ID: node ID in its namespace, traced to the collector over tcp,
+# its state directory where elect.bash looks (elect_wait_leader).
 nsnode() {
 	local id=$1
 	mkdir -p "$ELECT_DIR/$id"
@@ -108,40 +109,6 @@ nsnode() {
 	    -t "tcp:$NET.254:$CPORT" </dev/null \
 	    >>"$ELECT_DIR/$id/stdout" 2>>"$ELECT_DIR/$id/stderr" 3>&- &
 	PIDS[$id]=$!
-}
-
-# nsstatus ID: node ID's status line (its exit status says whether it
-# leads).
-nsstatus() {
-	elect-node -s "$ELECT_DIR/$1/state" --status 2>/dev/null
-}
-
-# agreed IDS...: prints the leader when every node of IDS is Norm and
-# follows the same one, among IDS.
-agreed() {
-	local id line ldr= l
-	for id; do
-		line=$(nsstatus "$id")
-		[[ " $line " == *" status=Norm "* ]] || return 1
-		l=${line##* leader=}
-		l=${l%% *}
-		[ -z "$ldr" ] && ldr=$l
-		[ "$l" = "$ldr" ] || return 1
-	done
-	[[ " $* " == *" $ldr "* ]] || return 1
-	echo "$ldr"
-}
-
-# wait_agreed SECONDS IDS...: waits for agreement among IDS; prints the
-# leader.
-wait_agreed() {
-	local secs=$1 i
-	shift
-	for ((i = 0; i < secs * 20; i++)); do
-		agreed "$@" && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 @test "nodes in namespaces of their own, traced over tcp; a partition by nft and a paused node: certified" {
@@ -157,7 +124,7 @@ wait_agreed() {
 	for id in 1 2 3; do
 		nsnode "$id"
 	done
-	ldr=$(wait_agreed 20 1 2 3)
+	ldr=$(elect_wait_leader 20 1 2 3)
 	# Liveness is judged from c after the boots: the faults come later
 	# (-c 2 below, the time the default lease cluster needs many times
 	# over), so that only the trace's own evidence can excuse them.
@@ -175,10 +142,10 @@ wait_agreed() {
 		[ "$id" = "$ldr" ] || rest+=("$id")
 	done
 	cut=$ldr
-	ldr=$(wait_agreed 20 "${rest[@]}")
+	ldr=$(elect_wait_leader 20 "${rest[@]}")
 	[ "$ldr" != "$cut" ]
 	ip netns exec "${NS[$cut]}" nft delete table inet cut
-	ldr=$(wait_agreed 20 1 2 3)
+	ldr=$(elect_wait_leader 20 1 2 3)
 
 	# The leader paused well past its lease (80 ms), then continued.
 	kill -STOP -- "-${PIDS[$ldr]}"
@@ -187,9 +154,9 @@ wait_agreed() {
 	for id in 1 2 3; do
 		[ "$id" = "$ldr" ] || rest+=("$id")
 	done
-	wait_agreed 20 "${rest[@]}"
+	elect_wait_leader 20 "${rest[@]}"
 	kill -CONT -- "-${PIDS[$ldr]}"
-	wait_agreed 20 1 2 3
+	elect_wait_leader 20 1 2 3
 
 	for id in 1 2 3; do
 		kill -TERM "${PIDS[$id]}"

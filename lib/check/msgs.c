@@ -222,15 +222,20 @@ on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
 	}
 }
 
-/* Node ID went down or came up: what was in flight to it is moot. */
+/* Node ID went down or came up: what was in flight to it is moot, and
+ * what it sent that is overdue is lost for good (its crash counts). */
 static void
 moot(struct msgs *m, const struct world *w, unsigned id, trace_time t)
 {
 	size_t j;
 
-	for (j = m->head; j < m->tail; j++)
-		if (m->r[j].state != MR_DONE && m->r[j].to == id)
-			done(m, w, &m->r[j], t);
+	for (j = m->head; j < m->tail; j++) {
+		struct mrec *r = &m->r[j];
+
+		if (r->state != MR_DONE && (r->to == id ||
+		    (r->from == id && r->state == MR_LATE)))
+			done(m, w, r, t);
+	}
 }
 
 void
