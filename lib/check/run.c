@@ -135,38 +135,22 @@ report(struct check_out *out, const struct trace_event *ev, enum verdict v,
 	ck->held[ck->nheld++].line = line;
 }
 
-void
-check_violation(struct check_out *out, const struct trace_event *ev,
-    const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(out, ev, V_VIOLATED, fmt, ap);
-	va_end(ap);
+/* The three verdicts a module can give, one function each. */
+#define VERDICT(fn, v)							\
+void									\
+fn(struct check_out *out, const struct trace_event *ev, const char *fmt,	\
+    ...)								\
+{									\
+	va_list ap;							\
+									\
+	va_start(ap, fmt);						\
+	report(out, ev, v, fmt, ap);					\
+	va_end(ap);							\
 }
-
-void
-check_undecided(struct check_out *out, const struct trace_event *ev,
-    const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(out, ev, V_UNDECIDED, fmt, ap);
-	va_end(ap);
-}
-
-void
-check_notjudged(struct check_out *out, const struct trace_event *ev,
-    const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(out, ev, V_NOTJUDGED, fmt, ap);
-	va_end(ap);
-}
+VERDICT(check_violation, V_VIOLATED)
+VERDICT(check_undecided, V_UNDECIDED)
+VERDICT(check_notjudged, V_NOTJUDGED)
+#undef VERDICT
 
 /* The message bound of a set (elect-check(1), MESSAGES). */
 static trace_time
