@@ -23,7 +23,7 @@ setup() {
 @test "Stoller's Figure 2: gm4 fails, gm4s and ale2 hold" {
 	run --separate-stderr elect-check -A gm4,gm4s,ale2,ale2w figure2.trace
 	assert_failure 1
-	assert_output 'figure2.trace:21: gm4: a maximal pairwise-connected set without one coordinator from 10 to 20 (c), with the system stable: nodes 3 and 2, connected, follow 3 and 2'
+	assert_output 'figure2.trace:23: gm4: a maximal pairwise-connected set without one coordinator from 10 to 20 (c), with the system stable: nodes 3 and 2, connected, follow 3 and 2'
 	[[ $stderr == *"holds: trace gm4s ale2w ale2"* ]]
 }
 
@@ -42,7 +42,7 @@ setup() {
 	assert_success
 	run --separate-stderr elect-check -A gm4 appendix-a.trace
 	assert_failure 1
-	assert_output 'appendix-a.trace:46: gm4: a maximal pairwise-connected set without one coordinator from 25 to 35 (c), with the system stable: nodes 1 and 2, connected, follow 1 and 3'
+	assert_output 'appendix-a.trace:47: gm4: a maximal pairwise-connected set without one coordinator from 25 to 35 (c), with the system stable: nodes 1 and 2, connected, follow 1 and 3'
 }
 
 @test "gm3 counts Reorg, ale1 only Norm; both look only within a group" {
@@ -60,9 +60,9 @@ setup() {
 	run --separate-stderr elect-check wait.trace
 	assert_failure 1
 	assert_output - <<-'EOF'
-	wait.trace:13: gm4s: not settled by 20, c after the system became stable at 10: node 1 is Wait
-	wait.trace:13: ale2w: not settled by 20, c after the system became stable at 10: node 1 is Wait
-	wait.trace:13: ale2: not settled by 20, c after the system became stable at 10: node 1 is Wait
+	wait.trace:15: gm4s: not settled by 20, c after the system became stable at 10: node 1 is Wait
+	wait.trace:15: ale2w: not settled by 20, c after the system became stable at 10: node 1 is Wait
+	wait.trace:15: ale2: not settled by 20, c after the system became stable at 10: node 1 is Wait
 	EOF
 }
 

@@ -250,3 +250,36 @@ setup() {
 	assert_failure 1
 	assert_regex "${lines[0]}" "lease-quorum: node [45] leads at [0-9.]+ while at most 2 of 5 nodes grant it a lease, 3 needed"
 }
+
+@test "stability: renewals never received excuse a lease that runs out" {
+	check -A stability stability-unanswered.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "2 messages not received within 0.005 s, from 13.005 to 13.005 \(first: 3 to 1 Renew sent at 13\): liveness excused from 13.005 to 23.005"
+	check -A stability --msg-bound 10 stability-unanswered.trace
+	assert_failure 1
+	assert_output "stability-unanswered.trace:21: stability: node 3 stopped leading at 14 (its lease ran out) with no failure since 0"
+}
+
+@test "per-node files with a SIGKILL: merge writes the crash the boot proves, and the run is certified" {
+	cd "$FIXTURES/check/reboot"
+	run elect-trace merge 1.trace 2.trace 3.trace
+	assert_success
+	assert_line --index 10 "1.6 3 crash by=merge"
+	assert_line --index 11 "3.6 1 lease op=grant to=1 until=5.6 clock=3.6"
+	run --separate-stderr sh -c "elect-trace merge 1.trace 2.trace 3.trace | elect-check -"
+	assert_success
+	assert_output ""
+	# without the merge's crash, the boot is one of a node that is up
+	run --separate-stderr sh -c "grep -hv '^#' 1.trace 2.trace 3.trace | sort -s -n -k1,1 | elect-check -A trace -"
+	assert_failure 1
+	assert_output "-:14: trace: node 3 boots while up: the crash or exit before it is missing"
+}
+
+@test "per-node files with a SIGKILL: what the old incarnation's lines show still counts" {
+	cd "$FIXTURES/check/reboot"
+	run --separate-stderr sh -c "elect-trace merge 1.trace 2.trace 3-overlap.trace | elect-check -"
+	assert_failure 1
+	reports "-:11: lease-quorum" "-:13: uniqueness"
+	assert_line --index 1 "-:13: uniqueness: nodes 3 and 1 both lead: 3 from 0.5 until 5.4, 1 from 3.7 until 5.6"
+}

@@ -3,6 +3,7 @@
 # Stoller's SLE1 and SLE2) on hand-written traces.
 
 load helper
+load checkrun
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -74,8 +75,8 @@ setup() {
 	run --separate-stderr elect-check stuck.trace
 	assert_failure 1
 	assert_output - <<-'EOF'
-	stuck.trace:9: gm2: no coordinator from 10 to 20 (c), with no failure: node 1 is Elec
-	stuck.trace:9: sle2: no leader elected by 20, c after the last failure or recovery at 10: node 1 is Elec
+	stuck.trace:10: gm2: no coordinator from 10 to 20 (c), with no failure: node 1 is Elec
+	stuck.trace:10: sle2: no leader elected by 20, c after the last failure or recovery at 10: node 1 is Elec
 	EOF
 }
 
@@ -87,7 +88,7 @@ setup() {
 	# The trace ends exactly at c: the last state is judged.
 	run --separate-stderr elect-check -c 11 -A sle2 stuck.trace
 	assert_failure 1
-	assert_output 'stuck.trace:9: sle2: no leader elected by 21, c after the last failure or recovery at 10: node 1 is Elec'
+	assert_output 'stuck.trace:11: sle2: no leader elected by 21, c after the last failure or recovery at 10: node 1 is Elec'
 }
 
 @test "a failure restarts the period of SLE2 and Assertion 2" {
@@ -250,4 +251,32 @@ setup() {
 	run --separate-stderr elect-check -A gm2 "$BATS_TEST_TMPDIR/down.trace"
 	assert_failure 1
 	assert_output "$BATS_TEST_TMPDIR/down.trace:5: gm2: no coordinator from 2 to 12 (c), with no failure: node 2 is Down"
+}
+
+@test "messages never received excuse gm2 and sle2, and the summary says which period" {
+	run --separate-stderr elect-check stuck-lost.trace
+	assert_success
+	assert_output ''
+	assert_regex "$stderr" "1 message not received within 0.002 s, from 15.002 to 15.002 \(first: 3 to 1 AreYouThere sent at 15\): liveness excused from 15.002 to 25.002"
+	# with a bound past the end of the trace, nothing is overdue
+	run --separate-stderr elect-check --msg-bound 100 stuck-lost.trace
+	assert_failure 1
+	reports "stuck-lost.trace:12: gm2" "stuck-lost.trace:12: sle2"
+}
+
+@test "a conflict while a message is later than t_TX is not judged, and never certified" {
+	run --separate-stderr elect-check late.trace
+	assert_failure 1
+	reports "late.trace:11: gm1" "late.trace:11: sle1"
+	assert_output --partial "gm1: not judged: nodes 2 (Norm, ldr=2) and 3 (Norm, ldr=3) disagree on the coordinator at 1.6039, while a message to node 2 (3 to 2 Coordinator sent at 1.6) was later than the bound of the synchronous model"
+	assert_regex "$stderr" "not judged where the run left the model: gm1 \(1\) sle1 \(1\)"
+	run --separate-stderr elect-check --json -A sle1 late.trace
+	assert_output --partial '"verdict":"not judged"'
+	# the message in time: the same lines break both
+	run --separate-stderr elect-check --msg-bound 0.005 late.trace
+	assert_failure 1
+	assert_output - <<-'EOF'
+	late.trace:11: gm1: nodes 2 (Norm, ldr=2) and 3 (Norm, ldr=3) disagree on the coordinator at 1.6039
+	late.trace:11: sle1: nodes 2 (Norm, ldr=2) and 3 (Norm, ldr=3) are both Norm but follow different leaders at 1.6039
+	EOF
 }

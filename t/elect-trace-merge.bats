@@ -116,3 +116,26 @@ teardown() {
 	assert_success
 	assert_output --partial "usage: elect-trace merge"
 }
+
+@test "merge: a node's file that goes on with a boot gets the crash, at its last line's time" {
+	printf '1 1 boot inc=1\n2.5 1 clock c=2.5\n5 1 boot inc=2\n6 1 exit why=x\n' > "$dir/a"
+	printf '1 2 boot inc=1\n3 2 clock c=3\n' > "$dir/b"
+	run elect-trace merge "$dir/a" "$dir/b"
+	assert_success
+	assert_output "$(printf '%s\n' '1 1 boot inc=1' '1 2 boot inc=1' \
+	    '2.5 1 clock c=2.5' '2.5 1 crash by=merge' '3 2 clock c=3' \
+	    '5 1 boot inc=2' '6 1 exit why=x')"
+	# after an exit, a boot needs nothing
+	printf '1 1 boot inc=1\n2 1 exit why=x\n5 1 boot inc=2\n' > "$dir/c"
+	run elect-trace merge "$dir/c"
+	refute_output --partial crash
+	# the old incarnation's last line in another file: nothing is
+	# inferred, and elect-check says what is missing
+	printf '1 1 boot inc=1\n2 1 clock c=2\n' > "$dir/d"
+	printf '5 1 boot inc=2\n' > "$dir/e"
+	run elect-trace merge "$dir/d" "$dir/e"
+	refute_output --partial crash
+	run sh -c "elect-trace merge '$dir/d' '$dir/e' | elect-check -A trace -"
+	assert_failure 1
+	assert_output --partial "node 1 boots while up"
+}

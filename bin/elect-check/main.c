@@ -23,8 +23,9 @@ usage(int code)
 
 	fprintf(fp, "usage: %s [-s set] [-A name,...] [-c seconds] "
 	    "[--fd-latency seconds]\n"
-	    "       %*s [--skew seconds] [--nodes n] [--json] [--lenient] "
-	    "[file ...]\n", getprogname(), (int)strlen(getprogname()), "");
+	    "       %*s [--skew seconds] [--msg-bound seconds] [--nodes n]\n"
+	    "       %*s [--json] [--lenient] [file ...]\n", getprogname(),
+	    (int)strlen(getprogname()), "", (int)strlen(getprogname()), "");
 	if (code == 0)
 		printf("sets: sync async fd lease; assertions: trace gm1 gm2 "
 		    "gm3 gm4 gm4s sle1 sle2\n"
@@ -96,10 +97,11 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_FD = 256, O_SKEW, O_NODES, O_JSON, O_LENIENT, O_HELP,
-	    O_VERSION };
+	    O_VERSION, O_MSG };
 	static const struct option longopts[] = {
 		{ "fd-latency", required_argument, NULL, O_FD },
 		{ "skew", required_argument, NULL, O_SKEW },
+		{ "msg-bound", required_argument, NULL, O_MSG },
 		{ "nodes", required_argument, NULL, O_NODES },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "lenient", no_argument, NULL, O_LENIENT },
@@ -108,7 +110,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct check_opts o = { CHECK_C_DEFAULT, CHECK_FD_LATENCY_DEFAULT, 0, 0,
-	    NULL, 0, NULL };
+	    NULL, 0, NULL, -1 };
 	const char *sets[NAMES_MAX], *names[NAMES_MAX];
 	int nsets = 0, nnames = 0, i;
 	struct trace_reader *r;
@@ -141,6 +143,9 @@ main(int argc, char *argv[])
 		case O_SKEW:
 			o.skew = arg_seconds(optarg, "--skew");
 			break;
+		case O_MSG:
+			o.msg_bound = arg_seconds(optarg, "--msg-bound");
+			break;
 		case O_NODES:
 			o.nodes = (unsigned)arg_num(optarg, 1, TRACE_NODE_MAX,
 			    "--nodes");
@@ -167,8 +172,10 @@ main(int argc, char *argv[])
 		    "ELECT_CHECK_BUDGET");
 	if (o.c == 0)
 		errx(EXIT_USAGE, "-c: the bound must be above 0");
-	if (o.c > BOUND_MAX || o.fd_latency > BOUND_MAX || o.skew > BOUND_MAX)
-		errx(EXIT_USAGE, "-c, --fd-latency and --skew go up to %lld "
+	if (o.c > BOUND_MAX || o.fd_latency > BOUND_MAX || o.skew > BOUND_MAX ||
+	    o.msg_bound > BOUND_MAX)
+		errx(EXIT_USAGE, "-c, --fd-latency, --skew and --msg-bound go "
+		    "up to %lld "
 		    "seconds", (long long)(BOUND_MAX / TRACE_NS));
 
 	if ((r = trace_open(argv, argc, flags)) == NULL)

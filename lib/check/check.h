@@ -14,6 +14,11 @@
 
 #define CHECK_C_DEFAULT		(10 * TRACE_NS)	/* -c */
 #define CHECK_FD_LATENCY_DEFAULT (3 * TRACE_NS)	/* --fd-latency */
+/* --msg-bound by set: elect-node's defaults for t_TX, half of --reply
+ * (Stoller's delta), and --rtt (Nerio's d). */
+#define CHECK_BOUND_SYNC	(2 * TRACE_NS / 1000)
+#define CHECK_BOUND_ASYNC	(25 * TRACE_NS / 1000)
+#define CHECK_BOUND_LEASE	(5 * TRACE_NS / 1000)
 
 struct world;
 
@@ -33,6 +38,7 @@ struct check_opts {
 	/* The state of the module's shared model (check_ops.model) as it
 	 * stands after the event being fed; NULL for modules without one. */
 	void		*model;
+	trace_time	 msg_bound;	/* --msg-bound; < 0: by the set */
 };
 
 /*
@@ -52,6 +58,11 @@ struct check_out;
 
 /* Reports a violation at the line of EV (where it became certain). */
 void	check_violation(struct check_out *, const struct trace_event *ev,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Says that a violation lies where the run left the model the assertion
+ * is made in (a synchronous algorithm's message later than its bound):
+ * the trace is not certified, but the protocol is not blamed. */
+void	check_notjudged(struct check_out *, const struct trace_event *ev,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Says that the assertion could not be decided (for example a clique cover
  * too large to compute in time): the trace is then not certified. */

@@ -3,7 +3,8 @@
  * consistent in itself (elect-trace(5)): no lost lines, no node whose
  * times go backwards, incarnations that increase from boot to boot, no
  * line from a node that is down, no boot of a node that never stopped,
- * no more nodes than the cluster has.
+ * no more nodes than the cluster has, no line earlier than one before it
+ * by more than the skew.
  */
 #include <err.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 struct complete {
 	const struct world *w;
+	int		 disorder;	/* said already */
 };
 
 static void *
@@ -29,8 +31,9 @@ complete_init(const struct check_opts *o)
 static void
 complete_event(void *st, const struct trace_event *ev, struct check_out *out)
 {
-	const struct world *w = ((struct complete *)st)->w;
-	char t[32], p[32];
+	struct complete *c = st;
+	const struct world *w = c->w;
+	char t[32], p[32], o[32];
 
 	if (ev->type == TR_LOST && ev->n > 0) {
 		if (ev->node != 0)
@@ -46,6 +49,14 @@ complete_event(void *st, const struct trace_event *ev, struct check_out *out)
 		return;
 	trace_format_time(ev->t, t, sizeof(t));
 	trace_format_time(w->prev_t, p, sizeof(p));
+	if ((w->anomaly & WA_ORDER) && !c->disorder) {
+		c->disorder = 1;
+		trace_format_time(w->order_t, o, sizeof(o));
+		check_violation(out, ev, "line out of time order: %s after a "
+		    "line of %s%s; the assertions of the protocol are not "
+		    "judged from here on", t, o, w->skew > 0 ?
+		    ", more than the skew" : "");
+	}
 	if ((w->anomaly & WA_BACKWARDS) && ev->node != 0)
 		check_violation(out, ev, "time goes backwards at node %u: %s "
 		    "after %s", ev->node, t, p);

@@ -34,7 +34,8 @@
  * without a boot, is taken to be up from that line.  Boot, crash, exit,
  * pause, resume, net lines and such implicit starts are failures for the
  * liveness assertions; the start of the trace counts as one too, since
- * nothing is known about what came before it.
+ * nothing is known about what came before it; so does a message overdue,
+ * at the instant that became certain.
  *
  * The cluster's size is --nodes when given, else the largest nodes= of
  * the boots seen so far, else the number of distinct node ids seen so far
@@ -120,8 +121,14 @@ struct lw {
 	uint64_t	 lines;
 	struct inst	 now;		/* the current line */
 	int		 started;
-	trace_time	 fail[LW_NFAIL];	/* ring of failure times */
+	trace_time	 fail[LW_NFAIL];	/* ring of failure times, in order */
 	size_t		 nfail;
+	/* Evidence of messages not arriving in time (check/msgs.h): the
+	 * world that has it, the latest taken as a failure, and whether the
+	 * current line brought one. */
+	const struct world *world;
+	trace_time	 msg_fail;
+	int		 msg_new;
 	unsigned	 running;	/* up and not paused */
 	struct lw_links	 links;
 	unsigned	 badlinks;	/* links down or flaky */

@@ -19,6 +19,10 @@
  * election: while a quorum of the cluster is up and running (not paused)
  * and every link is up, a node must lead within c of the last failure or
  * of the end of the last leadership, whichever is later.
+ *
+ * For both, a message overdue (check/msgs.h) is a failure at the instant
+ * that became certain: Nerio's properties hold only after GST, once
+ * latencies are bounded by d.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,17 +238,19 @@ elect_init(const struct check_opts *o)
  * Only a line can change that: it is worked out again after each line
  * that changed the lease world. */
 static void
-elect_due(struct elect *e)
+elect_due(struct elect *e, trace_time upto)
 {
 	const struct lw *w = e->w;
-	trace_time from;
+	trace_time from, fail;
 	struct inst lo, hi;
 	size_t j;
 
 	e->at = TIME_MAX;
 	if (!w->started || e->said || !lw_can_elect(w))
 		return;
-	from = e->ended > lw_last_fail(w) ? e->ended : lw_last_fail(w);
+	if (!lw_fail_before(w, upto, &fail))
+		fail = lw_last_fail(w);
+	from = e->ended > fail ? e->ended : fail;
 	for (j = 0; j < e->nleading; j++) {
 		const struct lw_node *n = &w->node[e->leading[j]];
 
@@ -294,6 +300,11 @@ elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	int again = 0;
 	size_t c;
 
+	/* A message found overdue at this line failed before it: the
+	 * deadline is worked out again with it, and the failures before. */
+	if (e->w->msg_new && e->at != TIME_MAX &&
+	    e->w->msg_fail <= time_add(e->due, e->w->skew))
+		elect_due(e, e->w->now.t);
 	/* Judged on the world before this line, which only moved time on. */
 	if (e->w->now.t > e->at) {
 		check_violation(out, ev, "no leader from %s to %s, with %u of "
@@ -317,7 +328,7 @@ elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 			again = 1;
 	}
 	if (again)
-		elect_due(e);
+		elect_due(e, TIME_MAX);
 }
 
 static void

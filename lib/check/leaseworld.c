@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check/lease.h"
+#include "check/world.h"
 
 #define PPM	INT64_C(1000000)
 
@@ -28,6 +29,8 @@ lw_init(struct lw *w, const struct check_opts *o)
 	memset(w, 0, sizeof(*w));
 	w->skew = o->skew;
 	w->opt_nodes = o->nodes;
+	w->world = o->world;
+	w->msg_fail = TIME_MIN;
 	RB_INIT(&w->links);
 	return idmap_init(&w->ids);
 }
@@ -228,12 +231,31 @@ change(struct lw *w, enum lw_what what, size_t node, const struct lw_span *s)
 		c->span = *s;
 }
 
+/* A failure at T, at most the current time: the ring stays in order. */
+static void
+failure_at(struct lw *w, size_t node, trace_time t)
+{
+	size_t k, kept;
+
+	w->fail[w->nfail % LW_NFAIL] = t;
+	w->nfail++;
+	kept = w->nfail < LW_NFAIL ? w->nfail : LW_NFAIL;
+	for (k = 1; k < kept; k++) {
+		trace_time *a = &w->fail[(w->nfail - k) % LW_NFAIL];
+		trace_time *b = &w->fail[(w->nfail - k - 1) % LW_NFAIL];
+		trace_time x;
+
+		if (*b <= *a)
+			break;
+		x = *a, *a = *b, *b = x;
+	}
+	change(w, LW_FAIL, node, NULL);
+}
+
 static void
 failure(struct lw *w, size_t node)
 {
-	w->fail[w->nfail % LW_NFAIL] = w->now.t;
-	w->nfail++;
-	change(w, LW_FAIL, node, NULL);
+	failure_at(w, node, w->now.t);
 }
 
 /* Bounds the ends of node I's running spans by its clock, and keeps it
@@ -309,9 +331,11 @@ end_by_line(struct lw *w, size_t i, int grant, struct inst from,
 
 	if (s->ehi <= from.t)
 		why = LW_LAPSE;		/* the clock ran out before */
+	/* Its nominal end is the earliest the line allows: after a boot
+	 * without a crash, the old process's last line, not the boot. */
 	end_span(w, i, grant, inst_min(from, inst_make(s->elo, 0)),
 	    inst_min(inst_after(w->now), inst_make(s->ehi, 0)),
-	    s->enom < w->now.t ? s->enom : w->now.t, why);
+	    s->enom < from.t ? s->enom : from.t, why);
 }
 
 static void
@@ -518,6 +542,13 @@ take(struct lw *w, const struct trace_event *ev)
 	if (!w->started) {
 		w->started = 1;
 		failure(w, LW_NONE);
+	}
+	w->msg_new = 0;
+	if (w->world != NULL && w->world->msgs.fail > w->msg_fail &&
+	    w->started) {
+		w->msg_fail = w->world->msgs.fail;
+		w->msg_new = 1;
+		failure_at(w, LW_NONE, w->msg_fail);
 	}
 	if (ev->node == 0) {
 		if (ev->type == TR_NET)

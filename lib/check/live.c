@@ -27,8 +27,9 @@
  * is only "no failures"); a change of a link; a paused node or a flaky
  * link between up nodes make the system unstable until they end (a pause
  * is a failure under Garcia-Molina's Assumption 9, and partial
- * connectivity under Stoller's stability).  Only up nodes count: a down
- * node is in no group and follows no one.
+ * connectivity under Stoller's stability); a message overdue
+ * (check/msgs.h), at its send plus the bound.  Only up nodes count: a
+ * down node is in no group and follows no one.
  *
  * With --skew S every judgement allows for lines of two nodes misordered
  * by up to S (elect-check(1) gives the rules).
@@ -39,6 +40,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "check/inst.h"
 #include "check/world.h"
 
 enum kind { SLE2, ALE2W, ALE2, GM4S, GM2, GM4 };
@@ -55,6 +57,8 @@ struct live {
 	trace_time	 d;		/* start of the stable period */
 	int		 begun;
 	int		 stable;
+	int		 d_msg;		/* the period began at evidence: */
+	struct mrec	 d_rec;		/* this message was overdue */
 	int		 reported;	/* in this period or stretch */
 
 	/* Settling. */
@@ -307,6 +311,14 @@ judge(struct live *l, char *why, size_t len)
 static const char *
 since_what(const struct live *l)
 {
+	static char buf[160];
+	char r[96];
+
+	if (l->d_msg) {
+		snprintf(buf, sizeof(buf), "a message overdue (%s)",
+		    msgs_str(&l->d_rec, r, sizeof(r)));
+		return buf;
+	}
 	return l->kind == SLE2 ? "the last failure or recovery" :
 	    "the system became stable";
 }
@@ -625,6 +637,7 @@ take(struct live *l, const struct trace_event *ev, struct check_out *out)
 	if (!l->begun || disturbs(l, ev)) {
 		l->d = l->q = l->begun ? ev->t : w->first;
 		l->begun = 1;
+		l->d_msg = 0;
 		l->stable = !world_unstable(w);
 		l->reported = l->pend = l->judged = 0;
 		if (!settling(l) && l->stable)
@@ -649,9 +662,13 @@ take(struct live *l, const struct trace_event *ev, struct check_out *out)
 
 static void	rewake(const struct live *, struct check_out *);
 
+static void	evidence_in(struct live *, const struct trace_event *,
+		    struct check_out *);
+
 static void
 live_event(void *st, const struct trace_event *ev, struct check_out *out)
 {
+	evidence_in(st, ev, out);
 	take(st, ev, out);
 	rewake(st, out);
 }
@@ -682,15 +699,13 @@ rewake(const struct live *l, struct check_out *out)
  * certain, since nothing came after it.
  */
 static void
-due(struct live *l, const struct trace_event *ev, int at_end,
-    struct check_out *out)
+due(struct live *l, const struct trace_event *ev, trace_time t, int closing,
+    int at_end, struct check_out *out)
 {
-	trace_time t = ev->t, by;
-	int closing;
+	trace_time by;
 
 	if (!l->stable || l->reported)
 		return;
-	closing = at_end || ends_at(l, ev);	/* T itself counts */
 	if (!settling(l)) {
 		if (!l->bad)
 			return;
@@ -713,17 +728,51 @@ due(struct live *l, const struct trace_event *ev, int at_end,
 		judge_now(l, ev, out);
 }
 
+/*
+ * Evidence that a message did not arrive in time (check/msgs.h) is a
+ * failure of the environment at the instant it became certain, its send
+ * plus the bound: what fell due before it is judged first, then a new
+ * period begins there.
+ */
+static void
+evidence_in(struct live *l, const struct trace_event *ev,
+    struct check_out *out)
+{
+	const struct msgs *m = &l->w->msgs;
+	trace_time f = m->fail;
+
+	if (!l->begun || f == TIME_MIN || f <= l->d)
+		return;
+	due(l, ev, f, 0, 0, out);
+	l->d = f;
+	l->q = max2(l->q, f);
+	l->d_msg = 1;
+	l->d_rec = m->last;
+	l->stable = !world_unstable(l->w);
+	l->reported = l->pend = l->judged = 0;
+	if (!settling(l) && l->stable)
+		restretch(l, f, 1);
+	else
+		l->bad = 0;
+}
+
 static void
 live_advance(void *st, const struct trace_event *ev, struct check_out *out)
 {
-	due(st, ev, 0, out);
-	rewake(st, out);
+	struct live *l = st;
+
+	evidence_in(l, ev, out);
+	due(l, ev, ev->t, ends_at(l, ev), 0, out);	/* T itself counts */
+	rewake(l, out);
 }
 
 static void
 live_finish(void *st, const struct trace_event *last, struct check_out *out)
 {
-	due(st, last, 1, out);
+	struct live *l = st;
+
+	evidence_in(l, last, out);
+	due(l, last, last->t, 1, 1, out);
 }
 
 static void

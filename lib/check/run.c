@@ -21,7 +21,7 @@ struct check_out {
 	const struct check_ops	*ops;
 	void			*st;
 	struct checker		*ck;
-	unsigned long		 violations, undecided;
+	unsigned long		 violations, undecided, notjudged;
 	int			 on;	/* 0: dropped, 1: chosen, 2: pending */
 	trace_time		 wake;
 };
@@ -49,8 +49,14 @@ struct checker {
 	trace_time		 wake;	/* no module wakes before */
 	struct trace_event	 last;
 	unsigned long		 events;
+	/* The first line out of time order: from there on only the trace
+	 * assertion is judged. */
+	int			 disorder;
+	char			 disorder_at[300];
 	char			 why[256];
 };
+
+enum verdict { V_VIOLATED, V_UNDECIDED, V_NOTJUDGED };
 
 static void
 json_str(FILE *fp, const char *s)
@@ -76,7 +82,7 @@ emit(struct checker *ck, const char *line)
 }
 
 static void
-report(struct check_out *out, const struct trace_event *ev, int undecided,
+report(struct check_out *out, const struct trace_event *ev, enum verdict v,
     const char *fmt, va_list ap)
 {
 	struct checker *ck = out->ck;
@@ -88,8 +94,15 @@ report(struct check_out *out, const struct trace_event *ev, int undecided,
 
 	if (out->on == 0)
 		return;
-	if (undecided)
+	static const char *const vname[] = { "violated", "undecided",
+	    "not judged" };
+	static const char *const vpre[] = { "", "undecided: ",
+	    "not judged: " };
+
+	if (v == V_UNDECIDED)
 		out->undecided++;
+	else if (v == V_NOTJUDGED)
+		out->notjudged++;
 	else
 		out->violations++;
 	vsnprintf(what, sizeof(what), fmt, ap);
@@ -100,13 +113,12 @@ report(struct check_out *out, const struct trace_event *ev, int undecided,
 		json_str(fp, file);
 		fprintf(fp, ",\"line\":%lu,\"name\":", lineno);
 		json_str(fp, out->ops->name);
-		fprintf(fp, ",\"verdict\":\"%s\",\"what\":",
-		    undecided ? "undecided" : "violated");
+		fprintf(fp, ",\"verdict\":\"%s\",\"what\":", vname[v]);
 		json_str(fp, what);
 		fputs("}\n", fp);
 	} else
 		fprintf(fp, "%s:%lu: %s: %s%s\n", file, lineno, out->ops->name,
-		    undecided ? "undecided: " : "", what);
+		    vpre[v], what);
 	if (fclose(fp) != 0)
 		err(2, NULL);
 	if (out->on == 1) {
@@ -123,29 +135,58 @@ report(struct check_out *out, const struct trace_event *ev, int undecided,
 	ck->held[ck->nheld++].line = line;
 }
 
-void
-check_violation(struct check_out *out, const struct trace_event *ev,
-    const char *fmt, ...)
-{
-	va_list ap;
+/* The three verdicts a module can give, one function each. */
+#define VERDICT(fn, v)							\
+void									\
+fn(struct check_out *out, const struct trace_event *ev, const char *fmt,	\
+    ...)								\
+{									\
+	va_list ap;							\
+									\
+	va_start(ap, fmt);						\
+	report(out, ev, v, fmt, ap);					\
+	va_end(ap);							\
+}
+VERDICT(check_violation, V_VIOLATED)
+VERDICT(check_undecided, V_UNDECIDED)
+VERDICT(check_notjudged, V_NOTJUDGED)
+#undef VERDICT
 
-	va_start(ap, fmt);
-	report(out, ev, 0, fmt, ap);
-	va_end(ap);
+/* The message bound of a set (elect-check(1), MESSAGES). */
+static trace_time
+set_bound(const char *set)
+{
+	if (strcmp(set, "sync") == 0)
+		return CHECK_BOUND_SYNC;
+	if (strcmp(set, "async") == 0)
+		return CHECK_BOUND_ASYNC;
+	if (strcmp(set, "lease") == 0)
+		return CHECK_BOUND_LEASE;
+	return -1;
 }
 
-void
-check_undecided(struct check_out *out, const struct trace_event *ev,
-    const char *fmt, ...)
+/* A set is known: messages are watched with its bound, the least of the
+ * sets named, unless --msg-bound said. */
+static void
+use_set(struct checker *ck, const char *set)
 {
-	va_list ap;
+	trace_time b = set_bound(set);
 
-	va_start(ap, fmt);
-	report(out, ev, 1, fmt, ap);
-	va_end(ap);
+	if (ck->o.msg_bound >= 0 || b < 0)
+		return;
+	if (ck->w->msgs.bound < 0 || b < ck->w->msgs.bound)
+		ck->w->msgs.bound = b;
 }
 
 static int	add(struct checker *, const struct check_ops *, int);
+
+/* Whether OUT is still judged: after a line out of time order, only the
+ * trace assertion is, since the order of events is no longer known. */
+static int
+judged(const struct checker *ck, const struct check_out *out)
+{
+	return !ck->disorder || out->ops == &check_trace;
+}
 
 void
 check_wake(struct check_out *out, trace_time t)
@@ -172,6 +213,8 @@ checker_new(const struct check_opts *o, FILE *fp, int json)
 	ck->o = *o;
 	ck->o.world = ck->w;
 	ck->w->skew = o->skew;
+	ck->w->msgs.c = o->c;
+	ck->w->msgs.bound = o->msg_bound;
 	ck->fp = fp;
 	ck->json = json;
 	ck->wake = INT64_MIN;
@@ -244,6 +287,7 @@ checker_add_set(struct checker *ck, const char *set)
 	ck->chosen = 1;
 	for (; *m != NULL; m++)
 		add(ck, *m, 1);
+	use_set(ck, set);
 	return 0;
 }
 
@@ -307,6 +351,7 @@ choose(struct checker *ck, const struct trace_event *ev)
 		return ck->why;
 	}
 	ck->set = set;
+	use_set(ck, set);
 	for (i = 0; i < ck->nm; i++) {
 		if (ck->m[i].on != 2)
 			continue;
@@ -336,16 +381,25 @@ const char *
 checker_event(struct checker *ck, const struct trace_event *ev)
 {
 	struct check_out *out;
-	const char *why;
+	const char *why, *set;
 
 	if (ck->events == 0 && !ck->chosen)
 		start_auto(ck);
 	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
 	    (why = choose(ck, ev)) != NULL)
 		return why;
+	/* Assertions named alone: the messages' bound follows the algo=. */
+	if (ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
+	    ck->w->msgs.bound < 0 && (set = check_algo_set(ev->algo.p,
+	    ev->algo.n)) != NULL)
+		use_set(ck, set);
+	if (ck->events > 0 && !ck->disorder)
+		msgs_due(&ck->w->msgs, ck->w, ev->t);
 	if (ck->events > 0 && ev->t >= ck->w->now && ev->t >= ck->wake) {
 		ck->wake = INT64_MAX;
 		for (out = ck->m; out < ck->m + ck->nm; out++) {
+			if (!judged(ck, out))
+				continue;
 			if (out->on && out->ops->advance != NULL &&
 			    ((ev->t > ck->w->now && ev->t > out->wake) ||
 			    ev->t == out->wake))
@@ -360,10 +414,17 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 		    "nodes", ev->file, ev->lineno, WORLD_MAX_NODES);
 		return ck->why;
 	}
-	if (ck->model != NULL)
+	if ((ck->w->anomaly & WA_ORDER) && !ck->disorder) {
+		ck->disorder = 1;
+		snprintf(ck->disorder_at, sizeof(ck->disorder_at), "%s:%lu",
+		    ev->file, ev->lineno);
+	}
+	if (!ck->disorder)
+		msgs_event(&ck->w->msgs, ck->w, ev);
+	if (ck->model != NULL && !ck->disorder)
 		ck->model->event(ck->o.model, ev);
 	for (out = ck->m; out < ck->m + ck->nm; out++)
-		if (out->on && (out->ops->events == 0 ||
+		if (out->on && judged(ck, out) && (out->ops->events == 0 ||
 		    (out->ops->events & 1u << ev->type)))
 			out->ops->event(out->st, ev, out);
 	ck->events++;
@@ -392,7 +453,7 @@ checker_finish(struct checker *ck)
 		return ck->why;
 	}
 	for (out = ck->m; out < ck->m + ck->nm; out++)
-		if (out->on)
+		if (out->on && judged(ck, out))
 			out->ops->finish(out->st, last, out);
 	return NULL;
 }
@@ -409,8 +470,10 @@ list(const struct checker *ck, FILE *fp, const char *what, int which)
 
 		if (out->on != 1)
 			continue;
-		n = out->violations ? out->violations : out->undecided;
-		kind = out->violations ? 1 : out->undecided ? 2 : 0;
+		n = out->violations ? out->violations : out->undecided ?
+		    out->undecided : out->notjudged;
+		kind = out->violations ? 1 : out->undecided ? 2 :
+		    out->notjudged ? 3 : !judged(ck, out) ? 4 : 0;
 		if (kind != which)
 			continue;
 		fprintf(fp, any ? " %s" : "%s: %s: %s", any ? out->ops->name :
@@ -423,23 +486,69 @@ list(const struct checker *ck, FILE *fp, const char *what, int which)
 		putc('\n', fp);
 }
 
+/* Which messages were late, and which periods they excused. */
+static void
+evidence_summary(const struct checker *ck, FILE *fp)
+{
+	const struct msgs *m = &ck->w->msgs;
+	char b[32], f[32], e[32], x[32], r[96];
+	size_t i;
+
+	if (m->bound < 0)
+		return;
+	trace_format_time(m->bound, b, sizeof(b));
+	for (i = 0; i < m->nep; i++) {
+		const struct mepisode *ep = &m->ep[i];
+
+		trace_format_time(ep->from, f, sizeof(f));
+		trace_format_time(ep->to, e, sizeof(e));
+		trace_format_time(ep->to + ck->o.c, x, sizeof(x));
+		fprintf(fp, "%s: %lu message%s not received within %s s, "
+		    "from %s to %s (first: %s): liveness excused from %s to "
+		    "%s\n", getprogname(), ep->n, PLURAL(ep->n), b, f, e,
+		    msgs_str(&ep->first, r, sizeof(r)), f, x);
+	}
+	if (m->more > 0)
+		fprintf(fp, "%s: and %lu more such episode%s\n",
+		    getprogname(), m->more, PLURAL(m->more));
+	if (m->dropped > 0)
+		fprintf(fp, "%s: %lu message%s in flight let go, beyond %d at "
+		    "once\n", getprogname(), m->dropped, PLURAL(m->dropped),
+		    MSGS_MAX);
+}
+
 void
 checker_summary(const struct checker *ck, FILE *fp)
 {
 	const struct world *w = ck->w;
-	char c[32], fd[32], skew[32], span[32];
+	char c[32], fd[32], skew[32], span[32], mb[40] = "";
 
 	trace_format_time(ck->o.c, c, sizeof(c));
 	trace_format_time(ck->o.fd_latency, fd, sizeof(fd));
 	trace_format_time(ck->o.skew, skew, sizeof(skew));
 	trace_format_time(w->now - w->first, span, sizeof(span));
+	if (w->msgs.bound >= 0) {
+		strlcpy(mb, " msg-bound=", sizeof(mb));
+		trace_format_time(w->msgs.bound, mb + strlen(mb),
+		    sizeof(mb) - strlen(mb));
+	}
 	fprintf(fp, "%s: %lu event%s, %u node%s, %s s of trace%s%s; "
-	    "c=%s fd-latency=%s skew=%s\n", getprogname(), ck->events,
-	    PLURAL(ck->events), w->n, PLURAL(w->n), span, ck->set ? ", checked as " : "", ck->set ? ck->set : "", c,
-	    fd, skew);
+	    "c=%s fd-latency=%s skew=%s%s\n", getprogname(), ck->events,
+	    PLURAL(ck->events), w->n, PLURAL(w->n), span,
+	    ck->set ? ", checked as " : "", ck->set ? ck->set : "", c, fd,
+	    skew, mb);
 	list(ck, fp, "holds", 0);
 	list(ck, fp, "violated", 1);
 	list(ck, fp, "undecided", 2);
+	list(ck, fp, "not judged where the run left the model", 3);
+	if (ck->disorder) {
+		char what[400];
+
+		snprintf(what, sizeof(what), "not judged from %s on, where "
+		    "lines come out of time order", ck->disorder_at);
+		list(ck, fp, what, 4);
+	}
+	evidence_summary(ck, fp);
 	if (ck->lost > 0)
 		fprintf(fp, "%s: %lu report%s before the first algo= %s not "
 		    "kept\n", getprogname(), ck->lost, PLURAL(ck->lost),
@@ -453,7 +562,8 @@ checker_verdict(const struct checker *ck)
 
 	for (i = 0; i < ck->nm; i++)
 		if (ck->m[i].on == 1 &&
-		    (ck->m[i].violations > 0 || ck->m[i].undecided > 0))
+		    (ck->m[i].violations > 0 || ck->m[i].undecided > 0 ||
+		    ck->m[i].notjudged > 0 || !judged(ck, &ck->m[i])))
 			return 1;
 	return 0;
 }

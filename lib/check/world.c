@@ -21,6 +21,7 @@ world_new(unsigned nodes)
 	idmap_init(&w->ids);
 	w->size = w->size_opt = nodes;
 	w->cur = -1;
+	msgs_init(&w->msgs, 0);
 	return w;
 }
 
@@ -37,6 +38,7 @@ world_free(struct world *w)
 	idmap_free(&w->ids);
 	free(w->cut);
 	free(w->flaky);
+	msgs_free(&w->msgs);
 	free(w);
 }
 
@@ -384,6 +386,11 @@ world_apply(struct world *w, const struct trace_event *ev)
 	w->cur = -1;
 	if (w->events++ == 0)
 		w->first = w->now = ev->t;
+	/* Lines of different nodes misordered by more than the skew: the
+	 * trace no longer says what happened in which order. */
+	w->order_t = w->now;
+	if (ev->t < w->now - w->skew)
+		w->anomaly |= WA_ORDER;
 	if (ev->t > w->now)
 		w->now = ev->t;
 	if (ev->node == 0) {

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "check/msgs.h"
 #include "trace/trace.h"
 #include "util/idmap.h"
 
@@ -30,6 +31,7 @@
 #define WA_INC		0x04	/* incarnation not larger than the last */
 #define WA_DOWN		0x08	/* a line from a node that is down */
 #define WA_SIZE		0x10	/* more nodes than the cluster's size */
+#define WA_ORDER	0x20	/* earlier than a line before, past the skew */
 
 struct wnode {
 	unsigned	 id;
@@ -65,9 +67,13 @@ struct world {
 	unsigned	 diff;		/* D_ bits, for the event's node */
 	unsigned	 anomaly;	/* WA_ bits */
 	trace_time	 prev_t;	/* the node's time before this line */
+	trace_time	 order_t;	/* the latest time of any line before */
 	uint64_t	 prev_inc;	/* the node's incarnation before */
 	enum trace_status prev_status;
 	unsigned	 prev_ldr;
+
+	/* Messages in flight and late (check/msgs.h), fed by the checker. */
+	struct msgs	 msgs;
 };
 
 struct world	*world_new(unsigned nodes);

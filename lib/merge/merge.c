@@ -34,6 +34,12 @@ struct input {
 	trace_time	 t;
 };
 
+/* What the lines so far say of a node, for reboots without a crash. */
+struct mnode {
+	unsigned	 up;		/* booted, and no crash or exit since */
+	unsigned	 src;		/* input of its last line, + 1 */
+};
+
 struct merge {
 	struct input	*in;
 	size_t		 nin;
@@ -42,6 +48,10 @@ struct merge {
 	struct input	*cur;		/* returned last, to advance next */
 	int		 flags;
 	int		 failed;
+	struct mnode	*node;		/* by id, made at the first line */
+	char		 ltime[32];	/* time of the line returned last */
+	size_t		 ltlen;
+	char		 synth[64];	/* a crash line made by the merge */
 	char		 why[160];
 	char		 err[512];
 };
@@ -416,6 +426,64 @@ shape(const struct input *in, struct trace_event *ev)
 	return NULL;
 }
 
+/*
+ * A node's input goes on with a boot while the lines so far have it up,
+ * and its last line came from this input: the process that wrote them was
+ * killed without a word (SIGKILL).  A higher incarnation proves it ended;
+ * its crash is written just after its last line, at that line's time, the
+ * earliest it can have happened (elect-trace(5)).  1: the crash in *EV.
+ */
+static int
+reboot_crash(struct merge *m, struct input *in, struct trace_event *ev)
+{
+	struct trace_event head;
+	struct mnode *n;
+	int len;
+
+	if (m->node == NULL || shape(in, &head) != NULL ||
+	    head.type != TR_BOOT || head.node == 0)
+		return 0;
+	n = &m->node[head.node];
+	if (!n->up || n->src != in->order + 1)
+		return 0;
+	n->up = 0;
+	len = snprintf(m->synth, sizeof(m->synth), "%.*s %u crash by=merge",
+	    (int)m->ltlen, m->ltime, head.node);
+	if (trace_parse_line(m->synth, (size_t)len, ev, 0, m->why,
+	    sizeof(m->why)) != NULL)
+		return 0;
+	ev->file = in->name;
+	ev->lineno = in->lineno;
+	return 1;
+}
+
+/* Notes what the line returned says of its node, and its time. */
+static void
+took(struct merge *m, const struct input *in, const struct trace_event *ev)
+{
+	struct mnode *n;
+	size_t w;
+
+	for (w = 0; w < in->len && (in->line[w] == ' ' ||
+	    in->line[w] == '\t'); w++)
+		;
+	m->ltlen = 0;
+	while (w < in->len && in->line[w] != ' ' && in->line[w] != '\t' &&
+	    m->ltlen < sizeof(m->ltime))
+		m->ltime[m->ltlen++] = in->line[w++];
+	if (ev->node == 0)
+		return;
+	if (m->node == NULL &&
+	    (m->node = calloc(TRACE_NODE_MAX + 1, sizeof(*m->node))) == NULL)
+		return;		/* without memory, no crash is inferred */
+	n = &m->node[ev->node];
+	n->src = in->order + 1;
+	if (ev->type == TR_BOOT)
+		n->up = 1;
+	else if (ev->type == TR_CRASH || ev->type == TR_EXIT)
+		n->up = 0;
+}
+
 int
 merge_next(struct merge *m, struct trace_event *ev)
 {
@@ -433,6 +501,8 @@ merge_next(struct merge *m, struct trace_event *ev)
 			m->heap[0] = m->heap[--m->nheap];
 		if (m->nheap > 0)
 			sift_down(m, 0);
+		if (rc == 1 && reboot_crash(m, in, ev))
+			return 1;
 	}
 	if (m->nheap == 0)
 		return 0;
@@ -449,6 +519,7 @@ merge_next(struct merge *m, struct trace_event *ev)
 	ev->file = in->name;
 	ev->lineno = in->lineno;
 	m->cur = in;
+	took(m, in, ev);
 	return 1;
 }
 
@@ -513,5 +584,6 @@ merge_close(struct merge *m)
 	}
 	free(m->in);
 	free(m->heap);
+	free(m->node);
 	free(m);
 }

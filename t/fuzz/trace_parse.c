@@ -22,7 +22,7 @@ static void
 run(int fd, int flags, trace_time skew, FILE *out)
 {
 	struct check_opts o = { 5 * TRACE_NS, TRACE_NS, skew, 0, NULL, 1000,
-	    NULL };
+	    NULL, 2 * TRACE_NS / 1000 };
 	const struct check_ops *const *m;
 	char path[64], *files[1] = { path };
 	struct trace_reader *r;

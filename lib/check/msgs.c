@@ -1,0 +1,275 @@
+/*
+ * Messages in flight and the evidence that some did not arrive in time.
+ * Records are kept in the order of their send lines, which is the order
+ * of their times; `chk' is the first not yet looked at for lateness.
+ * What is received, lost or moot (its receiver went down) is done, and
+ * the head moves over done records, so memory follows the messages in
+ * flight, at most MSGS_MAX of them (the oldest are let go, counted).
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/inst.h"
+#include "check/msgs.h"
+#include "check/world.h"
+
+enum { MR_WAIT, MR_LATE, MR_DONE };
+
+void
+msgs_init(struct msgs *m, trace_time c)
+{
+	memset(m, 0, sizeof(*m));
+	m->bound = -1;
+	m->c = c;
+	m->fail = TIME_MIN;
+}
+
+void
+msgs_free(struct msgs *m)
+{
+	free(m->r);
+	free(m->od_now);
+	free(m->od_last);
+	free(m->od_rec);
+}
+
+static uint64_t
+hash(uint64_t h, struct trace_str s)
+{
+	size_t i;
+
+	for (i = 0; i < s.n; i++)
+		h = (h ^ (unsigned char)s.p[i]) * UINT64_C(0x100000001b3);
+	return (h ^ 0xff) * UINT64_C(0x100000001b3);
+}
+
+static uint64_t
+key(const struct trace_event *ev)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	h = hash(h, ev->msg);
+	return (ev->have & HAVE_ELID) ? hash(h, ev->elid) : h;
+}
+
+const char *
+msgs_str(const struct mrec *r, char *buf, size_t len)
+{
+	char t[TIME_BUFLEN];
+
+	snprintf(buf, len, "%u to %u %s sent at %s", r->from, r->to, r->msg,
+	    time_str(t, r->s));
+	return buf;
+}
+
+/* Per-node arrays as long as the world's nodes. */
+static void
+grow(struct msgs *m, const struct world *w)
+{
+	unsigned have = m->nod, h2 = m->nod, h3 = m->nod;
+
+	if (m->nod >= w->n)
+		return;
+	m->od_now = world_grow(m->od_now, &have, w, sizeof(*m->od_now));
+	m->od_last = world_grow(m->od_last, &h2, w, sizeof(*m->od_last));
+	m->od_rec = world_grow(m->od_rec, &h3, w, sizeof(*m->od_rec));
+	for (; m->nod < have; m->nod++)
+		m->od_last[m->nod] = TIME_MIN;
+}
+
+/* Record R is done at T; if it was overdue, it no longer is in flight. */
+static void
+done(struct msgs *m, const struct world *w, struct mrec *r, trace_time t)
+{
+	int i;
+
+	if (r->state == MR_LATE && (i = world_find(w, r->to)) >= 0 &&
+	    (unsigned)i < m->nod) {
+		if (m->od_now[i] > 0)
+			m->od_now[i]--;
+		if (t > m->od_last[i])
+			m->od_last[i] = t;
+	}
+	r->state = MR_DONE;
+}
+
+static void
+evidence(struct msgs *m, const struct mrec *r)
+{
+	trace_time f = time_add(r->s, m->bound);
+	struct mepisode *e = m->nep > 0 ? &m->ep[m->nep - 1] : NULL;
+
+	if (f > m->fail)
+		m->fail = f;
+	m->last = *r;
+	m->nevid++;
+	if (e != NULL && f <= time_add(e->to, m->c)) {
+		if (f > e->to)
+			e->to = f;
+		e->n++;
+		return;
+	}
+	if (m->nep == MSGS_EPISODES) {
+		m->more++;
+		return;
+	}
+	e = &m->ep[m->nep++];
+	e->from = e->to = f;
+	e->n = 1;
+	e->first = *r;
+}
+
+void
+msgs_due(struct msgs *m, const struct world *w, trace_time t)
+{
+	if (m->bound < 0)
+		return;
+	grow(m, w);
+	for (; m->chk < m->tail; m->chk++) {
+		struct mrec *r = &m->r[m->chk];
+		int i;
+
+		if (time_add(time_add(r->s, m->bound), w->skew) >= t)
+			break;
+		if (r->state != MR_WAIT)
+			continue;
+		i = world_find(w, r->to);
+		/* A receiver down, paused or restarted since: no message
+		 * could be asked of it, and that failure counts already. */
+		if (i < 0 || !w->node[i].up || w->node[i].paused ||
+		    w->node[i].t_up > r->s) {
+			r->state = MR_DONE;
+			continue;
+		}
+		r->state = MR_LATE;
+		m->od_now[i]++;
+		m->od_rec[i] = *r;
+		evidence(m, r);
+	}
+	while (m->head < m->chk && m->r[m->head].state == MR_DONE)
+		m->head++;
+}
+
+static void
+add(struct msgs *m, const struct world *w, const struct trace_event *ev)
+{
+	struct mrec *r;
+	int i = world_find(w, ev->node), j = world_find(w, ev->to);
+
+	/* Over a link the trace says is down or flaky, a message lost is
+	 * no news: the net line is the failure. */
+	if (i >= 0 && j >= 0 && w->cut != NULL &&
+	    BIT_ISSET(w->cut + (size_t)i * w->words, (unsigned)j))
+		return;
+
+	while (m->head < m->chk && m->r[m->head].state == MR_DONE)
+		m->head++;
+	if (m->tail - m->head == MSGS_MAX) {
+		/* Let the oldest go: it can no longer be evidence. */
+		done(m, w, &m->r[m->head], ev->t);
+		m->head++;
+		if (m->chk < m->head)
+			m->chk = m->head;
+		m->dropped++;
+	}
+	if (m->tail == m->cap) {
+		if (m->head > 0) {
+			memmove(m->r, m->r + m->head,
+			    (m->tail - m->head) * sizeof(*m->r));
+			m->tail -= m->head;
+			m->chk -= m->head;
+			m->head = 0;
+		}
+		if (m->tail == m->cap && (m->r = array_grow(m->r, &m->cap,
+		    sizeof(*m->r))) == NULL)
+			err(2, NULL);
+	}
+	r = &m->r[m->tail++];
+	memset(r, 0, sizeof(*r));
+	r->s = ev->t;
+	r->key = key(ev);
+	r->from = ev->node;
+	r->to = ev->to;
+	r->state = MR_WAIT;
+	snprintf(r->msg, sizeof(r->msg), "%.*s", (int)ev->msg.n, ev->msg.p);
+}
+
+static void
+on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
+{
+	uint64_t k = key(ev);
+	size_t j, at;
+
+	for (at = m->head; at < m->tail; at++) {
+		const struct mrec *r = &m->r[at];
+
+		if (r->state != MR_DONE && r->from == ev->from &&
+		    r->to == ev->node && r->key == k)
+			break;
+	}
+	if (at == m->tail)
+		return;		/* sent before the trace, or let go */
+	done(m, w, &m->r[at], ev->t);
+	/* Overdue messages sent before it on the same way are lost. */
+	for (j = m->head; j < at; j++) {
+		struct mrec *r = &m->r[j];
+
+		if (r->state == MR_LATE && r->from == ev->from &&
+		    r->to == ev->node)
+			done(m, w, r, ev->t);
+	}
+}
+
+/* Node ID went down or came up: what was in flight to it is moot, and
+ * what it sent that is overdue is lost for good (its crash counts). */
+static void
+moot(struct msgs *m, const struct world *w, unsigned id, trace_time t)
+{
+	size_t j;
+
+	for (j = m->head; j < m->tail; j++) {
+		struct mrec *r = &m->r[j];
+
+		if (r->state != MR_DONE && (r->to == id ||
+		    (r->from == id && r->state == MR_LATE)))
+			done(m, w, r, t);
+	}
+}
+
+void
+msgs_event(struct msgs *m, const struct world *w, const struct trace_event *ev)
+{
+	if (m->bound < 0 || ev->node == 0)
+		return;
+	grow(m, w);
+	switch (ev->type) {
+	case TR_SEND:
+		if (ev->to != 0 && ev->to != ev->node)
+			add(m, w, ev);
+		break;
+	case TR_RECV:
+		on_recv(m, w, ev);
+		break;
+	case TR_BOOT:
+	case TR_CRASH:
+	case TR_EXIT:
+		moot(m, w, ev->node, ev->t);
+		break;
+	default:
+		break;
+	}
+}
+
+int
+msgs_late_since(const struct msgs *m, int i, trace_time t,
+    const struct mrec **why)
+{
+	if (i < 0 || (unsigned)i >= m->nod)
+		return 0;
+	if (m->od_now[i] == 0 && m->od_last[i] < t)
+		return 0;
+	*why = &m->od_rec[i];
+	return 1;
+}

@@ -1,0 +1,72 @@
+/*
+ * Messages in flight, as the trace shows them: every `send' waits for the
+ * `recv' that matches it (same sender, receiver, msg= and elid=, oldest
+ * first).  A message its receiver has not accepted within the bound B
+ * (--msg-bound) of its send, while the receiver stayed up, not paused and
+ * not rebooted, is overdue: evidence that messages did not arrive in time,
+ * a communication failure in Garcia-Molina's model, whether it arrives
+ * later or never.  elect-check(1), MESSAGES, gives the rules.
+ */
+#ifndef ELECT_CHECK_MSGS_H
+#define ELECT_CHECK_MSGS_H
+
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+#define MSGS_MAX	65536	/* messages in flight tracked at once */
+#define MSGS_EPISODES	16	/* episodes of evidence kept for the summary */
+
+struct mrec {
+	trace_time	 s;		/* sent */
+	uint64_t	 key;		/* hash of msg= and elid= */
+	unsigned	 from, to;	/* ids */
+	unsigned char	 state;		/* MR_ */
+	char		 msg[24];	/* msg=, cut, for messages */
+};
+
+struct mepisode {
+	trace_time	 from, to;	/* first and last evidence */
+	unsigned long	 n;
+	struct mrec	 first;
+};
+
+struct msgs {
+	trace_time	 bound;		/* B; < 0: no evidence is taken */
+	trace_time	 c;		/* episodes closer than c are one */
+	struct mrec	*r;		/* in the order of the send lines */
+	size_t		 head, chk, tail, cap;
+	/* Per node index: overdue messages to it still in flight, when one
+	 * was last in flight overdue, and the last that was. */
+	unsigned	*od_now;
+	trace_time	*od_last;
+	struct mrec	*od_rec;
+	unsigned	 nod;
+	/* The latest evidence: its time (s + B; TIME_MIN: none), the
+	 * message, and whether the event being fed brought new evidence. */
+	trace_time	 fail;
+	struct mrec	 last;
+	unsigned long	 nevid, dropped;
+	struct mepisode	 ep[MSGS_EPISODES];
+	size_t		 nep;
+	unsigned long	 more;		/* episodes past MSGS_EPISODES */
+};
+
+struct world;
+
+void	msgs_init(struct msgs *, trace_time c);
+void	msgs_free(struct msgs *);
+/* Time has come to T (before the world takes in a line of time T): the
+ * messages overdue by then become evidence. */
+void	msgs_due(struct msgs *, const struct world *, trace_time t);
+/* Takes in EV after the world did. */
+void	msgs_event(struct msgs *, const struct world *,
+	    const struct trace_event *);
+/* Whether node index I has had a message overdue since T, or has one in
+ * flight overdue now; *WHY gets the message. */
+int	msgs_late_since(const struct msgs *, int i, trace_time t,
+	    const struct mrec **why);
+/* "3 to 1 Renew sent at 12.3" in BUF (64 bytes at least). */
+const char *msgs_str(const struct mrec *, char *buf, size_t len);
+
+#endif
