@@ -11,9 +11,7 @@ collector_setup() {
 
 collector_teardown() {
 	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
+	kill_own TERM "${pids[@]}"
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done

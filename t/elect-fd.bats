@@ -31,16 +31,14 @@ setup() {
 
 teardown() {
 	local pid i
-	for pid in "${PIDS[@]}"; do
-		kill -CONT "$pid" 2>/dev/null || true
-		kill -TERM "$pid" 2>/dev/null || true
-	done
+	kill_own CONT "${PIDS[@]}"
+	kill_own TERM "${PIDS[@]}"
 	for pid in "${PIDS[@]}"; do
 		for i in $(seq 100); do
-			kill -0 "$pid" 2>/dev/null || break
+			own "$pid" || break
 			sleep 0.02
 		done
-		kill -KILL "$pid" 2>/dev/null || true
+		kill_own KILL "$pid"
 	done
 }
 

@@ -31,10 +31,11 @@ setup() {
 teardown() {
 	local p
 	for p in "${GUARDS[@]}"; do
-		kill -KILL -- "-$p" 2>/dev/null
+		kill_own KILL "-$p"
 	done
+	kill_own KILL "${PIDS[@]}"
 	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
 	done
 	elect_teardown
 }

@@ -14,9 +14,7 @@ setup() {
 teardown() {
 	elect_teardown
 	# Processes a test started by hand, by pid.
-	for p in "${BG[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
+	kill_own KILL "${BG[@]}"
 }
 
 BG=()

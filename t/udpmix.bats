@@ -15,8 +15,9 @@ setup() {
 
 teardown() {
 	local p
+	kill_own KILL "${PIDS[@]}"
 	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
 	done
 	return 0
 }

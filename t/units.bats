@@ -30,7 +30,7 @@ setup() {
 teardown() {
 	elect_teardown
 	if [ -n "$DAEMON" ]; then
-		kill -KILL "$DAEMON" 2>/dev/null || true
+		kill_own KILL "$DAEMON"
 		wait "$DAEMON" 2>/dev/null || true
 	fi
 	[ -z "$UNITDIR" ] || rm -rf "$UNITDIR"
