@@ -205,6 +205,66 @@ lines_of() {
 	assert_output "$(printf '2 boot\n1 boot\n2 exit\n1 exit')"
 }
 
+@test "collect: -d holds what a late source sends the others past, in time order" {
+	# the other core busy or not, a source whose lines come 0.3 s late
+	start_collector -d 0.1 -w 10
+	twrite -c 200 -r 100 -n 2 "unix:$sock" > "$dir/lost2" &
+	w2=$!
+	for i in 1 2 3 4 5 6 7 8; do
+		t=$(date +%s.%N)
+		sleep 0.3	# the delay of its path, not a wait for a result
+		printf '%s 1 send to=2 msg=Seq elid=%d\n' "$t" "$i"
+	done | trawsend "unix:$sock"
+	wait "$w2"
+	wait_for 10 grep -q ' 1 send .* elid=8$' "$dir/out.trace"
+	wait_for 10 grep -q ' 2 exit' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(cat "$dir/lost2")" 0
+	assert_equal "$(lines_of ' 1 send ')" 8
+	assert_equal "$(lines_of ' 2 send ')" 200
+	assert_equal "$(lines_of ' quiet \| lost ')" 0
+	# in time order: merge takes only that
+	run elect-trace merge "$dir/out.trace"
+	assert_success
+	refute_output --partial "back in time"
+}
+
+@test "collect: a source silent past -w is said quiet; its lines too late for the order are said lost" {
+	start_collector -w 0.5
+	mkfifo "$dir/a"
+	trawsend -h "unix:$sock" < "$dir/a" > "$dir/ha" &
+	pids+=($!)
+	exec 7> "$dir/a"
+	printf '10 1 boot inc=1\n' >&7
+	wait_for 5 grep -q ' 1 boot' "$dir/out.trace"
+	# held while node 1 is behind, written once it has been silent 0.5 s
+	printf '11 2 boot inc=1\n12 2 state status=Norm ldr=2 grp=-\n' |
+	    trawsend -h "unix:$sock" > "$dir/hb" &
+	pids+=($!)
+	wait_for 10 grep -q ' 2 state' "$dir/out.trace"
+	# 11.5 comes after 12 was written: dropped, and said lost
+	printf '11.5 1 state status=Norm ldr=2 grp=-\n13 1 exit why=done\n' >&7
+	exec 7>&-
+	wait_for 5 grep -q ' 1 exit' "$dir/out.trace"
+	stop_collector
+	run awk '{ sub(/ for=[0-9.]*$/, ""); print }' "$dir/out.trace"
+	assert_output - <<-EOF
+	10 1 boot inc=1
+	11 1 quiet since=10
+	11 2 boot inc=1
+	12 2 state status=Norm ldr=2 grp=-
+	13 2 quiet since=12
+	13 1 lost n=1
+	13 1 exit why=done
+	EOF
+	run cat "$dir/err"
+	assert_output --partial "silent"
+	assert_output --partial 'line 2: earlier than lines already written: "11.5 1'
+	run sh -c "elect-check -A trace < '$dir/out.trace'"
+	assert_failure 1
+	assert_output --partial 'node 1 lost 1 line'
+}
+
 @test "collect: a stale socket is taken over, a live one is refused" {
 	start_collector
 	run elect-trace collect -l "unix:$sock"
@@ -235,6 +295,8 @@ lines_of() {
 	run elect-trace collect -l "unix:$sock" -d soon
 	assert_failure 2
 	assert_output --partial '"soon" is not a number of seconds'
+	run elect-trace collect -l "unix:$sock" -w soon
+	assert_failure 2
 	run elect-trace collect -l "unix:$sock" extra
 	assert_failure 2
 	run elect-trace collect --help

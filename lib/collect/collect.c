@@ -106,6 +106,17 @@ carry(struct collector *col, struct collect_conn *c, unsigned node)
 	return n;
 }
 
+/* T, or the earliest time OUT still takes if later. */
+static trace_time
+not_before(trace_time t, const struct collect_out *out)
+{
+	trace_time f;
+
+	if (out->floor != NULL && (f = out->floor(out->arg)) > t)
+		return f;
+	return t;
+}
+
 static void
 bad(struct collect_conn *c, unsigned long lineno, const char *why,
     const char *line, size_t len, const struct collect_out *out)
@@ -126,7 +137,7 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 {
 	char line[96];
 	unsigned node = 0;
-	struct cnode *cn;
+	struct cnode *cn = NULL;
 	int n;
 
 	if (c->nnodes > 0) {
@@ -135,8 +146,10 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 		assert(cn != NULL);	/* carry() made it */
 		if (cn->last > t)
 			t = cn->last;
-		cn->last = t;
 	}
+	t = not_before(t, out);
+	if (cn != NULL)
+		cn->last = t;
 	n = trace_format_line(line, sizeof(line), t, node, "lost n=%lu",
 	    c->lost);
 	c->lost = 0;
@@ -163,6 +176,11 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	why = trace_parse_line(line, len, &ev, 0, whybuf, sizeof(whybuf));
 	if (why != NULL) {
 		bad(c, c->lines, why, line, len, out);
+		return;
+	}
+	if (not_before(ev.t, out) != ev.t) {
+		bad(c, c->lines, "earlier than lines already written", line,
+		    len, out);
 		return;
 	}
 	if (c->lost > 0)
@@ -246,7 +264,7 @@ collect_end(struct collector *col, struct collect_conn *c,
 		if (--cn->conns > 0 || how != CE_EOF || cn->life != UP)
 			continue;
 		cn->life = DOWN;
-		t = now > cn->last ? now : cn->last;
+		t = not_before(now > cn->last ? now : cn->last, out);
 		n = trace_format_line(line, sizeof(line), t, node, "crash");
 		out->line(out->arg, t, line, (size_t)n);
 	}

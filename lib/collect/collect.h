@@ -30,13 +30,17 @@ struct collect_conn {
 };
 
 /* Where lines go: LINE gets each line to write (no newline) and its time;
- * BAD each line dropped, numbered from 1 on its connection, with why. */
+ * BAD each line dropped, numbered from 1 on its connection, with why.
+ * FLOOR, when set, gives the earliest time a line may still have: a line
+ * earlier than that is dropped (it cannot be put in time order any more),
+ * and the lines the core makes itself are never stamped earlier. */
 struct collect_out {
 	void	(*line)(void *arg, trace_time t, const char *line,
 		    size_t len);
 	void	(*bad)(void *arg, unsigned long lineno, const char *why,
 		    const char *line, size_t len);
 	void	 *arg;
+	trace_time (*floor)(void *arg);
 };
 
 enum collect_end {
