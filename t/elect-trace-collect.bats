@@ -62,7 +62,7 @@ lines_of() {
 	run cat "$dir/err"
 	assert_line --regexp "unix peer pid [0-9]+: line 3: connection ended inside a line: \"5.2 3 sta\""
 	assert_line --regexp "unix peer pid [0-9]+: line 1: expected TIME NODE EVENT: \"hello\""
-	assert_line --regexp "line 2: expected TIME NODE EVENT: \"\\\\001\\\\002\""
+	assert_line --regexp "line 2: control character in line: \"\\\\001\\\\002\""
 	assert_line --regexp "line 4: unknown event \"bogus\": \"6.1 4 bogus x=1\""
 	assert_line --regexp "line 5: send: missing key msg=: \"6.2 4 send to=1\""
 }
@@ -164,6 +164,37 @@ lines_of() {
 	assert_equal "$(lines_of ' 4 send ')" 50
 	run cat "$dir/err"
 	refute_output --partial "line"
+}
+
+@test "collect: no escape sequence, control character or invalid UTF-8 reaches the trace" {
+	port=$(freeport)
+	elect-trace collect -l "tcp:127.0.0.1:$port" -o "$dir/out.trace" \
+	    2> "$dir/err" &
+	collector=$!
+	pids+=("$collector")
+	wait_for 5 sh -c "echo | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	{
+		printf '1 3 boot inc=1\n'
+		printf '2 3 exit why=\033]0;owned\007\033[2J\n'
+		printf '3 3 state status=Norm ldr=3 grp=- x=\377\376\n'
+		printf '4 3 state status=Norm ldr=3 grp=- x=\302\233\n'
+		printf '5 3 state status=Norm ldr=3 grp=- x=\355\240\200\n'
+		printf '6 3 state status=Norm ldr=3 grp=- x=caf\303\251\n'
+		printf '7 3 exit why=done\n'
+	} | trawsend "tcp:127.0.0.1:$port"
+	wait_for 5 grep -q ' 3 exit why=done' "$dir/out.trace"
+	stop_collector
+	run cat "$dir/out.trace"
+	assert_output "$(printf '1 3 boot inc=1\n6 3 lost n=4
+6 3 state status=Norm ldr=3 grp=- x=caf\303\251\n7 3 exit why=done')"
+	# nothing outside printable UTF-8 in the file, nor on stderr
+	run grep -c -P '[\x00-\x08\x0b-\x1f\x7f]' "$dir/out.trace" "$dir/err"
+	assert_output "$(printf '%s:0\n%s:0' "$dir/out.trace" "$dir/err")"
+	run cat "$dir/err"
+	assert_line --partial 'line 2: control character in line: "2 3 exit why=\033]0;owned\a'
+	assert_line --partial 'line 3: invalid UTF-8 in line'
+	assert_line --partial 'line 4: control character in line'
+	assert_line --partial 'line 5: invalid UTF-8 in line'
 }
 
 @test "collect: SIGHUP reopens the output file" {
@@ -292,6 +323,11 @@ lines_of() {
 	assert_output --partial "expected unix:PATH or tcp:HOST:PORT"
 	run elect-trace collect -l "tcp:127.0.0.1"
 	assert_failure 2
+	# writers are not authenticated: the network only when said so
+	run elect-trace collect -l "tcp:0.0.0.0:$(freeport)"
+	assert_failure 2
+	assert_output --partial "not a loopback address"
+	assert_output --partial "--insecure"
 	run elect-trace collect -l "unix:$sock" -d soon
 	assert_failure 2
 	assert_output --partial '"soon" is not a number of seconds'

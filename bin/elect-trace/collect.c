@@ -294,9 +294,26 @@ listen_unix(const char *addr)
 	return s;
 }
 
-/* Listens on tcp:HOST:PORT. */
+/* Whether SA is a loopback address. */
 static int
-listen_tcp(const char *addr)
+loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	    IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr);
+}
+
+/*
+ * Listens on tcp:HOST:PORT.  Writers are not authenticated: anyone who
+ * can connect can write lines for any node, so only loopback, unless
+ * INSECURE says the network is trusted.
+ */
+static int
+listen_tcp(const char *addr, int insecure)
 {
 	struct addrinfo *ai;
 	const char *why;
@@ -304,6 +321,10 @@ listen_tcp(const char *addr)
 
 	if (trace_addr_tcp(addr, 1, &ai, &why) == -1)
 		errx(EXIT_USAGE, "-l %s: %s", addr, why);
+	if (!insecure && !loopback(ai->ai_addr))
+		errx(EXIT_USAGE, "-l %s: not a loopback address, and tcp "
+		    "writers are not authenticated (--insecure to accept "
+		    "them from the network)", addr);
 	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 	if (s == -1)
 		err(1, "socket");
@@ -315,14 +336,14 @@ listen_tcp(const char *addr)
 }
 
 static int
-listen_on(const char *addr)
+listen_on(const char *addr, int insecure)
 {
 	int s;
 
 	if (strncmp(addr, "unix:", 5) == 0)
 		s = listen_unix(addr);
 	else if (strncmp(addr, "tcp:", 4) == 0)
-		s = listen_tcp(addr);
+		s = listen_tcp(addr, insecure);
 	else
 		errx(EXIT_USAGE, "-l %s: expected unix:PATH or tcp:HOST:PORT",
 		    addr);
@@ -636,14 +657,16 @@ serve(struct state *st, int ls)
 int
 cmd_collect(int argc, char *argv[])
 {
+	enum { INSECURE = 256 };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "insecure", no_argument, NULL, INSECURE },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct state st = { 0 };
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	const char *addr = NULL;
-	int ch, ls, ordered = 0;
+	int ch, ls, ordered = 0, insecure = 0;
 
 	st.wait = WAIT_DEFAULT;
 	while ((ch = getopt_long(argc, argv, "d:hl:o:w:", longopts,
@@ -663,6 +686,9 @@ cmd_collect(int argc, char *argv[])
 		case 'o':
 			st.out.path = optarg;
 			break;
+		case INSECURE:
+			insecure = 1;
+			break;
 		case 'h':
 			usage("collect", 0);
 		default:
@@ -681,7 +707,7 @@ cmd_collect(int argc, char *argv[])
 		err(1, NULL);
 	raise_nofile();
 	st.sigfd = signals_open(sigs, nitems(sigs));
-	ls = listen_on(addr);
+	ls = listen_on(addr, insecure);
 	serve(&st, ls);
 	close(st.sigfd);
 	close(ls);

@@ -18,7 +18,8 @@ static const struct cmd {
 	const char	*usage;
 } cmds[] = {
 	{ "collect", cmd_collect,
-	    "collect -l address [-d seconds] [-o file] [-w seconds]" },
+	    "collect -l address [-d seconds] [-o file] [-w seconds]\n"
+	    "                            [--insecure]" },
 	{ "merge", cmd_merge, "merge [-o file] [file ...]" },
 	{ "stats", cmd_stats,
 	    "stats [--json] [-x type,...] [file ...]" },

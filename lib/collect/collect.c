@@ -5,6 +5,7 @@
  * said lost, so the trace out never looks complete when it is not.
  */
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,56 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 	out->line(out->arg, t, line, (size_t)n);
 }
 
+/*
+ * Why LINE may not be shown on a terminal, or NULL: it must be UTF-8
+ * (shortest forms, no surrogates, at most U+10FFFF) without control
+ * characters (C0 but the tab, DEL, C1), so that no escape sequence can
+ * move a reader's cursor or retitle the window.
+ */
+static const char *
+unprintable(const char *line, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)line;
+	const unsigned char *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p, n, i;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return "control character in line";
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else
+			return "invalid UTF-8 in line";
+		if ((size_t)(end - p) <= n)
+			return "invalid UTF-8 in line";
+		for (i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return "invalid UTF-8 in line";
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return "invalid UTF-8 in line";
+		if (cp >= 0x80 && cp <= 0x9f)
+			return "control character in line";
+		p += n + 1;
+	}
+	return NULL;
+}
+
 /* One whole line, without its newline. */
 static void
 take(struct collector *col, struct collect_conn *c, const char *line,
@@ -167,7 +218,8 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	char whybuf[160];
 
 	c->lines++;
-	if ((why = trace_raw_check(line, len)) != NULL) {
+	if ((why = trace_raw_check(line, len)) != NULL ||
+	    (why = unprintable(line, len)) != NULL) {
 		bad(c, c->lines, why, line, len, out);
 		return;
 	}
