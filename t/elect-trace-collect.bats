@@ -147,16 +147,11 @@ lines_of() {
 	run sh -c "printf '1 3 boot inc=1\nnonsense\n# note\n2 3 exit why=x\n' |
 	    trawsend -p 'unix:$sock'"
 	assert_success
-	assert_output "ack 4"
+	assert_output "$(printf 'challenge -\nack 4')"
 }
 
 @test "collect: tcp" {
-	port=$(freeport)
-	elect-trace collect -l "tcp:127.0.0.1:$port" -o "$dir/out.trace" \
-	    2> "$dir/err" &
-	collector=$!
-	pids+=("$collector")
-	wait_for 5 sh -c "echo | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	start_tcp_collector
 	run twrite -c 50 -r 1000 -n 4 "tcp:127.0.0.1:$port"
 	assert_output 0
 	wait_for 5 grep -q ' 4 exit' "$dir/out.trace"
@@ -167,12 +162,7 @@ lines_of() {
 }
 
 @test "collect: no escape sequence, control character or invalid UTF-8 reaches the trace" {
-	port=$(freeport)
-	elect-trace collect -l "tcp:127.0.0.1:$port" -o "$dir/out.trace" \
-	    2> "$dir/err" &
-	collector=$!
-	pids+=("$collector")
-	wait_for 5 sh -c "echo | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	start_tcp_collector
 	{
 		printf '1 3 boot inc=1\n'
 		printf '2 3 exit why=\033]0;owned\007\033[2J\n'
@@ -195,6 +185,76 @@ lines_of() {
 	assert_line --partial 'line 3: invalid UTF-8 in line'
 	assert_line --partial 'line 4: control character in line'
 	assert_line --partial 'line 5: invalid UTF-8 in line'
+}
+
+# prove PORT KEYFILE NODE REPLAY < LINES: a writer in Python that answers
+# the challenge (HMAC-SHA-512-256, libsodium's crypto_auth), then sends
+# LINES; with REPLAY 1, the proof made for another connection's challenge.
+prove() {
+	local py
+	py=$(cat <<-'PY'
+	import hashlib, hmac, socket, sys
+	port, keyfile, node, replay = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+	key = open(keyfile, "rb").read()
+	def challenge(s):
+	    buf = b""
+	    while not buf.endswith(b"\n"):
+	        buf += s.recv(1)
+	    assert buf.startswith(b"challenge ")
+	    return bytes.fromhex(buf[10:-1].decode())
+	def answer(nonce):
+	    n = 0 if node == "-" else int(node)
+	    msg = b"elect-trace auth 1 " + nonce + bytes([n >> 8, n & 255])
+	    return hmac.new(key, msg, hashlib.sha512).digest()[:32].hex()
+	s = socket.create_connection(("127.0.0.1", port))
+	nonce = challenge(s)
+	if replay:
+	    other = socket.create_connection(("127.0.0.1", port))
+	    nonce = challenge(other)
+	    other.close()
+	try:  # a false proof: the collector hangs up
+	    s.sendall(("auth %s %s\n" % (node, answer(nonce))).encode())
+	    s.sendall(sys.stdin.buffer.read())
+	    s.shutdown(socket.SHUT_WR)
+	    while s.recv(4096):
+	        pass
+	except OSError:
+	    pass
+	PY
+	)
+	python3 -c "$py" "$@"
+}
+
+@test "collect -k: writers prove their nodes; forged, replayed and unproved lines are refused" {
+	head -c 32 /dev/urandom > "$dir/key"
+	head -c 32 /dev/urandom > "$dir/other"
+	chmod 600 "$dir/key" "$dir/other"
+	start_tcp_collector -k "$dir/key"
+	# the trace writer of the daemons, with the key: every line
+	run twrite -k "$dir/key" -c 50 -r 1000 -n 4 "tcp:127.0.0.1:$port"
+	assert_output 0
+	# with another key: nothing of node 3
+	twrite -k "$dir/other" -c 5 -n 3 -w 1 "tcp:127.0.0.1:$port" || true
+	# no proof at all: nothing, and no crash said for node 3
+	printf '1 3 boot inc=1\n2 3 state status=Norm ldr=3 grp=-\n' |
+	    trawsend "tcp:127.0.0.1:$port"
+	# a proof made for another connection's challenge
+	printf '1 3 boot inc=1\n' | prove "$port" "$dir/key" 3 1
+	# proved as 5, it writes for 5, not for 3
+	printf '1 5 boot inc=1\n2 3 boot inc=1\n3 5 state status=Norm ldr=5 grp=-\n' |
+	    prove "$port" "$dir/key" 5 0
+	wait_for 5 grep -q ' 5 crash$' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(lines_of ' 4 send ')" 50
+	assert_equal "$(lines_of ' 3 ')" 0
+	run awk '$2 == 5 { sub(/^[^ ]* /, ""); print }' "$dir/out.trace"
+	assert_output "$(printf '5 boot inc=1\n5 lost n=1
+5 state status=Norm ldr=5 grp=-\n5 crash')"
+	assert_equal "$(lines_of ' crash$')" 1
+	run cat "$dir/err"
+	assert_output --partial 'false proof'
+	assert_output --partial 'line 1: node not proved on this connection: "1 3 boot'
+	assert_output --partial 'line 2: node not proved on this connection: "2 3 boot'
 }
 
 @test "collect: SIGHUP reopens the output file" {

@@ -32,8 +32,11 @@
 #define LIBBSD_OPENBSD_VIS
 #include <vis.h>
 
+#include <sodium.h>
+
 #include "collect/collect.h"
 #include "collect/hold.h"
+#include "net/key.h"
 #include "net/resolve.h"
 #include "util/util.h"
 
@@ -152,6 +155,7 @@ struct state {
 	int		  sigfd;	/* SIGINT, SIGTERM, SIGHUP */
 	trace_time	  last;		/* latest time written from it */
 	unsigned long	  quiets;
+	const uint8_t	 *key;		/* -k: writers prove their nodes */
 };
 
 /* What the callbacks of the collector core are given. */
@@ -308,12 +312,12 @@ loopback(const struct sockaddr *sa)
 }
 
 /*
- * Listens on tcp:HOST:PORT.  Writers are not authenticated: anyone who
- * can connect can write lines for any node, so only loopback, unless
- * INSECURE says the network is trusted.
+ * Listens on tcp:HOST:PORT.  Without -k anyone who can connect can write
+ * lines for any node, so only loopback, unless TRUSTED (-k or
+ * --insecure).
  */
 static int
-listen_tcp(const char *addr, int insecure)
+listen_tcp(const char *addr, int trusted)
 {
 	struct addrinfo *ai;
 	const char *why;
@@ -321,10 +325,10 @@ listen_tcp(const char *addr, int insecure)
 
 	if (trace_addr_tcp(addr, 1, &ai, &why) == -1)
 		errx(EXIT_USAGE, "-l %s: %s", addr, why);
-	if (!insecure && !loopback(ai->ai_addr))
-		errx(EXIT_USAGE, "-l %s: not a loopback address, and tcp "
-		    "writers are not authenticated (--insecure to accept "
-		    "them from the network)", addr);
+	if (!trusted && !loopback(ai->ai_addr))
+		errx(EXIT_USAGE, "-l %s: not a loopback address: -k to make "
+		    "writers prove their nodes, or --insecure to trust the "
+		    "network", addr);
 	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 	if (s == -1)
 		err(1, "socket");
@@ -370,6 +374,9 @@ accept_one(struct state *st, int ls, int *paused)
 	struct sockaddr_storage ss;
 	socklen_t sslen = sizeof(ss);
 	struct conn *cn, **nc;
+	uint8_t nonce[AUTH_NONCE];
+	char ch[AUTH_LINE_MAX];
+	size_t n;
 	int fd;
 
 	fd = accept4(ls, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK |
@@ -403,6 +410,19 @@ accept_one(struct state *st, int ls, int *paused)
 	cn->quiet = 0;
 	collect_conn_init(&cn->c);
 	peer_name(fd, &ss, cn->peer, sizeof(cn->peer));
+	/* the greeting: a challenge with -k, else that none is wanted (a
+	 * writer with a key waits for it); a fresh socket's buffer takes it
+	 * whole, or the peer is gone */
+	randombytes_buf(nonce, sizeof(nonce));
+	n = auth_challenge(st->key != NULL ? nonce : NULL, ch);
+	if ((st->key != NULL &&
+	    collect_conn_auth(&cn->c, st->key, nonce) == -1) ||
+	    send(fd, ch, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
+		free(cn->c.proved);
+		free(cn);
+		close(fd);
+		return 0;
+	}
 	st->conns[st->nconns++] = cn;
 	return 0;
 }
@@ -535,7 +555,8 @@ end_conn(struct state *st, size_t i, enum collect_end how)
 		free(cn);	/* else when its last line is written */
 }
 
-/* One block from connection I; -1 at its end. */
+/* One block from connection I; -1 at its end, -2 if it must be closed
+ * (a false proof). */
 static int
 read_conn(struct state *st, size_t i)
 {
@@ -555,7 +576,7 @@ read_conn(struct state *st, size_t i)
 		out_flush(&st->out);
 		send_ack(cn);
 	}
-	return 0;
+	return cn->c.refused ? -2 : 0;
 }
 
 /* Leaving: what the senders already sent is read and written, but nobody
@@ -642,9 +663,14 @@ serve(struct state *st, int ls)
 				quit = 1;
 		}
 		/* Backwards: end_conn() moves the last connection to i. */
-		for (i = n; i > 0; i--)
-			if (pfd[i].revents != 0 && read_conn(st, i - 1) == -1)
-				end_conn(st, i - 1, CE_EOF);
+		for (i = n; i > 0; i--) {
+			int rc = pfd[i].revents != 0 ? read_conn(st, i - 1) : 0;
+
+			/* a writer that lied: no crash said for its nodes */
+			if (rc < 0)
+				end_conn(st, i - 1, rc == -1 ? CE_EOF :
+				    CE_SHUTDOWN);
+		}
 		for (i = 0; i < ACCEPT_MAX && !paused && st->nconns < CONN_MAX &&
 		    (pfd[0].revents & POLLIN); i++)
 			if (accept_one(st, ls, &paused) == -1)
@@ -667,9 +693,12 @@ cmd_collect(int argc, char *argv[])
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	const char *addr = NULL;
 	int ch, ls, ordered = 0, insecure = 0;
+	const char *keyfile = NULL;
+	uint8_t key[KEY_BYTES];
+	char msg[256];
 
 	st.wait = WAIT_DEFAULT;
-	while ((ch = getopt_long(argc, argv, "d:hl:o:w:", longopts,
+	while ((ch = getopt_long(argc, argv, "d:hk:l:o:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -679,6 +708,9 @@ cmd_collect(int argc, char *argv[])
 		case 'w':
 			st.wait = arg_seconds(optarg, "-w");
 			ordered = 1;
+			break;
+		case 'k':
+			keyfile = optarg;
 			break;
 		case 'l':
 			addr = optarg;
@@ -697,6 +729,17 @@ cmd_collect(int argc, char *argv[])
 	}
 	if (addr == NULL || optind != argc)
 		usage("collect", EXIT_USAGE);
+	if (keyfile != NULL) {
+		int rc = key_load(keyfile, key, msg, sizeof(msg));
+
+		if (rc == -1)
+			errx(EXIT_USAGE, "%s", msg);
+		if (rc == 1)
+			warnx("%s", msg);
+		st.key = key;
+	}
+	if (sodium_init() == -1)
+		errx(1, "libsodium cannot start");
 	if ((st.out.fd = out_open(&st.out)) == -1)
 		err(EXIT_USAGE, "%s", st.out.path);
 	st.out.cap = BLOCK + TRACE_LINE_MAX;
@@ -707,7 +750,7 @@ cmd_collect(int argc, char *argv[])
 		err(1, NULL);
 	raise_nofile();
 	st.sigfd = signals_open(sigs, nitems(sigs));
-	ls = listen_on(addr, insecure);
+	ls = listen_on(addr, insecure || st.key != NULL);
 	serve(&st, ls);
 	close(st.sigfd);
 	close(ls);

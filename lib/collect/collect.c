@@ -75,6 +75,50 @@ collect_conn_init(struct collect_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int
+collect_conn_auth(struct collect_conn *c, const uint8_t *key,
+    const uint8_t nonce[AUTH_NONCE])
+{
+	if ((c->proved = calloc(TRACE_NODE_MAX / 8 + 1, 1)) == NULL)
+		return -1;
+	c->key = key;
+	memcpy(c->nonce, nonce, AUTH_NONCE);
+	return 0;
+}
+
+static int
+proved(const struct collect_conn *c, unsigned node)
+{
+	return (c->proved[node / 8] >> (node % 8)) & 1;
+}
+
+/*
+ * An "auth" line: the node it proves may write on C.  A false or
+ * malformed one closes C; it is reported, but no line of the trace is
+ * said lost for it: it was not the cluster's.
+ */
+static void
+auth(struct collect_conn *c, const char *line, size_t len,
+    const struct collect_out *out)
+{
+	uint8_t mac[AUTH_MAC];
+	unsigned node;
+
+	if (auth_parse_answer(line, len, &node, mac) == -1) {
+		out->bad(out->arg, c->lines + 1, "malformed auth line", line,
+		    len);
+		c->refused = 1;
+	} else if (!auth_check(c->key, c->nonce, node, mac)) {
+		out->bad(out->arg, c->lines + 1, "false proof: not the "
+		    "cluster key, or not this connection's challenge", line,
+		    len);
+		c->refused = 1;
+	} else {
+		c->proved[node / 8] |= (uint8_t)(1u << (node % 8));
+		c->anyproved = 1;
+	}
+}
+
 /* Remembers that NODE speaks on C; its state, or NULL (out of memory:
  * no crash line for it, at worst). */
 static struct cnode *
@@ -217,6 +261,10 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	const char *why;
 	char whybuf[160];
 
+	if (c->key != NULL && len >= 5 && memcmp(line, "auth ", 5) == 0) {
+		auth(c, line, len, out);	/* not a trace line: not counted */
+		return;
+	}
 	c->lines++;
 	if ((why = trace_raw_check(line, len)) != NULL ||
 	    (why = unprintable(line, len)) != NULL) {
@@ -228,6 +276,17 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	why = trace_parse_line(line, len, &ev, 0, whybuf, sizeof(whybuf));
 	if (why != NULL) {
 		bad(c, c->lines, why, line, len, out);
+		return;
+	}
+	if (c->key != NULL && !proved(c, ev.node)) {
+		if (!c->anyproved) {
+			/* nobody proved: not the cluster's, nothing lost */
+			out->bad(out->arg, c->lines, "node not proved on this "
+			    "connection", line, len);
+			return;
+		}
+		bad(c, c->lines, "node not proved on this connection", line,
+		    len, out);
 		return;
 	}
 	if (not_before(ev.t, out) != ev.t) {
@@ -257,7 +316,7 @@ collect_data(struct collector *col, struct collect_conn *c, const char *p,
 	const char *nl;
 	size_t k;
 
-	while (n > 0) {
+	while (n > 0 && !c->refused) {
 		nl = memchr(p, '\n', n);
 		k = nl != NULL ? (size_t)(nl - p) : n;
 		if (c->skip) {
@@ -323,4 +382,6 @@ collect_end(struct collector *col, struct collect_conn *c,
 	free(c->nodes);
 	c->nodes = NULL;
 	c->nnodes = c->nodecap = 0;
+	free(c->proved);
+	c->proved = NULL;
 }

@@ -217,6 +217,14 @@ int		 tw_pollfd(const struct trace_writer *, struct pollfd *pfd);
 /* After poll: reads acknowledgements, notices a lost connection, connects
  * again when due, writes what it can.  Never blocks. */
 void		 tw_tick(struct trace_writer *);
+/* A collector's writer proves NODE (0: "-") with the cluster KEY (32
+ * bytes, copied) on every connection before it sends a line, answering
+ * the collector's challenge (elect-trace collect -k).  It waits for the
+ * collector's greeting first: one that wants no proof says so, one that
+ * says nothing for 2 s is taken to want none.  Files and streams:
+ * nothing. */
+int		 tw_auth(struct trace_writer *, const uint8_t key[32],
+		    unsigned node);
 /* Whether queued lines wait for the fd to become writable. */
 int		 tw_pending(const struct trace_writer *);
 /* Whether the destination is reachable now (always, but for sockets). */
