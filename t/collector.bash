@@ -37,6 +37,17 @@ start_collector() {
 	wait_for 5 sh -c ": | trawsend 'unix:$sock' 2>/dev/null"
 }
 
+# start_tcp_collector [ARGS...]: the same on tcp:127.0.0.1:$port, a free
+# port.
+start_tcp_collector() {
+	port=$(freeport)
+	elect-trace collect -l "tcp:127.0.0.1:$port" -o "$dir/out.trace" "$@" \
+	    2>> "$dir/err" &
+	collector=$!
+	pids+=("$collector")
+	wait_for 5 sh -c "echo | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+}
+
 # stop_collector [SIGNAL]: fails if the collector does not exit 0 on
 # SIGTERM.
 stop_collector() {

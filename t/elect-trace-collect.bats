@@ -62,7 +62,7 @@ lines_of() {
 	run cat "$dir/err"
 	assert_line --regexp "unix peer pid [0-9]+: line 3: connection ended inside a line: \"5.2 3 sta\""
 	assert_line --regexp "unix peer pid [0-9]+: line 1: expected TIME NODE EVENT: \"hello\""
-	assert_line --regexp "line 2: expected TIME NODE EVENT: \"\\\\001\\\\002\""
+	assert_line --regexp "line 2: control character in line: \"\\\\001\\\\002\""
 	assert_line --regexp "line 4: unknown event \"bogus\": \"6.1 4 bogus x=1\""
 	assert_line --regexp "line 5: send: missing key msg=: \"6.2 4 send to=1\""
 }
@@ -147,16 +147,11 @@ lines_of() {
 	run sh -c "printf '1 3 boot inc=1\nnonsense\n# note\n2 3 exit why=x\n' |
 	    trawsend -p 'unix:$sock'"
 	assert_success
-	assert_output "ack 4"
+	assert_output "$(printf 'challenge -\nack 4')"
 }
 
 @test "collect: tcp" {
-	port=$(freeport)
-	elect-trace collect -l "tcp:127.0.0.1:$port" -o "$dir/out.trace" \
-	    2> "$dir/err" &
-	collector=$!
-	pids+=("$collector")
-	wait_for 5 sh -c "echo | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	start_tcp_collector
 	run twrite -c 50 -r 1000 -n 4 "tcp:127.0.0.1:$port"
 	assert_output 0
 	wait_for 5 grep -q ' 4 exit' "$dir/out.trace"
@@ -164,6 +159,102 @@ lines_of() {
 	assert_equal "$(lines_of ' 4 send ')" 50
 	run cat "$dir/err"
 	refute_output --partial "line"
+}
+
+@test "collect: no escape sequence, control character or invalid UTF-8 reaches the trace" {
+	start_tcp_collector
+	{
+		printf '1 3 boot inc=1\n'
+		printf '2 3 exit why=\033]0;owned\007\033[2J\n'
+		printf '3 3 state status=Norm ldr=3 grp=- x=\377\376\n'
+		printf '4 3 state status=Norm ldr=3 grp=- x=\302\233\n'
+		printf '5 3 state status=Norm ldr=3 grp=- x=\355\240\200\n'
+		printf '6 3 state status=Norm ldr=3 grp=- x=caf\303\251\n'
+		printf '7 3 exit why=done\n'
+	} | trawsend "tcp:127.0.0.1:$port"
+	wait_for 5 grep -q ' 3 exit why=done' "$dir/out.trace"
+	stop_collector
+	run cat "$dir/out.trace"
+	assert_output "$(printf '1 3 boot inc=1\n6 3 lost n=4
+6 3 state status=Norm ldr=3 grp=- x=caf\303\251\n7 3 exit why=done')"
+	# nothing outside printable UTF-8 in the file, nor on stderr
+	run grep -c -P '[\x00-\x08\x0b-\x1f\x7f]' "$dir/out.trace" "$dir/err"
+	assert_output "$(printf '%s:0\n%s:0' "$dir/out.trace" "$dir/err")"
+	run cat "$dir/err"
+	assert_line --partial 'line 2: control character in line: "2 3 exit why=\033]0;owned\a'
+	assert_line --partial 'line 3: invalid UTF-8 in line'
+	assert_line --partial 'line 4: control character in line'
+	assert_line --partial 'line 5: invalid UTF-8 in line'
+}
+
+# prove PORT KEYFILE NODE REPLAY < LINES: a writer in Python that answers
+# the challenge (HMAC-SHA-512-256, libsodium's crypto_auth), then sends
+# LINES; with REPLAY 1, the proof made for another connection's challenge.
+prove() {
+	local py
+	py=$(cat <<-'PY'
+	import hashlib, hmac, socket, sys
+	port, keyfile, node, replay = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+	key = open(keyfile, "rb").read()
+	def challenge(s):
+	    buf = b""
+	    while not buf.endswith(b"\n"):
+	        buf += s.recv(1)
+	    assert buf.startswith(b"challenge ")
+	    return bytes.fromhex(buf[10:-1].decode())
+	def answer(nonce):
+	    n = 0 if node == "-" else int(node)
+	    msg = b"elect-trace auth 1 " + nonce + bytes([n >> 8, n & 255])
+	    return hmac.new(key, msg, hashlib.sha512).digest()[:32].hex()
+	s = socket.create_connection(("127.0.0.1", port))
+	nonce = challenge(s)
+	if replay:
+	    other = socket.create_connection(("127.0.0.1", port))
+	    nonce = challenge(other)
+	    other.close()
+	try:  # a false proof: the collector hangs up
+	    s.sendall(("auth %s %s\n" % (node, answer(nonce))).encode())
+	    s.sendall(sys.stdin.buffer.read())
+	    s.shutdown(socket.SHUT_WR)
+	    while s.recv(4096):
+	        pass
+	except OSError:
+	    pass
+	PY
+	)
+	python3 -c "$py" "$@"
+}
+
+@test "collect -k: writers prove their nodes; forged, replayed and unproved lines are refused" {
+	head -c 32 /dev/urandom > "$dir/key"
+	head -c 32 /dev/urandom > "$dir/other"
+	chmod 600 "$dir/key" "$dir/other"
+	start_tcp_collector -k "$dir/key"
+	# the trace writer of the daemons, with the key: every line
+	run twrite -k "$dir/key" -c 50 -r 1000 -n 4 "tcp:127.0.0.1:$port"
+	assert_output 0
+	# with another key: nothing of node 3
+	twrite -k "$dir/other" -c 5 -n 3 -w 1 "tcp:127.0.0.1:$port" || true
+	# no proof at all: nothing, and no crash said for node 3
+	printf '1 3 boot inc=1\n2 3 state status=Norm ldr=3 grp=-\n' |
+	    trawsend "tcp:127.0.0.1:$port"
+	# a proof made for another connection's challenge
+	printf '1 3 boot inc=1\n' | prove "$port" "$dir/key" 3 1
+	# proved as 5, it writes for 5, not for 3
+	printf '1 5 boot inc=1\n2 3 boot inc=1\n3 5 state status=Norm ldr=5 grp=-\n' |
+	    prove "$port" "$dir/key" 5 0
+	wait_for 5 grep -q ' 5 crash$' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(lines_of ' 4 send ')" 50
+	assert_equal "$(lines_of ' 3 ')" 0
+	run awk '$2 == 5 { sub(/^[^ ]* /, ""); print }' "$dir/out.trace"
+	assert_output "$(printf '5 boot inc=1\n5 lost n=1
+5 state status=Norm ldr=5 grp=-\n5 crash')"
+	assert_equal "$(lines_of ' crash$')" 1
+	run cat "$dir/err"
+	assert_output --partial 'false proof'
+	assert_output --partial 'line 1: node not proved on this connection: "1 3 boot'
+	assert_output --partial 'line 2: node not proved on this connection: "2 3 boot'
 }
 
 @test "collect: SIGHUP reopens the output file" {
@@ -205,6 +296,66 @@ lines_of() {
 	assert_output "$(printf '2 boot\n1 boot\n2 exit\n1 exit')"
 }
 
+@test "collect: -d holds what a late source sends the others past, in time order" {
+	# the other core busy or not, a source whose lines come 0.3 s late
+	start_collector -d 0.1 -w 10
+	twrite -c 200 -r 100 -n 2 "unix:$sock" > "$dir/lost2" &
+	w2=$!
+	for i in 1 2 3 4 5 6 7 8; do
+		t=$(date +%s.%N)
+		sleep 0.3	# the delay of its path, not a wait for a result
+		printf '%s 1 send to=2 msg=Seq elid=%d\n' "$t" "$i"
+	done | trawsend "unix:$sock"
+	wait "$w2"
+	wait_for 10 grep -q ' 1 send .* elid=8$' "$dir/out.trace"
+	wait_for 10 grep -q ' 2 exit' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(cat "$dir/lost2")" 0
+	assert_equal "$(lines_of ' 1 send ')" 8
+	assert_equal "$(lines_of ' 2 send ')" 200
+	assert_equal "$(lines_of ' quiet \| lost ')" 0
+	# in time order: merge takes only that
+	run elect-trace merge "$dir/out.trace"
+	assert_success
+	refute_output --partial "back in time"
+}
+
+@test "collect: a source silent past -w is said quiet; its lines too late for the order are said lost" {
+	start_collector -w 0.5
+	mkfifo "$dir/a"
+	trawsend -h "unix:$sock" < "$dir/a" > "$dir/ha" &
+	pids+=($!)
+	exec 7> "$dir/a"
+	printf '10 1 boot inc=1\n' >&7
+	wait_for 5 grep -q ' 1 boot' "$dir/out.trace"
+	# held while node 1 is behind, written once it has been silent 0.5 s
+	printf '11 2 boot inc=1\n12 2 state status=Norm ldr=2 grp=-\n' |
+	    trawsend -h "unix:$sock" > "$dir/hb" &
+	pids+=($!)
+	wait_for 10 grep -q ' 2 state' "$dir/out.trace"
+	# 11.5 comes after 12 was written: dropped, and said lost
+	printf '11.5 1 state status=Norm ldr=2 grp=-\n13 1 exit why=done\n' >&7
+	exec 7>&-
+	wait_for 5 grep -q ' 1 exit' "$dir/out.trace"
+	stop_collector
+	run awk '{ sub(/ for=[0-9.]*$/, ""); print }' "$dir/out.trace"
+	assert_output - <<-EOF
+	10 1 boot inc=1
+	11 1 quiet since=10
+	11 2 boot inc=1
+	12 2 state status=Norm ldr=2 grp=-
+	13 2 quiet since=12
+	13 1 lost n=1
+	13 1 exit why=done
+	EOF
+	run cat "$dir/err"
+	assert_output --partial "silent"
+	assert_output --partial 'line 2: earlier than lines already written: "11.5 1'
+	run sh -c "elect-check -A trace < '$dir/out.trace'"
+	assert_failure 1
+	assert_output --partial 'node 1 lost 1 line'
+}
+
 @test "collect: a stale socket is taken over, a live one is refused" {
 	start_collector
 	run elect-trace collect -l "unix:$sock"
@@ -232,9 +383,16 @@ lines_of() {
 	assert_output --partial "expected unix:PATH or tcp:HOST:PORT"
 	run elect-trace collect -l "tcp:127.0.0.1"
 	assert_failure 2
+	# writers are not authenticated: the network only when said so
+	run elect-trace collect -l "tcp:0.0.0.0:$(freeport)"
+	assert_failure 2
+	assert_output --partial "not a loopback address"
+	assert_output --partial "--insecure"
 	run elect-trace collect -l "unix:$sock" -d soon
 	assert_failure 2
 	assert_output --partial '"soon" is not a number of seconds'
+	run elect-trace collect -l "unix:$sock" -w soon
+	assert_failure 2
 	run elect-trace collect -l "unix:$sock" extra
 	assert_failure 2
 	run elect-trace collect --help

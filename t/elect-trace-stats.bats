@@ -139,3 +139,23 @@ assert_field() {
 	assert_failure 2
 	assert_output --partial "usage: elect-trace stats"
 }
+
+@test "stats: nodes cut off in a minority churn apart, not as elections of the cluster" {
+	# 5 keeps its lease with 3 and 4 all along; 1 and 2 churn from 2 to 4
+	run elect-trace stats "$T/lease-minority.trace"
+	assert_success
+	assert_line --regexp '^lease +2 +1 '
+	refute_output --partial 'state:1'
+	refute_output --partial 'state:2'
+	assert_line --partial 'not elections of the cluster'
+	assert_line --regexp '^1 +5 +2\.000000 +2\.020000 +101 +101$'
+	assert_line --regexp '^2 +5 +2\.000000 +2\.020000 +101 +101$'
+	run sh -c "elect-trace stats --json '$T/lease-minority.trace' > '$dir/j'"
+	assert_success
+	assert_field 2 cut_off 1
+	assert_field 2 leader 5
+	assert_field 2 changes 101
+	assert_field 2 duration 2.02
+	assert_field 3 cut_off 2
+	assert_field 4 elections 2
+}

@@ -13,6 +13,36 @@ teardown() {
 	rm -rf "$dir"
 }
 
+# sent SVG: the messages its traffic bands count
+sent() {
+	grep -o 'data-sent="[0-9]*"' "$1" | tr -dc '0-9\n' |
+	    awk '{ n += $1 } END { print n + 0 }'
+}
+
+# chatter N: a trace of 3 nodes; 1 sends 2 N messages in a second, each
+# a Ping received but every tenth, a Probe never received; 3 sends one
+# Elect to 2.
+chatter() {
+	awk -v n="$1" 'BEGIN {
+		print "1 1 boot inc=1"; print "1 2 boot inc=1"
+		print "1 3 boot inc=1"
+		for (i = 0; i < n; i++) {
+			t = 2 + i / n
+			if (i % 10 == 9) {
+				printf "%.6f 1 send to=2 msg=Probe\n", t
+				continue
+			}
+			printf "%.6f 1 send to=2 msg=Ping\n", t
+			printf "%.6f 2 recv from=1 msg=Ping\n", t + 0.0001
+			if (i == int(n / 2)) {
+				printf "%.6f 3 send to=2 msg=Elect\n", t + 0.0002
+				printf "%.6f 2 recv from=3 msg=Elect\n", t + 0.0003
+			}
+		}
+		print "3.5 1 exit why=done"
+	}'
+}
+
 @test "timeline: text, as expected" {
 	run elect-trace timeline "$T/bully3.trace"
 	assert_success
@@ -69,8 +99,9 @@ teardown() {
 	bullygen -n 10 -l 10000 > "$dir/t"
 	elect-trace timeline --format svg "$dir/t" > "$dir/t.svg"
 	xmllint --noout "$dir/t.svg"
-	assert_equal "$(grep -c '<line class="msg' "$dir/t.svg")" \
-	    "$(grep -c ' send ' "$dir/t")"
+	# too many for arrows: every send counted in its node's band
+	assert_equal "$(grep -c '<line class="msg' "$dir/t.svg")" 0
+	assert_equal "$(sent "$dir/t.svg")" "$(grep -c ' send ' "$dir/t")"
 	printf '%s\n' '1 1 boot inc=1' \
 	    '2 1 send to=2 msg=<a&b>"'"'"'</svg> elid=]]>' \
 	    "$(printf '3 1 exit why=\001\377\303')" > "$dir/h"
@@ -78,6 +109,63 @@ teardown() {
 	xmllint --noout "$dir/h.svg"
 	run elect-trace timeline --format mermaid "$dir/h"
 	assert_output --partial 'Note over n1: sends #60;a#38;b#62;#34;'
+}
+
+@test "timeline: SVG past a density: a band per node, marks kept, legend whole" {
+	chatter 1000 > "$dir/c"
+	elect-trace timeline --format svg "$dir/c" > "$dir/c.svg"
+	xmllint --noout "$dir/c.svg"
+	assert_equal "$(grep -c '<g class="traffic"' "$dir/c.svg")" 3
+	assert_equal "$(grep -c '<line class="msg' "$dir/c.svg")" 0
+	assert_equal "$(sent "$dir/c.svg")" 1001
+	run grep -o '<g class="traffic" data-node="1" data-sent="1000" data-lost="100"' "$dir/c.svg"
+	assert_success
+	grep -q 'class="unrecv"' "$dir/c.svg"
+	grep -q 'class="exit"' "$dir/c.svg"
+	for k in "messages sent" "never received" task edict boot crash; do
+		grep -q ">$k</text>" "$dir/c.svg"
+	done
+	# below the density, arrows again: a tenth of a second
+	elect-trace timeline --format svg --from 2 --to 2.1 "$dir/c" > "$dir/w.svg"
+	xmllint --noout "$dir/w.svg"
+	assert_equal "$(grep -c '<g class="traffic"' "$dir/w.svg")" 0
+	assert_equal "$(grep -c '<line class="msg lost"' "$dir/w.svg")" 10
+	refute_output --partial "messages sent"
+	run grep -c '>messages sent</text>' "$dir/w.svg"
+	assert_output 0
+}
+
+@test "timeline: -x leaves message types out" {
+	chatter 1000 > "$dir/c"
+	elect-trace timeline --format svg -x Ping,Probe "$dir/c" > "$dir/x.svg"
+	xmllint --noout "$dir/x.svg"
+	assert_equal "$(grep -c '<line class="msg' "$dir/x.svg")" 1
+	elect-trace timeline --format svg -x Ping,Elect "$dir/c" > "$dir/y.svg"
+	assert_equal "$(grep -c '<line class="msg lost' "$dir/y.svg")" 100
+	grep -q 'Elect' "$dir/x.svg"
+	run grep -c 'Ping' "$dir/x.svg"
+	assert_output 0
+	run elect-trace timeline --exclude Ping -x Elect "$dir/c"
+	assert_success
+	refute_output --partial Ping
+	refute_output --partial Elect
+	assert_output --partial Probe
+	run elect-trace timeline -x , "$dir/c"
+	assert_failure 2
+	assert_output --partial "empty message type"
+}
+
+@test "timeline: a message to a node that restarts is lost, not received by its next incarnation" {
+	printf '%s\n' '1 1 boot inc=1' '1 2 boot inc=1' \
+	    '2 1 send to=2 msg=Ping' '2.5 2 crash' '5 2 boot inc=2' \
+	    '6 2 recv from=1 msg=Ping' '7 1 send to=2 msg=Ping' \
+	    '7.001 2 recv from=1 msg=Ping' > "$dir/r"
+	elect-trace timeline --format svg "$dir/r" > "$dir/r.svg"
+	xmllint --noout "$dir/r.svg"
+	assert_equal "$(grep -c '<line class="msg lost"' "$dir/r.svg")" 1
+	assert_equal "$(grep -c '<line class="msg"' "$dir/r.svg")" 1
+	run grep -c 'sends Ping to 2 at 1.000000, never received' "$dir/r.svg"
+	assert_output 1
 }
 
 @test "timeline: malformed input, bad options" {

@@ -144,7 +144,7 @@ bad() {
 	bad '-:1: expected KEY=VALUE' - <<< '1 1 boot =1'
 	bad '-:1: key inc given twice' - <<< '1 1 boot inc=1 inc=2'
 	bad '-:1: key x given twice' - <<< '1 1 boot inc=1 x=1 x=2'
-	bad '-:1: node "-" only goes with net, clock or lost' - <<< '1 - boot inc=1'
+	bad '-:1: node "-" only goes with net, clock, lost or quiet' - <<< '1 - boot inc=1'
 	bad '-:1: net lines belong to node "-"' - <<< '1 1 net a=1 b=2 link=up'
 	bad '-:1: net: a and b are the same node' - <<< '1 - net a=2 b=2 link=up'
 }

@@ -574,12 +574,15 @@ main(int argc, char *argv[])
 	    (uint64_t)(tw_now() / 1000);
 	if ((sh.fd = fd_new(&cfg)) == NULL)
 		errx(1, "cannot set up the detector");
-	sodium_memzero(&cfg.key, sizeof(cfg.key));
 	free(ids);
 	open_socket(&sh);
 	if (o.trace != NULL &&
 	    (sh.tw = tw_open(o.trace, STDERR_FILENO)) == NULL)
 		err(EXIT_USAGE, "-t %s", o.trace);
+	/* a collector with the key (collect -k) takes only proved lines */
+	if (sh.tw != NULL && !cfg.key.insecure)
+		tw_auth(sh.tw, cfg.key.k, o.self);
+	sodium_memzero(&cfg.key, sizeof(cfg.key));
 	if (setvbuf(stdout, NULL, _IOLBF, 0) != 0)
 		err(1, "setvbuf");
 	sh.sigfd = signals_open(sigs, nitems(sigs));

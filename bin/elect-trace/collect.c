@@ -2,8 +2,12 @@
  * elect-trace collect: one trace from many nodes.  A single poll loop
  * serves every connection, reading at most one block from each per round,
  * so that no sender can hold up the others.  Lines are written as they
- * come, or with -d held in a reorder buffer until they are that old; a
- * sender's lines are acknowledged once written.
+ * come, or with -d or -w in time order: held in a reorder buffer until
+ * every live connection has sent a line at least as late (a low
+ * watermark), and with -d until they are that old.  A connection silent
+ * for longer than -w is said quiet and waited for no more; its lines that
+ * come too late for the order are dropped and said lost.  A sender's
+ * lines are acknowledged once written.
  */
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -13,6 +17,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 
+#include <assert.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +32,11 @@
 #define LIBBSD_OPENBSD_VIS
 #include <vis.h>
 
+#include <sodium.h>
+
 #include "collect/collect.h"
 #include "collect/hold.h"
+#include "net/key.h"
 #include "net/resolve.h"
 #include "util/util.h"
 
@@ -38,7 +46,7 @@
 #define REPORT_MAX	10	/* bad lines reported per connection */
 #define DRAIN_MAX	(1024 * 1024)	/* read from each at the end, at most */
 #define HOLD_MAX	(64 * 1024 * 1024)	/* bytes in the reorder buffer */
-#define LATE_MAX	10	/* late lines reported */
+#define WAIT_DEFAULT	TRACE_NS	/* -w */
 #define ACCEPT_MAX	64	/* connections taken per round */
 #define CONN_MAX	4096	/* at once; more wait in the backlog */
 
@@ -47,6 +55,9 @@ struct conn {
 	char		 peer[96];
 	unsigned long	 acked;
 	unsigned long	 held;		/* lines in the reorder buffer */
+	trace_time	 mark;		/* its latest line's time */
+	int64_t		 heard;		/* mono_now() of its latest line */
+	int		 quiet;		/* waited for no more */
 	struct collect_conn c;
 };
 
@@ -138,10 +149,13 @@ struct state {
 	struct conn	**conns;
 	size_t		  nconns, capconns;
 	char		 *block;
-	struct hold	 *hold;		/* NULL without -d */
+	struct hold	 *hold;		/* NULL without -d or -w */
+	trace_time	  delay;	/* -d: a line held until this old */
+	int64_t		  wait;		/* -w: a connection waited for */
 	int		  sigfd;	/* SIGINT, SIGTERM, SIGHUP */
 	trace_time	  last;		/* latest time written from it */
-	unsigned long	  late;
+	unsigned long	  quiets;
+	const uint8_t	 *key;		/* -k: writers prove their nodes */
 };
 
 /* What the callbacks of the collector core are given. */
@@ -163,8 +177,22 @@ emit(void *arg, trace_time t, const char *line, size_t len)
 	if (hold_put(ctx->st->hold, t, line, len, ctx->own ? NULL :
 	    ctx->conn) == -1)
 		err(1, NULL);
-	if (!ctx->own)
+	if (!ctx->own) {
 		ctx->conn->held++;
+		if (t > ctx->conn->mark)
+			ctx->conn->mark = t;
+		ctx->conn->heard = mono_now();
+		ctx->conn->quiet = 0;	/* back in time: waited for again */
+	}
+}
+
+/* In time order, nothing earlier than what was written may come. */
+static trace_time
+floor_of(void *arg)
+{
+	struct ctx *ctx = arg;
+
+	return ctx->st->hold != NULL ? ctx->st->last : INT64_MIN;
 }
 
 /* Says who sent a bad line, escaped so that it cannot play the terminal. */
@@ -270,9 +298,26 @@ listen_unix(const char *addr)
 	return s;
 }
 
-/* Listens on tcp:HOST:PORT. */
+/* Whether SA is a loopback address. */
 static int
-listen_tcp(const char *addr)
+loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	    IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr);
+}
+
+/*
+ * Listens on tcp:HOST:PORT.  Without -k anyone who can connect can write
+ * lines for any node, so only loopback, unless TRUSTED (-k or
+ * --insecure).
+ */
+static int
+listen_tcp(const char *addr, int trusted)
 {
 	struct addrinfo *ai;
 	const char *why;
@@ -280,6 +325,10 @@ listen_tcp(const char *addr)
 
 	if (trace_addr_tcp(addr, 1, &ai, &why) == -1)
 		errx(EXIT_USAGE, "-l %s: %s", addr, why);
+	if (!trusted && !loopback(ai->ai_addr))
+		errx(EXIT_USAGE, "-l %s: not a loopback address: -k to make "
+		    "writers prove their nodes, or --insecure to trust the "
+		    "network", addr);
 	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 	if (s == -1)
 		err(1, "socket");
@@ -291,14 +340,14 @@ listen_tcp(const char *addr)
 }
 
 static int
-listen_on(const char *addr)
+listen_on(const char *addr, int insecure)
 {
 	int s;
 
 	if (strncmp(addr, "unix:", 5) == 0)
 		s = listen_unix(addr);
 	else if (strncmp(addr, "tcp:", 4) == 0)
-		s = listen_tcp(addr);
+		s = listen_tcp(addr, insecure);
 	else
 		errx(EXIT_USAGE, "-l %s: expected unix:PATH or tcp:HOST:PORT",
 		    addr);
@@ -325,6 +374,9 @@ accept_one(struct state *st, int ls, int *paused)
 	struct sockaddr_storage ss;
 	socklen_t sslen = sizeof(ss);
 	struct conn *cn, **nc;
+	uint8_t nonce[AUTH_NONCE];
+	char ch[AUTH_LINE_MAX];
+	size_t n;
 	int fd;
 
 	fd = accept4(ls, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK |
@@ -353,36 +405,124 @@ accept_one(struct state *st, int ls, int *paused)
 	}
 	cn->fd = fd;
 	cn->acked = cn->held = 0;
+	cn->mark = INT64_MIN;
+	cn->heard = mono_now();
+	cn->quiet = 0;
 	collect_conn_init(&cn->c);
 	peer_name(fd, &ss, cn->peer, sizeof(cn->peer));
+	/* the greeting: a challenge with -k, else that none is wanted (a
+	 * writer with a key waits for it); a fresh socket's buffer takes it
+	 * whole, or the peer is gone */
+	randombytes_buf(nonce, sizeof(nonce));
+	n = auth_challenge(st->key != NULL ? nonce : NULL, ch);
+	if ((st->key != NULL &&
+	    collect_conn_auth(&cn->c, st->key, nonce) == -1) ||
+	    send(fd, ch, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
+		free(cn->c.proved);
+		free(cn);
+		close(fd);
+		return 0;
+	}
 	st->conns[st->nconns++] = cn;
 	return 0;
 }
 
+/* The connection that holds a line of time T back (the live one, not
+ * quiet, whose latest line is earliest and earlier than T), or NULL. */
+static struct conn *
+holder(struct state *st, trace_time t)
+{
+	struct conn *low = NULL;
+	size_t i;
+
+	for (i = 0; i < st->nconns; i++) {
+		struct conn *cn = st->conns[i];
+
+		if (!cn->quiet && cn->mark < t &&
+		    (low == NULL || cn->mark < low->mark))
+			low = cn;
+	}
+	return low;
+}
+
 /*
- * Writes the held lines that are due (all of them if ALL), then
- * acknowledges what was written.  A line that comes after later ones were
- * written is written all the same, and reported.
+ * CN is waited for no more: says so in the trace, at T (that of the line
+ * about to be written), under the node last heard on it.
  */
 static void
-release(struct state *st, int all)
+say_quiet(struct state *st, struct conn *cn, trace_time t, int64_t now)
 {
+	char line[96], since[32];
+	unsigned node = 0;
+	int n;
+
+	if (cn->c.nnodes > 0)
+		node = cn->c.nodes[cn->c.lastnode];
+	if (cn->mark == INT64_MIN)
+		strlcpy(since, "-", sizeof(since));
+	else
+		trace_format_time(cn->mark, since, sizeof(since));
+	n = trace_format_line(line, sizeof(line), t, node,
+	    "quiet since=%s for=%.3f", since,
+	    (double)(now - cn->heard) / TRACE_NS);
+	out_line(&st->out, line, (size_t)n);
+	cn->quiet = 1;
+	if (++st->quiets <= REPORT_MAX)
+		warnx("%s: silent %.3f s; lines written without waiting for "
+		    "it", cn->peer, (double)(now - cn->heard) / TRACE_NS);
+}
+
+/*
+ * Whether the earliest held line L may be written now: it is -d old, and
+ * every live connection has sent a line at least as late, but for those
+ * silent for -w (or all of them when the buffer is full), which are said
+ * quiet.  *WAKE gets how long until that may change.
+ */
+static int
+due(struct state *st, const struct hold_line *l, trace_time now,
+    int64_t mono, int64_t *wake)
+{
+	struct conn *cn;
+
+	if (l->t > now - st->delay) {
+		*wake = l->t + st->delay - now;
+		return 0;
+	}
+	while ((cn = holder(st, l->t)) != NULL) {
+		if (!hold_full(st->hold) && mono - cn->heard < st->wait) {
+			*wake = cn->heard + st->wait - mono;
+			return 0;
+		}
+		say_quiet(st, cn, l->t, mono);
+	}
+	return 1;
+}
+
+/*
+ * Writes the held lines that are due (all of them if ALL), then
+ * acknowledges what was written.  *WAKE, if given, gets how long until
+ * the next one may be due (-1: not before a line comes).
+ */
+static void
+release(struct state *st, int all, int64_t *wake)
+{
+	const struct hold_line *top;
 	struct hold_line *l;
 	trace_time now = tw_now();
+	int64_t mono = mono_now(), w = -1;
 	size_t i;
 
 	if (st->hold == NULL)
 		return;
-	while ((l = hold_take(st->hold, now, all)) != NULL) {
-		struct conn *cn = l->tag;
+	while ((top = hold_top(st->hold)) != NULL &&
+	    (all || due(st, top, now, mono, &w))) {
+		struct conn *cn;
 
-		if (l->t < st->last && ++st->late <= LATE_MAX)
-			warnx("%s: a line %.3f s late for -d; written out of "
-			    "order%s", cn ? cn->peer : "collector",
-			    (double)(st->last - l->t) / TRACE_NS,
-			    st->late == LATE_MAX ? " (more not reported)" : "");
-		if (l->t > st->last)
-			st->last = l->t;
+		l = hold_pop(st->hold);
+		cn = l->tag;
+		/* floor_of() kept every line from coming in too late */
+		assert(l->t >= st->last);
+		st->last = l->t;
 		out_line(&st->out, l->line, l->len);
 		if (cn != NULL && --cn->held == 0 && cn->fd == -1)
 			free(cn);
@@ -391,6 +531,8 @@ release(struct state *st, int all)
 	out_flush(&st->out);
 	for (i = 0; i < st->nconns; i++)
 		send_ack(st->conns[i]);
+	if (wake != NULL)
+		*wake = w;
 }
 
 static void
@@ -398,7 +540,7 @@ end_conn(struct state *st, size_t i, enum collect_end how)
 {
 	struct conn *cn = st->conns[i];
 	struct ctx ctx = { st, cn, 1 };
-	struct collect_out co = { emit, report, &ctx };
+	struct collect_out co = { emit, report, &ctx, floor_of };
 
 	collect_end(st->col, &cn->c, how, tw_now(), &co);
 	if (st->hold == NULL)
@@ -413,13 +555,14 @@ end_conn(struct state *st, size_t i, enum collect_end how)
 		free(cn);	/* else when its last line is written */
 }
 
-/* One block from connection I; -1 at its end. */
+/* One block from connection I; -1 at its end, -2 if it must be closed
+ * (a false proof). */
 static int
 read_conn(struct state *st, size_t i)
 {
 	struct conn *cn = st->conns[i];
 	struct ctx ctx = { st, cn, 0 };
-	struct collect_out co = { emit, report, &ctx };
+	struct collect_out co = { emit, report, &ctx, floor_of };
 	ssize_t n;
 
 	while ((n = read(cn->fd, st->block, BLOCK)) == -1 && errno == EINTR)
@@ -433,7 +576,7 @@ read_conn(struct state *st, size_t i)
 		out_flush(&st->out);
 		send_ack(cn);
 	}
-	return 0;
+	return cn->c.refused ? -2 : 0;
 }
 
 /* Leaving: what the senders already sent is read and written, but nobody
@@ -446,7 +589,7 @@ shut_down(struct state *st)
 	for (i = 0; i < st->nconns; i++) {
 		struct conn *cn = st->conns[i];
 		struct ctx ctx = { st, cn, 0 };
-		struct collect_out co = { emit, report, &ctx };
+		struct collect_out co = { emit, report, &ctx, floor_of };
 		size_t got = 0;
 		ssize_t n;
 
@@ -457,28 +600,23 @@ shut_down(struct state *st)
 			got += (size_t)n;
 		}
 	}
-	release(st, 1);
+	release(st, 1, NULL);
 	out_flush(&st->out);
 	while (st->nconns > 0)
 		end_conn(st, st->nconns - 1, CE_SHUTDOWN);
-	if (st->late > 0)
-		warnx("%lu lines written out of order (-d too short)",
-		    st->late);
+	if (st->quiets > REPORT_MAX)
+		warnx("%lu times a connection was waited for no more",
+		    st->quiets);
 }
 
-/* How long poll may wait: until the next held line is due. */
+/* How long poll may wait: until the next held line may be due (WAKE). */
 static struct timespec *
-timeout(struct state *st, int paused, struct timespec *ts)
+timeout(int64_t wake, int paused, struct timespec *ts)
 {
-	trace_time wait = paused ? TRACE_NS / 10 : -1, due;
+	int64_t wait = paused ? TRACE_NS / 10 : -1;
 
-	if (st->hold != NULL && (due = hold_due(st->hold)) != INT64_MAX) {
-		due -= tw_now();
-		if (due < 0)
-			due = 0;
-		if (wait == -1 || due < wait)
-			wait = due;
-	}
+	if (wake >= 0 && (wait == -1 || wake < wait))
+		wait = wake;
 	if (wait == -1)
 		return NULL;
 	ts->tv_sec = wait / TRACE_NS;
@@ -492,6 +630,7 @@ serve(struct state *st, int ls)
 	struct pollfd *pfd = NULL;
 	size_t cap = 0, i, n;
 	int paused = 0, quit = 0, sig;
+	int64_t wake = -1;
 
 	while (!quit) {
 		struct timespec ts;
@@ -510,7 +649,7 @@ serve(struct state *st, int ls)
 		n = st->nconns;
 		pfd[n + 1].fd = st->sigfd;
 		pfd[n + 1].events = POLLIN;
-		if (ppoll(pfd, n + 2, timeout(st, paused, &ts), NULL) == -1) {
+		if (ppoll(pfd, n + 2, timeout(wake, paused, &ts), NULL) == -1) {
 			if (errno == EINTR)
 				continue;
 			err(1, "poll");
@@ -524,14 +663,19 @@ serve(struct state *st, int ls)
 				quit = 1;
 		}
 		/* Backwards: end_conn() moves the last connection to i. */
-		for (i = n; i > 0; i--)
-			if (pfd[i].revents != 0 && read_conn(st, i - 1) == -1)
-				end_conn(st, i - 1, CE_EOF);
+		for (i = n; i > 0; i--) {
+			int rc = pfd[i].revents != 0 ? read_conn(st, i - 1) : 0;
+
+			/* a writer that lied: no crash said for its nodes */
+			if (rc < 0)
+				end_conn(st, i - 1, rc == -1 ? CE_EOF :
+				    CE_SHUTDOWN);
+		}
 		for (i = 0; i < ACCEPT_MAX && !paused && st->nconns < CONN_MAX &&
 		    (pfd[0].revents & POLLIN); i++)
 			if (accept_one(st, ls, &paused) == -1)
 				break;
-		release(st, 0);
+		release(st, 0, &wake);
 	}
 	free(pfd);
 }
@@ -539,27 +683,43 @@ serve(struct state *st, int ls)
 int
 cmd_collect(int argc, char *argv[])
 {
+	enum { INSECURE = 256 };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "insecure", no_argument, NULL, INSECURE },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct state st = { 0 };
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	const char *addr = NULL;
-	trace_time delay = 0;
-	int ch, ls;
+	int ch, ls, ordered = 0, insecure = 0;
+	const char *keyfile = NULL;
+	uint8_t key[KEY_BYTES];
+	char msg[256];
 
-	while ((ch = getopt_long(argc, argv, "d:hl:o:", longopts,
+	st.wait = WAIT_DEFAULT;
+	while ((ch = getopt_long(argc, argv, "d:hk:l:o:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			delay = arg_seconds(optarg, "-d");
+			st.delay = arg_seconds(optarg, "-d");
+			ordered = 1;
+			break;
+		case 'w':
+			st.wait = arg_seconds(optarg, "-w");
+			ordered = 1;
+			break;
+		case 'k':
+			keyfile = optarg;
 			break;
 		case 'l':
 			addr = optarg;
 			break;
 		case 'o':
 			st.out.path = optarg;
+			break;
+		case INSECURE:
+			insecure = 1;
 			break;
 		case 'h':
 			usage("collect", 0);
@@ -569,17 +729,28 @@ cmd_collect(int argc, char *argv[])
 	}
 	if (addr == NULL || optind != argc)
 		usage("collect", EXIT_USAGE);
+	if (keyfile != NULL) {
+		int rc = key_load(keyfile, key, msg, sizeof(msg));
+
+		if (rc == -1)
+			errx(EXIT_USAGE, "%s", msg);
+		if (rc == 1)
+			warnx("%s", msg);
+		st.key = key;
+	}
+	if (sodium_init() == -1)
+		errx(1, "libsodium cannot start");
 	if ((st.out.fd = out_open(&st.out)) == -1)
 		err(EXIT_USAGE, "%s", st.out.path);
 	st.out.cap = BLOCK + TRACE_LINE_MAX;
 	if ((st.out.buf = malloc(st.out.cap)) == NULL ||
 	    (st.block = malloc(BLOCK)) == NULL ||
 	    (st.col = collect_new()) == NULL ||
-	    (delay > 0 && (st.hold = hold_new(delay, HOLD_MAX)) == NULL))
+	    (ordered && (st.hold = hold_new(HOLD_MAX)) == NULL))
 		err(1, NULL);
 	raise_nofile();
 	st.sigfd = signals_open(sigs, nitems(sigs));
-	ls = listen_on(addr);
+	ls = listen_on(addr, insecure || st.key != NULL);
 	serve(&st, ls);
 	close(st.sigfd);
 	close(ls);

@@ -17,13 +17,17 @@ static const struct cmd {
 	int		 (*run)(int, char *[]);
 	const char	*usage;
 } cmds[] = {
-	{ "collect", cmd_collect, "collect -l address [-d seconds] [-o file]" },
+	{ "collect", cmd_collect,
+	    "collect -l address [-d seconds] [-o file] [-w seconds]\n"
+	    "                            [-k keyfile | --insecure]" },
 	{ "merge", cmd_merge, "merge [-o file] [file ...]" },
 	{ "stats", cmd_stats,
 	    "stats [--json] [-x type,...] [file ...]" },
 	{ "timeline", cmd_timeline,
 	    "timeline [--format text|svg|mermaid] [--from time]\n"
-	    "                            [--to time] [--nodes list] [file ...]" },
+	    "                            [--to time] [--nodes list] "
+	    "[-x type,...]\n"
+	    "                            [file ...]" },
 };
 
 void

@@ -129,6 +129,40 @@ row_text(const struct stats *st, const struct election *e)
 	putchar('\n');
 }
 
+/* The periods of nodes cut off from a leader that kept its lease: not
+ * elections of the cluster, so apart from them. */
+static void
+cutoffs(const struct stats *st, int json)
+{
+	const struct stats_cutoff *c;
+	char a[32], b[32];
+	size_t i;
+
+	for (i = 0; (c = stats_cutoff(st, i)) != NULL; i++) {
+		if (json) {
+			printf("{\"cut_off\":%u,\"leader\":%u,\"start\":%s,"
+			    "\"done\":%s", c->node, c->leader,
+			    secs(c->start, a, sizeof(a)), c->done ? "true" :
+			    "false");
+			if (c->done)
+				printf(",\"duration\":%s", secs(c->end -
+				    c->start, b, sizeof(b)));
+			printf(",\"changes\":%lu,\"messages\":%llu}\n",
+			    c->changes, (unsigned long long)c->messages);
+			continue;
+		}
+		if (i == 0)
+			printf("\nnodes out of touch while the leader kept its "
+			    "lease (not elections of the cluster):\n"
+			    "%-7s %-6s %-20s %-10s %7s %6s\n", "cut off",
+			    "leader", "start", "duration", "changes", "msgs");
+		printf("%-7u %-6u %-20s %-10s %7lu %6llu\n", c->node,
+		    c->leader, micros(c->start, a, sizeof(a)), c->done ?
+		    micros(c->end - c->start, b, sizeof(b)) : "-",
+		    c->changes, (unsigned long long)c->messages);
+	}
+}
+
 static void
 summary(struct stats *st, int json)
 {
@@ -236,6 +270,7 @@ cmd_stats(int argc, char *argv[])
 	}
 	if ((e = stats_end(st)) != NULL)
 		(json ? row_json : row_text)(st, e);
+	cutoffs(st, json);
 	summary(st, json);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "stdout");

@@ -53,6 +53,21 @@ node_list(char *list)
 	return set;
 }
 
+/* "a,b" into the message types left out, added to *V. */
+static void
+type_list(char *list, char ***v, size_t *n)
+{
+	char *t;
+
+	while ((t = strsep(&list, ",")) != NULL) {
+		if (*t == '\0')
+			errx(EXIT_USAGE, "-x: empty message type");
+		if ((*v = reallocarray(*v, *n + 1, sizeof(**v))) == NULL)
+			err(1, NULL);
+		(*v)[(*n)++] = t;
+	}
+}
+
 int
 cmd_timeline(int argc, char *argv[])
 {
@@ -62,6 +77,7 @@ cmd_timeline(int argc, char *argv[])
 		{ "from", required_argument, NULL, FROM },
 		{ "to", required_argument, NULL, TO },
 		{ "nodes", required_argument, NULL, NODES },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -76,10 +92,11 @@ cmd_timeline(int argc, char *argv[])
 	struct timeline *tl;
 	struct merge *m;
 	unsigned char *nodes = NULL;
-	size_t fmt = 0;
+	char **excl = NULL;
+	size_t fmt = 0, nexcl = 0;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:hx:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			for (fmt = 0; fmt < nitems(formats); fmt++)
@@ -101,6 +118,9 @@ cmd_timeline(int argc, char *argv[])
 			free(nodes);
 			nodes = node_list(optarg);
 			break;
+		case 'x':
+			type_list(optarg, &excl, &nexcl);
+			break;
 		case 'h':
 			usage("timeline", 0);
 		default:
@@ -110,6 +130,8 @@ cmd_timeline(int argc, char *argv[])
 	if (o.has_from && o.has_to && o.from_rel == o.to_rel && o.to < o.from)
 		errx(EXIT_USAGE, "--to is before --from");
 	o.nodes = nodes;
+	o.excluded = excl;
+	o.nexcluded = nexcl;
 	if ((tl = tl_new(&o)) == NULL ||
 	    (m = merge_open(argv + optind, argc - optind, 0)) == NULL)
 		err(1, NULL);
@@ -119,6 +141,7 @@ cmd_timeline(int argc, char *argv[])
 	if (rc == -1) {
 		tl_free(tl);
 		free(nodes);
+		free(excl);
 		input_error(m);
 	}
 	if (formats[fmt].draw(tl, stdout) == -1 || fflush(stdout) == EOF)
@@ -126,5 +149,6 @@ cmd_timeline(int argc, char *argv[])
 	merge_close(m);
 	tl_free(tl);
 	free(nodes);
+	free(excl);
 	return 0;
 }

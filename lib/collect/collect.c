@@ -5,6 +5,7 @@
  * said lost, so the trace out never looks complete when it is not.
  */
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,50 @@ collect_conn_init(struct collect_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int
+collect_conn_auth(struct collect_conn *c, const uint8_t *key,
+    const uint8_t nonce[AUTH_NONCE])
+{
+	if ((c->proved = calloc(TRACE_NODE_MAX / 8 + 1, 1)) == NULL)
+		return -1;
+	c->key = key;
+	memcpy(c->nonce, nonce, AUTH_NONCE);
+	return 0;
+}
+
+static int
+proved(const struct collect_conn *c, unsigned node)
+{
+	return (c->proved[node / 8] >> (node % 8)) & 1;
+}
+
+/*
+ * An "auth" line: the node it proves may write on C.  A false or
+ * malformed one closes C; it is reported, but no line of the trace is
+ * said lost for it: it was not the cluster's.
+ */
+static void
+auth(struct collect_conn *c, const char *line, size_t len,
+    const struct collect_out *out)
+{
+	uint8_t mac[AUTH_MAC];
+	unsigned node;
+
+	if (auth_parse_answer(line, len, &node, mac) == -1) {
+		out->bad(out->arg, c->lines + 1, "malformed auth line", line,
+		    len);
+		c->refused = 1;
+	} else if (!auth_check(c->key, c->nonce, node, mac)) {
+		out->bad(out->arg, c->lines + 1, "false proof: not the "
+		    "cluster key, or not this connection's challenge", line,
+		    len);
+		c->refused = 1;
+	} else {
+		c->proved[node / 8] |= (uint8_t)(1u << (node % 8));
+		c->anyproved = 1;
+	}
+}
+
 /* Remembers that NODE speaks on C; its state, or NULL (out of memory:
  * no crash line for it, at worst). */
 static struct cnode *
@@ -106,6 +151,17 @@ carry(struct collector *col, struct collect_conn *c, unsigned node)
 	return n;
 }
 
+/* T, or the earliest time OUT still takes if later. */
+static trace_time
+not_before(trace_time t, const struct collect_out *out)
+{
+	trace_time f;
+
+	if (out->floor != NULL && (f = out->floor(out->arg)) > t)
+		return f;
+	return t;
+}
+
 static void
 bad(struct collect_conn *c, unsigned long lineno, const char *why,
     const char *line, size_t len, const struct collect_out *out)
@@ -126,7 +182,7 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 {
 	char line[96];
 	unsigned node = 0;
-	struct cnode *cn;
+	struct cnode *cn = NULL;
 	int n;
 
 	if (c->nnodes > 0) {
@@ -135,12 +191,64 @@ say_lost(struct collector *col, struct collect_conn *c, trace_time t,
 		assert(cn != NULL);	/* carry() made it */
 		if (cn->last > t)
 			t = cn->last;
-		cn->last = t;
 	}
+	t = not_before(t, out);
+	if (cn != NULL)
+		cn->last = t;
 	n = trace_format_line(line, sizeof(line), t, node, "lost n=%lu",
 	    c->lost);
 	c->lost = 0;
 	out->line(out->arg, t, line, (size_t)n);
+}
+
+/*
+ * Why LINE may not be shown on a terminal, or NULL: it must be UTF-8
+ * (shortest forms, no surrogates, at most U+10FFFF) without control
+ * characters (C0 but the tab, DEL, C1), so that no escape sequence can
+ * move a reader's cursor or retitle the window.
+ */
+static const char *
+unprintable(const char *line, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)line;
+	const unsigned char *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p, n, i;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return "control character in line";
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else
+			return "invalid UTF-8 in line";
+		if ((size_t)(end - p) <= n)
+			return "invalid UTF-8 in line";
+		for (i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return "invalid UTF-8 in line";
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return "invalid UTF-8 in line";
+		if (cp >= 0x80 && cp <= 0x9f)
+			return "control character in line";
+		p += n + 1;
+	}
+	return NULL;
 }
 
 /* One whole line, without its newline. */
@@ -153,8 +261,13 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	const char *why;
 	char whybuf[160];
 
+	if (c->key != NULL && len >= 5 && memcmp(line, "auth ", 5) == 0) {
+		auth(c, line, len, out);	/* not a trace line: not counted */
+		return;
+	}
 	c->lines++;
-	if ((why = trace_raw_check(line, len)) != NULL) {
+	if ((why = trace_raw_check(line, len)) != NULL ||
+	    (why = unprintable(line, len)) != NULL) {
 		bad(c, c->lines, why, line, len, out);
 		return;
 	}
@@ -163,6 +276,22 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	why = trace_parse_line(line, len, &ev, 0, whybuf, sizeof(whybuf));
 	if (why != NULL) {
 		bad(c, c->lines, why, line, len, out);
+		return;
+	}
+	if (c->key != NULL && !proved(c, ev.node)) {
+		if (!c->anyproved) {
+			/* nobody proved: not the cluster's, nothing lost */
+			out->bad(out->arg, c->lines, "node not proved on this "
+			    "connection", line, len);
+			return;
+		}
+		bad(c, c->lines, "node not proved on this connection", line,
+		    len, out);
+		return;
+	}
+	if (not_before(ev.t, out) != ev.t) {
+		bad(c, c->lines, "earlier than lines already written", line,
+		    len, out);
 		return;
 	}
 	if (c->lost > 0)
@@ -187,7 +316,7 @@ collect_data(struct collector *col, struct collect_conn *c, const char *p,
 	const char *nl;
 	size_t k;
 
-	while (n > 0) {
+	while (n > 0 && !c->refused) {
 		nl = memchr(p, '\n', n);
 		k = nl != NULL ? (size_t)(nl - p) : n;
 		if (c->skip) {
@@ -246,11 +375,13 @@ collect_end(struct collector *col, struct collect_conn *c,
 		if (--cn->conns > 0 || how != CE_EOF || cn->life != UP)
 			continue;
 		cn->life = DOWN;
-		t = now > cn->last ? now : cn->last;
+		t = not_before(now > cn->last ? now : cn->last, out);
 		n = trace_format_line(line, sizeof(line), t, node, "crash");
 		out->line(out->arg, t, line, (size_t)n);
 	}
 	free(c->nodes);
 	c->nodes = NULL;
 	c->nnodes = c->nodecap = 0;
+	free(c->proved);
+	c->proved = NULL;
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "collect/auth.h"
 #include "trace/trace.h"
 
 /* Nodes as far as the lines received tell. */
@@ -27,16 +28,27 @@ struct collect_conn {
 	unsigned	*nodes;		/* nodes whose lines came this way */
 	size_t		 nnodes, nodecap;
 	unsigned	 lastnode;	/* index into nodes[] of the last one */
+
+	/* With a key (collect_conn_auth): the nodes it proved, by id bit. */
+	const uint8_t	*key;
+	uint8_t		 nonce[AUTH_NONCE];
+	uint8_t		*proved;	/* bitmap of 0..TRACE_NODE_MAX */
+	int		 anyproved;	/* a node at least */
+	int		 refused;	/* a false proof: to be closed */
 };
 
 /* Where lines go: LINE gets each line to write (no newline) and its time;
- * BAD each line dropped, numbered from 1 on its connection, with why. */
+ * BAD each line dropped, numbered from 1 on its connection, with why.
+ * FLOOR, when set, gives the earliest time a line may still have: a line
+ * earlier than that is dropped (it cannot be put in time order any more),
+ * and the lines the core makes itself are never stamped earlier. */
 struct collect_out {
 	void	(*line)(void *arg, trace_time t, const char *line,
 		    size_t len);
 	void	(*bad)(void *arg, unsigned long lineno, const char *why,
 		    const char *line, size_t len);
 	void	 *arg;
+	trace_time (*floor)(void *arg);
 };
 
 enum collect_end {
@@ -47,6 +59,10 @@ enum collect_end {
 struct collector *collect_new(void);
 void		 collect_free(struct collector *);
 void		 collect_conn_init(struct collect_conn *);
+/* C's writer must prove, with KEY (kept, not copied) and the challenge
+ * NONCE it was sent, each node it writes lines for; -1 without memory. */
+int		 collect_conn_auth(struct collect_conn *, const uint8_t *key,
+		    const uint8_t nonce[AUTH_NONCE]);
 /* Takes N more bytes from C. */
 void		 collect_data(struct collector *, struct collect_conn *,
 		    const char *p, size_t n, const struct collect_out *);

@@ -7,7 +7,6 @@
 #include "collect/hold.h"
 
 struct hold {
-	trace_time	   delay;
 	size_t		   max, bytes;
 	struct hold_line **heap;
 	size_t		   n, cap;
@@ -21,13 +20,12 @@ before(const struct hold_line *a, const struct hold_line *b)
 }
 
 struct hold *
-hold_new(trace_time delay, size_t max_bytes)
+hold_new(size_t max_bytes)
 {
 	struct hold *h;
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return NULL;
-	h->delay = delay;
 	h->max = max_bytes;
 	return h;
 }
@@ -75,8 +73,14 @@ hold_put(struct hold *h, trace_time t, const char *line, size_t len,
 	return 0;
 }
 
+const struct hold_line *
+hold_top(const struct hold *h)
+{
+	return h->n == 0 ? NULL : h->heap[0];
+}
+
 struct hold_line *
-hold_take(struct hold *h, trace_time now, int all)
+hold_pop(struct hold *h)
 {
 	struct hold_line *top, *x;
 	size_t i = 0;
@@ -84,8 +88,6 @@ hold_take(struct hold *h, trace_time now, int all)
 	if (h->n == 0)
 		return NULL;
 	top = h->heap[0];
-	if (!all && h->bytes <= h->max && top->t + h->delay > now)
-		return NULL;
 	x = h->heap[--h->n];
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -105,8 +107,8 @@ hold_take(struct hold *h, trace_time now, int all)
 	return top;
 }
 
-trace_time
-hold_due(const struct hold *h)
+int
+hold_full(const struct hold *h)
 {
-	return h->n == 0 ? INT64_MAX : h->heap[0]->t + h->delay;
+	return h->bytes > h->max;
 }

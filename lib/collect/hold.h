@@ -1,8 +1,8 @@
 /*
- * A reorder buffer: lines held until they are DELAY old (by their trace
- * time against the clock given), then given back in time order, equal
- * times in order of arrival.  Bounded in bytes: past the bound the oldest
- * lines go out early.
+ * A reorder buffer: lines held and given back in time order, equal times
+ * in order of arrival.  When a line may go is the caller's decision (see
+ * elect-trace collect); the buffer says when it holds more bytes than its
+ * bound.
  */
 #ifndef ELECT_HOLD_H
 #define ELECT_HOLD_H
@@ -22,15 +22,17 @@ struct hold_line {
 
 struct hold;
 
-struct hold	*hold_new(trace_time delay, size_t max_bytes);
+struct hold	*hold_new(size_t max_bytes);
 /* Frees the lines still held. */
 void		 hold_free(struct hold *);
 /* -1 without memory. */
 int		 hold_put(struct hold *, trace_time t, const char *line,
 		    size_t len, void *tag);
-/* The next line due at NOW (any next line if ALL), to free(); or NULL. */
-struct hold_line *hold_take(struct hold *, trace_time now, int all);
-/* When the next line is due; INT64_MAX when none is held. */
-trace_time	 hold_due(const struct hold *);
+/* The earliest line, left in place; NULL when none is held. */
+const struct hold_line *hold_top(const struct hold *);
+/* The earliest line taken out, to free(); NULL when none is held. */
+struct hold_line *hold_pop(struct hold *);
+/* Whether more bytes are held than the bound. */
+int		 hold_full(const struct hold *);
 
 #endif

@@ -16,6 +16,7 @@ struct node {
 	unsigned char	 norm;		/* last state had status=Norm */
 	unsigned	 ldr;
 	unsigned long	 seen;		/* number of the election it was in */
+	size_t		 cutoff;	/* 1 + its open cut-off period, or 0 */
 };
 
 /* Names met in the trace, each kept once. */
@@ -49,6 +50,8 @@ struct stats {
 	uint64_t	 by_type[STATS_TYPES_MAX + 1];
 	size_t		 capnodes;
 	unsigned long	 number;
+	struct stats_cutoff *cut;
+	size_t		 ncut, capcut;
 };
 
 static const char *const causes[] = {
@@ -102,6 +105,7 @@ stats_free(struct stats *st)
 	names_free(&st->excluded);
 	free(st->node);
 	free(st->cur.nodes);
+	free(st->cut);
 	free(st);
 }
 
@@ -197,11 +201,18 @@ algo_slot(const struct stats *st)
 	return st->algo >= 0 ? st->algo : ALGOS_MAX + 1;
 }
 
+static void	 cut_end_at(struct stats *, struct node *, trace_time);
+
 static void
 open_election(struct stats *st, const struct trace_event *ev, trace_time t,
     enum stats_cause cause, unsigned who)
 {
 	struct election *e = &st->cur;
+	unsigned i;
+
+	/* the leader is lost: those cut off from it are in the election */
+	for (i = 1; st->ncut > 0 && st->node != NULL && i <= st->maxid; i++)
+		cut_end_at(st, &st->node[i], t);
 
 	st->open = 1;
 	e->number = ++st->number;
@@ -304,6 +315,61 @@ lead(struct stats *st, const struct trace_event *ev)
 	st->lease_end = ev->t + (ev->until - ev->clock);
 }
 
+/*
+ * A lease node left Norm while the leader's lease ran: N's cut-off period
+ * goes on, or begins.  0, or -1 without memory (then it counts as an
+ * election, as before).
+ */
+static int
+cut_off(struct stats *st, const struct trace_event *ev, struct node *n)
+{
+	struct stats_cutoff *c;
+
+	if (n->cutoff == 0) {
+		if (st->ncut == st->capcut) {
+			size_t cap = st->capcut ? st->capcut * 2 : 16;
+
+			if ((c = reallocarray(st->cut, cap, sizeof(*c))) ==
+			    NULL)
+				return -1;
+			st->cut = c;
+			st->capcut = cap;
+		}
+		c = &st->cut[st->ncut++];
+		memset(c, 0, sizeof(*c));
+		c->node = ev->node;
+		c->leader = st->leader;
+		c->start = ev->t;
+		n->cutoff = st->ncut;
+	}
+	st->cut[n->cutoff - 1].changes++;
+	return 0;
+}
+
+/* N is back with the leader, or gone: its cut-off period, if any, ends
+ * at T. */
+static void
+cut_end_at(struct stats *st, struct node *n, trace_time t)
+{
+	if (n->cutoff == 0)
+		return;
+	st->cut[n->cutoff - 1].done = 1;
+	st->cut[n->cutoff - 1].end = t;
+	n->cutoff = 0;
+}
+
+static void
+cut_end(struct stats *st, const struct trace_event *ev, struct node *n)
+{
+	cut_end_at(st, n, ev->t);
+}
+
+const struct stats_cutoff *
+stats_cutoff(const struct stats *st, size_t i)
+{
+	return i < st->ncut ? &st->cut[i] : NULL;
+}
+
 /* What EV says of N; a reason to start an election, or -1. */
 static int
 update(struct stats *st, const struct trace_event *ev, struct node *n,
@@ -311,6 +377,7 @@ update(struct stats *st, const struct trace_event *ev, struct node *n,
 {
 	switch (ev->type) {
 	case TR_BOOT:
+		cut_end(st, ev, n);
 		set(st, n, 1, 0);
 		n->ldr = 0;
 		if (ev->have & HAVE_ALGO) {
@@ -321,6 +388,7 @@ update(struct stats *st, const struct trace_event *ev, struct node *n,
 		return SC_BOOT;
 	case TR_CRASH:
 	case TR_EXIT:
+		cut_end(st, ev, n);
 		set(st, n, 0, 0);
 		if (ev->node != st->leader)
 			return -1;
@@ -332,6 +400,14 @@ update(struct stats *st, const struct trace_event *ev, struct node *n,
 	case TR_STATE:
 		set(st, n, 1, ev->status == ST_NORM);
 		n->ldr = ev->ldr;
+		if (st->lease && ev->status == ST_NORM &&
+		    ev->ldr == st->leader)
+			cut_end(st, ev, n);	/* back with the leader */
+		if (st->lease && !st->open && st->leader != 0 &&
+		    ev->node != st->leader && ev->t < st->lease_end &&
+		    (n->cutoff != 0 || ev->status != ST_NORM) &&
+		    cut_off(st, ev, n) == 0)
+			return -1;	/* the cluster has its leader */
 		if (st->lease)
 			return ev->status == ST_NORM ? -1 : SC_STATE;
 		if (ev->status != ST_NORM)
@@ -354,6 +430,9 @@ update(struct stats *st, const struct trace_event *ev, struct node *n,
 	case TR_SEND:
 		if (st->open)
 			count_send(st, ev);
+		else if (n->cutoff != 0 && (st->excluded.n == 0 ||
+		    name_index(&st->excluded, ev->msg, 0) < 0))
+			st->cut[n->cutoff - 1].messages++;
 		return -1;
 	default:
 		return -1;

@@ -6,7 +6,9 @@
  * DownSig of the leader; a node leaving Norm or following another leader;
  * a lease leader giving up or its lease running out) and ends when every
  * up node is in Norm following one leader, up and following itself, or, in
- * a lease trace, at the next lead line.
+ * a lease trace, at the next lead line.  A lease node that leaves Norm
+ * while the leader's lease runs is cut off, not electing: its periods are
+ * kept apart (stats_cutoff).
  */
 #ifndef ELECT_STATS_H
 #define ELECT_STATS_H
@@ -50,6 +52,21 @@ struct stats_summary {
 	uint64_t	 max_messages;		/* mean of the middle two */
 };
 
+/*
+ * A node out of touch with a leader that still held its lease (cut off in
+ * a minority, or missing renewals): it left Norm, perhaps many times,
+ * while the cluster had its leader.  Not an election of the cluster; one
+ * row from its first such state line until it is back in Norm.
+ */
+struct stats_cutoff {
+	unsigned	 node;
+	unsigned	 leader;	/* whose lease was running */
+	trace_time	 start, end;	/* end: when back in Norm, if done */
+	int		 done;
+	unsigned long	 changes;	/* its state lines not Norm */
+	uint64_t	 messages;	/* it sent meanwhile, but excluded */
+};
+
 struct stats;
 
 struct stats	*stats_new(void);
@@ -64,6 +81,9 @@ const struct election *stats_event(struct stats *,
 const struct election *stats_end(struct stats *);
 const char	*stats_type(const struct stats *, size_t);
 const char	*stats_cause_name(enum stats_cause);
+/* After stats_end(): the cut-off periods in order of start; NULL past the
+ * last. */
+const struct stats_cutoff *stats_cutoff(const struct stats *, size_t i);
 /* After stats_end(): one summary per algorithm, in order of appearance;
  * NULL past the last. */
 const struct stats_summary *stats_summary(struct stats *, size_t i);

@@ -2,6 +2,8 @@
  * From events to what is drawn: items of the window, lanes, and sends
  * matched with their receipts (first unmatched send with the same sender,
  * receiver, type and election id: datagrams may be lost, rarely reordered).
+ * A send pending when its receiver boots, crashes or exits was lost: a
+ * later incarnation never receives it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -175,6 +177,37 @@ add_pending(struct timeline *tl, unsigned from, unsigned to, size_t item)
 	}
 	p->v[p->n++] = item;
 	tl->unmatched++;
+	return 0;
+}
+
+/* Sends to NODE not received yet will never be: they stay unmatched. */
+static void
+forget_pending(struct timeline *tl, unsigned node)
+{
+	size_t i, k;
+
+	for (i = 0; i < tl->cappend; i++) {
+		struct pending *p = &tl->pend[i];
+
+		if (p->key == 0 || (p->key & 0xffff) != node)
+			continue;
+		for (k = p->head; k < p->n; k++)
+			if (p->v[k] != SIZE_MAX)
+				tl->unmatched--;
+		p->head = p->n = 0;
+	}
+}
+
+/* Whether messages of type S are left out. */
+static int
+excluded(const struct timeline *tl, struct trace_str s)
+{
+	size_t i;
+
+	for (i = 0; i < tl->o.nexcluded; i++)
+		if (strlen(tl->o.excluded[i]) == s.n &&
+		    memcmp(tl->o.excluded[i], s.p, s.n) == 0)
+			return 1;
 	return 0;
 }
 
@@ -393,8 +426,14 @@ tl_event(struct timeline *tl, const struct trace_event *ev)
 	struct tl_item it, *s;
 	int rc;
 
-	if (ev->type == TR_CLOCK)
-		return 0;	/* samples: nothing to draw */
+	if (ev->type == TR_CLOCK || ev->type == TR_QUIET)
+		return 0;	/* samples, the collector's: nothing to draw */
+	if ((ev->type == TR_SEND || ev->type == TR_RECV) &&
+	    excluded(tl, ev->msg))
+		return 0;
+	if (ev->node != 0 && (ev->type == TR_BOOT || ev->type == TR_CRASH ||
+	    ev->type == TR_EXIT))
+		forget_pending(tl, ev->node);
 	if ((rc = window(tl, ev->t)) == -1 || grow(tl, ev->node) == -1 ||
 	    add_lane(tl, ev->node) == -1)
 		return -1;

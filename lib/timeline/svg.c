@@ -1,8 +1,11 @@
 /*
  * The SVG diagram: time across, one lane per node coloured by its status,
  * leadership as a dark bar above it, messages as arrows from send to
- * receipt, and marks for boots, crashes, exits, pauses, link changes and
- * leases.  Self-contained: no script, no external style or font.
+ * receipt, and marks for boots, crashes, exits, pauses, link changes,
+ * leases, tasks and edicts.  Past DENSE messages per pixel a person can no
+ * longer follow arrows: each lane then gets a band of the messages its
+ * node sent per column of COL_W pixels, those never received in red.
+ * Self-contained: no script, no external style or font.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +19,15 @@
 #define RIGHT		30.0
 #define TOP		46.0
 #define LANE_H		36.0
-#define LEGEND_H	64.0
+#define LANE_H_DENSE	60.0	/* room for the traffic band */
+#define LEGEND_H	84.0
+#define DENSE		0.25	/* messages per pixel of the plot */
+#define COL_MIN		2	/* pixels a band's column covers, at least */
+#define COL_MAX		12	/* and at most */
+#define COL_FILL	16	/* messages a column should hold: fewer
+				   make periodic traffic beat into stripes */
+#define BAND_DY		16.0	/* the band, below the lane's centre */
+#define BAND_H		12.0
 
 enum band { B_NONE, B_BOOT, B_NORM, B_ELEC, B_REORG };
 
@@ -32,12 +43,17 @@ struct open_lane {
 	trace_time	 pause_t;
 	int		 lease;		/* a lease bar is open */
 	trace_time	 lease_t, lease_end;
+	int		 grant;		/* a grant line is open */
+	trace_time	 grant_t, grant_end;
+	unsigned	 grant_to, grant_node;
 };
 
 struct svg {
 	const struct timeline *tl;
 	FILE		*f;
 	double		 scale;		/* px per ns */
+	double		 lane_h;
+	int		 dense;		/* traffic as bands */
 };
 
 static double
@@ -51,9 +67,9 @@ x_of(const struct svg *g, trace_time t)
 }
 
 static double
-y_of(const struct timeline *tl, unsigned node)
+y_of(const struct svg *g, unsigned node)
 {
-	return TOP + tl->lane_of[node] * LANE_H + LANE_H / 2;
+	return TOP + g->tl->lane_of[node] * g->lane_h + g->lane_h / 2;
 }
 
 static void
@@ -105,7 +121,7 @@ rect(struct svg *g, const char *cls, unsigned node, trace_time a,
 
 	fprintf(g->f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
 	    "width=\"%.1f\" height=\"%.1f\"/>\n", cls, x,
-	    y_of(g->tl, node) + dy, x2 - x < 0.5 ? 0.5 : x2 - x, h);
+	    y_of(g, node) + dy, x2 - x < 0.5 ? 0.5 : x2 - x, h);
 }
 
 /* Closes what changed in lane NODE at time T, and opens what began. */
@@ -151,6 +167,36 @@ segments(struct svg *g, struct open_lane *o, const struct lane_state *s,
 	}
 }
 
+/*
+ * Grants renewed every few milliseconds would be hundreds of lines: a
+ * grant to the same peer that begins before the last one ends extends
+ * it.  IT NULL: the end, what is open is drawn.
+ */
+static void
+grant(struct svg *g, struct open_lane *o, const struct tl_item *it)
+{
+	if (o->grant && (it == NULL || it->peer != o->grant_to ||
+	    it->t > o->grant_end)) {
+		double y = y_of(g, o->grant_node) + 9;
+
+		fprintf(g->f, "<line class=\"grant\" x1=\"%.1f\" "
+		    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>lease "
+		    "to %u</title></line>\n", x_of(g, o->grant_t), y,
+		    x_of(g, o->grant_end), y, o->grant_to);
+		o->grant = 0;
+	}
+	if (it == NULL)
+		return;
+	if (!o->grant) {
+		o->grant = 1;
+		o->grant_t = it->t;
+		o->grant_end = it->t2;
+		o->grant_to = it->peer;
+		o->grant_node = it->node;
+	} else if (it->t2 > o->grant_end)
+		o->grant_end = it->t2;
+}
+
 static void
 lanes(struct svg *g, struct lane_state *st)
 {
@@ -162,7 +208,7 @@ lanes(struct svg *g, struct lane_state *st)
 		return;
 	for (k = 0; k < tl->nlanes; k++) {
 		unsigned node = tl->lanes[k];
-		double y = y_of(tl, node);
+		double y = y_of(g, node);
 
 		fprintf(g->f, "<g class=\"lane\" data-node=\"%u\">"
 		    "<text x=\"%.1f\" y=\"%.1f\" class=\"id\">%u</text>"
@@ -179,18 +225,140 @@ lanes(struct svg *g, struct lane_state *st)
 		tl_apply(&st[it->node], it);
 		segments(g, &o[tl->lane_of[it->node]], &st[it->node],
 		    it->node, it->t, 0);
-		if (it->type == TR_LEASE && it->op == OP_GRANT) {
-			double y = y_of(tl, it->node) + 9;
-
-			fprintf(g->f, "<line class=\"grant\" x1=\"%.1f\" "
-			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>lease "
-			    "to %u</title></line>\n", x_of(g, it->t), y,
-			    x_of(g, it->t2), y, it->peer);
-		}
+		if (it->type == TR_LEASE && it->op == OP_GRANT)
+			grant(g, &o[tl->lane_of[it->node]], it);
 	}
-	for (k = 0; k < tl->nlanes; k++)
+	for (k = 0; k < tl->nlanes; k++) {
 		segments(g, &o[k], &st[tl->lanes[k]], tl->lanes[k], tl->t1, 1);
+		grant(g, &o[k], NULL);
+	}
 	free(o);
+}
+
+/* Whether IT is a message drawn: both ends have lanes. */
+static int
+message(const struct timeline *tl, const struct tl_item *it)
+{
+	return (it->type == TR_SEND || it->type == TR_RECV) &&
+	    tl_lane(tl, it->peer) != -1;
+}
+
+static int
+cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The count a full bar stands for: the 95th percentile of the columns
+ * that hold any, so that one burst does not flatten the rest. */
+static unsigned
+full_bar(const unsigned *sent, size_t n)
+{
+	unsigned *v, full = 1;
+	size_t i, k = 0;
+
+	if ((v = reallocarray(NULL, n ? n : 1, sizeof(*v))) == NULL)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (sent[i] > 0)
+			v[k++] = sent[i];
+	if (k > 0) {
+		qsort(v, k, sizeof(*v), cmp_unsigned);
+		full = v[(k - 1) * 95 / 100];
+	}
+	free(v);
+	return full;
+}
+
+/*
+ * The messages each node sent, per column: a bar whose height grows with
+ * the count (square root, so that a trickle stays visible beside a
+ * leader's renewals), red for the share never received.  Columns are
+ * wide enough to hold COL_FILL messages of the busiest node.
+ */
+static void
+bands(struct svg *g)
+{
+	const struct timeline *tl = g->tl;
+	unsigned *sent, *lost, max, busiest = 1;
+	unsigned long tsent, tlost;
+	size_t ncol, i, k, c;
+	int col_w;
+
+	if ((sent = calloc(tl->nlanes + 1, sizeof(*sent))) == NULL)
+		return;
+	for (i = 0; i < tl->nitems; i++)
+		if (tl->items[i].type == TR_SEND && message(tl, &tl->items[i]) &&
+		    ++sent[tl->lane_of[tl->items[i].node]] > busiest)
+			busiest = sent[tl->lane_of[tl->items[i].node]];
+	free(sent);
+	col_w = (int)ceil(COL_FILL * (W - LEFT - RIGHT) / busiest);
+	col_w = col_w < COL_MIN ? COL_MIN : col_w > COL_MAX ? COL_MAX : col_w;
+	ncol = (size_t)((W - LEFT - RIGHT) / col_w) + 1;
+	if ((sent = calloc(tl->nlanes * ncol + 1, sizeof(*sent))) == NULL ||
+	    (lost = calloc(tl->nlanes * ncol + 1, sizeof(*lost))) == NULL) {
+		free(sent);
+		return;
+	}
+	for (i = 0; i < tl->nitems; i++) {
+		const struct tl_item *it = &tl->items[i];
+
+		if (it->type != TR_SEND || !message(tl, it))
+			continue;
+		c = (size_t)((x_of(g, it->t) - LEFT) / col_w);
+		k = (size_t)tl->lane_of[it->node] * ncol + (c < ncol ? c :
+		    ncol - 1);
+		sent[k]++;
+		if (it->t2 == 0)
+			lost[k]++;
+	}
+	max = full_bar(sent, tl->nlanes * ncol);
+	for (k = 0; k < tl->nlanes; k++) {
+		double y = y_of(g, tl->lanes[k]) + BAND_DY;
+
+		tsent = tlost = 0;
+		for (c = 0; c < ncol; c++) {
+			tsent += sent[k * ncol + c];
+			tlost += lost[k * ncol + c];
+		}
+		fprintf(g->f, "<g class=\"traffic\" data-node=\"%u\" "
+		    "data-sent=\"%lu\" data-lost=\"%lu\"><title>%u sent %lu "
+		    "messages, %lu never received</title>\n<rect class=\"bandbg\" "
+		    "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+		    tl->lanes[k], tsent, tlost, tl->lanes[k], tsent, tlost,
+		    LEFT, y, W - LEFT - RIGHT, BAND_H);
+		for (c = 0; c < ncol; c++) {
+			unsigned n = sent[k * ncol + c], l = lost[k * ncol + c];
+			double h, hl;
+			int w;
+
+			if (n == 0)
+				continue;
+			if (LEFT + (double)(c + 1) * col_w > W - RIGHT)
+				w = (int)(W - RIGHT - LEFT) - (int)c * col_w;
+			else
+				w = col_w;
+			h = n >= max ? BAND_H : BAND_H * sqrt((double)n /
+			    max);
+			if (h < 1.5)
+				h = 1.5;
+			fprintf(g->f, "<rect class=\"sent\" x=\"%.1f\" "
+			    "y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>", LEFT +
+			    (double)c * col_w, y + BAND_H - h, w, h);
+			if (l > 0) {
+				hl = h * l / n < 2 ? 2 : h * l / n;
+				fprintf(g->f, "<rect class=\"unrecv\" "
+				    "x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
+				    "height=\"%.1f\"/>", LEFT + (double)c *
+				    col_w, y + BAND_H - hl, w, hl);
+			}
+		}
+		fprintf(g->f, "</g>\n");
+	}
+	free(sent);
+	free(lost);
 }
 
 static void
@@ -204,8 +372,7 @@ arrows(struct svg *g)
 		const struct tl_item *it = &tl->items[i];
 		double x1, y1, x2, y2;
 
-		if ((it->type != TR_SEND && it->type != TR_RECV) ||
-		    tl_lane(tl, it->peer) == -1)
+		if (!message(tl, it))
 			continue;
 		tl_label(tl, it, lbl, sizeof(lbl), 1);
 		tl_offset(tl, it->t, ts, sizeof(ts));
@@ -214,8 +381,8 @@ arrows(struct svg *g)
 				continue;	/* drawn with its send */
 			/* sent before the window */
 			x2 = x_of(g, it->t);
-			y2 = y_of(tl, it->node);
-			y1 = y_of(tl, it->peer);
+			y2 = y_of(g, it->node);
+			y1 = y_of(g, it->peer);
 			fprintf(g->f, "<line class=\"orphan\" x1=\"%.1f\" "
 			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>",
 			    x2 - 12, y2 + (y1 - y2) * 0.3, x2, y2);
@@ -224,8 +391,8 @@ arrows(struct svg *g)
 			continue;
 		}
 		x1 = x_of(g, it->t);
-		y1 = y_of(tl, it->node);
-		y2 = y_of(tl, it->peer);
+		y1 = y_of(g, it->node);
+		y2 = y_of(g, it->peer);
 		if (it->t2 != 0) {
 			x2 = x_of(g, it->t2);
 			fprintf(g->f, "<line class=\"msg\" ");
@@ -257,9 +424,9 @@ marks(struct svg *g)
 		if (it->type == TR_NET) {
 			int a = tl_lane(tl, it->peer), b = tl_lane(tl, it->b);
 
-			y = a == -1 ? TOP : y_of(tl, it->peer);
-			y2 = b == -1 ? TOP + tl->nlanes * LANE_H :
-			    y_of(tl, it->b);
+			y = a == -1 ? TOP : y_of(g, it->peer);
+			y2 = b == -1 ? TOP + tl->nlanes * g->lane_h :
+			    y_of(g, it->b);
 			tl_label(tl, it, lbl, sizeof(lbl), 1);
 			fprintf(g->f, "<line class=\"net %s\" x1=\"%.1f\" "
 			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>%s"
@@ -270,7 +437,7 @@ marks(struct svg *g)
 		}
 		if (it->node == 0)
 			continue;
-		y = y_of(tl, it->node);
+		y = y_of(g, it->node);
 		switch (it->type) {
 		case TR_CRASH:
 			shape = "<path class=\"crash\" d=\"M%.1f %.1fl10 10m0 "
@@ -345,7 +512,7 @@ axis(struct svg *g)
 		fprintf(g->f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" "
 		    "x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" "
 		    "y=\"%.1f\">%.*f</text>\n", x, TOP - 10, x,
-		    TOP + tl->nlanes * LANE_H, x, TOP - 14, decimals, t);
+		    TOP + tl->nlanes * g->lane_h, x, TOP - 14, decimals, t);
 	}
 }
 
@@ -361,21 +528,28 @@ legend(struct svg *g)
 		{ "paused", "paused", 0 }, { "leader", "leader", 0 },
 		{ "msg", "message", 1 }, { "msg lost", "not received", 1 },
 		{ "grant", "lease granted", 1 }, { "net down", "link change", 1 },
+		{ "sent", "messages sent", 0 }, { "unrecv", "never received", 0 },
 	};
 	static const struct {
 		const char *d, *what;
+		double dy;
 	} mark[] = {
-		{ "l8 6l-8 6z", "boot" }, { "l10 10m0 -10l-10 10", "crash" },
-		{ "h8v8h-8z", "exit" }, { "l4 4l-4 4l-4 -4z", "DownSig" },
-		{ "l5 9h-10z", "drop, lost lines" },
+		{ "l8 6l-8 6z", "boot", 0 },
+		{ "l10 10m0 -10l-10 10", "crash", 0 },
+		{ "h8v8h-8z", "exit", 0 }, { "l4 4l-4 4l-4 -4z", "DownSig", 0 },
+		{ "l5 9h-10z", "drop, lost lines", 0 },
+		{ "h6v6h-6z", "task", 2 }, { "l3 -6l3 6z", "edict", 8 },
 	};
 	static const char *const mark_cls[] = { "bootm", "crash", "exit",
-	    "down", "loss" };
-	double y0 = TOP + g->tl->nlanes * LANE_H + 24, x, y;
+	    "down", "loss", "task", "edict" };
+	double y0 = TOP + g->tl->nlanes * g->lane_h + 24, x, y;
 	size_t i;
 
 	fprintf(g->f, "<g class=\"legend\">\n");
 	for (i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
+		if (!g->dense && (strcmp(key[i].cls, "sent") == 0 ||
+		    strcmp(key[i].cls, "unrecv") == 0))
+			continue;	/* no bands drawn */
 		x = LEFT + (double)(i % 5) * 120;
 		y = y0 + (double)(i / 5) * 20;
 		if (key[i].line)
@@ -389,12 +563,13 @@ legend(struct svg *g)
 		fprintf(g->f, "<text class=\"key\" x=\"%.1f\" y=\"%.1f\">%s"
 		    "</text>\n", x + 24, y + 4, key[i].what);
 	}
-	y = y0 + 40;
+	y = y0 + 60;
 	for (i = 0; i < sizeof(mark) / sizeof(mark[0]); i++) {
 		x = LEFT + (double)i * 120;
 		fprintf(g->f, "<path class=\"key %s\" d=\"M%.1f %.1f%s\"/>"
 		    "<text class=\"key\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-		    mark_cls[i], x + 4, y - 5, mark[i].d, x + 24, y + 4,
+		    mark_cls[i], x + 4, y - 5 + mark[i].dy, mark[i].d, x + 24,
+		    y + 4,
 		    mark[i].what);
 	}
 	fprintf(g->f, "</g>\n");
@@ -420,6 +595,7 @@ static const char style[] =
     ".crash{stroke:#c1121f;stroke-width:2.5;fill:none}"
     ".bootm{fill:#2a9d8f}.exit{fill:#222}.down{fill:#7b2cbf}"
     ".loss{fill:#f77f00}.task{fill:#6a4c93}.edict{fill:#457b9d}\n"
+    ".bandbg{fill:#f4f4f4}.sent{fill:#6c757d}.unrecv{fill:#c1121f}\n"
     "</style>\n"
     "<defs>\n"
     "<marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
@@ -435,8 +611,9 @@ static const char style[] =
 int
 tl_svg(struct timeline *tl, FILE *f)
 {
-	struct svg g = { tl, f, 0 };
+	struct svg g = { tl, f, 0, LANE_H, 0 };
 	struct lane_state *st;
+	size_t i, nmsg = 0;
 	double h;
 
 	tl_finish(tl);
@@ -444,7 +621,14 @@ tl_svg(struct timeline *tl, FILE *f)
 		return -1;
 	g.scale = (W - LEFT - RIGHT) / (double)(tl->t1 > tl->t0 ?
 	    tl->t1 - tl->t0 : TRACE_NS);
-	h = TOP + tl->nlanes * LANE_H + LEGEND_H + 40;
+	for (i = 0; i < tl->nitems; i++)
+		if (tl->items[i].type == TR_SEND && message(tl, &tl->items[i]))
+			nmsg++;
+	if (nmsg > DENSE * (W - LEFT - RIGHT)) {
+		g.dense = 1;
+		g.lane_h = LANE_H_DENSE;
+	}
+	h = TOP + tl->nlanes * g.lane_h + LEGEND_H + 40;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 	    "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
@@ -453,7 +637,10 @@ tl_svg(struct timeline *tl, FILE *f)
 	    W, h, W, h, tl->nlanes, tl->nitems, style);
 	axis(&g);
 	lanes(&g, st);
-	arrows(&g);
+	if (g.dense)
+		bands(&g);
+	else
+		arrows(&g);
 	marks(&g);
 	legend(&g);
 	fprintf(f, "</svg>\n");

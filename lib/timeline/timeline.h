@@ -18,6 +18,8 @@ struct tl_opts {
 	int		 to_rel;
 	int		 has_from, has_to;
 	const unsigned char *nodes;	/* bitmap of the nodes drawn; NULL: all */
+	char *const	*excluded;	/* message types left out (-x) */
+	size_t		 nexcluded;
 };
 
 struct timeline;

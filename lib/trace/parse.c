@@ -18,7 +18,7 @@
 static const char type_names[TR_NTYPES][8] = {
 	"boot", "crash", "exit", "pause", "resume", "state", "send", "recv",
 	"drop", "fd", "lease", "lead", "edict", "deliver", "clock", "net",
-	"task", "lost"
+	"task", "lost", "quiet"
 };
 
 static const char *const status_names[ST_NSTATUS] = {
@@ -730,6 +730,7 @@ event_type(struct trace_str w, int slack)
 		['l' - 'a'] = { T(TR_LEASE), T(TR_LEAD), T(TR_LOST) },
 		['n' - 'a'] = { T(TR_NET) },
 		['p' - 'a'] = { T(TR_PAUSE) },
+		['q' - 'a'] = { T(TR_QUIET) },
 		['r' - 'a'] = { T(TR_RESUME), T(TR_RECV) },
 		['s' - 'a'] = { T(TR_STATE), T(TR_SEND) },
 		['t' - 'a'] = { T(TR_TASK) },
@@ -737,7 +738,7 @@ event_type(struct trace_str w, int slack)
 #undef T
 	/* The lengths of type_names[]. */
 	static const unsigned char len[TR_NTYPES] = { 4, 5, 4, 5, 6, 5, 4, 4,
-	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4 };
+	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5 };
 	const unsigned char *c;
 
 	if (w.p[0] < 'a' || w.p[0] > 'z')
@@ -787,8 +788,8 @@ trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
 	}
 	ev->type = (enum trace_type)t;
 	if (ev->node == 0 && ev->type != TR_NET && ev->type != TR_LOST &&
-	    ev->type != TR_CLOCK)
-		return "node \"-\" only goes with net, clock or lost";
+	    ev->type != TR_CLOCK && ev->type != TR_QUIET)
+		return "node \"-\" only goes with net, clock, lost or quiet";
 	if (ev->type == TR_NET && ev->node != 0)
 		return "net lines belong to node \"-\"";
 	specs = keys_of[ev->type].k;

@@ -21,7 +21,7 @@ typedef int64_t trace_time;
 enum trace_type {
 	TR_BOOT, TR_CRASH, TR_EXIT, TR_PAUSE, TR_RESUME, TR_STATE, TR_SEND,
 	TR_RECV, TR_DROP, TR_FD, TR_LEASE, TR_LEAD, TR_EDICT, TR_DELIVER,
-	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_NTYPES
+	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_QUIET, TR_NTYPES
 };
 
 enum trace_status {
@@ -217,6 +217,14 @@ int		 tw_pollfd(const struct trace_writer *, struct pollfd *pfd);
 /* After poll: reads acknowledgements, notices a lost connection, connects
  * again when due, writes what it can.  Never blocks. */
 void		 tw_tick(struct trace_writer *);
+/* A collector's writer proves NODE (0: "-") with the cluster KEY (32
+ * bytes, copied) on every connection before it sends a line, answering
+ * the collector's challenge (elect-trace collect -k).  It waits for the
+ * collector's greeting first: one that wants no proof says so, one that
+ * says nothing for 2 s is taken to want none.  Files and streams:
+ * nothing. */
+int		 tw_auth(struct trace_writer *, const uint8_t key[32],
+		    unsigned node);
 /* Whether queued lines wait for the fd to become writable. */
 int		 tw_pending(const struct trace_writer *);
 /* Whether the destination is reachable now (always, but for sockets). */

@@ -27,6 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
+#include "collect/auth.h"
 #include "net/resolve.h"
 #include "trace/trace.h"
 #include "util/util.h"
@@ -35,7 +38,6 @@
 #define BACKOFF_MIN	(TRACE_NS / 20)		/* 50 ms */
 #define BACKOFF_MAX	TRACE_NS		/* 1 s */
 #define CONNECT_MAX	(2 * TRACE_NS)		/* give up a pending connect */
-#define ACK_MAX		32			/* longest "ack N" line */
 
 enum dest { D_FILE, D_STREAM, D_SOCKET };
 enum link { L_IDLE, L_CONNECTING, L_UP };
@@ -63,8 +65,12 @@ struct trace_writer {
 	size_t		 part;		/* bytes sent of the first queued line */
 	uint64_t	 sent;		/* whole lines sent on this connection */
 	uint64_t	 acked;		/* lines the collector acknowledged */
-	char		 ack[ACK_MAX];
+	char		 ack[AUTH_LINE_MAX];	/* a line from the collector */
 	size_t		 acklen;
+	int		 keyed;		/* tw_auth(): prove node before lines */
+	uint8_t		 key[AUTH_KEY];
+	unsigned	 auth_node;
+	int		 proved;	/* on this connection */
 };
 
 static void	report_lost(struct trace_writer *);
@@ -181,10 +187,32 @@ tw_reopen(struct trace_writer *w)
 	return 0;
 }
 
-/* Takes in what the collector wrote back: "ack N" lines.  -1 at EOF. */
+/*
+ * A challenge from the collector: the answer goes out at once, before any
+ * queued line (a fresh connection's buffer takes it whole).  -1 if it
+ * cannot.
+ */
+static int
+answer(struct trace_writer *w, const uint8_t nonce[AUTH_NONCE])
+{
+	char buf[AUTH_LINE_MAX];
+	size_t n;
+
+	if (!w->keyed || w->proved)
+		return 0;
+	n = auth_answer(w->key, nonce, w->auth_node, buf);
+	if (send(w->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n)
+		return -1;
+	w->proved = 1;
+	return 0;
+}
+
+/* Takes in what the collector wrote back: "ack N" lines, and with a key
+ * its challenge.  -1 at EOF, or when the challenge cannot be answered. */
 static int
 read_acks(struct trace_writer *w)
 {
+	uint8_t nonce[AUTH_NONCE];
 	char buf[512];
 	ssize_t n;
 	int rounds;
@@ -209,6 +237,15 @@ read_acks(struct trace_writer *w)
 				continue;
 			}
 			w->ack[w->acklen] = '\0';
+			switch (auth_parse_challenge(w->ack, w->acklen, nonce)) {
+			case 0:
+				if (answer(w, nonce) == -1)
+					return -1;
+				break;
+			case 1:
+				w->proved = 1;	/* no proof wanted */
+				break;
+			}
 			w->acklen = 0;
 			if (strncmp(w->ack, "ack ", 4) != 0)
 				continue;
@@ -251,6 +288,7 @@ disconnect(struct trace_writer *w)
 	w->link = L_IDLE;
 	w->sent = w->acked = 0;
 	w->acklen = 0;
+	w->proved = 0;
 	wait = w->backoff / 4 * 3 +
 	    (int64_t)arc4random_uniform((uint32_t)(w->backoff / 2 / 1000)) *
 	    1000;
@@ -264,6 +302,7 @@ connected(struct trace_writer *w)
 {
 	w->link = L_UP;
 	w->backoff = BACKOFF_MIN;
+	w->deadline = mono_now() + CONNECT_MAX;	/* for the challenge */
 	if (w->lost > 0)
 		report_lost(w);
 }
@@ -357,7 +396,11 @@ tw_flush(struct trace_writer *w)
 			start_connect(w);
 		if (w->link == L_CONNECTING && check_connect(w) == -1)
 			disconnect(w);
-		if (w->link != L_UP)
+		/* a collector older than challenges: it wants no proof */
+		if (w->link == L_UP && w->keyed && !w->proved &&
+		    mono_now() >= w->deadline)
+			w->proved = 1;
+		if (w->link != L_UP || (w->keyed && !w->proved))
 			return -1;
 	}
 	while (w->qlen > 0) {
@@ -419,6 +462,10 @@ tw_pollfd(const struct trace_writer *w, struct pollfd *pfd)
 		return ms_until(w->deadline);
 	case L_UP:
 		pfd->fd = w->fd;
+		if (w->keyed && !w->proved) {
+			pfd->events = POLLIN;	/* the challenge first */
+			return ms_until(w->deadline);
+		}
 		pfd->events = POLLIN | (w->qlen > 0 ? POLLOUT : 0);
 		break;
 	}
@@ -433,6 +480,17 @@ tw_tick(struct trace_writer *w)
 	if (w->dest == D_SOCKET && w->link == L_UP && read_acks(w) == -1)
 		disconnect(w);
 	tw_flush(w);
+}
+
+int
+tw_auth(struct trace_writer *w, const uint8_t key[32], unsigned node)
+{
+	if (w->dest != D_SOCKET)
+		return 0;
+	memcpy(w->key, key, AUTH_KEY);
+	w->auth_node = node;
+	w->keyed = 1;
+	return 0;
 }
 
 int

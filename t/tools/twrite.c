@@ -1,11 +1,13 @@
 /*
- * twrite [-c count] [-n node] [-r rate] [-w seconds] dest: writes COUNT
+ * twrite [-c count] [-k keyfile] [-n node] [-r rate] [-w seconds] dest:
+ * writes COUNT
  * trace lines "send to=1 msg=Seq elid=I" (I from 1) for NODE through the
  * shared trace writer (tw_open(DEST)), RATE lines a second, driving it
  * from a poll loop as the daemons do; then writes "exit why=done" and
  * closes the writer, waiting up to
  * SECONDS for the collector, and prints the lines it counted as lost.
- * Tests use it to restart a collector under a writer.
+ * Tests use it to restart a collector under a writer.  With -k it proves
+ * NODE to the collector with the key in KEYFILE.
  */
 #include <err.h>
 #include <poll.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "net/key.h"
 #include "util/util.h"
 
 int
@@ -22,12 +25,18 @@ main(int argc, char *argv[])
 	long long count = 100, rate = 100, i = 0;
 	unsigned node = 1;
 	int ch, wait_s = 5;
+	const char *keyfile = NULL;
+	uint8_t key[KEY_BYTES];
+	char msg[256];
 	int64_t start;
 
-	while ((ch = getopt(argc, argv, "c:n:r:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:k:n:r:w:")) != -1) {
 		switch (ch) {
 		case 'c':
 			count = arg_num(optarg, 0, 100000000, "-c");
+			break;
+		case 'k':
+			keyfile = optarg;
 			break;
 		case 'n':
 			node = arg_id(optarg, "-n");
@@ -39,8 +48,8 @@ main(int argc, char *argv[])
 			wait_s = (int)arg_num(optarg, 0, 3600, "-w");
 			break;
 		default:
-			fprintf(stderr, "usage: twrite [-c count] [-n node] "
-			    "[-r rate] [-w seconds] dest\n");
+			fprintf(stderr, "usage: twrite [-c count] [-k keyfile] "
+			    "[-n node] [-r rate] [-w seconds] dest\n");
 			return 2;
 		}
 	}
@@ -48,6 +57,11 @@ main(int argc, char *argv[])
 		errx(2, "one destination expected");
 	if ((w = tw_open(argv[optind], STDOUT_FILENO)) == NULL)
 		err(2, "%s", argv[optind]);
+	if (keyfile != NULL) {
+		if (key_load(keyfile, key, msg, sizeof(msg)) == -1)
+			errx(2, "%s", msg);
+		tw_auth(w, key, node);
+	}
 	start = mono_now();
 	while (i < count) {
 		struct pollfd pfd;

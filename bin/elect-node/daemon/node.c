@@ -118,6 +118,9 @@ open_trace(struct node *nd)
 		return;
 	if ((nd->tw = tw_open(nd->opts->trace, STDOUT_FILENO)) == NULL)
 		err(EXIT_USAGE, "-t %s", nd->opts->trace);
+	/* a collector with the key (collect -k) takes only proved lines */
+	if (!nd->key.insecure)
+		tw_auth(nd->tw, nd->key.k, nd->self->id);
 }
 
 static void
