@@ -18,7 +18,8 @@
 
 enum {
 	OPT_FD_CMD = 256, OPT_INSECURE, OPT_STATUS, OPT_VERSION, OPT_DRIFT,
-	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_TIMING
+	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_SYSLOG,
+	OPT_TIMING
 };
 
 static const struct option fixed_opts[] = {
@@ -39,6 +40,9 @@ static const struct option fixed_opts[] = {
 	{ "run-if-leader", no_argument,		NULL,	OPT_RUNIF },
 	{ "wait",	no_argument,		NULL,	OPT_WAIT },
 	{ "grace",	required_argument,	NULL,	OPT_GRACE },
+	{ "verbose",	no_argument,		NULL,	'v' },
+	{ "quiet",	no_argument,		NULL,	'q' },
+	{ "syslog",	no_argument,		NULL,	OPT_SYSLOG },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -66,7 +70,8 @@ option_modes(int ch)
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
 	case OPT_WAIT: case OPT_GRACE: case 'E':
 		return M(MODE_RUNIF);
-	default:	/* -a -f -k --insecure --fd-cmd --drift, timing */
+	default:	/* -a -f -k -q -v --insecure --fd-cmd --drift
+			 * --syslog, timing */
 		return M(MODE_DAEMON);
 	}
 }
@@ -103,7 +108,7 @@ usage(FILE *f, int code)
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
 "                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
-"                  [timing]\n"
+"                  [-q | -v] [--syslog] [timing]\n"
 "       elect-node (-i id | -s statedir) --status\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
@@ -184,7 +189,7 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
 	for (;;) {
 		idx = -1;
-		if ((ch = getopt_long(argc, argv, "+a:E:f:hi:k:s:t:", longopts,
+		if ((ch = getopt_long(argc, argv, "+a:E:f:hi:k:qs:t:v", longopts,
 		    &idx)) == -1)
 			break;
 		for (i = 0; i < ngiven && given[i].ch != ch; i++)
@@ -262,6 +267,13 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			if (o->timing.a.drift > ALGO_DRIFT_MAX)
 				errx(EXIT_USAGE, "--drift: %s is above 0.1",
 				    optarg);
+			break;
+		case 'v':
+		case 'q':
+			o->verbosity = ch == 'v' ? 1 : -1;
+			break;
+		case OPT_SYSLOG:
+			o->syslog = 1;
 			break;
 		case OPT_VERSION:
 			print_version();

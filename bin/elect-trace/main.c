@@ -17,7 +17,8 @@ static const struct cmd {
 	int		 (*run)(int, char *[]);
 	const char	*usage;
 } cmds[] = {
-	{ "collect", cmd_collect, "collect -l address [-d seconds] [-o file]" },
+	{ "collect", cmd_collect,
+	    "collect -l address [-d seconds] [-o file] [-q | -v] [--syslog]" },
 	{ "merge", cmd_merge, "merge [-o file] [file ...]" },
 	{ "stats", cmd_stats,
 	    "stats [--json] [-x type,...] [file ...]" },
