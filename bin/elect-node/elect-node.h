@@ -63,6 +63,7 @@ struct node_opts {
 	/* The daemon's log: -q -1, -v 1; --syslog. */
 	int		 verbosity;
 	int		 syslog;
+	const char	*config;	/* -c */
 };
 
 /* The rooms' entry points: each returns the process's exit code. */

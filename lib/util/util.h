@@ -73,6 +73,10 @@ void		 log_drops_add(struct log_drops *, const char *why,
 /* Logs the window once it is over; nanoseconds until then, or -1. */
 int64_t		 log_drops_tick(struct log_drops *, unsigned node,
 		    int64_t now);
+/* The regular file PATH whole, at most MAX bytes (*LEN), in a buffer to
+ * free(); NULL with "PATH: why" in ERR. */
+char		*file_read(const char *path, size_t max, size_t *len, char *err,
+		    size_t errlen);
 /* Prints "NAME VERSION" and exits 0. */
 void		 print_version(void) __attribute__((noreturn));
 
