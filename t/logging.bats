@@ -29,7 +29,7 @@ logged() {
 	grep -Eq -- "$2" "$ELECT_DIR/$1/stderr"
 }
 
-# survivor_of LEADER: a running node other than LEADER.
+# others LEADER: the node ids other than LEADER, one a line.
 others() {
 	local id
 	for id in 1 2 3; do
