@@ -8,6 +8,8 @@
 #   make fuzz       every fuzz target for FUZZ_SECONDS each (clang, libFuzzer);
 #                   fails, naming them, if any crashes, leaks or hangs
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        a Debian package, build/deb/elect_VERSION_ARCH.deb
+#   make deb-check  builds it, installs it into a fresh root, runs lintian
 
 VERSION =	0.1.0
 PREFIX ?=	/usr/local
@@ -19,7 +21,8 @@ FUZZ_SECONDS ?=	30
 # Debian packages needed to build and test; `make deps` installs them.
 PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev bats \
 		bats-assert bats-support clang libclang-rt-14-dev libxml2-utils \
-		iproute2 nftables procps psmisc python3 faketime parallel
+		iproute2 nftables procps psmisc python3 faketime parallel \
+		dpkg-dev debhelper fakeroot lintian systemd
 
 # What `make bench' needs besides: etcd, to compare with.
 BENCH_PKGS =	etcd-server etcd-client
@@ -96,7 +99,7 @@ $(eval $(call flavour,plain,PLAIN_CFLAGS))
 $(eval $(call flavour,asan,ASAN_CFLAGS))
 
 .PHONY: all plain asan deps check test test-plain test-asan demo bench fuzz \
-	install clean
+	install deb deb-check clean
 .DEFAULT_GOAL := all
 
 all: deps-quiet plain
@@ -130,6 +133,7 @@ check: deps
 	$(MAKE) -j$(NPROC) plain asan
 	$(MAKE) test-plain
 	$(MAKE) test-asan
+	$(MAKE) deb-check
 
 test: test-plain
 
@@ -204,5 +208,23 @@ install: plain
 		chmod 644 $(DESTDIR)$(DATADIR)/$$(basename $$f .in); \
 	done
 
-clean:
-	rm -rf build
+# The package is built from a copy of the tracked files, so that
+# dpkg-buildpackage writes its results into build/deb, not next to the
+# source tree.
+DEB_SRC =	build/deb/elect-$(VERSION)
+
+deb:
+	rm -rf build/deb
+	mkdir -p $(DEB_SRC)
+	git ls-files -z --cached --others --exclude-standard | \
+	    tar -cf - --null -T - --ignore-failed-read | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc -j$(NPROC) >../build.log 2>&1 || \
+	    { tail -n 30 ../build.log; exit 1; }
+	@ls build/deb/*.deb
+
+# Installs the package into a fresh root (dpkg --root, the maintainer
+# scripts run outside it) and checks what landed there; then lintian,
+# which must find no error.
+deb-check: deb
+	sh t/tools/deb-check.sh build/deb
+

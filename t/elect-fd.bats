@@ -519,7 +519,7 @@ watched_down() {
 }
 
 @test "bad command lines get one line on stderr and are ignored" {
-	start_fd 1
+	start_fd 1 -q
 	cmd 1 'hello 2'
 	cmd 1 'start'
 	cmd 1 'start 2 3'
@@ -623,7 +623,7 @@ watched_down() {
 	run elect-fd -f c.conf -i 2 -k k < /dev/null
 	assert_success
 	assert_output --partial 'elect-fd: k: mode 644 lets group or others at the key'
-	run elect-fd -f c.conf -i 2 --insecure < /dev/null
+	run elect-fd -f c.conf -i 2 --insecure -q < /dev/null
 	assert_success
 	assert_output 'elect-fd: --insecure: datagrams are not authenticated'
 }

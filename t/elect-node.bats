@@ -240,7 +240,7 @@ start_stub() {
 	    --fd-interval 7 --fd-timeout 31 "$C" -- 2
 	wait_for 5 grep -q "^start 3$" "$FD_STUB_LOG"
 	run head -n 1 "$FD_STUB_LOG"
-	assert_output "args -f $C -i 2 -k $ELECT_DIR/k --interval 7 --timeout 31 --incarnation 1"
+	assert_output "args -f $C -i 2 -k $ELECT_DIR/k --interval 7 --timeout 31 --incarnation 1 -q"
 	trace_has "$ELECT_DIR/2/trace" " fd op=start peer=3$"
 }
 

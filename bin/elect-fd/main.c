@@ -43,6 +43,8 @@ struct opts {
 	const char	*watch;
 	int		 report_up;
 	uint64_t	 incarnation;
+	int		 verbosity;	/* -q -1, -v 1 */
+	int		 syslog;
 };
 
 struct shell {
@@ -57,6 +59,7 @@ struct shell {
 	size_t		 linelen;
 	int		 skipping;	/* discarding the rest of a long line */
 	unsigned long	 lineno;
+	struct log_drops drops;
 };
 
 
@@ -69,7 +72,8 @@ usage(int status)
 	    "                [--timeout ms | --phi threshold] "
 	    "[--mode push|ping] [-t trace]\n"
 	    "                [--watch id,...] [--report-up] "
-	    "[--incarnation n]\n");
+	    "[--incarnation n]\n"
+	    "                [-q | -v] [--syslog]\n");
 	exit(status);
 }
 
@@ -105,11 +109,14 @@ parse_opts(int argc, char *argv[], struct opts *o)
 		{ "incarnation", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "syslog", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "f:hi:k:t:V", longopts,
+	while ((ch = getopt_long(argc, argv, "f:hi:k:qt:vV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'f':
@@ -154,6 +161,13 @@ parse_opts(int argc, char *argv[], struct opts *o)
 		case 'N':
 			o->incarnation = (uint64_t)arg_num(optarg, 1, LLONG_MAX,
 			    "--incarnation");
+			break;
+		case 'v':
+		case 'q':
+			o->verbosity = ch == 'v' ? 1 : -1;
+			break;
+		case 'S':
+			o->syslog = 1;
 			break;
 		case 'h':
 			usage(0);
@@ -269,6 +283,10 @@ leave(struct shell *sh, const char *why, int status)
 {
 	const struct fd_stats *st = fd_stats(sh->fd);
 
+	log_drops_tick(&sh->drops, sh->self, mono_now() + LOG_DROPS_WINDOW);
+	log_info("stop node=%u why=%s sent=%llu recv=%llu dropped=%llu",
+	    sh->self, why, (unsigned long long)st->sent,
+	    (unsigned long long)st->received, (unsigned long long)st->dropped);
 	tw_event(sh->tw, sh->self, "exit why=%s sent=%llu recv=%llu "
 	    "dropped=%llu", why, (unsigned long long)st->sent,
 	    (unsigned long long)st->received, (unsigned long long)st->dropped);
@@ -314,12 +332,16 @@ carry_out(struct shell *sh)
 		case FD_ACT_DOWN:
 			tw_event(sh->tw, sh->self, "fd op=down peer=%u",
 			    a->peer);
+			log_info("peer-down node=%u peer=%u", sh->self,
+			    a->peer);
 			signal_client(sh, "down", a->peer);
 			break;
 		case FD_ACT_UP:
+			log_info("peer-up node=%u peer=%u", sh->self, a->peer);
 			signal_client(sh, "up", a->peer);
 			break;
 		case FD_ACT_DROP:
+			log_drops_add(&sh->drops, a->why, mono_now());
 			if (a->peer == 0)
 				tw_event(sh->tw, sh->self, "drop from=- why=%s",
 				    a->why);
@@ -466,7 +488,7 @@ loop(struct shell *sh)
 {
 	struct pollfd pfd[4];
 	struct timespec ts, *tsp;
-	int64_t now, deadline, wait;
+	int64_t now, deadline, wait, dw;
 	int ms;
 
 	for (;;) {
@@ -481,6 +503,9 @@ loop(struct shell *sh)
 		}
 		wait = deadline == INT64_MAX ? -1 :
 		    deadline > now ? deadline - now : 0;
+		if ((dw = log_drops_tick(&sh->drops, sh->self, now)) >= 0 &&
+		    (wait == -1 || dw < wait))
+			wait = dw;
 		ms = tw_pollfd(sh->tw, &pfd[2]);
 		if (ms != -1 && (wait == -1 || ms * FD_MS < wait))
 			wait = ms * FD_MS;
@@ -549,6 +574,7 @@ main(int argc, char *argv[])
 	check_stdio();
 	follow_parent();
 	parse_opts(argc, argv, &o);
+	log_init("elect-fd", o.syslog, o.verbosity);
 	if (sodium_init() == -1)
 		errx(1, "sodium_init");
 	memset(&sh, 0, sizeof(sh));
@@ -599,6 +625,13 @@ main(int argc, char *argv[])
 	    (double)o.interval_ms / 1000, o.phi > 0 ? "phi" : "timeout",
 	    o.phi > 0 ? 1 : 3, o.phi > 0 ? o.phi :
 	    (double)o.timeout_ms / 1000);
+	log_info("start node=%u version=%s cluster=%s nodes=%zu inc=%llu "
+	    "key=%s mode=%s interval=%lldms %s=%.*f%s", o.self, ELECT_VERSION,
+	    o.cluster, sh.c.n, (unsigned long long)cfg.incarnation,
+	    o.insecure ? "insecure" : o.key, o.mode == FD_PUSH ? "push" :
+	    "ping", o.interval_ms, o.phi > 0 ? "phi" : "timeout",
+	    o.phi > 0 ? 1 : 0, o.phi > 0 ? o.phi : (double)o.timeout_ms,
+	    o.phi > 0 ? "" : "ms");
 	for (i = 0; i < nwatch; i++) {
 		struct fd_cmd start = { .op = FD_OP_START, .n = 1 };
 

@@ -28,6 +28,7 @@ void		 timing_longopts(struct option *, int first);
 int		 timing_set(struct node_timing *, int k, const char *arg);
 void		 timing_check(const struct node_timing *);
 void		 timing_usage(FILE *);
+void		 timing_format(const struct node_timing *, char *, size_t);
 long long	 timing_ms(algo_time);
 algo_time	 arg_duration(const char *, const char *what);
 
@@ -59,6 +60,10 @@ struct node_opts {
 	int		 wait;
 	algo_time	 grace;		/* -1: the default */
 	int		 ecode;		/* -E; -1: the default */
+	/* The daemon's log: -q -1, -v 1; --syslog. */
+	int		 verbosity;
+	int		 syslog;
+	const char	*config;	/* -c */
 };
 
 /* The rooms' entry points: each returns the process's exit code. */

@@ -5,6 +5,7 @@
  */
 #include <assert.h>
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,13 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf/conf.h"
 #include "elect-node.h"
 #include "guard/guard.h"
 #include "util/util.h"
 
 enum {
 	OPT_FD_CMD = 256, OPT_INSECURE, OPT_STATUS, OPT_VERSION, OPT_DRIFT,
-	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_TIMING
+	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_SYSLOG,
+	OPT_TIMING
 };
 
 static const struct option fixed_opts[] = {
@@ -39,6 +42,10 @@ static const struct option fixed_opts[] = {
 	{ "run-if-leader", no_argument,		NULL,	OPT_RUNIF },
 	{ "wait",	no_argument,		NULL,	OPT_WAIT },
 	{ "grace",	required_argument,	NULL,	OPT_GRACE },
+	{ "verbose",	no_argument,		NULL,	'v' },
+	{ "quiet",	no_argument,		NULL,	'q' },
+	{ "syslog",	no_argument,		NULL,	OPT_SYSLOG },
+	{ "config",	required_argument,	NULL,	'c' },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -59,14 +66,15 @@ static unsigned
 option_modes(int ch)
 {
 	switch (ch) {
-	case 'i': case 's': case 'h': case OPT_VERSION:
+	case 'i': case 's': case 'h': case OPT_VERSION: case 'c':
 	case OPT_STATUS: case OPT_EDICT: case OPT_FOLLOW: case OPT_RUNIF:
 		return M_ALL;
 	case 't':
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
 	case OPT_WAIT: case OPT_GRACE: case 'E':
 		return M(MODE_RUNIF);
-	default:	/* -a -f -k --insecure --fd-cmd --drift, timing */
+	default:	/* -a -f -k -q -v --insecure --fd-cmd --drift
+			 * --syslog, timing */
 		return M(MODE_DAEMON);
 	}
 }
@@ -103,7 +111,7 @@ usage(FILE *f, int code)
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
 "                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
-"                  [timing]\n"
+"                  [-q | -v] [--syslog] [-c file] [timing]\n"
 "       elect-node (-i id | -s statedir) --status\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
@@ -173,24 +181,25 @@ check_modes(const struct node_opts *o, const struct given *g, size_t n)
 	}
 }
 
+/* The flags of ARGV, each option's first spelling added to GIVEN: the
+ * command line's, and each setting of a configuration file's. */
 static void
-parse_args(int argc, char *argv[], struct node_opts *o)
+parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
+    size_t *ngivenp)
 {
-	struct given given[GIVEN_MAX];
-	size_t i, ngiven = 0;
+	size_t i, ngiven = *ngivenp;
 	int ch, idx;
 
-	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
-	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
+	optind = 0;	/* GNU getopt: from the start, anew */
 	for (;;) {
 		idx = -1;
-		if ((ch = getopt_long(argc, argv, "+a:E:f:hi:k:s:t:", longopts,
+		if ((ch = getopt_long(argc, argv, "+a:c:E:f:hi:k:qs:t:v", longopts,
 		    &idx)) == -1)
 			break;
 		for (i = 0; i < ngiven && given[i].ch != ch; i++)
 			continue;
 		if (ch != '?' && i == ngiven) {
-			assert(ngiven < nitems(given));
+			assert(ngiven < GIVEN_MAX);
 			given[ngiven].ch = ch;
 			if (idx >= 0)
 				snprintf(given[ngiven].name,
@@ -263,6 +272,16 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 				errx(EXIT_USAGE, "--drift: %s is above 0.1",
 				    optarg);
 			break;
+		case 'v':
+		case 'q':
+			o->verbosity = ch == 'v' ? 1 : -1;
+			break;
+		case OPT_SYSLOG:
+			o->syslog = 1;
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
 		case OPT_VERSION:
 			print_version();
 			break;
@@ -273,6 +292,169 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			usage(stderr, EXIT_USAGE);
 		}
 	}
+	*ngivenp = ngiven;
+}
+
+/*
+ * Configuration files (elect.conf(5)): a setting is its flag's long name
+ * and value, and applies unless the command line (or, for the cluster
+ * file's shared settings, the configuration file) gave that flag.  Each
+ * goes through the same parsing as the flag, as "--KEY=VALUE", with
+ * FILE:LINE in front of its errors.  Settings of flags the mode does not
+ * use are skipped: one file serves the daemon and its clients.
+ */
+#ifndef ELECT_CONF
+#define ELECT_CONF	"/etc/elect/elect.conf"
+#endif
+#define CONF_FILE_MAX	(64 * 1024)
+
+struct conf_ctx {
+	struct node_opts *o;
+	struct given	*given;
+	size_t		*ngiven;
+	const char	*file;
+	int		 shared;	/* the cluster file's: algo, timing */
+};
+
+/* What a file may set: not the modes, nor what prints and exits. */
+static int
+settable(int ch)
+{
+	switch (ch) {
+	case 'c': case 'h': case OPT_VERSION: case OPT_STATUS: case OPT_EDICT:
+	case OPT_FOLLOW: case OPT_RUNIF:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The flag that excludes CH, or replaces it: given, it overrides CH's
+ * setting as CH itself would. */
+static int
+rival(int ch)
+{
+	switch (ch) {
+	case 'q':
+		return 'v';
+	case 'v':
+		return 'q';
+	case 'k':
+		return OPT_INSECURE;
+	case OPT_INSECURE:
+		return 'k';
+	default:
+		return -1;
+	}
+}
+
+static const char *
+conf_setting(void *arg, const struct conf_item *it)
+{
+	static char *kept[2 * CONF_ITEMS_MAX];
+	static size_t nkept;
+	static char why[128];
+	struct conf_ctx *x = arg;
+	struct node_opts scratch, *o;
+	struct given sgiven[1], *g;
+	size_t nsgiven, *ng;
+	const struct option *lo;
+	char flag[CONF_LINE_MAX + CONF_KEY_MAX + 4], where[PATH_MAX + 64];
+	char *argv[3], *name;
+	size_t i;
+
+	for (lo = longopts; lo->name != NULL; lo++)
+		if (strcmp(lo->name, it->key) == 0)
+			break;
+	if (lo->name == NULL || !settable(lo->val))
+		return snprintf(why, sizeof(why), "unknown key \"%s\"",
+		    it->key), why;
+	if (x->shared && lo->val != 'a' && lo->val != OPT_DRIFT &&
+	    lo->val < OPT_TIMING)
+		return snprintf(why, sizeof(why), "%s: not a shared setting "
+		    "(algo, drift and the timings are)", it->key), why;
+	if (lo->has_arg == no_argument) {
+		if (strcmp(it->value, "no") != 0 &&
+		    strcmp(it->value, "yes") != 0)
+			return snprintf(why, sizeof(why), "%s: \"%s\" is not "
+			    "yes or no", it->key, it->value), why;
+		snprintf(flag, sizeof(flag), "--%s", it->key);
+	} else
+		snprintf(flag, sizeof(flag), "--%s=%s", it->key, it->value);
+	/* The options keep pointers into their arguments, as into argv. */
+	assert(nkept < nitems(kept));
+	if ((kept[nkept] = strdup(flag)) == NULL)
+		err(1, NULL);
+	argv[0] = (char *)getprogname();
+	argv[1] = kept[nkept++];
+	argv[2] = NULL;
+	/* A setting overridden, unused here or "no" is still checked, on a
+	 * copy of the options. */
+	o = x->o;
+	g = x->given;
+	ng = x->ngiven;
+	for (i = 0; i < *x->ngiven; i++)
+		if (x->given[i].ch == lo->val ||
+		    x->given[i].ch == rival(lo->val))
+			break;
+	if (i < *x->ngiven || !(option_modes(lo->val) & M(x->o->mode)) ||
+	    strcmp(it->value, "no") == 0) {
+		scratch = *x->o;
+		o = &scratch;
+		g = sgiven;
+		nsgiven = 0;
+		ng = &nsgiven;
+	}
+	/* err(3) names the program: here the file and line too. */
+	name = program_invocation_short_name;
+	snprintf(where, sizeof(where), "%s: %s:%u", name, x->file, it->line);
+	program_invocation_short_name = where;
+	parse_flags(2, argv, o, g, ng);
+	program_invocation_short_name = name;
+	return NULL;
+}
+
+static void
+conf_file(struct node_opts *o, const char *file, int how,
+    struct given *given, size_t *ngiven)
+{
+	struct conf_ctx x = { o, given, ngiven, file, how == CONF_CLUSTER };
+	char err[PATH_MAX + 256], *text;
+	size_t len;
+	int rc;
+
+	if ((text = file_read(file, CONF_FILE_MAX, &len, err,
+	    sizeof(err))) == NULL)
+		errx(EXIT_USAGE, "%s", err);
+	rc = conf_parse(text, len, file, how, conf_setting, &x, err,
+	    sizeof(err));
+	free(text);
+	if (rc == -1)
+		errx(EXIT_USAGE, "%s", err);
+}
+
+/* -c FILE, or the default file if there is one; then the cluster file's
+ * shared settings. */
+static void
+config_load(struct node_opts *o, struct given *given, size_t *ngiven)
+{
+	if (o->config != NULL)
+		conf_file(o, o->config, CONF_PLAIN, given, ngiven);
+	else if (access(ELECT_CONF, F_OK) == 0)
+		conf_file(o, ELECT_CONF, CONF_PLAIN, given, ngiven);
+	if (o->mode == MODE_DAEMON && o->cluster != NULL)
+		conf_file(o, o->cluster, CONF_CLUSTER, given, ngiven);
+}
+
+static void
+parse_args(int argc, char *argv[], struct node_opts *o)
+{
+	struct given given[GIVEN_MAX];
+	size_t ngiven = 0;
+
+	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
+	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
+	parse_flags(argc, argv, o, given, &ngiven);
 	if (o->mode == MODE_RUNIF) {
 		if (optind == argc)
 			errx(EXIT_USAGE, "--run-if-leader needs a command, "
@@ -281,6 +463,7 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 	} else if (optind != argc)
 		errx(EXIT_USAGE, "unexpected argument \"%s\"", argv[optind]);
 	check_modes(o, given, ngiven);
+	config_load(o, given, &ngiven);
 	if (o->mode != MODE_DAEMON) {
 		if (o->statedir == NULL && o->id == 0)
 			errx(EXIT_USAGE, "%s needs -s statedir or -i id",

@@ -137,6 +137,23 @@ print_duration(FILE *f, algo_time t)
 		fprintf(f, "%lldus", (long long)(t / 1000));
 }
 
+/* " name=DURATION" for every timing, for the start line of the log. */
+void
+timing_format(const struct node_timing *t, char *buf, size_t len)
+{
+	size_t off = 0;
+	algo_time v;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < TM_N && off < len; k++) {
+		v = *field((struct node_timing *)t, k);
+		off += (size_t)snprintf(buf + off, len - off, v % ALGO_MS == 0 ?
+		    " %s=%lldms" : " %s=%lldus", defs[k].name, (long long)(v %
+		    ALGO_MS == 0 ? v / ALGO_MS : v / 1000));
+	}
+}
+
 void
 timing_usage(FILE *f)
 {

@@ -43,6 +43,7 @@
 #include "elect-trace.h"
 
 #define BLOCK		(64 * 1024)
+#define PEER_MAX	96
 #define REPORT_MAX	10	/* bad lines reported per connection */
 #define DRAIN_MAX	(1024 * 1024)	/* read from each at the end, at most */
 #define HOLD_MAX	(64 * 1024 * 1024)	/* bytes in the reorder buffer */
@@ -52,7 +53,7 @@
 
 struct conn {
 	int		 fd;		/* -1: ended, lines still held */
-	char		 peer[96];
+	char		 peer[PEER_MAX];
 	unsigned long	 acked;
 	unsigned long	 held;		/* lines in the reorder buffer */
 	trace_time	 mark;		/* its latest line's time */
@@ -165,11 +166,34 @@ struct ctx {
 	int		 own;		/* lines are the collector's (crash) */
 };
 
+/* The peer as a log value without blanks: "pid:N", "fd:N" or HOST:PORT. */
+static const char *
+log_peer(const char *peer, char *buf, size_t len)
+{
+	const char *p = strstr(peer, "peer ");
+	char *c;
+
+	strlcpy(buf, p != NULL ? p + 5 : peer, len);
+	for (c = buf; *c != '\0'; c++)
+		if (*c == ' ')
+			*c = ':';
+	return buf;
+}
+
 static void
 emit(void *arg, trace_time t, const char *line, size_t len)
 {
 	struct ctx *ctx = arg;
+	const char *node, *end;
+	char who[PEER_MAX];
 
+	/* "TIME NODE crash": the collector's own line says a node's stream
+	 * ended without its exit. */
+	if (ctx->own && (node = memchr(line, ' ', len)) != NULL &&
+	    (end = memchr(node + 1, ' ', len - (size_t)(node + 1 - line))) !=
+	    NULL)
+		log_warnx("crash node=%.*s peer=%s", (int)(end - node - 1),
+		    node + 1, log_peer(ctx->conn->peer, who, sizeof(who)));
 	if (ctx->st->hold == NULL) {
 		out_line(&ctx->st->out, line, len);
 		return;
@@ -377,6 +401,7 @@ accept_one(struct state *st, int ls, int *paused)
 	uint8_t nonce[AUTH_NONCE];
 	char ch[AUTH_LINE_MAX];
 	size_t n;
+	char who[PEER_MAX];
 	int fd;
 
 	fd = accept4(ls, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK |
@@ -424,6 +449,8 @@ accept_one(struct state *st, int ls, int *paused)
 		return 0;
 	}
 	st->conns[st->nconns++] = cn;
+	log_debug("stream-open peer=%s", log_peer(cn->peer, who,
+	    sizeof(who)));
 	return 0;
 }
 
@@ -541,6 +568,7 @@ end_conn(struct state *st, size_t i, enum collect_end how)
 	struct conn *cn = st->conns[i];
 	struct ctx ctx = { st, cn, 1 };
 	struct collect_out co = { emit, report, &ctx, floor_of };
+	char who[PEER_MAX];
 
 	collect_end(st->col, &cn->c, how, tw_now(), &co);
 	if (st->hold == NULL)
@@ -548,6 +576,8 @@ end_conn(struct state *st, size_t i, enum collect_end how)
 	send_ack(cn);
 	if (cn->c.bad > REPORT_MAX)
 		warnx("%s: %lu bad lines in all", cn->peer, cn->c.bad);
+	log_debug("stream-end peer=%s lines=%lu bad=%lu", log_peer(cn->peer,
+	    who, sizeof(who)), cn->c.lines, cn->c.bad);
 	close(cn->fd);
 	cn->fd = -1;
 	st->conns[i] = st->conns[--st->nconns];
@@ -687,9 +717,13 @@ cmd_collect(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "insecure", no_argument, NULL, INSECURE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "syslog", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct state st = { 0 };
+	int verbosity = 0, use_syslog = 0;
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	const char *addr = NULL;
 	int ch, ls, ordered = 0, insecure = 0;
@@ -697,8 +731,7 @@ cmd_collect(int argc, char *argv[])
 	uint8_t key[KEY_BYTES];
 	char msg[256];
 
-	st.wait = WAIT_DEFAULT;
-	while ((ch = getopt_long(argc, argv, "d:hk:l:o:w:", longopts,
+	while ((ch = getopt_long(argc, argv, "d:hk:l:o:qvw:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -720,6 +753,13 @@ cmd_collect(int argc, char *argv[])
 			break;
 		case INSECURE:
 			insecure = 1;
+			break;
+		case 'v':
+		case 'q':
+			verbosity = ch == 'v' ? 1 : -1;
+			break;
+		case 'S':
+			use_syslog = 1;
 			break;
 		case 'h':
 			usage("collect", 0);
@@ -751,11 +791,16 @@ cmd_collect(int argc, char *argv[])
 	raise_nofile();
 	st.sigfd = signals_open(sigs, nitems(sigs));
 	ls = listen_on(addr, insecure || st.key != NULL);
+	log_init("elect-trace", use_syslog, verbosity);
+	log_info("start listen=%s out=%s delay=%.3fs", addr,
+	    st.out.path != NULL ? st.out.path : "-",
+	    (double)st.delay / TRACE_NS);
 	serve(&st, ls);
 	close(st.sigfd);
 	close(ls);
 	remove_socket();
 	shut_down(&st);
+	log_info("stop listen=%s", addr);
 	free(st.conns);
 	free(st.block);
 	free(st.out.buf);

@@ -19,7 +19,7 @@ static const struct cmd {
 } cmds[] = {
 	{ "collect", cmd_collect,
 	    "collect -l address [-d seconds] [-o file] [-w seconds]\n"
-	    "                            [-k keyfile | --insecure]" },
+	    "                            [-k keyfile | --insecure] [-q | -v] [--syslog]" },
 	{ "merge", cmd_merge, "merge [-o file] [file ...]" },
 	{ "stats", cmd_stats,
 	    "stats [--json] [-x type,...] [file ...]" },

@@ -15,6 +15,7 @@
 
 #include "net/cluster.h"
 #include "net/resolve.h"
+#include "util/util.h"
 
 #define BLANKS	" \t"
 
@@ -246,6 +247,9 @@ parse_line(struct parser *p, char *s)
 	memset(&n, 0, sizeof(n));
 	n.line = p->line;
 	kw = strsep(&s, BLANKS);
+	/* A setting shared by every node (lib/conf, elect.conf(5)). */
+	if (strcmp(kw, "set") == 0)
+		return 0;
 	if (strcmp(kw, "node") != 0)
 		return fail(p, "unknown keyword \"%s\" (expected \"node ID "
 		    "HOST:PORT [fd=PORT]\")", kw);
@@ -430,51 +434,6 @@ check_resolved(const struct cluster *c, char *err, size_t errlen)
 	return 0;
 }
 
-static char *
-read_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t n = 0;
-	ssize_t r;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto fail;
-	}
-	if ((buf = malloc(CLUSTER_FILE_MAX + 1)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto fail;
-	}
-	while (n <= CLUSTER_FILE_MAX &&
-	    (r = read(fd, buf + n, CLUSTER_FILE_MAX + 1 - n)) != 0) {
-		if (r == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		n += (size_t)r;
-	}
-	if (n > CLUSTER_FILE_MAX) {
-		snprintf(err, errlen, "%s: larger than %d bytes", path,
-		    CLUSTER_FILE_MAX);
-		goto fail;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
-}
-
 int
 cluster_load(const char *path, struct cluster *c, char *err, size_t errlen)
 {
@@ -483,7 +442,7 @@ cluster_load(const char *path, struct cluster *c, char *err, size_t errlen)
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if ((text = read_file(path, &len, err, errlen)) == NULL)
+	if ((text = file_read(path, CLUSTER_FILE_MAX, &len, err, errlen)) == NULL)
 		return -1;
 	rc = cluster_parse(text, len, path, c, err, errlen);
 	free(text);

@@ -78,3 +78,52 @@ log_debug(const char *fmt, ...)
 	log_v(LOG_DEBUG, fmt, ap);
 	va_end(ap);
 }
+
+void
+log_drops_add(struct log_drops *d, const char *why, int64_t now)
+{
+	size_t i;
+
+	if (d->start == 0)
+		d->start = now != 0 ? now : 1;
+	d->n++;
+	for (i = 0; i < d->nwhy; i++)
+		if (strcmp(d->why[i].why, why) == 0)
+			break;
+	if (i == d->nwhy) {
+		if (d->nwhy == LOG_DROPS_WHYS)
+			i = LOG_DROPS_WHYS - 1;	/* the last counts the rest */
+		else {
+			d->why[i].why = why;
+			d->why[i].n = 0;
+			d->nwhy++;
+		}
+	}
+	d->why[i].n++;
+}
+
+int64_t
+log_drops_tick(struct log_drops *d, unsigned node, int64_t now)
+{
+	char whys[512];
+	size_t i, off = 0;
+
+	if (d->start == 0)
+		return -1;
+	if (now - d->start < LOG_DROPS_WINDOW)
+		return d->start + LOG_DROPS_WINDOW - now;
+	if (d->n >= LOG_DROPS_MIN) {
+		whys[0] = '\0';
+		for (i = 0; i < d->nwhy && off < sizeof(whys); i++)
+			off += (size_t)snprintf(whys + off, sizeof(whys) - off,
+			    "%s%s:%llu", i == 0 ? "" : ",",
+			    i == LOG_DROPS_WHYS - 1 && d->nwhy ==
+			    LOG_DROPS_WHYS ? "other" : d->why[i].why,
+			    (unsigned long long)d->why[i].n);
+		log_warnx("drops node=%u count=%llu window=%llds why=%s", node,
+		    (unsigned long long)d->n,
+		    (long long)(LOG_DROPS_WINDOW / 1000000000LL), whys);
+	}
+	memset(d, 0, sizeof(*d));
+	return -1;
+}

@@ -50,6 +50,33 @@ void		 log_info(const char *fmt, ...)
 		    __attribute__((format(printf, 1, 2)));
 void		 log_debug(const char *fmt, ...)
 		    __attribute__((format(printf, 1, 2)));
+/*
+ * Drops summed over a window: one warning line per window in which at
+ * least LOG_DROPS_MIN datagrams were dropped, never one per datagram.
+ * WHY must be a string that lives as long as the process (the shells'
+ * reasons are literals).  Times are CLOCK_MONOTONIC nanoseconds.
+ */
+#define LOG_DROPS_WINDOW	(10 * 1000000000LL)
+#define LOG_DROPS_MIN		10
+#define LOG_DROPS_WHYS		8
+struct log_drops {
+	int64_t		 start;		/* of the window, or 0: none open */
+	uint64_t	 n;
+	size_t		 nwhy;
+	struct {
+		const char	*why;
+		uint64_t	 n;
+	}		 why[LOG_DROPS_WHYS];
+};
+void		 log_drops_add(struct log_drops *, const char *why,
+		    int64_t now);
+/* Logs the window once it is over; nanoseconds until then, or -1. */
+int64_t		 log_drops_tick(struct log_drops *, unsigned node,
+		    int64_t now);
+/* The regular file PATH whole, at most MAX bytes (*LEN), in a buffer to
+ * free(); NULL with "PATH: why" in ERR. */
+char		*file_read(const char *path, size_t max, size_t *len, char *err,
+		    size_t errlen);
 /* Prints "NAME VERSION" and exits 0. */
 void		 print_version(void) __attribute__((noreturn));
 

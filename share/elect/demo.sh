@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # make demo: five nodes on 127.0.0.1 elect a leader, lose it, elect another,
 # take the old one back, and the run is checked against the papers.
 # Usage: demo.sh BINDIR

@@ -84,7 +84,8 @@ do_persist(struct node *nd, const uint8_t *data, size_t len)
 
 	persist_name(nd, name, sizeof(name));
 	if (store_write(nd->dirfd, name, data, len) == -1) {
-		warn("%s/%s", nd->opts->statedir, name);
+		log_warnx("%s/%s: %s", nd->opts->statedir, name,
+		    strerror(errno));
 		nd->quit = QUIT_ERROR;
 	}
 }
@@ -134,7 +135,7 @@ run(struct node *nd)
 		}
 	}
 	if (nd->out.nomem) {
-		warnx("out of memory: the core lost actions");
+		log_warnx("out of memory: the core lost actions");
 		nd->quit = QUIT_ERROR;
 	}
 	algo_out_clear(&nd->out);
@@ -230,7 +231,7 @@ core_down(struct node *nd, unsigned id)
 	node_trace(nd, "fd op=down peer=%u", id);
 	in.down = (uint16_t)id;
 	if (step(nd, &in) == ALGO_EINVAL)
-		warnx("%s: down %u: not a peer", nd->opts->fd_cmd, id);
+		log_warnx("%s: down %u: not a peer", nd->opts->fd_cmd, id);
 	run(nd);
 	node_input_done(nd);
 }

@@ -18,6 +18,7 @@
 #include "net/cluster.h"
 #include "net/wire.h"
 #include "trace/trace.h"
+#include "util/util.h"
 
 #define FDC_OUT_MAX	(64 * 1024)	/* commands the detector has not read */
 #define FDC_LINE_MAX	128
@@ -117,6 +118,17 @@ struct notify {
 	int		 leader;
 };
 
+/* What the log last said (events.c): a line is written on a change. */
+struct events {
+	int		 leading;	/* logged became-leader */
+	uint64_t	 token;
+	algo_time	 since, until;
+	unsigned	 ldr;		/* as logged; 0: none */
+	unsigned	 prev;		/* the last other leader, or 0 */
+	int		 tasks;		/* guarded commands running */
+	struct log_drops drops;
+};
+
 struct node {
 	const struct node_opts *opts;
 	struct cluster	 cluster;
@@ -129,6 +141,7 @@ struct node {
 	struct fdc	 fdc;
 	struct control	 control;
 	struct notify	 notify;
+	struct events	 events;
 	enum quit	 quit;
 	/* Asked to leave while guarded commands run: they stop first, so
 	 * that the lease is released only once they are dead. */
@@ -186,6 +199,14 @@ void	net_close(struct node *);
 void	notify_init(struct node *, algo_time now);
 algo_time notify_tick(struct node *, algo_time now);
 void	notify_stopping(struct node *);
+
+/* The log (events.c): one line per event, see elect-node(1), LOGGING.
+ * events_tick() returns nanoseconds until it is due again, or -1. */
+void	events_start(struct node *);
+algo_time events_tick(struct node *, algo_time now);
+void	events_peer(struct node *, unsigned id, int up);
+void	events_drop(struct node *, const char *why);
+void	events_stop(struct node *, const char *why);
 
 /* The core's edge (core.c). */
 void	core_boot(struct node *);

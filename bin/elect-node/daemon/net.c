@@ -111,6 +111,8 @@ net_down(struct node *nd, unsigned id)
 		return 0;
 	if (!nd->monitored[i])
 		return -1;
+	if (!nd->downed[i])
+		events_peer(nd, id, 0);
 	nd->downed[i] = 1;
 	return 0;
 }
@@ -130,6 +132,7 @@ heard_from(struct node *nd, unsigned id)
 	if ((i = peer_index(nd, id)) == -1 || !nd->downed[i])
 		return;
 	nd->downed[i] = 0;
+	events_peer(nd, id, 1);
 	snprintf(line, sizeof(line), "alive %u", id);
 	if (fdc_send(&nd->fdc, line) == -1)
 		node_detector_failed(nd);
@@ -146,7 +149,7 @@ net_send(struct node *nd, const struct algo_msg *m)
 	long i;
 
 	if ((i = peer_index(nd, m->peer)) == -1 || m->peer == nd->self->id) {
-		warnx("core sent to %u, not a peer", m->peer);
+		log_warnx("core sent to %u, not a peer", m->peer);
 		return;
 	}
 	to = &nd->cluster.nodes[i];
@@ -163,7 +166,7 @@ net_send(struct node *nd, const struct algo_msg *m)
 	w.len = m->len;
 	if ((len = wire_encode(&nd->key, &nd->proto, &w, buf,
 	    sizeof(buf))) == 0) {
-		warnx("core sent a message the wire refuses (type %u)",
+		log_warnx("core sent a message the wire refuses (type %u)",
 		    m->type);
 		return;
 	}
@@ -182,6 +185,7 @@ net_drop(struct node *nd, unsigned from, const char *why)
 	char id[8];
 
 	nd->drops++;
+	events_drop(nd, why);
 	node_trace(nd, "drop from=%s why=%s", id_str(from, id, sizeof(id)),
 	    why);
 }
@@ -231,7 +235,7 @@ net_read(struct node *nd)
 		if (n == -1) {
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNREFUSED)
-				warn("recv");
+				log_warnx("recv: %s", strerror(errno));
 			return;
 		}
 		memset(&w, 0, sizeof(w));

@@ -153,6 +153,10 @@ start_detector(struct node *nd)
 	argv[n++] = timeout;
 	argv[n++] = "--incarnation";
 	argv[n++] = inc;
+	/* Its info lines would repeat ours: warnings only, unless -v. */
+	argv[n++] = o->verbosity > 0 ? "-v" : "-q";
+	if (o->syslog)
+		argv[n++] = "--syslog";
 	argv[n] = NULL;
 	if (access(o->fd_cmd, X_OK) == -1)
 		err(EXIT_USAGE, "%s (the failure detector; see --fd-cmd)",
@@ -193,11 +197,11 @@ detector_gone(struct node *nd, int status)
 	if (nd->quit != QUIT_NO)
 		return;
 	if (WIFEXITED(status))
-		warnx("%s exited with status %d; stopping", nd->opts->fd_cmd,
-		    WEXITSTATUS(status));
+		log_warnx("%s exited with status %d; stopping",
+		    nd->opts->fd_cmd, WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		warnx("%s killed by signal %d; stopping", nd->opts->fd_cmd,
-		    WTERMSIG(status));
+		log_warnx("%s killed by signal %d; stopping",
+		    nd->opts->fd_cmd, WTERMSIG(status));
 	nd->quit = QUIT_FD;
 }
 
@@ -234,7 +238,8 @@ read_signals(struct node *nd)
 			break;
 		case SIGHUP:
 			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)
-				warn("-t %s: reopening", nd->opts->trace);
+				log_warnx("-t %s: reopening: %s",
+				    nd->opts->trace, strerror(errno));
 			break;
 		case SIGCHLD:
 			if (fdc_reaped(&nd->fdc, &status))
@@ -255,7 +260,7 @@ void
 node_detector_failed(struct node *nd)
 {
 	if (errno == ENOBUFS)
-		warnx("%s: not reading its commands; stopping",
+		log_warnx("%s: not reading its commands; stopping",
 		    nd->opts->fd_cmd);
 	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
@@ -275,8 +280,9 @@ loop(struct node *nd)
 		now = node_input(nd);
 		if (nd->leaving && (!tasks_running(nd) || now >= nd->leave_by)) {
 			if ((nd->norelease = tasks_running(nd)))
-				warnx("guarded commands still run: leaving "
-				    "without releasing the lease");
+				log_warnx("task-stop-late node=%u tasks=%d: "
+				    "leaving without releasing the lease",
+				    nd->self->id, tasks_running(nd));
 			nd->quit = nd->leaving;
 			break;
 		}
@@ -287,6 +293,8 @@ loop(struct node *nd)
 		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
 		if ((w = notify_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
+		if ((w = events_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
 		pfd[P_TRACE].fd = -1;
 		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
@@ -361,6 +369,7 @@ teardown(struct node *nd)
 	notify_stopping(nd);
 	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease)
 		core_leave(nd);
+	events_stop(nd, quit_why(nd->quit));
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	tasks_leaving(nd);
@@ -382,7 +391,9 @@ daemon_main(const struct node_opts *o)
 	memset(&nd, 0, sizeof(nd));
 	nd.opts = o;
 	nd.udp = nd.sigfd = nd.dirfd = -1;
+	log_init("elect-node", o->syslog, o->verbosity);
 	setup(&nd);
+	events_start(&nd);
 	sched_realtime(RT_NODE);
 	core_start(&nd);
 	notify_init(&nd, mono_now());

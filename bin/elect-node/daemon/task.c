@@ -240,6 +240,8 @@ tasks_tell(struct node *nd, int waiting, const char *line, int next)
 void
 tasks_stop(struct node *nd)
 {
+	log_info("task-stop node=%u why=leaving tasks=%d", nd->self->id,
+	    tasks_running(nd));
 	tasks_tell(nd, WAIT_TASK, "ok stop", WAIT_TASK);
 }
 

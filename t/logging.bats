@@ -1,0 +1,183 @@
+#!/usr/bin/env bats
+# The daemons' log (elect-node(1), elect-fd(1): LOGGING): one line per
+# event, a word and key=value pairs with the node's id, on stderr or to
+# syslog; -q keeps the warnings only.
+
+load helper
+load node
+
+# Timings a loaded host keeps (see t/elect-node-lease.bats).
+TIMING=(--lease 1s --renew 200 --rtt 50 --fd-interval 100 --fd-timeout 1s)
+
+setup() {
+	elect_setup
+	C=$(mkcluster 3)
+	LISTENER=
+	PIDS=()
+}
+
+teardown() {
+	local p
+	elect_teardown
+	for p in "${PIDS[@]}" $LISTENER; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+
+# logged ID REGEX: node ID's standard error has a line matching REGEX.
+logged() {
+	grep -Eq -- "$2" "$ELECT_DIR/$1/stderr"
+}
+
+# others LEADER: the node ids other than LEADER, one a line.
+others() {
+	local id
+	for id in 1 2 3; do
+		[ "$id" = "$1" ] || echo "$id"
+	done
+}
+
+@test "logging: a failover, as the survivors log it" {
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	old=$(elect_wait_leader 30)
+	wait_for 10 logged "$old" "^elect-node: became-leader node=$old token=[0-9]+ "
+	elect_kill "$old"
+	new=$(elect_wait_leader 30)
+	[ "$new" != "$old" ]
+	wait_for 10 logged "$new" \
+	    "^elect-node: became-leader node=$new token=[0-9]+ prev=$old why=(leader-down|elected)$"
+	# The new token exceeds the old leader's.
+	t0=$(sed -nE "s/.*became-leader node=$old token=([0-9]+).*/\1/p" \
+	    "$ELECT_DIR/$old/stderr" | tail -n 1)
+	t1=$(sed -nE "s/.*became-leader node=$new token=([0-9]+).*/\1/p" \
+	    "$ELECT_DIR/$new/stderr" | tail -n 1)
+	[ "$t1" -gt "$t0" ]
+	# The survivor that watched the old leader (lease: the next below)
+	# saw it go down; every survivor saw the leader change.
+	down=0
+	for id in $(others "$old"); do
+		wait_for 10 logged "$id" "leader-changed node=$id leader=$new "
+		logged "$id" "^elect-node: peer-down node=$id peer=$old$" &&
+		    down=$((down + 1))
+	done
+	[ "$down" -ge 1 ]
+	elect_stop_all
+	for id in $(others "$old"); do
+		logged "$id" "^elect-node: start node=$id version=[^ ]+ algo=lease cluster=$C nodes=3 .* lease=1000ms "
+		logged "$id" "^elect-node: stop node=$id why=sigterm released=yes$"
+	done
+	logged "$new" "^elect-node: stopped-leading node=$new token=$t1 why=leaving leader=- held=[0-9.]+s$"
+	# One line per event: the detector's info lines would repeat them.
+	! grep -q '^elect-fd: \(start\|peer-\)' "$ELECT_DIR"/*/stderr
+	{
+		echo "# failover: node $old killed, node $new leads"
+		grep -h -v ': start \|insecure' "$ELECT_DIR/$new/stderr" \
+		    "$ELECT_DIR"/$(others "$old" | grep -vx "$new")/stderr
+	} >&3
+}
+
+@test "logging: -q keeps the warnings only, -v adds the detector's lines" {
+	elect_start_cluster --insecure -q "${TIMING[@]}" "$C" -- 1 2
+	elect_start 3 -v
+	leader=$(elect_wait_leader 30)
+	wait_for 10 logged 3 "^elect-fd: start node=3 "
+	wait_for 10 logged "$leader" "became-leader node=$leader "
+	elect_stop_all
+	for id in 1 2; do
+		! logged "$id" "became-leader|leader-changed|start node=|stop node="
+		# The warnings stay.
+		logged "$id" "^elect-node: warning: --insecure"
+	done
+	logged 3 "^elect-node: stop node=3 why=sigterm"
+	logged 3 "^elect-fd: stop node=3 "
+}
+
+@test "logging: a drop rate past the threshold is one summary line" {
+	elect_start_cluster --insecure "${TIMING[@]}" "$C" -- 1
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(200):
+    s.sendto(b"not a datagram of ours", ("127.0.0.1", int(sys.argv[1])))
+' "$(port 1)"
+	# The window is 10 s: one line at its end, not 200.
+	wait_for 20 logged 1 "^elect-node: drops node=1 count=200 window=10s why=[a-z-]+:200$"
+	[ "$(grep -c 'drops node=' "$ELECT_DIR/1/stderr")" = 1 ]
+	! logged 1 "drop from="
+}
+
+@test "logging: elect-fd alone logs start, peers and stop" {
+	run timeout 20 bash -c '
+	    { echo "start 2"; sleep 3; } |
+	    elect-fd -f "$1" -i 1 --insecure --interval 50 --timeout 200' \
+	    _ "$C"
+	assert_success
+	assert_output --partial "down 2"
+	assert_line --regexp "^elect-fd: start node=1 version=[^ ]+ cluster=$C nodes=3 inc=[0-9]+ key=insecure mode=push interval=50ms timeout=200ms$"
+	assert_line "elect-fd: peer-down node=1 peer=2"
+	assert_line --regexp "^elect-fd: stop node=1 why=[a-z-]+ sent=[0-9]+ "
+}
+
+@test "logging: --syslog sends the lines to syslog, not stderr" {
+	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
+		skip "needs root and mount namespaces for a /dev/log of its own"
+	fi
+	local t=$BATS_TEST_TMPDIR sock=$BATS_TEST_TMPDIR/log.sock
+	: >"$t/syslog"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as log:
+    while True:
+        log.write(s.recv(4096).decode() + "\n")
+        log.flush()
+' "$sock" "$t/syslog" 3>&- &
+	LISTENER=$!
+	wait_for 10 test -S "$sock"
+	mkcluster 1 "$t/one.conf" >/dev/null
+	mkdir -p "$t/dev"
+	# A /dev of its own in a mount namespace, its log our socket.
+	unshare -m sh -c '
+	    set -e
+	    mount --make-rprivate /
+	    mount -t tmpfs tmpfs "$1/dev"
+	    for n in null zero urandom random; do
+		touch "$1/dev/$n"; mount --bind "/dev/$n" "$1/dev/$n"
+	    done
+	    touch "$1/dev/log"; mount --bind "$2" "$1/dev/log"
+	    mount --move "$1/dev" /dev
+	    shift 2
+	    exec "$@"' _ "$t" "$sock" \
+	    "$ELECT_BUILD/bin/elect-node" -f "$t/one.conf" -i 1 --insecure \
+	    --syslog -s "$t/state" 2>"$t/stderr" 3>&- &
+	PIDS+=($!)
+	wait_for 20 grep -Eq "elect-node\[[0-9]+\]: became-leader node=1 token=[0-9]+ " "$t/syslog"
+	grep -Eq "elect-node\[[0-9]+\]: start node=1 " "$t/syslog"
+	kill "${PIDS[0]}"
+	wait_for 10 grep -Eq "elect-node\[[0-9]+\]: stop node=1 why=sigterm" "$t/syslog"
+	! grep -q "became-leader\|start node=" "$t/stderr"
+}
+
+@test "logging: elect-trace collect logs a node's crash, -v its connections" {
+	local t=$BATS_TEST_TMPDIR
+	elect-trace collect -l "unix:$t/col.sock" -o "$t/out" -v \
+	    2>"$t/col.err" 3>&- &
+	PIDS+=($!)
+	wait_for 10 test -S "$t/col.sock"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"1700000000.5 4 boot inc=1 algo=lease nodes=3\n")
+s.close()
+' "$t/col.sock"
+	wait_for 10 grep -q " 4 crash$" "$t/out"
+	kill "${PIDS[0]}"
+	wait_for 10 grep -q "^elect-trace: stop " "$t/col.err"
+	run cat "$t/col.err"
+	assert_line "elect-trace: start listen=unix:$t/col.sock out=$t/out delay=0.000s"
+	assert_line --regexp "^elect-trace: stream-open peer=pid:[0-9]+$"
+	assert_line --regexp "^elect-trace: crash node=4 peer=pid:[0-9]+$"
+	assert_line --regexp "^elect-trace: stream-end peer=pid:[0-9]+ lines=1 bad=0$"
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# deb-check.sh DIR: installs DIR/elect_*.deb into a fresh root, as dpkg
+# would on a new machine (the maintainer scripts run outside the root,
+# DPKG_ROOT set, as dpkg --force-script-chrootless runs them), checks
+# what it installed, and runs lintian on the package: no error may be
+# found.  Exits 1 naming what failed.
+set -eu
+dir=$1
+deb=$(ls "$dir"/elect_*.deb)
+root=$(cd "$dir" && pwd)/root
+fail() { echo "deb-check: $*" >&2; exit 1; }
+
+rm -rf "$root"
+mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info" "$root/etc"
+: >"$root/var/lib/dpkg/status"
+: >"$root/etc/passwd"
+: >"$root/etc/group"
+dpkg --root="$root" --force-script-chrootless --force-depends \
+    --force-not-root --log=/dev/null -i "$deb" >"$dir/install.log" 2>&1 ||
+    { cat "$dir/install.log"; fail "dpkg -i failed"; }
+for f in usr/bin/elect-node usr/bin/elect-fd usr/bin/elect-trace \
+    usr/bin/elect-check usr/share/man/man1/elect-node.1.gz \
+    usr/share/man/man5/elect.conf.5.gz usr/share/man/man7/elect.bash.7.gz \
+    lib/systemd/system/elect-node@.service \
+    lib/systemd/system/elect-node@.service.d/user.conf \
+    lib/systemd/system/elect-backup@.service \
+    lib/systemd/system/elect-backup@.timer etc/logrotate.d/elect \
+    etc/elect/elect.conf usr/share/elect/elect.bash \
+    usr/share/bash-completion/completions/elect-node \
+    usr/share/bash-completion/completions/elect-check; do
+	[ -e "$root/$f" ] || fail "$f: not installed"
+done
+grep -q '^ExecStart=/usr/bin/elect-node ' \
+    "$root/lib/systemd/system/elect-node@.service" ||
+    fail "elect-node@.service does not run /usr/bin/elect-node"
+grep -q '^elect:' "$root/etc/passwd" || fail "no user elect created"
+"$root/usr/bin/elect-node" --version | grep -q '^elect-node ' ||
+    fail "the installed elect-node does not run"
+dpkg --root="$root" -s elect | grep -q '^Status: install ok installed' ||
+    fail "dpkg does not have elect installed"
+# Bash completion offers the flags of --help.
+words=$(bash -c '. "$1/usr/share/bash-completion/completions/elect-node"
+    PATH=$1/usr/bin:$PATH
+    COMP_WORDS=(elect-node --sys)
+    COMP_CWORD=1
+    _elect
+    echo "${COMPREPLY[*]}"' _ "$root")
+[ "$words" = --syslog ] || fail "completion of --sys: \"$words\""
+lintian --tag-display-limit 0 "$deb" >"$dir/lintian.log" 2>&1 || true
+cat "$dir/lintian.log"
+! grep -q '^E: ' "$dir/lintian.log" || fail "lintian found errors"
+echo "deb-check: $(basename "$deb") installs into a fresh root; lintian: $(grep -c '^E: ' "$dir/lintian.log") errors, $(grep -c '^W: ' "$dir/lintian.log") warnings"
