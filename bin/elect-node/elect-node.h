@@ -59,7 +59,10 @@ struct node_opts {
 	int		 wait;
 	algo_time	 grace;		/* -1: the default */
 	int		 ecode;		/* -E; -1: the default */
+	algo_time	 wait_for;	/* --wait-for; -1: for ever */
 };
+
+#define EXIT_WAITED	124	/* --wait-for ran out, as timeout(1) */
 
 /* The rooms' entry points: each returns the process's exit code. */
 int	daemon_main(const struct node_opts *);

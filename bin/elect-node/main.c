@@ -21,6 +21,11 @@ enum {
 	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_TIMING
 };
 
+/* Past the timing flags (OPT_TIMING + TM_N). */
+enum {
+	OPT_WAIT_FOR = 512
+};
+
 static const struct option fixed_opts[] = {
 	{ "algo",	required_argument,	NULL,	'a' },
 	{ "cluster",	required_argument,	NULL,	'f' },
@@ -39,6 +44,7 @@ static const struct option fixed_opts[] = {
 	{ "run-if-leader", no_argument,		NULL,	OPT_RUNIF },
 	{ "wait",	no_argument,		NULL,	OPT_WAIT },
 	{ "grace",	required_argument,	NULL,	OPT_GRACE },
+	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -64,7 +70,7 @@ option_modes(int ch)
 		return M_ALL;
 	case 't':
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
-	case OPT_WAIT: case OPT_GRACE: case 'E':
+	case OPT_WAIT: case OPT_GRACE: case 'E': case OPT_WAIT_FOR:
 		return M(MODE_RUNIF);
 	default:	/* -a -f -k --insecure --fd-cmd --drift, timing */
 		return M(MODE_DAEMON);
@@ -107,6 +113,7 @@ usage(FILE *f, int code)
 "       elect-node (-i id | -s statedir) --status\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
+"                  [--wait-for duration]\n"
 "                  [--grace duration] [-E code] [-t trace]\n"
 "                  -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
@@ -247,6 +254,11 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 		case OPT_WAIT:
 			o->wait = 1;
 			break;
+		case OPT_WAIT_FOR:
+			/* As flock -w: a bounded --wait. */
+			o->wait = 1;
+			o->wait_for = arg_duration(optarg, "--wait-for");
+			break;
 		case OPT_GRACE:
 			o->grace = arg_duration(optarg, "--grace");
 			if (o->grace > GUARD_GRACE_MAX)
@@ -313,6 +325,7 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	o.algo = algo_default();
 	o.grace = o.ecode = -1;
+	o.wait_for = -1;
 	timing_defaults(&o.timing);
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
