@@ -16,18 +16,21 @@ typedef void cmd_fn(struct node *, struct control_client *,
     const struct ctl_req *);
 static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 
+#define C_WAITS	0x1	/* may keep the client waiting */
+
 static const struct {
 	const char	*name;
 	int		 maxargs;
 	cmd_fn		*fn;
+	int		 flags;
 } cmds[] = {
-	{ "help",	0,	cmd_help },
-	{ "status",	0,	cmd_status },
-	{ "wait-leader", 1,	cmd_wait_leader },
-	{ "lease",	0,	cmd_lease },
-	{ "edict",	1,	cmd_edict },
-	{ "follow-edicts", 0,	cmd_follow_edicts },
-	{ "task",	1,	cmd_task },
+	{ "help",	0,	cmd_help,		0 },
+	{ "status",	0,	cmd_status,		0 },
+	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
+	{ "lease",	0,	cmd_lease,		0 },
+	{ "edict",	1,	cmd_edict,		0 },
+	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
+	{ "task",	1,	cmd_task,		C_WAITS },
 };
 
 static void
@@ -162,6 +165,10 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 			control_reply(c, "err %s takes %d argument%s",
 			    cmds[i].name, cmds[i].maxargs,
 			    cmds[i].maxargs == 1 ? "" : "s");
+		else if ((cmds[i].flags & C_WAITS) &&
+		    control_waiters(&nd->control) >= CONTROL_WAITERS_MAX)
+			control_reply(c, "err busy (%d clients wait)",
+			    CONTROL_WAITERS_MAX);
 		else
 			cmds[i].fn(nd, c, req);
 		return;

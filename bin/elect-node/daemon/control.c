@@ -2,6 +2,13 @@
  * The control socket: a unix stream socket in the state directory, owner
  * only, answering lines of the control protocol (lib/ctl) without ever
  * blocking the node.
+ *
+ * Slots are few, so no client keeps one for nothing: one that has not
+ * sent a whole line within CONTROL_IDLE_MS of connecting or of its last
+ * line is dropped, unless it waits on purpose (a wait-leader, a follower
+ * of edicts, a guarded command); and those take at most
+ * CONTROL_WAITERS_MAX slots, so that a --status always finds one within
+ * a second however many idle or slow clients connect.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,6 +29,7 @@
 #include "util/util.h"
 
 #define CTL_BACKLOG	8
+#define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
 
 int
 control_listen(struct control *s, int dirfd, const char *dir)
@@ -62,6 +70,7 @@ void
 control_accept(struct control *s)
 {
 	static const char busy[] = "err busy\n";
+	algo_time now = mono_now();
 	int fd, i;
 
 	while ((fd = accept4(s->fd, NULL, NULL,
@@ -71,13 +80,55 @@ control_accept(struct control *s)
 				break;
 		if (i == CONTROL_CLIENTS_MAX) {
 			/* A best effort: the client learns why, or not. */
-			if (write(fd, busy, sizeof(busy) - 1) == -1)
+			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
+			    MSG_DONTWAIT) == -1)
 				errno = 0;
 			close(fd);
 			continue;
 		}
 		s->clients[i].fd = fd;
+		s->clients[i].idle_by = now + IDLE;
 	}
+}
+
+int
+control_waiters(const struct control *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		n += s->clients[i].fd != -1 && s->clients[i].waiting;
+	return n;
+}
+
+algo_time
+control_tick(struct control *s, algo_time now)
+{
+	struct control_client *c;
+	algo_time next = -1;
+	int i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &s->clients[i];
+		if (c->fd == -1)
+			continue;
+		if (c->waiting) {
+			c->idle_by = 0;
+			continue;
+		}
+		/* Its wait answered: a new time for its next line. */
+		if (c->idle_by == 0)
+			c->idle_by = now + IDLE;
+		if (now >= c->idle_by) {
+			log_debug("control: client idle for %d ms, dropped",
+			    CONTROL_IDLE_MS);
+			drop_client(c);
+			continue;
+		}
+		if (next == -1 || c->idle_by - now < next)
+			next = c->idle_by - now;
+	}
+	return next;
 }
 
 void
@@ -132,6 +183,7 @@ control_lines(struct control_client *c, struct node *nd)
 		memcpy(line, c->in, len);
 		c->inlen -= len + 1;
 		memmove(c->in, nl + 1, c->inlen);
+		c->idle_by = mono_now() + IDLE;
 		handle_line(c, line, len, nd);
 	}
 }
@@ -170,7 +222,7 @@ write_out(struct control_client *c)
 	ssize_t n;
 
 	while (c->outlen > 0) {
-		n = write(c->fd, c->out, c->outlen);
+		n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;

@@ -22,6 +22,11 @@
 #define FDC_OUT_MAX	(64 * 1024)	/* commands the detector has not read */
 #define FDC_LINE_MAX	128
 #define CONTROL_CLIENTS_MAX	16
+/* Clients that wait on purpose (wait-leader, follow-edicts, task) take
+ * at most this many slots: the rest turn over within CONTROL_IDLE_MS,
+ * so that --status always gets one. */
+#define CONTROL_WAITERS_MAX	(CONTROL_CLIENTS_MAX - 4)
+#define CONTROL_IDLE_MS		1000	/* for a whole line, when not waiting */
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
 
@@ -54,6 +59,8 @@ struct control_client {
 	int		 waiting;	/* a request answers later: WAIT_ */
 	algo_time	 deadline;	/* for it, or 0 for none */
 	int		 taskwait;	/* WAIT_START: until this node leads */
+	algo_time	 idle_by;	/* dropped then without a whole line;
+					 * 0 while it waits */
 };
 
 /* What a waiting client waits for: the leadership, edicts, the moment a
@@ -78,6 +85,10 @@ void	control_reply(struct control_client *, const char *fmt, ...)
 void	control_lines(struct control_client *, struct node *);
 void	control_flush(struct control_client *);
 void	control_close(struct control *);
+/* Drops the clients idle past their time; returns nanoseconds until the
+ * next one is due, or -1. */
+algo_time control_tick(struct control *, algo_time now);
+int	control_waiters(const struct control *);
 
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	cmd_dispatch(struct node *, struct control_client *,

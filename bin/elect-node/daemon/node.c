@@ -285,6 +285,9 @@ loop(struct node *nd)
 			wait = w;
 		if ((w = notify_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
+		if ((w = control_tick(&nd->control, now)) >= 0 &&
+		    (wait < 0 || w < wait))
+			wait = w;
 		pfd[P_TRACE].fd = -1;
 		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
 		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
