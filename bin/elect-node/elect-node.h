@@ -8,6 +8,8 @@
 #ifndef ELECT_NODE_H
 #define ELECT_NODE_H
 
+#include <sys/types.h>
+
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,7 +62,14 @@ struct node_opts {
 	algo_time	 grace;		/* -1: the default */
 	int		 ecode;		/* -E; -1: the default */
 	algo_time	 wait_for;	/* --wait-for; -1: for ever */
+	/* The daemon: --socket-group. */
+	int		 socket_group;
+	gid_t		 socket_gid;
+	char		 socket_group_name[64];
 };
+
+#define GID_ARG_MAX	4294967294LL	/* (gid_t)-1 means none */
+void		 arg_group(const char *, struct node_opts *);
 
 #define EXIT_WAITED	124	/* --wait-for ran out, as timeout(1) */
 

@@ -23,7 +23,7 @@ enum {
 
 /* Past the timing flags (OPT_TIMING + TM_N). */
 enum {
-	OPT_WAIT_FOR = 512
+	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP
 };
 
 static const struct option fixed_opts[] = {
@@ -45,6 +45,7 @@ static const struct option fixed_opts[] = {
 	{ "wait",	no_argument,		NULL,	OPT_WAIT },
 	{ "grace",	required_argument,	NULL,	OPT_GRACE },
 	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
+	{ "socket-group", required_argument,	NULL,	OPT_SOCKET_GROUP },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -109,7 +110,7 @@ usage(FILE *f, int code)
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
 "                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
-"                  [timing]\n"
+"                  [--socket-group group] [timing]\n"
 "       elect-node (-i id | -s statedir) --status\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
@@ -258,6 +259,9 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 			/* As flock -w: a bounded --wait. */
 			o->wait = 1;
 			o->wait_for = arg_duration(optarg, "--wait-for");
+			break;
+		case OPT_SOCKET_GROUP:
+			arg_group(optarg, o);
 			break;
 		case OPT_GRACE:
 			o->grace = arg_duration(optarg, "--grace");

@@ -17,6 +17,7 @@ typedef void cmd_fn(struct node *, struct control_client *,
 static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 
 #define C_WAITS	0x1	/* may keep the client waiting */
+#define C_GROUP	0x2	/* changes what the node does: members only */
 
 static const struct {
 	const char	*name;
@@ -28,9 +29,9 @@ static const struct {
 	{ "status",	0,	cmd_status,		0 },
 	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
 	{ "lease",	0,	cmd_lease,		0 },
-	{ "edict",	1,	cmd_edict,		0 },
+	{ "edict",	1,	cmd_edict,		C_GROUP },
 	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
-	{ "task",	1,	cmd_task,		C_WAITS },
+	{ "task",	1,	cmd_task,		C_WAITS | C_GROUP },
 };
 
 static void
@@ -165,6 +166,10 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 			control_reply(c, "err %s takes %d argument%s",
 			    cmds[i].name, cmds[i].maxargs,
 			    cmds[i].maxargs == 1 ? "" : "s");
+		else if ((cmds[i].flags & C_GROUP) &&
+		    !control_allowed(&nd->control, c, cmds[i].name))
+			control_reply(c, "err %s: not allowed to uid %u",
+			    cmds[i].name, (unsigned)c->uid);
 		else if ((cmds[i].flags & C_WAITS) &&
 		    control_waiters(&nd->control) >= CONTROL_WAITERS_MAX)
 			control_reply(c, "err busy (%d clients wait)",

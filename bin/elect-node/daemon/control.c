@@ -32,15 +32,16 @@
 #define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
 
 int
-control_listen(struct control *s, int dirfd, const char *dir)
+control_listen(struct control *s, int dirfd, const struct node_opts *o)
 {
 	struct sockaddr_un sun;
 	mode_t old;
 	int i, rc;
 
+	s->opts = o;
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 		s->clients[i].fd = -1;
-	if (ctl_socket_path(&sun, dir) == -1)
+	if (ctl_socket_path(&sun, o->statedir) == -1)
 		return -1;
 	strlcpy(s->path, sun.sun_path, sizeof(s->path));
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -52,8 +53,85 @@ control_listen(struct control *s, int dirfd, const char *dir)
 	old = umask(0177);
 	rc = bind(s->fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
-	if (rc == -1 || listen(s->fd, CTL_BACKLOG) == -1)
+	if (rc == -1)
 		return -1;
+	/* --socket-group: the group may connect, and pass through the
+	 * state directory, but not list or read it. */
+	if (o->socket_group && (fchownat(dirfd, CTL_NAME, (uid_t)-1,
+	    o->socket_gid, 0) == -1 || fchmodat(dirfd, CTL_NAME, 0660,
+	    0) == -1 || fchown(dirfd, (uid_t)-1, o->socket_gid) == -1 ||
+	    fchmod(dirfd, 0710) == -1))
+		return -1;
+	return listen(s->fd, CTL_BACKLOG);
+}
+
+/* Whether the peer of C is root, this daemon's user, or in the group. */
+static int
+peer_member(const struct control *s, struct control_client *c)
+{
+	gid_t fixed[256], *gids = fixed;
+	socklen_t len = sizeof(fixed);
+	size_t i, n;
+	int in = 0;
+
+	if (c->uid == 0 || c->uid == geteuid())
+		return 1;
+	if (!s->opts->socket_group)
+		return 0;
+	if (c->gid == s->opts->socket_gid)
+		return 1;
+	/* The supplementary groups the peer had when it connected. */
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, gids, &len) == -1) {
+		if (errno != ERANGE || (gids = malloc(len)) == NULL)
+			return 0;
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, gids,
+		    &len) == -1) {
+			free(gids);
+			return 0;
+		}
+	}
+	n = len / sizeof(gid_t);
+	for (i = 0; i < n && !in; i++)
+		in = gids[i] == s->opts->socket_gid;
+	if (gids != fixed)
+		free(gids);
+	return in;
+}
+
+/* Who connected, from the kernel; unknown callers get nothing more than
+ * the questions. */
+static void
+peer_creds(struct control *s, struct control_client *c)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	c->member = 0;
+	c->uid = (uid_t)-1;
+	c->gid = (gid_t)-1;
+	c->pid = 0;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == -1 ||
+	    len != sizeof(uc))
+		return;
+	c->uid = uc.uid;
+	c->gid = uc.gid;
+	c->pid = uc.pid;
+	c->member = peer_member(s, c);
+}
+
+int
+control_allowed(const struct control *s, const struct control_client *c,
+    const char *cmd)
+{
+	if (c->member) {
+		log_info("control: %s from uid %u pid %d", cmd,
+		    (unsigned)c->uid, (int)c->pid);
+		return 1;
+	}
+	log_warnx("control: %s refused to uid %u pid %d: not root, not uid "
+	    "%u, not in group %s", cmd, (unsigned)c->uid, (int)c->pid,
+	    (unsigned)geteuid(), s->opts->socket_group ?
+	    s->opts->socket_group_name : "(no --socket-group)");
 	return 0;
 }
 
@@ -88,6 +166,7 @@ control_accept(struct control *s)
 		}
 		s->clients[i].fd = fd;
 		s->clients[i].idle_by = now + IDLE;
+		peer_creds(s, &s->clients[i]);
 	}
 }
 

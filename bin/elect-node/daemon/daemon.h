@@ -61,6 +61,13 @@ struct control_client {
 	int		 taskwait;	/* WAIT_START: until this node leads */
 	algo_time	 idle_by;	/* dropped then without a whole line;
 					 * 0 while it waits */
+	/* Who connected (SO_PEERCRED), and whether it may use the commands
+	 * that change what the node does: root, the daemon's own user, or a
+	 * member of --socket-group. */
+	uid_t		 uid;
+	gid_t		 gid;
+	pid_t		 pid;
+	int		 member;
 };
 
 /* What a waiting client waits for: the leadership, edicts, the moment a
@@ -69,6 +76,7 @@ struct control_client {
 enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_START, WAIT_TASK };
 
 struct control {
+	const struct node_opts *opts;
 	int		 fd;		/* the listening socket */
 	char		 path[108];
 	struct control_client clients[CONTROL_CLIENTS_MAX];
@@ -76,7 +84,7 @@ struct control {
 
 struct node;
 
-int	control_listen(struct control *, int dirfd, const char *dir);
+int	control_listen(struct control *, int dirfd, const struct node_opts *);
 void	control_accept(struct control *);
 void	control_io(struct control *, struct control_client *, short revents,
 	    struct node *);
@@ -89,6 +97,10 @@ void	control_close(struct control *);
  * next one is due, or -1. */
 algo_time control_tick(struct control *, algo_time now);
 int	control_waiters(const struct control *);
+/* Whether client C may run command CMD, which changes what the node
+ * does; logs who asked, and who was refused. */
+int	control_allowed(const struct control *, const struct control_client *,
+	    const char *cmd);
 
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	cmd_dispatch(struct node *, struct control_client *,

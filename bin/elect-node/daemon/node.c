@@ -176,7 +176,7 @@ setup(struct node *nd)
 	bump_incarnation(nd);
 	core_boot(nd);
 	open_trace(nd);
-	if (control_listen(&nd->control, nd->dirfd, nd->opts->statedir) == -1)
+	if (control_listen(&nd->control, nd->dirfd, nd->opts) == -1)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
 	nd->sigfd = signals_open(sigs, nitems(sigs));
 	start_detector(nd);
