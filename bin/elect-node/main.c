@@ -14,6 +14,7 @@
 
 #include "elect-node.h"
 #include "guard/guard.h"
+#include "metrics/metrics.h"
 #include "util/util.h"
 
 enum {
@@ -23,7 +24,8 @@ enum {
 
 /* Past the timing flags (OPT_TIMING + TM_N). */
 enum {
-	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP
+	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_JSON
 };
 
 static const struct option fixed_opts[] = {
@@ -46,6 +48,9 @@ static const struct option fixed_opts[] = {
 	{ "grace",	required_argument,	NULL,	OPT_GRACE },
 	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
 	{ "socket-group", required_argument,	NULL,	OPT_SOCKET_GROUP },
+	{ "metrics",	required_argument,	NULL,	OPT_METRICS },
+	{ "metrics-file", required_argument,	NULL,	OPT_METRICS_FILE },
+	{ "json",	no_argument,		NULL,	OPT_JSON },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -73,6 +78,8 @@ option_modes(int ch)
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
 	case OPT_WAIT: case OPT_GRACE: case 'E': case OPT_WAIT_FOR:
 		return M(MODE_RUNIF);
+	case OPT_JSON:
+		return M(MODE_STATUS);
 	default:	/* -a -f -k --insecure --fd-cmd --drift, timing */
 		return M(MODE_DAEMON);
 	}
@@ -110,8 +117,9 @@ usage(FILE *f, int code)
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
 "                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
-"                  [--socket-group group] [timing]\n"
-"       elect-node (-i id | -s statedir) --status\n"
+"                  [--socket-group group] [--metrics addr:port]\n"
+"                  [--metrics-file path] [timing]\n"
+"       elect-node (-i id | -s statedir) --status [--json]\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
 "                  [--wait-for duration]\n"
@@ -172,6 +180,8 @@ check_modes(const struct node_opts *o, const struct given *g, size_t n)
 		if (option_modes(g[i].ch) == M(MODE_RUNIF))
 			errx(EXIT_USAGE, "%s goes with --run-if-leader",
 			    g[i].name);
+		if (option_modes(g[i].ch) == M(MODE_STATUS))
+			errx(EXIT_USAGE, "%s goes with --status", g[i].name);
 		if (o->mode == MODE_DAEMON)
 			errx(EXIT_USAGE, "%s is not used by the daemon",
 			    g[i].name);
@@ -185,6 +195,7 @@ static void
 parse_args(int argc, char *argv[], struct node_opts *o)
 {
 	struct given given[GIVEN_MAX];
+	const char *why;
 	size_t i, ngiven = 0;
 	int ch, idx;
 
@@ -263,6 +274,22 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 		case OPT_SOCKET_GROUP:
 			arg_group(optarg, o);
 			break;
+		case OPT_METRICS:
+			if ((why = metrics_parse_addr(optarg,
+			    &o->metrics_addr)) != NULL)
+				errx(EXIT_USAGE, "--metrics: \"%s\": %s", optarg,
+				    why);
+			o->metrics_http = 1;
+			o->metrics_arg = optarg;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_METRICS_FILE:
+			if (optarg[0] == '\0')
+				errx(EXIT_USAGE, "--metrics-file: an empty path");
+			o->metrics_file = optarg;
+			break;
 		case OPT_GRACE:
 			o->grace = arg_duration(optarg, "--grace");
 			if (o->grace > GUARD_GRACE_MAX)
@@ -334,7 +361,7 @@ main(int argc, char *argv[])
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
 	case MODE_STATUS:
-		return client_status(o.statedir);
+		return client_status(o.statedir, o.json);
 	case MODE_EDICT:
 		return client_edict(o.statedir, o.edict);
 	case MODE_FOLLOW:

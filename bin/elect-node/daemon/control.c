@@ -39,8 +39,10 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	int i, rc;
 
 	s->opts = o;
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		s->clients[i].fd = -1;
+		s->clients[i].owner = s;
+	}
 	if (ctl_socket_path(&sun, o->statedir) == -1)
 		return -1;
 	strlcpy(s->path, sun.sun_path, sizeof(s->path));
@@ -138,6 +140,9 @@ control_allowed(const struct control *s, const struct control_client *c,
 static void
 drop_client(struct control_client *c)
 {
+	if (c->waiting == WAIT_TASK && c->started && c->owner->metrics != NULL)
+		c->owner->metrics->tasks_ended++;
+	c->started = 0;
 	close(c->fd);
 	c->fd = -1;
 	c->inlen = c->outlen = 0;
@@ -201,6 +206,8 @@ control_tick(struct control *s, algo_time now)
 		if (now >= c->idle_by) {
 			log_debug("control: client idle for %d ms, dropped",
 			    CONTROL_IDLE_MS);
+			if (s->metrics != NULL)
+				s->metrics->ctl_idle_drops++;
 			drop_client(c);
 			continue;
 		}

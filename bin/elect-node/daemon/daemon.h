@@ -15,6 +15,7 @@
 #include "../elect-node.h"
 #include "algo/algo.h"
 #include "ctl/ctl.h"
+#include "metrics/metrics.h"
 #include "net/cluster.h"
 #include "net/wire.h"
 #include "trace/trace.h"
@@ -48,6 +49,8 @@ int	fdc_read(struct fdc *, void (*down)(void *, unsigned), void *);
 int	fdc_stop(struct fdc *, int wait_ms);
 int	fdc_reaped(struct fdc *, int *status);
 
+struct control;
+
 /* One client of the control socket (control.c). */
 struct control_client {
 	int		 fd;
@@ -68,6 +71,8 @@ struct control_client {
 	gid_t		 gid;
 	pid_t		 pid;
 	int		 member;
+	int		 started;	/* WAIT_TASK: its command was let start */
+	struct control	*owner;
 };
 
 /* What a waiting client waits for: the leadership, edicts, the moment a
@@ -77,12 +82,14 @@ enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_START, WAIT_TASK };
 
 struct control {
 	const struct node_opts *opts;
+	struct metrics	*metrics;
 	int		 fd;		/* the listening socket */
 	char		 path[108];
 	struct control_client clients[CONTROL_CLIENTS_MAX];
 };
 
 struct node;
+struct MHD_Daemon;
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
 void	control_accept(struct control *);
@@ -182,7 +189,26 @@ struct node {
 	/* The edict this node made in the last step, for `edict'. */
 	int		 made;
 	uint64_t	 made_seq, made_token;
+
+	/* Metrics (metrics.c): the counters; when each peer was last heard
+	 * from and asked for a lease, indexed like cluster.nodes. */
+	struct metrics	 metrics;
+	algo_time	 heard[ALGO_NODES_MAX];
+	algo_time	 asked[ALGO_NODES_MAX];
+	struct MHD_Daemon *mhd;
+	int		 mx_fd;		/* its epoll descriptor, or -1 */
+	algo_time	 mx_file_next;
+	int		 mx_file_failed;
 };
+
+/* The metrics' hooks and ways out (metrics.c). */
+void	mx_open(struct node *);
+void	mx_step(struct node *, algo_time now);
+void	mx_sent(struct node *, const struct algo_msg *);
+void	mx_heard(struct node *, const struct algo_msg *);
+algo_time mx_tick(struct node *, algo_time now);
+void	mx_io(struct node *);
+void	mx_close(struct node *);
 
 void	node_detector_failed(struct node *);
 algo_time node_input(struct node *);

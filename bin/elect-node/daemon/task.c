@@ -191,6 +191,8 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 		return 0;
 	reply_lease(nd, c);
 	c->waiting = WAIT_TASK;
+	if ((c->started = st.leader))
+		nd->metrics.tasks_started++;
 	return 1;
 }
 
@@ -240,6 +242,7 @@ tasks_tell(struct node *nd, int waiting, const char *line, int next)
 void
 tasks_stop(struct node *nd)
 {
+	nd->metrics.tasks_told_stop += (uint64_t)tasks_running(nd);
 	tasks_tell(nd, WAIT_TASK, "ok stop", WAIT_TASK);
 }
 
