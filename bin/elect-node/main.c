@@ -122,9 +122,8 @@ usage(FILE *f, int code)
 "       elect-node (-i id | -s statedir) --status [--json]\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
-"                  [--wait-for duration]\n"
-"                  [--grace duration] [-E code] [-t trace]\n"
-"                  -- command [arg ...]\n"
+"                  [--wait-for duration] [--grace duration] [-E code]\n"
+"                  [-t trace] -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
 "timing (a whole number, then ns, us, ms or s; ms if none):\n");

@@ -52,6 +52,10 @@ int		 ctl_field(struct ctl_str fields, const char *key,
 
 int		 ctl_str_eq(struct ctl_str, const char *);
 
+/* The next field of LINE (LEN bytes) from *POS, fields separated by runs
+ * of spaces or tabs; an empty slice at the end. */
+struct ctl_str	 ctl_next_field(const char *line, size_t len, size_t *pos);
+
 /* The address of the control socket of state directory DIR; -1 with
  * errno ENAMETOOLONG if it does not fit. */
 int		 ctl_socket_path(struct sockaddr_un *, const char *dir);

@@ -5,61 +5,21 @@
  * the reply as one JSON object.  Both are pure: the daemon passes the
  * time, the client the line it read.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl/ctl.h"
 #include "trace/trace.h"
+#include "util/util.h"
 
 #define UNTIL		"_until"
 #define LEFT		"_left"
 #define NS		1000000000LL
 
-struct buf {
-	char		*p;
-	size_t		 len, n;
-	int		 cut;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-put(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	if (b->cut)
-		return;
-	va_start(ap, fmt);
-	w = vsnprintf(b->p + b->n, b->len - b->n, fmt, ap);
-	va_end(ap);
-	if (w < 0 || (size_t)w >= b->len - b->n) {
-		b->cut = 1;
-		return;
-	}
-	b->n += (size_t)w;
-}
-
-static struct ctl_str
-field(const char *s, size_t len, size_t *pos)
-{
-	struct ctl_str f;
-	size_t i = *pos;
-
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	f.p = s + i;
-	while (i < len && s[i] != ' ' && s[i] != '\t')
-		i++;
-	f.n = (size_t)(s + i - f.p);
-	*pos = i;
-	return f;
-}
-
 int
 ctl_status_extra(const char *extra, long long now, char *out, size_t len)
 {
-	struct buf b = { out, len, 0, 0 };
+	struct sbuf b = { out, len, 0, 0 };
 	struct ctl_str f;
 	trace_time t;
 	long long left;
@@ -69,7 +29,7 @@ ctl_status_extra(const char *extra, long long now, char *out, size_t len)
 	if (len == 0)
 		return -1;
 	out[0] = '\0';
-	while ((f = field(extra, strlen(extra), &pos)).n > 0) {
+	while ((f = ctl_next_field(extra, strlen(extra), &pos)).n > 0) {
 		eq = memchr(f.p, '=', f.n);
 		k = eq != NULL ? (size_t)(eq - f.p) : f.n;
 		/* The token is a field of its own (token=). */
@@ -78,12 +38,12 @@ ctl_status_extra(const char *extra, long long now, char *out, size_t len)
 		if (eq != NULL && k > ul && memcmp(eq - ul, UNTIL, ul) == 0 &&
 		    trace_parse_time(eq + 1, f.n - k - 1, &t) == 0) {
 			left = t - now < 0 ? 0 : t - now;
-			put(&b, "%s%.*s" LEFT "=%lld.%03lld", b.n ? " " : "",
-			    (int)(k - ul), f.p, left / NS,
+			sbuf_put(&b, "%s%.*s" LEFT "=%lld.%03lld",
+			    b.n ? " " : "", (int)(k - ul), f.p, left / NS,
 			    left % NS / 1000000);
 			continue;
 		}
-		put(&b, "%s%.*s", b.n ? " " : "", (int)f.n, f.p);
+		sbuf_put(&b, "%s%.*s", b.n ? " " : "", (int)f.n, f.p);
 	}
 	return b.cut ? -1 : 0;
 }
@@ -110,32 +70,32 @@ number(struct ctl_str v)
 }
 
 static void
-string(struct buf *b, struct ctl_str v)
+string(struct sbuf *b, struct ctl_str v)
 {
 	size_t i;
 
-	put(b, "\"");
+	sbuf_put(b, "\"");
 	for (i = 0; i < v.n; i++) {
 		unsigned char c = (unsigned char)v.p[i];
 
 		if (c == '"' || c == '\\')
-			put(b, "\\%c", c);
+			sbuf_put(b, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			put(b, "\\u%04x", c);
+			sbuf_put(b, "\\u%04x", c);
 		else
-			put(b, "%c", c);
+			sbuf_put(b, "%c", c);
 	}
-	put(b, "\"");
+	sbuf_put(b, "\"");
 }
 
 /* A value: a number, null for "-", else a string. */
 static void
-value(struct buf *b, struct ctl_str v)
+value(struct sbuf *b, struct ctl_str v)
 {
 	if (number(v))
-		put(b, "%.*s", (int)v.n, v.p);
+		sbuf_put(b, "%.*s", (int)v.n, v.p);
 	else if (v.n == 1 && v.p[0] == '-')
-		put(b, "null");
+		sbuf_put(b, "null");
 	else
 		string(b, v);
 }
@@ -160,7 +120,7 @@ take(struct ctl_str *s, char sep)
 
 /* peers=ID/AGE/UP/MISMATCH,...: an array of objects. */
 static int
-peers(struct buf *b, struct ctl_str v)
+peers(struct sbuf *b, struct ctl_str v)
 {
 	static const char *const keys[] = { "id", "heard_ago", "detector",
 	    "mismatch" };
@@ -168,14 +128,14 @@ peers(struct buf *b, struct ctl_str v)
 	size_t i;
 	int first = 1;
 
-	put(b, "[");
+	sbuf_put(b, "[");
 	if (v.n == 1 && v.p[0] == '-')
 		v.n = 0;
 	if (v.n > 0 && v.p[v.n - 1] == ',')
 		return -1;
 	while (v.n > 0) {
 		p = take(&v, ',');
-		put(b, "%s{", first ? "" : ",");
+		sbuf_put(b, "%s{", first ? "" : ",");
 		first = 0;
 		for (i = 0; i < 4; i++) {
 			if (p.n == 0 && i > 0)
@@ -183,43 +143,43 @@ peers(struct buf *b, struct ctl_str v)
 			part = take(&p, '/');
 			if (i == 0 && !number(part))
 				return -1;
-			put(b, "%s\"%s\":", i ? "," : "", keys[i]);
+			sbuf_put(b, "%s\"%s\":", i ? "," : "", keys[i]);
 			value(b, part);
 		}
 		if (p.n > 0)
 			return -1;
-		put(b, "}");
+		sbuf_put(b, "}");
 	}
-	put(b, "]");
+	sbuf_put(b, "]");
 	return 0;
 }
 
 int
 ctl_status_json(struct ctl_str fields, char *out, size_t len)
 {
-	struct buf b = { out, len, 0, 0 };
+	struct sbuf b = { out, len, 0, 0 };
 	struct ctl_str f, k, v;
 	size_t pos = 0;
 	int first = 1;
 
 	if (len == 0)
 		return -1;
-	put(&b, "{");
-	while ((f = field(fields.p, fields.n, &pos)).n > 0) {
+	sbuf_put(&b, "{");
+	while ((f = ctl_next_field(fields.p, fields.n, &pos)).n > 0) {
 		v = f;
 		k = take(&v, '=');
 		if (k.n == 0 || k.n == f.n)
 			return -1;
-		put(&b, "%s", first ? "" : ",");
+		sbuf_put(&b, "%s", first ? "" : ",");
 		first = 0;
 		string(&b, k);
-		put(&b, ":");
+		sbuf_put(&b, ":");
 		if (ctl_str_eq(k, "peers")) {
 			if (peers(&b, v) == -1)
 				return -1;
 		} else
 			value(&b, v);
 	}
-	put(&b, "}");
+	sbuf_put(&b, "}");
 	return b.cut ? -1 : 0;
 }

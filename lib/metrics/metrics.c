@@ -3,11 +3,11 @@
  * conventions: elect_ prefix, _total for counters, base units
  * (seconds), one HELP and TYPE line each.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "metrics/metrics.h"
+#include "util/util.h"
 
 #define MS	((algo_time)1000000)
 #define S	(1000 * MS)
@@ -104,40 +104,17 @@ metrics_drop(struct metrics *m, const char *why)
 	m->drops[i]++;
 }
 
-struct out {
-	char		*p;
-	size_t		 len, n;
-	int		 cut;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	if (o->cut)
-		return;
-	va_start(ap, fmt);
-	w = vsnprintf(o->p + o->n, o->len - o->n, fmt, ap);
-	va_end(ap);
-	if (w < 0 || (size_t)w >= o->len - o->n)
-		o->cut = 1;
-	else
-		o->n += (size_t)w;
-}
-
 static void
-head(struct out *o, const char *name, const char *type, const char *help)
+head(struct sbuf *o, const char *name, const char *type, const char *help)
 {
-	put(o, "# HELP elect_%s %s\n# TYPE elect_%s %s\n", name, help, name,
-	    type);
+	sbuf_put(o, "# HELP elect_%s %s\n# TYPE elect_%s %s\n", name, help,
+	    name, type);
 }
 
 /* Seconds with nanosecond digits, as Prometheus reads floats; SHORT:
  * trailing zeros cut, for bucket labels ("0.25", "1"). */
 static void
-secs_as(struct out *o, algo_time t, int short_)
+secs_as(struct sbuf *o, algo_time t, int short_)
 {
 	char frac[16];
 	int n;
@@ -145,46 +122,47 @@ secs_as(struct out *o, algo_time t, int short_)
 	n = snprintf(frac, sizeof(frac), "%09lld", (long long)(t % S));
 	while (short_ && n > 0 && frac[n - 1] == '0')
 		frac[--n] = '\0';
-	put(o, "%lld%s%s", (long long)(t / S), n > 0 ? "." : "", frac);
+	sbuf_put(o, "%lld%s%s", (long long)(t / S), n > 0 ? "." : "", frac);
 }
 
 static void
-secs(struct out *o, algo_time t)
+secs(struct sbuf *o, algo_time t)
 {
 	secs_as(o, t, 0);
 }
 
 static void
-one(struct out *o, const char *name, const char *type, const char *help,
+one(struct sbuf *o, const char *name, const char *type, const char *help,
     unsigned long long v)
 {
 	head(o, name, type, help);
-	put(o, "elect_%s %llu\n", name, v);
+	sbuf_put(o, "elect_%s %llu\n", name, v);
 }
 
 static void
-hist(struct out *o, const char *name, const char *help,
+hist(struct sbuf *o, const char *name, const char *help,
     const struct metrics_hist *h, const algo_time *le, size_t n)
 {
 	size_t i;
 
 	head(o, name, "histogram", help);
 	for (i = 0; i < n; i++) {
-		put(o, "elect_%s_bucket{le=\"", name);
+		sbuf_put(o, "elect_%s_bucket{le=\"", name);
 		secs_as(o, le[i], 1);
-		put(o, "\"} %llu\n", (unsigned long long)h->le[i]);
+		sbuf_put(o, "\"} %llu\n", (unsigned long long)h->le[i]);
 	}
-	put(o, "elect_%s_bucket{le=\"+Inf\"} %llu\n", name,
+	sbuf_put(o, "elect_%s_bucket{le=\"+Inf\"} %llu\n", name,
 	    (unsigned long long)h->count);
-	put(o, "elect_%s_sum ", name);
+	sbuf_put(o, "elect_%s_sum ", name);
 	secs(o, h->sum);
-	put(o, "\nelect_%s_count %llu\n", name, (unsigned long long)h->count);
+	sbuf_put(o, "\nelect_%s_count %llu\n", name,
+	    (unsigned long long)h->count);
 }
 
 int
 metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 {
-	struct out o = { out, len, 0, 0 };
+	struct sbuf o = { out, len, 0, 0 };
 	algo_time led = m->lead_ns + (m->leading ? now - m->lead_since : 0);
 	size_t i;
 
@@ -192,7 +170,8 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 		return -1;
 	out[0] = '\0';
 	head(&o, "node_info", "gauge", "The node: its id and algorithm.");
-	put(&o, "elect_node_info{id=\"%u\",algo=\"%s\"} 1\n", m->id, m->algo);
+	sbuf_put(&o, "elect_node_info{id=\"%u\",algo=\"%s\"} 1\n", m->id,
+	    m->algo);
 	one(&o, "leader", "gauge", "1 while this node considers itself "
 	    "leader.", (unsigned)m->leading);
 	one(&o, "known_leader", "gauge", "The leader this node knows of, 0 "
@@ -207,9 +186,9 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "leaderships_total", "counter", "Times this node came to "
 	    "lead.", (unsigned long long)m->leaderships);
 	head(&o, "leader_seconds_total", "counter", "Time this node led.");
-	put(&o, "elect_leader_seconds_total ");
+	sbuf_put(&o, "elect_leader_seconds_total ");
 	secs(&o, led);
-	put(&o, "\n");
+	sbuf_put(&o, "\n");
 	one(&o, "failovers_total", "counter", "Leaders lost and the next "
 	    "known.", (unsigned long long)m->failovers);
 	hist(&o, "failover_seconds", "From losing a leader to knowing the "
@@ -217,9 +196,9 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	    METRICS_FAILOVER_BUCKETS);
 	head(&o, "drops_total", "counter", "Datagrams refused, by reason.");
 	for (i = 0; i < m->nreasons; i++)
-		put(&o, "elect_drops_total{reason=\"%s\"} %llu\n",
+		sbuf_put(&o, "elect_drops_total{reason=\"%s\"} %llu\n",
 		    m->reason[i], (unsigned long long)m->drops[i]);
-	put(&o, "elect_drops_total{reason=\"other\"} %llu\n",
+	sbuf_put(&o, "elect_drops_total{reason=\"other\"} %llu\n",
 	    (unsigned long long)m->drops[METRICS_REASONS_MAX]);
 	one(&o, "peers", "gauge", "Other nodes in the cluster.", m->peers);
 	one(&o, "peers_up", "gauge", "Other nodes the failure detector does "
@@ -229,7 +208,8 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "tasks_ended_total", "counter", "Guarded commands ended "
 	    "(their connection closed).", (unsigned long long)m->tasks_ended);
 	one(&o, "tasks_told_stop_total", "counter", "Guarded commands told "
-	    "to stop as the node left.", (unsigned long long)m->tasks_told_stop);
+	    "to stop as the node left.",
+	    (unsigned long long)m->tasks_told_stop);
 	hist(&o, "lease_renew_rtt_seconds", "Lease renewals: a Request to "
 	    "its answer from the same peer.", &m->rtt, metrics_rtt_le,
 	    METRICS_RTT_BUCKETS);

@@ -17,7 +17,7 @@
 
 #include "algo/algo.h"
 
-#define METRICS_REASONS_MAX	24	/* distinct drop reasons, then "other" */
+#define METRICS_REASONS_MAX	24	/* drop reasons, then "other" */
 #define METRICS_REASON_LEN	24
 #define METRICS_FAILOVER_BUCKETS 9
 #define METRICS_RTT_BUCKETS	12
@@ -50,7 +50,7 @@ struct metrics {
 	/* Datagrams refused, by reason. */
 	size_t		 nreasons;
 	char		 reason[METRICS_REASONS_MAX][METRICS_REASON_LEN];
-	uint64_t	 drops[METRICS_REASONS_MAX + 1];	/* last: other */
+	uint64_t	 drops[METRICS_REASONS_MAX + 1];	/* +1: other */
 	/* Peers, set by the caller before rendering. */
 	unsigned	 peers, peers_up;
 	/* Guarded commands. */

@@ -71,7 +71,7 @@ struct control_client {
 	gid_t		 gid;
 	pid_t		 pid;
 	int		 member;
-	int		 started;	/* WAIT_TASK: its command was let start */
+	int		 started;	/* WAIT_TASK: its command may run */
 	struct control	*owner;
 };
 
