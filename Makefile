@@ -19,7 +19,8 @@ DATADIR ?=	$(PREFIX)/share/elect
 FUZZ_SECONDS ?=	30
 
 # Debian packages needed to build and test; `make deps` installs them.
-PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev bats \
+PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev \
+		libmicrohttpd-dev prometheus bats \
 		bats-assert bats-support clang libclang-rt-14-dev libxml2-utils \
 		iproute2 nftables procps psmisc python3 faketime parallel \
 		dpkg-dev debhelper fakeroot lintian systemd
@@ -28,8 +29,8 @@ PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev bats \
 BENCH_PKGS =	etcd-server etcd-client
 
 CC ?=		cc
-PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium libsystemd 2>/dev/null
-PKG_LIBS !=	pkg-config --libs libbsd-overlay libsodium libsystemd 2>/dev/null
+PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium libsystemd libmicrohttpd 2>/dev/null
+PKG_LIBS !=	pkg-config --libs libbsd-overlay libsodium libsystemd libmicrohttpd 2>/dev/null
 WARN =		-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 		-Wmissing-prototypes -Wpointer-arith -Wno-unused-parameter
 BASE_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' \

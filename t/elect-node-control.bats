@@ -9,9 +9,14 @@ setup() {
 	C=$(mkcluster 2)
 	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" "$C" -- 1
 	SOCK=$ELECT_DIR/1/state/control
+	PIDS=()
 }
 
 teardown() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	elect_teardown
 }
 
@@ -125,22 +130,97 @@ ask() {
 	wait "$flood" || true
 }
 
-# The sixteen hold their connections until killed: on a loaded host,
-# starting them all can take longer than any fixed time they would hold.
-@test "more clients than slots: the extra one hears busy" {
-	pids=()
-	for i in $(seq 16); do
-		python3 -c 'import socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(600)' \
-		    "$SOCK" &
-		pids+=($!)
-	done
-	busy() { [ "$(ask 'elect 1 help\n')" = "err busy" ]; }
-	wait_for 60 busy
-	kill "${pids[@]}"
-	wait "${pids[@]}" || true
+IDLE=$BATS_TEST_DIRNAME/tools/ctl-idle.py
+
+# idle MODE N: ctl-idle.py's clients in the background, until all are
+# open; their report goes to $BATS_TEST_TMPDIR/idle.out.
+idle() {
+	rm -f "$BATS_TEST_TMPDIR/ready"
+	python3 "$IDLE" "$SOCK" "$1" "$2" "$BATS_TEST_TMPDIR/ready" \
+	    >"$BATS_TEST_TMPDIR/idle.out" 3>&- &
+	IDLE_PID=$!
+	wait_for 60 test -e "$BATS_TEST_TMPDIR/ready"
+}
+
+idle_done() {
+	wait "$IDLE_PID"
+}
+
+# A status must come back, not "no daemon answers" (3), nor a SIGPIPE.
+status_answers() {
+	run timeout 10 elect-node -s "$ELECT_DIR/1/state" --status
+	[[ "$output" == "id=1 "* ]] || fail "no status: $status $output"
+}
+
+@test "more clients than slots: the extra one hears busy, idle ones are dropped" {
+	# Seventeen at once, from one process: the last finds no slot.
+	run python3 -c 'import socket, sys
+ss = []
+for i in range(17):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); ss.append(s)
+ss[16].settimeout(5)
+print(ss[16].recv(100).decode().strip())
+ss[0].settimeout(5)
+print(repr(ss[0].recv(100)))' "$SOCK"
+	assert_line --index 0 "err busy"
+	# The first, idle, is let go within a second or so.
+	assert_line --index 1 "b''"
 	run ask 'elect 1 help\n'
 	assert_output "$HELP"
+}
+
+@test "1000 idle connections: each is let go, and --status still answers" {
+	idle idle 1000
+	status_answers
+	status_answers
+	idle_done
+	run grep -c '^closed ' "$BATS_TEST_TMPDIR/idle.out"
+	assert_output 1000
+	# Those that had a slot held it for about CONTROL_IDLE_MS, no more.
+	run awk '$1 == "closed" && $2 > 10 { n++ } END { print n + 0 }' \
+	    "$BATS_TEST_TMPDIR/idle.out"
+	assert_output 0
+}
+
+@test "a slow-loris client, a byte a second, is let go before its line ends" {
+	idle loris 12
+	status_answers
+	idle_done
+	run grep -c '^closed ' "$BATS_TEST_TMPDIR/idle.out"
+	assert_output 12
+	# Dropped after a byte or three of its fifteen, never answered.
+	run awk '$1 == "closed" && ($3 > 4 || $4 != "-") { n++ }
+	    END { print n + 0 }' "$BATS_TEST_TMPDIR/idle.out"
+	assert_output 0
+}
+
+@test "clients that wait on purpose stay, but leave slots for --status" {
+	CTL_IDLE_HOLD=3 idle wait 14
+	status_answers
+	run ask 'elect 1 wait-leader\n'
+	assert_output "err busy (12 clients wait)"
+	idle_done
+	# Twelve still wait after 3 s; two were told busy.
+	run grep -c '^open$' "$BATS_TEST_TMPDIR/idle.out"
+	assert_output 12
+	run grep -c ' err busy (12 clients wait)$' "$BATS_TEST_TMPDIR/idle.out"
+	assert_output 2
+}
+
+@test "--status never dies of SIGPIPE: a daemon that hangs up gives 3" {
+	local d=$BATS_TEST_TMPDIR/fake i st
+	mkdir -p "$d"
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(64)
+while True:
+    c, _ = s.accept(); c.close()' "$d/control" 3>&- &
+	PIDS+=($!)
+	wait_for 10 test -S "$d/control"
+	for i in $(seq 100); do
+		st=0
+		elect-node -s "$d" --status 2>/dev/null || st=$?
+		[ "$st" = 3 ] || fail "status $st at try $i"
+	done
 }
 
 @test "wait-leader: err timeout when the node does not come to lead" {

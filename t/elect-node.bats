@@ -210,12 +210,12 @@ start_stub() {
 	assert_output --partial "65000/control"
 }
 
-@test "--status: one line of fields; exit 0 for the leader, 1 for others" {
+@test "--status: one line of fields; exit 0 for the leader, 4 with none" {
 	start_stub
 	# Alone with a detector that reports nothing, node 1 waits for the
-	# higher nodes: not the leader.
+	# higher nodes: no leader known.
 	run elect_status 1
-	assert_failure 1
+	assert_failure 4
 	assert_output --regexp "^id=1 algo=bully-fd status=[A-Za-z0-9]+ leader=[-0-9]+ group=[^ ]+ incarnation=1 secs=[0-9]+\.[0-9]{3} role=[a-z]+ drops=0 lost=0 tasks=0 waiting=0"
 	printf 'node 1 127.0.0.1:%d\n' "$(freeport -w 2)" >"$ELECT_DIR/one.conf"
 	elect-node -f "$ELECT_DIR/one.conf" -i 1 --insecure -s "$ELECT_DIR/o" \

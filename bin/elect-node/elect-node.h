@@ -8,6 +8,9 @@
 #ifndef ELECT_NODE_H
 #define ELECT_NODE_H
 
+#include <sys/types.h>
+#include <sys/socket.h>
+
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -64,11 +67,29 @@ struct node_opts {
 	int		 verbosity;
 	int		 syslog;
 	const char	*config;	/* -c */
+	int		 json;		/* --status --json */
+	algo_time	 wait_for;	/* --wait-for; -1: for ever */
+	/* The daemon: --metrics, --metrics-file. */
+	const char	*metrics_file;
+	int		 metrics_http;
+	struct sockaddr_storage metrics_addr;
+	const char	*metrics_arg;
+	/* The daemon: --socket-group. */
+	int		 socket_group;
+	gid_t		 socket_gid;
+	char		 socket_group_name[64];
 };
+
+#define GID_ARG_MAX	4294967294LL	/* (gid_t)-1 means none */
+void		 arg_group(const char *, struct node_opts *);
+
+#define EXIT_WAITED	124	/* --wait-for ran out, as timeout(1) */
+#define EXIT_NOLEADER	4	/* --status: no leader known (election,
+				 * no quorum) */
 
 /* The rooms' entry points: each returns the process's exit code. */
 int	daemon_main(const struct node_opts *);
-int	client_status(const char *dir);
+int	client_status(const char *dir, int json);
 int	client_edict(const char *dir, const char *text);
 int	client_follow(const char *dir);
 int	client_runif(const struct node_opts *);

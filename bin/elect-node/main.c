@@ -16,12 +16,19 @@
 #include "conf/conf.h"
 #include "elect-node.h"
 #include "guard/guard.h"
+#include "metrics/metrics.h"
 #include "util/util.h"
 
 enum {
 	OPT_FD_CMD = 256, OPT_INSECURE, OPT_STATUS, OPT_VERSION, OPT_DRIFT,
 	OPT_EDICT, OPT_FOLLOW, OPT_RUNIF, OPT_WAIT, OPT_GRACE, OPT_SYSLOG,
 	OPT_TIMING
+};
+
+/* Past the timing flags (OPT_TIMING + TM_N). */
+enum {
+	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_JSON
 };
 
 static const struct option fixed_opts[] = {
@@ -46,6 +53,11 @@ static const struct option fixed_opts[] = {
 	{ "quiet",	no_argument,		NULL,	'q' },
 	{ "syslog",	no_argument,		NULL,	OPT_SYSLOG },
 	{ "config",	required_argument,	NULL,	'c' },
+	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
+	{ "socket-group", required_argument,	NULL,	OPT_SOCKET_GROUP },
+	{ "metrics",	required_argument,	NULL,	OPT_METRICS },
+	{ "metrics-file", required_argument,	NULL,	OPT_METRICS_FILE },
+	{ "json",	no_argument,		NULL,	OPT_JSON },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -71,8 +83,10 @@ option_modes(int ch)
 		return M_ALL;
 	case 't':
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
-	case OPT_WAIT: case OPT_GRACE: case 'E':
+	case OPT_WAIT: case OPT_GRACE: case 'E': case OPT_WAIT_FOR:
 		return M(MODE_RUNIF);
+	case OPT_JSON:
+		return M(MODE_STATUS);
 	default:	/* -a -f -k -q -v --insecure --fd-cmd --drift
 			 * --syslog, timing */
 		return M(MODE_DAEMON);
@@ -111,12 +125,14 @@ usage(FILE *f, int code)
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
 "                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
-"                  [-q | -v] [--syslog] [-c file] [timing]\n"
-"       elect-node (-i id | -s statedir) --status\n"
+"                  [--socket-group group] [--metrics addr:port]\n"
+"                  [--metrics-file path] [-q | -v] [--syslog] [-c file]\n"
+"                  [timing]\n"
+"       elect-node (-i id | -s statedir) --status [--json]\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
-"                  [--grace duration] [-E code] [-t trace]\n"
-"                  -- command [arg ...]\n"
+"                  [--wait-for duration] [--grace duration] [-E code]\n"
+"                  [-t trace] -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
 "timing (a whole number, then ns, us, ms or s; ms if none):\n");
@@ -172,6 +188,8 @@ check_modes(const struct node_opts *o, const struct given *g, size_t n)
 		if (option_modes(g[i].ch) == M(MODE_RUNIF))
 			errx(EXIT_USAGE, "%s goes with --run-if-leader",
 			    g[i].name);
+		if (option_modes(g[i].ch) == M(MODE_STATUS))
+			errx(EXIT_USAGE, "%s goes with --status", g[i].name);
 		if (o->mode == MODE_DAEMON)
 			errx(EXIT_USAGE, "%s is not used by the daemon",
 			    g[i].name);
@@ -187,6 +205,7 @@ static void
 parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
     size_t *ngivenp)
 {
+	const char *why;
 	size_t i, ngiven = *ngivenp;
 	int ch, idx;
 
@@ -255,6 +274,30 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 			break;
 		case OPT_WAIT:
 			o->wait = 1;
+			break;
+		case OPT_WAIT_FOR:
+			/* As flock -w: a bounded --wait. */
+			o->wait = 1;
+			o->wait_for = arg_duration(optarg, "--wait-for");
+			break;
+		case OPT_SOCKET_GROUP:
+			arg_group(optarg, o);
+			break;
+		case OPT_METRICS:
+			if ((why = metrics_parse_addr(optarg,
+			    &o->metrics_addr)) != NULL)
+				errx(EXIT_USAGE, "--metrics: \"%s\": %s", optarg,
+				    why);
+			o->metrics_http = 1;
+			o->metrics_arg = optarg;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_METRICS_FILE:
+			if (optarg[0] == '\0')
+				errx(EXIT_USAGE, "--metrics-file: an empty path");
+			o->metrics_file = optarg;
 			break;
 		case OPT_GRACE:
 			o->grace = arg_duration(optarg, "--grace");
@@ -496,11 +539,12 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	o.algo = algo_default();
 	o.grace = o.ecode = -1;
+	o.wait_for = -1;
 	timing_defaults(&o.timing);
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
 	case MODE_STATUS:
-		return client_status(o.statedir);
+		return client_status(o.statedir, o.json);
 	case MODE_EDICT:
 		return client_edict(o.statedir, o.edict);
 	case MODE_FOLLOW:

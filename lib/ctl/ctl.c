@@ -31,9 +31,8 @@ check_bytes(const char *line, size_t len)
 	return NULL;
 }
 
-/* The next field of LINE from *POS, or an empty slice at the end. */
-static struct ctl_str
-next_field(const char *line, size_t len, size_t *pos)
+struct ctl_str
+ctl_next_field(const char *line, size_t len, size_t *pos)
 {
 	struct ctl_str s;
 	size_t i = *pos;
@@ -111,17 +110,17 @@ ctl_parse_req(const char *line, size_t len, struct ctl_req *req)
 	memset(req, 0, sizeof(*req));
 	if ((why = check_bytes(line, len)) != NULL)
 		return why;
-	if (!ctl_str_eq(next_field(line, len, &pos), "elect"))
+	if (!ctl_str_eq(ctl_next_field(line, len, &pos), "elect"))
 		return "not an elect control line";
-	if (parse_version(next_field(line, len, &pos), &req->version) == -1)
+	if (parse_version(ctl_next_field(line, len, &pos), &req->version) == -1)
 		return "bad version";
-	req->cmd = next_field(line, len, &pos);
+	req->cmd = ctl_next_field(line, len, &pos);
 	if (req->cmd.n == 0)
 		return "missing command";
 	if (!command_word(req->cmd))
 		return "bad command word";
 	req->rest = rest_of(line, len, pos);
-	while ((s = next_field(line, len, &pos)).n > 0) {
+	while ((s = ctl_next_field(line, len, &pos)).n > 0) {
 		if (req->argc == CTL_ARGS_MAX)
 			return "too many arguments";
 		req->argv[req->argc++] = s;
@@ -138,7 +137,7 @@ ctl_parse_reply(const char *line, size_t len, int *ok, struct ctl_str *rest)
 
 	if ((why = check_bytes(line, len)) != NULL)
 		return why;
-	w = next_field(line, len, &pos);
+	w = ctl_next_field(line, len, &pos);
 	*rest = rest_of(line, len, pos);
 	if (ctl_str_eq(w, "err")) {
 		*ok = 0;
@@ -148,7 +147,7 @@ ctl_parse_reply(const char *line, size_t len, int *ok, struct ctl_str *rest)
 		return "neither ok nor err";
 	*ok = 1;
 	p = pos;
-	while ((f = next_field(line, len, &p)).n > 0) {
+	while ((f = ctl_next_field(line, len, &p)).n > 0) {
 		const char *eq = memchr(f.p, '=', f.n);
 
 		if (eq == NULL || eq == f.p)
@@ -163,7 +162,7 @@ ctl_field(struct ctl_str fields, const char *key, struct ctl_str *val)
 	struct ctl_str f;
 	size_t pos = 0, klen = strlen(key);
 
-	while ((f = next_field(fields.p, fields.n, &pos)).n > 0) {
+	while ((f = ctl_next_field(fields.p, fields.n, &pos)).n > 0) {
 		if (f.n > klen && f.p[klen] == '=' &&
 		    memcmp(f.p, key, klen) == 0) {
 			val->p = f.p + klen + 1;

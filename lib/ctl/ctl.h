@@ -52,8 +52,27 @@ int		 ctl_field(struct ctl_str fields, const char *key,
 
 int		 ctl_str_eq(struct ctl_str, const char *);
 
+/* The next field of LINE (LEN bytes) from *POS, fields separated by runs
+ * of spaces or tabs; an empty slice at the end. */
+struct ctl_str	 ctl_next_field(const char *line, size_t len, size_t *pos);
+
 /* The address of the control socket of state directory DIR; -1 with
  * errno ENAMETOOLONG if it does not fit. */
 int		 ctl_socket_path(struct sockaddr_un *, const char *dir);
+
+/*
+ * The core's status fields EXTRA with every KEY_until=SECONDS, a time on
+ * CLOCK_MONOTONIC, as KEY_left=SECONDS left at NOW (ns), and without
+ * token= (a field of the status of its own): 0, or -1 if OUT is short.
+ */
+int		 ctl_status_extra(const char *extra, long long now, char *out,
+		    size_t len);
+
+/*
+ * The fields of a status reply as one JSON object: the same keys, numbers
+ * as numbers, "-" as null, peers=ID/AGE/DETECTOR/MISMATCH,... as an array
+ * of objects.  0, or -1 if a field is malformed or OUT is short.
+ */
+int		 ctl_status_json(struct ctl_str fields, char *out, size_t len);
 
 #endif

@@ -80,4 +80,14 @@ char		*file_read(const char *path, size_t max, size_t *len, char *err,
 /* Prints "NAME VERSION" and exits 0. */
 void		 print_version(void) __attribute__((noreturn));
 
+/* A fixed buffer of LEN bytes at P, N used; CUT once something did not
+ * fit (sbuf.c). */
+struct sbuf {
+	char		*p;
+	size_t		 len, n;
+	int		 cut;
+};
+void		 sbuf_put(struct sbuf *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -147,7 +147,7 @@ _elect_ready() {
 			rc=0
 			elect_status "$id" >/dev/null 2>&1 || rc=$?
 		fi
-		[ "$rc" -le 1 ] && return 0
+		[ "$rc" -le 1 ] || [ "$rc" = 4 ] && return 0
 		if ! _elect_alive "${ELECT_PID[$id]}"; then
 			ELECT_STATE[$id]=down
 			_elect_fail "node $id did not start: $(tail -n 3 \
@@ -251,8 +251,8 @@ elect_restart() {
 	elect_kill "$1" && elect_start "$@"
 }
 
-# elect_status ID: the node's status line; exit 0 if it leads, 1 if not,
-# 3 if it does not answer.
+# elect_status ID: the node's status line; exit 0 if it leads, 1 if it
+# follows a leader, 4 if it knows none, 3 if it does not answer.
 elect_status() {
 	"$ELECT_NODE" -s "$ELECT_DIR/$1/state" --status
 }

@@ -9,10 +9,13 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
 #include "util/util.h"
+
+#define BUSY_PAUSE_MS	50	/* between tries when every slot is taken */
 
 /* Milliseconds left until DEADLINE on the monotonic clock. */
 static int
@@ -51,28 +54,31 @@ client_connect(const char *dir, const char *req, int nonblock, const char **why)
 		close(fd);
 		return -1;
 	}
-	/* A unix socket takes a short line at once, or not at all. */
-	if (write(fd, line, (size_t)ll) != ll) {
-		*why = strerror(errno);
+	/* A unix socket takes a short line at once, or not at all; a
+	 * daemon that hung up is an error, not a SIGPIPE. */
+	if (send(fd, line, (size_t)ll, MSG_NOSIGNAL) != ll) {
+		int e = errno;
+
+		*why = strerror(e);
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	return fd;
 }
 
-int
-client_ask(const char *dir, const char *req, char *reply, size_t len,
-    int wait_ms, const char **why)
+/* One request and its reply line, until DEADLINE. */
+static int
+ask_once(const char *dir, const char *req, char *reply, size_t len,
+    int64_t deadline, const char **why)
 {
-	int64_t deadline;
 	struct pollfd pfd;
 	size_t got = 0;
 	ssize_t n;
 	int fd;
 
 	if ((fd = client_connect(dir, req, 0, why)) == -1)
-		return -1;
-	deadline = mono_now() + (int64_t)wait_ms * 1000000;
+		return errno == EPIPE || errno == ECONNRESET ? -2 : -1;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (got < len - 1 && memchr(reply, '\n', got) == NULL) {
@@ -92,4 +98,22 @@ client_ask(const char *dir, const char *req, char *reply, size_t len,
 		return -1;
 	*strchr(reply, '\n') = '\0';
 	return 0;
+}
+
+/* Every slot taken (err busy, or hung up before the request was sent):
+ * the daemon drops idle clients within a second, so a slot comes free
+ * while the request may still wait. */
+int
+client_ask(const char *dir, const char *req, char *reply, size_t len,
+    int wait_ms, const char **why)
+{
+	const struct timespec pause = { 0, BUSY_PAUSE_MS * 1000000L };
+	int64_t deadline = mono_now() + (int64_t)wait_ms * 1000000;
+	int rc;
+
+	while (((rc = ask_once(dir, req, reply, len, deadline, why)) == -2 ||
+	    (rc == 0 && strcmp(reply, "err busy") == 0)) &&
+	    ms_left(deadline) > BUSY_PAUSE_MS)
+		nanosleep(&pause, NULL);
+	return rc < 0 ? -1 : 0;
 }

@@ -75,6 +75,7 @@ struct runif {
 	struct guard_reply reply;	/* the last one fed */
 	algo_time	 wake;		/* the guard's next tick, or -1 */
 	int		 registering, refused;
+	algo_time	 wait_until;	/* --wait-for's end, or -1 */
 	int		 done, rc;
 	/* The registration (task), and the ask in flight. */
 	int		 tfd;
@@ -431,6 +432,20 @@ wait_signal(struct runif *r)
 		}
 }
 
+/* How long the registration may wait for its answer, for poll(). */
+static int
+wait_ms(const struct runif *r)
+{
+	algo_time left;
+
+	if (!r->o->wait)
+		return TOKEN_WAIT / ALGO_MS;
+	if (r->wait_until < 0)
+		return -1;
+	left = r->wait_until - mono_now();
+	return left <= 0 ? 0 : (int)((left + ALGO_MS - 1) / ALGO_MS);
+}
+
 /*
  * Registers the command with the daemon (`task', `task wait' with
  * --wait), which answers as to `lease' once it may start, or at once
@@ -456,11 +471,14 @@ task_register(struct runif *r)
 	while (got < sizeof(line) - 1 && memchr(line, '\n', got) == NULL) {
 		/* A new leader's token is a round trip away; past TOKEN_WAIT
 		 * something is wrong. */
-		n = poll(pfd, 2, r->o->wait ? -1 : TOKEN_WAIT / ALGO_MS);
+		n = poll(pfd, 2, wait_ms(r));
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n > 0 && pfd[1].revents)
 			wait_signal(r);
+		if (n == 0 && r->wait_until >= 0)
+			errx(EXIT_WAITED, "%s/control: node %u did not come to "
+			    "lead within --wait-for", r->dir, r->id);
 		if (n <= 0 || !pfd[0].revents ||
 		    (n = read(r->tfd, line + got, sizeof(line) - 1 - got)) <= 0)
 			errx(EXIT_NODAEMON, "%s/control: no reply to task",
@@ -561,6 +579,7 @@ client_runif(const struct node_opts *o)
 	r.dir = o->statedir;
 	r.id = o->id;
 	r.qfd = r.tfd = r.spipe = -1;
+	r.wait_until = o->wait_for >= 0 ? mono_now() + o->wait_for : -1;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.grace = o->grace;		/* -1: the guard's default */
 	cfg.wait = o->wait;

@@ -1,5 +1,7 @@
 /*
- * elect-node --status: the daemon's status line, and whether it leads.
+ * elect-node --status: the daemon's status line (or, with --json, one
+ * JSON object of its fields), and who leads: 0 this node, 1 another
+ * (this node follows it), EXIT_NOLEADER none known.
  */
 #include <err.h>
 #include <stdio.h>
@@ -8,11 +10,13 @@
 #include "client.h"
 #include "util/util.h"
 
+#define JSON_MAX	(4 * CTL_LINE_MAX)	/* escapes and brackets */
+
 int
-client_status(const char *dir)
+client_status(const char *dir, int json)
 {
-	char reply[CTL_LINE_MAX];
-	struct ctl_str rest, role;
+	char reply[CTL_LINE_MAX], out[JSON_MAX];
+	struct ctl_str rest, role, ldr;
 	const char *why;
 	int ok;
 
@@ -29,8 +33,21 @@ client_status(const char *dir)
 		warnx("%s/" CTL_NAME ": %.*s", dir, (int)rest.n, rest.p);
 		return EXIT_NODAEMON;
 	}
-	printf("%.*s\n", (int)rest.n, rest.p);
-	if (ctl_field(rest, "role", &role) && ctl_str_eq(role, "leader"))
+	if (!json)
+		printf("%.*s\n", (int)rest.n, rest.p);
+	else if (ctl_status_json(rest, out, sizeof(out)) == 0)
+		printf("%s\n", out);
+	else {
+		warnx("%s/" CTL_NAME ": a status --json cannot render: %.*s",
+		    dir, (int)rest.n, rest.p);
+		return EXIT_NODAEMON;
+	}
+	if (!ctl_field(rest, "role", &role))
+		return EXIT_NOLEADER;
+	if (ctl_str_eq(role, "leader"))
 		return 0;
-	return EXIT_NO;
+	if (ctl_str_eq(role, "follower") && ctl_field(rest, "leader", &ldr) &&
+	    !ctl_str_eq(ldr, "-"))
+		return EXIT_NO;
+	return EXIT_NOLEADER;
 }

@@ -16,18 +16,22 @@ typedef void cmd_fn(struct node *, struct control_client *,
     const struct ctl_req *);
 static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 
+#define C_WAITS	0x1	/* may keep the client waiting */
+#define C_GROUP	0x2	/* changes what the node does: members only */
+
 static const struct {
 	const char	*name;
 	int		 maxargs;
 	cmd_fn		*fn;
+	int		 flags;
 } cmds[] = {
-	{ "help",	0,	cmd_help },
-	{ "status",	0,	cmd_status },
-	{ "wait-leader", 1,	cmd_wait_leader },
-	{ "lease",	0,	cmd_lease },
-	{ "edict",	1,	cmd_edict },
-	{ "follow-edicts", 0,	cmd_follow_edicts },
-	{ "task",	1,	cmd_task },
+	{ "help",	0,	cmd_help,		0 },
+	{ "status",	0,	cmd_status,		0 },
+	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
+	{ "lease",	0,	cmd_lease,		0 },
+	{ "edict",	1,	cmd_edict,		C_GROUP },
+	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
+	{ "task",	1,	cmd_task,		C_WAITS | C_GROUP },
 };
 
 static void
@@ -44,17 +48,76 @@ cmd_help(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	control_reply(c, "ok version=%d commands=%s", CTL_VERSION, list);
 }
 
+/* What a peer's configuration differs in (the handshake's digest), or
+ * "-". */
+static const char *
+peer_mismatch(const struct node *nd, size_t i)
+{
+	return "-";
+}
+
+/*
+ * peers=ID/AGE/DETECTOR/MISMATCH,...: seconds since a datagram of the peer
+ * was last accepted ("-": never), what the failure detector says (up,
+ * down, "-": not monitored), and the configuration it differs in; as
+ * many as fit in PEERS_ROOM, and peers_cut=N for the rest.
+ */
+#define PEERS_ROOM	400
+
+static void
+peers_field(const struct node *nd, algo_time now, char *buf, size_t len)
+{
+	char one[64], age[24];
+	size_t i, n = 0, cut = 0;
+	int w;
+
+	strlcpy(buf, "peers=", len);
+	for (i = 0; i < nd->cluster.n; i++) {
+		if (&nd->cluster.nodes[i] == nd->self)
+			continue;
+		if (nd->heard[i] == 0)
+			strlcpy(age, "-", sizeof(age));
+		else
+			snprintf(age, sizeof(age), "%.3f",
+			    (double)(now - nd->heard[i]) / 1e9);
+		w = snprintf(one, sizeof(one), "%s%u/%s/%s/%s", n ? "," : "",
+		    nd->cluster.nodes[i].id, age, nd->downed[i] ? "down" :
+		    nd->monitored[i] ? "up" : "-", peer_mismatch(nd, i));
+		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= PEERS_ROOM) {
+			cut++;
+			continue;
+		}
+		strlcat(buf, one, len);
+		n++;
+	}
+	if (n == 0)
+		strlcat(buf, "-", len);
+	if (cut > 0) {
+		snprintf(one, sizeof(one), " peers_cut=%zu", cut);
+		strlcat(buf, one, len);
+	}
+}
+
 /* "ok" and the status fields; returns whether this node leads. */
 static int
 reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
-	char grp[ALGO_ELID_STRLEN], ldr[8];
+	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
+	char peers[PEERS_ROOM + 32];
 
 	algo_query(nd->algo, now, &st);
+	if (st.token != 0)
+		snprintf(tok, sizeof(tok), "%llu",
+		    (unsigned long long)st.token);
+	else
+		strlcpy(tok, "-", sizeof(tok));
+	if (ctl_status_extra(st.extra, now, extra, sizeof(extra)) == -1)
+		extra[0] = '\0';
+	peers_field(nd, now, peers, sizeof(peers));
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d%s%s",
+	    "tasks=%d waiting=%d token=%s %s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -63,8 +126,8 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    st.leader ? "leader" : st.state.status == ST_NORM ? "follower" :
 	    "none", (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
-	    tasks_running(nd), tasks_waiting(nd),
-	    st.extra[0] != '\0' ? " " : "", st.extra);
+	    tasks_running(nd), tasks_waiting(nd), tok, peers,
+	    extra[0] != '\0' ? " " : "", extra);
 	return st.leader;
 }
 
@@ -162,6 +225,14 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 			control_reply(c, "err %s takes %d argument%s",
 			    cmds[i].name, cmds[i].maxargs,
 			    cmds[i].maxargs == 1 ? "" : "s");
+		else if ((cmds[i].flags & C_GROUP) &&
+		    !control_allowed(&nd->control, c, cmds[i].name))
+			control_reply(c, "err %s: not allowed to uid %u",
+			    cmds[i].name, (unsigned)c->uid);
+		else if ((cmds[i].flags & C_WAITS) &&
+		    control_waiters(&nd->control) >= CONTROL_WAITERS_MAX)
+			control_reply(c, "err busy (%d clients wait)",
+			    CONTROL_WAITERS_MAX);
 		else
 			cmds[i].fn(nd, c, req);
 		return;

@@ -2,6 +2,13 @@
  * The control socket: a unix stream socket in the state directory, owner
  * only, answering lines of the control protocol (lib/ctl) without ever
  * blocking the node.
+ *
+ * Slots are few, so no client keeps one for nothing: one that has not
+ * sent a whole line within CONTROL_IDLE_MS of connecting or of its last
+ * line is dropped, unless it waits on purpose (a wait-leader, a follower
+ * of edicts, a guarded command); and those take at most
+ * CONTROL_WAITERS_MAX slots, so that a --status always finds one within
+ * a second however many idle or slow clients connect.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,17 +29,21 @@
 #include "util/util.h"
 
 #define CTL_BACKLOG	8
+#define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
 
 int
-control_listen(struct control *s, int dirfd, const char *dir)
+control_listen(struct control *s, int dirfd, const struct node_opts *o)
 {
 	struct sockaddr_un sun;
 	mode_t old;
 	int i, rc;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+	s->opts = o;
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		s->clients[i].fd = -1;
-	if (ctl_socket_path(&sun, dir) == -1)
+		s->clients[i].owner = s;
+	}
+	if (ctl_socket_path(&sun, o->statedir) == -1)
 		return -1;
 	strlcpy(s->path, sun.sun_path, sizeof(s->path));
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -44,14 +55,94 @@ control_listen(struct control *s, int dirfd, const char *dir)
 	old = umask(0177);
 	rc = bind(s->fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
-	if (rc == -1 || listen(s->fd, CTL_BACKLOG) == -1)
+	if (rc == -1)
 		return -1;
+	/* --socket-group: the group may connect, and pass through the
+	 * state directory, but not list or read it. */
+	if (o->socket_group && (fchownat(dirfd, CTL_NAME, (uid_t)-1,
+	    o->socket_gid, 0) == -1 || fchmodat(dirfd, CTL_NAME, 0660,
+	    0) == -1 || fchown(dirfd, (uid_t)-1, o->socket_gid) == -1 ||
+	    fchmod(dirfd, 0710) == -1))
+		return -1;
+	return listen(s->fd, CTL_BACKLOG);
+}
+
+/* Whether the peer of C is root, this daemon's user, or in the group. */
+static int
+peer_member(const struct control *s, struct control_client *c)
+{
+	gid_t fixed[256], *gids = fixed;
+	socklen_t len = sizeof(fixed);
+	size_t i, n;
+	int in = 0;
+
+	if (c->uid == 0 || c->uid == geteuid())
+		return 1;
+	if (!s->opts->socket_group)
+		return 0;
+	if (c->gid == s->opts->socket_gid)
+		return 1;
+	/* The supplementary groups the peer had when it connected. */
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, gids, &len) == -1) {
+		if (errno != ERANGE || (gids = malloc(len)) == NULL)
+			return 0;
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, gids,
+		    &len) == -1) {
+			free(gids);
+			return 0;
+		}
+	}
+	n = len / sizeof(gid_t);
+	for (i = 0; i < n && !in; i++)
+		in = gids[i] == s->opts->socket_gid;
+	if (gids != fixed)
+		free(gids);
+	return in;
+}
+
+/* Who connected, from the kernel; unknown callers get nothing more than
+ * the questions. */
+static void
+peer_creds(struct control *s, struct control_client *c)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	c->member = 0;
+	c->uid = (uid_t)-1;
+	c->gid = (gid_t)-1;
+	c->pid = 0;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == -1 ||
+	    len != sizeof(uc))
+		return;
+	c->uid = uc.uid;
+	c->gid = uc.gid;
+	c->pid = uc.pid;
+	c->member = peer_member(s, c);
+}
+
+int
+control_allowed(const struct control *s, const struct control_client *c,
+    const char *cmd)
+{
+	if (c->member) {
+		log_info("control: %s from uid %u pid %d", cmd,
+		    (unsigned)c->uid, (int)c->pid);
+		return 1;
+	}
+	log_warnx("control: %s refused to uid %u pid %d: not root, not uid "
+	    "%u, not in group %s", cmd, (unsigned)c->uid, (int)c->pid,
+	    (unsigned)geteuid(), s->opts->socket_group ?
+	    s->opts->socket_group_name : "(no --socket-group)");
 	return 0;
 }
 
 static void
 drop_client(struct control_client *c)
 {
+	if (c->waiting == WAIT_TASK && c->started && c->owner->metrics != NULL)
+		c->owner->metrics->tasks_ended++;
+	c->started = 0;
 	close(c->fd);
 	c->fd = -1;
 	c->inlen = c->outlen = 0;
@@ -62,6 +153,7 @@ void
 control_accept(struct control *s)
 {
 	static const char busy[] = "err busy\n";
+	algo_time now = mono_now();
 	int fd, i;
 
 	while ((fd = accept4(s->fd, NULL, NULL,
@@ -71,13 +163,58 @@ control_accept(struct control *s)
 				break;
 		if (i == CONTROL_CLIENTS_MAX) {
 			/* A best effort: the client learns why, or not. */
-			if (write(fd, busy, sizeof(busy) - 1) == -1)
+			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
+			    MSG_DONTWAIT) == -1)
 				errno = 0;
 			close(fd);
 			continue;
 		}
 		s->clients[i].fd = fd;
+		s->clients[i].idle_by = now + IDLE;
+		peer_creds(s, &s->clients[i]);
 	}
+}
+
+int
+control_waiters(const struct control *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		n += s->clients[i].fd != -1 && s->clients[i].waiting;
+	return n;
+}
+
+algo_time
+control_tick(struct control *s, algo_time now)
+{
+	struct control_client *c;
+	algo_time next = -1;
+	int i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &s->clients[i];
+		if (c->fd == -1)
+			continue;
+		if (c->waiting) {
+			c->idle_by = 0;
+			continue;
+		}
+		/* Its wait answered: a new time for its next line. */
+		if (c->idle_by == 0)
+			c->idle_by = now + IDLE;
+		if (now >= c->idle_by) {
+			log_debug("control: client idle for %d ms, dropped",
+			    CONTROL_IDLE_MS);
+			if (s->metrics != NULL)
+				s->metrics->ctl_idle_drops++;
+			drop_client(c);
+			continue;
+		}
+		if (next == -1 || c->idle_by - now < next)
+			next = c->idle_by - now;
+	}
+	return next;
 }
 
 void
@@ -132,6 +269,7 @@ control_lines(struct control_client *c, struct node *nd)
 		memcpy(line, c->in, len);
 		c->inlen -= len + 1;
 		memmove(c->in, nl + 1, c->inlen);
+		c->idle_by = mono_now() + IDLE;
 		handle_line(c, line, len, nd);
 	}
 }
@@ -170,7 +308,7 @@ write_out(struct control_client *c)
 	ssize_t n;
 
 	while (c->outlen > 0) {
-		n = write(c->fd, c->out, c->outlen);
+		n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;

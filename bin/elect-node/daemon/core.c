@@ -149,6 +149,7 @@ step(struct node *nd, const struct algo_input *in)
 	rc = algo_step(nd->algo, in, &nd->out);
 	if (rc == ALGO_ENOMEM)
 		nd->out.nomem = 1;
+	mx_step(nd, in->now);
 	return rc;
 }
 

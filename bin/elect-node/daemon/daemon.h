@@ -15,6 +15,7 @@
 #include "../elect-node.h"
 #include "algo/algo.h"
 #include "ctl/ctl.h"
+#include "metrics/metrics.h"
 #include "net/cluster.h"
 #include "net/wire.h"
 #include "trace/trace.h"
@@ -23,6 +24,11 @@
 #define FDC_OUT_MAX	(64 * 1024)	/* commands the detector has not read */
 #define FDC_LINE_MAX	128
 #define CONTROL_CLIENTS_MAX	16
+/* Clients that wait on purpose (wait-leader, follow-edicts, task) take
+ * at most this many slots: the rest turn over within CONTROL_IDLE_MS,
+ * so that --status always gets one. */
+#define CONTROL_WAITERS_MAX	(CONTROL_CLIENTS_MAX - 4)
+#define CONTROL_IDLE_MS		1000	/* for a whole line, when not waiting */
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
 
@@ -44,6 +50,8 @@ int	fdc_read(struct fdc *, void (*down)(void *, unsigned), void *);
 int	fdc_stop(struct fdc *, int wait_ms);
 int	fdc_reaped(struct fdc *, int *status);
 
+struct control;
+
 /* One client of the control socket (control.c). */
 struct control_client {
 	int		 fd;
@@ -55,6 +63,17 @@ struct control_client {
 	int		 waiting;	/* a request answers later: WAIT_ */
 	algo_time	 deadline;	/* for it, or 0 for none */
 	int		 taskwait;	/* WAIT_START: until this node leads */
+	algo_time	 idle_by;	/* dropped then without a whole line;
+					 * 0 while it waits */
+	/* Who connected (SO_PEERCRED), and whether it may use the commands
+	 * that change what the node does: root, the daemon's own user, or a
+	 * member of --socket-group. */
+	uid_t		 uid;
+	gid_t		 gid;
+	pid_t		 pid;
+	int		 member;
+	int		 started;	/* WAIT_TASK: its command may run */
+	struct control	*owner;
 };
 
 /* What a waiting client waits for: the leadership, edicts, the moment a
@@ -63,14 +82,17 @@ struct control_client {
 enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_START, WAIT_TASK };
 
 struct control {
+	const struct node_opts *opts;
+	struct metrics	*metrics;
 	int		 fd;		/* the listening socket */
 	char		 path[108];
 	struct control_client clients[CONTROL_CLIENTS_MAX];
 };
 
 struct node;
+struct MHD_Daemon;
 
-int	control_listen(struct control *, int dirfd, const char *dir);
+int	control_listen(struct control *, int dirfd, const struct node_opts *);
 void	control_accept(struct control *);
 void	control_io(struct control *, struct control_client *, short revents,
 	    struct node *);
@@ -79,6 +101,14 @@ void	control_reply(struct control_client *, const char *fmt, ...)
 void	control_lines(struct control_client *, struct node *);
 void	control_flush(struct control_client *);
 void	control_close(struct control *);
+/* Drops the clients idle past their time; returns nanoseconds until the
+ * next one is due, or -1. */
+algo_time control_tick(struct control *, algo_time now);
+int	control_waiters(const struct control *);
+/* Whether client C may run command CMD, which changes what the node
+ * does; logs who asked, and who was refused. */
+int	control_allowed(const struct control *, const struct control_client *,
+	    const char *cmd);
 
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	cmd_dispatch(struct node *, struct control_client *,
@@ -172,7 +202,26 @@ struct node {
 	/* The edict this node made in the last step, for `edict'. */
 	int		 made;
 	uint64_t	 made_seq, made_token;
+
+	/* Metrics (metrics.c): the counters; when each peer was last heard
+	 * from and asked for a lease, indexed like cluster.nodes. */
+	struct metrics	 metrics;
+	algo_time	 heard[ALGO_NODES_MAX];
+	algo_time	 asked[ALGO_NODES_MAX];
+	struct MHD_Daemon *mhd;
+	int		 mx_fd;		/* its epoll descriptor, or -1 */
+	algo_time	 mx_file_next;
+	int		 mx_file_failed;
 };
+
+/* The metrics' hooks and ways out (metrics.c). */
+void	mx_open(struct node *);
+void	mx_step(struct node *, algo_time now);
+void	mx_sent(struct node *, const struct algo_msg *);
+void	mx_heard(struct node *, const struct algo_msg *);
+algo_time mx_tick(struct node *, algo_time now);
+void	mx_io(struct node *);
+void	mx_close(struct node *);
 
 void	node_detector_failed(struct node *);
 algo_time node_input(struct node *);

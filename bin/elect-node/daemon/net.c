@@ -175,6 +175,7 @@ net_send(struct node *nd, const struct algo_msg *m)
 	    elid_key(&m->elid, elid, sizeof(elid)), len,
 	    msg_fields(nd, m, fields, sizeof(fields)));
 	/* UDP may lose it; the cores expect that.  Nothing to retry. */
+	mx_sent(nd, m);
 	(void)sendto(nd->udp, buf, len, 0,
 	    (const struct sockaddr *)&to->addr, to->addrlen);
 }
@@ -186,6 +187,7 @@ net_drop(struct node *nd, unsigned from, const char *why)
 
 	nd->drops++;
 	events_drop(nd, why);
+	metrics_drop(&nd->metrics, why);
 	node_trace(nd, "drop from=%s why=%s", id_str(from, id, sizeof(id)),
 	    why);
 }
@@ -248,6 +250,7 @@ net_read(struct node *nd)
 			continue;
 		}
 		heard_from(nd, m.peer);
+		mx_heard(nd, &m);
 		if (!nd->quit)
 			core_recv(nd, &m);
 	}

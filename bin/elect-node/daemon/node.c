@@ -183,8 +183,9 @@ setup(struct node *nd)
 	bump_incarnation(nd);
 	core_boot(nd);
 	open_trace(nd);
-	if (control_listen(&nd->control, nd->dirfd, nd->opts->statedir) == -1)
+	if (control_listen(&nd->control, nd->dirfd, nd->opts) == -1)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
+	mx_open(nd);
 	nd->sigfd = signals_open(sigs, nitems(sigs));
 	start_detector(nd);
 }
@@ -265,7 +266,7 @@ node_detector_failed(struct node *nd)
 	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
 
-enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_CLIENTS };
+enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS };
 
 static void
 loop(struct node *nd)
@@ -296,6 +297,13 @@ loop(struct node *nd)
 			wait = w;
 		if ((w = events_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
+		if ((w = control_tick(&nd->control, now)) >= 0 &&
+		    (wait < 0 || w < wait))
+			wait = w;
+		if ((w = mx_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
+		pfd[P_METRICS].fd = nd->mx_fd;
+		pfd[P_METRICS].events = POLLIN;
 		pfd[P_TRACE].fd = -1;
 		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
 		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
@@ -345,6 +353,7 @@ loop(struct node *nd)
 				    pfd[P_CLIENTS + i].revents, nd);
 		if (pfd[P_CTL].revents)
 			control_accept(&nd->control);
+		mx_io(nd);
 	}
 }
 
@@ -374,6 +383,7 @@ teardown(struct node *nd)
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	tasks_leaving(nd);
 	control_close(&nd->control);
+	mx_close(nd);
 	core_free(nd);
 	net_close(nd);
 	close(nd->sigfd);

@@ -191,6 +191,8 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 		return 0;
 	reply_lease(nd, c);
 	c->waiting = WAIT_TASK;
+	if ((c->started = st.leader))
+		nd->metrics.tasks_started++;
 	return 1;
 }
 
@@ -242,6 +244,7 @@ tasks_stop(struct node *nd)
 {
 	log_info("task-stop node=%u why=leaving tasks=%d", nd->self->id,
 	    tasks_running(nd));
+	nd->metrics.tasks_told_stop += (uint64_t)tasks_running(nd);
 	tasks_tell(nd, WAIT_TASK, "ok stop", WAIT_TASK);
 }
 

@@ -1,0 +1,223 @@
+/*
+ * The node's metrics (lib/metrics): the hooks that count, and the two
+ * ways out, both off by default: --metrics ADDR:PORT serves them over
+ * HTTP (libmicrohttpd, driven from the node's poll loop: no thread, no
+ * lock), --metrics-file PATH writes them every second for the node
+ * exporter's textfile collector, atomically (a temporary file renamed
+ * over the old).
+ */
+#include <sys/socket.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "daemon.h"
+#include "util/util.h"
+
+#define FILE_EVERY	(1000 * ALGO_MS)	/* --metrics-file */
+#define HTTP_CONNS	8
+#define HTTP_TIMEOUT_S	5
+#define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+
+static long
+index_of(const struct node *nd, unsigned id)
+{
+	const struct cluster_node *p = cluster_find(&nd->cluster, id);
+
+	return p == NULL ? -1 : p - nd->cluster.nodes;
+}
+
+void
+mx_step(struct node *nd, algo_time now)
+{
+	struct algo_status st;
+
+	algo_query(nd->algo, now, &st);
+	metrics_status(&nd->metrics, &st, now);
+}
+
+/* Lease renewals: the leader's Request, answered by Ok or Refuse. */
+void
+mx_sent(struct node *nd, const struct algo_msg *m)
+{
+	const char *name = algo_msg_name(nd->opts->algo, m->type);
+	long i = index_of(nd, m->peer);
+
+	if (i != -1 && name != NULL && strcmp(name, "Request") == 0)
+		nd->asked[i] = mono_now();
+}
+
+void
+mx_heard(struct node *nd, const struct algo_msg *m)
+{
+	const char *name = algo_msg_name(nd->opts->algo, m->type);
+	long i = index_of(nd, m->peer);
+	algo_time now = mono_now();
+
+	if (i == -1)
+		return;
+	nd->heard[i] = now;
+	if (nd->asked[i] != 0 && name != NULL && (strcmp(name, "Ok") == 0 ||
+	    strcmp(name, "Refuse") == 0)) {
+		metrics_hist_add(&nd->metrics.rtt, metrics_rtt_le,
+		    now - nd->asked[i]);
+		nd->asked[i] = 0;
+	}
+}
+
+static void
+peers_now(struct node *nd)
+{
+	size_t i;
+
+	nd->metrics.peers = nd->metrics.peers_up = 0;
+	for (i = 0; i < nd->cluster.n; i++) {
+		if (&nd->cluster.nodes[i] == nd->self)
+			continue;
+		nd->metrics.peers++;
+		nd->metrics.peers_up += !nd->downed[i];
+	}
+}
+
+static int
+render(struct node *nd, char *buf, size_t len)
+{
+	peers_now(nd);
+	return metrics_render(&nd->metrics, mono_now(), buf, len);
+}
+
+static void
+write_file(struct node *nd)
+{
+	const char *path = nd->opts->metrics_file;
+	char buf[METRICS_TEXT_MAX], tmp[PATH_MAX];
+	int fd, n, ok = 0;
+
+	if ((n = render(nd, buf, sizeof(buf))) < 0)
+		return;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return;
+	/* The collector reads *.prom only: the .tmp is never half read. */
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) != -1) {
+		ok = write(fd, buf, (size_t)n) == n;
+		ok = close(fd) == 0 && ok;
+		ok = ok && rename(tmp, path) == 0;
+	}
+	if (!ok) {
+		/* Once, not every second. */
+		if (!nd->mx_file_failed)
+			log_warnx("--metrics-file %s: %s", path,
+			    strerror(errno));
+		nd->mx_file_failed = 1;
+		unlink(tmp);
+		return;
+	}
+	nd->mx_file_failed = 0;
+}
+
+static enum MHD_Result
+answer(void *arg, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_len, void **state)
+{
+	static const char notfound[] = "metrics are at /metrics\n";
+	struct node *nd = arg;
+	struct MHD_Response *r;
+	char buf[METRICS_TEXT_MAX];
+	enum MHD_Result rc;
+	int n, code = MHD_HTTP_OK;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return MHD_NO;
+	if (strcmp(url, "/metrics") != 0) {
+		code = MHD_HTTP_NOT_FOUND;
+		r = MHD_create_response_from_buffer(sizeof(notfound) - 1,
+		    (void *)notfound, MHD_RESPMEM_PERSISTENT);
+	} else {
+		if ((n = render(nd, buf, sizeof(buf))) < 0)
+			return MHD_NO;
+		r = MHD_create_response_from_buffer((size_t)n, buf,
+		    MHD_RESPMEM_MUST_COPY);
+	}
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    code == MHD_HTTP_OK ? CONTENT_TYPE : "text/plain");
+	rc = MHD_queue_response(conn, (unsigned)code, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+void
+mx_open(struct node *nd)
+{
+	const struct node_opts *o = nd->opts;
+	const union MHD_DaemonInfo *info;
+
+	metrics_init(&nd->metrics, o->id, algo_name(o->algo));
+	nd->control.metrics = &nd->metrics;
+	nd->mx_fd = -1;
+	if (o->metrics_file != NULL)
+		write_file(nd);
+	if (!o->metrics_http)
+		return;
+	nd->mhd = MHD_start_daemon(MHD_USE_EPOLL |
+	    MHD_USE_SUPPRESS_DATE_NO_CLOCK, 0, NULL, NULL, answer, nd,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o->metrics_addr,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+	    MHD_OPTION_END);
+	if (nd->mhd == NULL)
+		errx(EXIT_USAGE, "--metrics %s: cannot listen there (in use?)",
+		    o->metrics_arg);
+	if ((info = MHD_get_daemon_info(nd->mhd,
+	    MHD_DAEMON_INFO_EPOLL_FD)) == NULL)
+		errx(1, "--metrics: no epoll descriptor");
+	nd->mx_fd = info->epoll_fd;
+}
+
+algo_time
+mx_tick(struct node *nd, algo_time now)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+	algo_time next = -1;
+
+	if (nd->opts->metrics_file != NULL) {
+		if (now >= nd->mx_file_next) {
+			write_file(nd);
+			nd->mx_file_next = now + FILE_EVERY;
+		}
+		next = nd->mx_file_next - now;
+	}
+	if (nd->mhd != NULL && MHD_get_timeout(nd->mhd, &ms) == MHD_YES &&
+	    (next < 0 || (algo_time)ms * ALGO_MS < next))
+		next = (algo_time)ms * ALGO_MS;
+	return next;
+}
+
+void
+mx_io(struct node *nd)
+{
+	if (nd->mhd != NULL)
+		MHD_run(nd->mhd);
+}
+
+void
+mx_close(struct node *nd)
+{
+	if (nd->opts->metrics_file != NULL)
+		write_file(nd);
+	if (nd->mhd != NULL)
+		MHD_stop_daemon(nd->mhd);
+	nd->mhd = NULL;
+}

@@ -1,0 +1,341 @@
+#!/usr/bin/env bats
+# elect-node for operators: --wait-for, --socket-group and the callers'
+# credentials, --status --json and its exit codes, metrics, and a control
+# socket that idle or slow clients cannot lock up.
+
+bats_require_minimum_version 1.5.0
+
+load helper
+load node
+
+FD=(--fd-interval 50 --fd-timeout 1000)
+TIMING=(--lease 1s --renew 200 --rtt 50 "${FD[@]}")
+
+setup() {
+	elect_setup
+	PIDS=()
+	export LOG=$BATS_TEST_TMPDIR/job.log
+	: >"$LOG"
+}
+
+teardown() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	elect_teardown
+	rmusers
+}
+
+@test "--wait-for: strict durations, only with --run-if-leader" {
+	run -2 elect-node -i 3 --run-if-leader --wait-for x -- true
+	assert_output --partial '--wait-for: "x" is not a duration'
+	run -2 elect-node -i 3 --run-if-leader --wait-for 5m -- true
+	assert_output --partial '--wait-for: "5m" is not a duration'
+	run -2 elect-node -i 3 --run-if-leader --wait-for -1s -- true
+	run -2 elect-node -i 3 --run-if-leader --wait-for 3601s -- true
+	assert_output --partial '--wait-for: "3601" is too large (0 to 3600)'
+	run -2 elect-node -i 3 --status --wait-for 1s
+	assert_output --partial "--wait-for goes with --run-if-leader"
+	run -2 elect-node -i 3 --run-if-leader --wait-for '' -- true
+}
+
+@test "--wait-for: a follower gives up with 124, the leader runs at once" {
+	local t0 t1
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	t0=$EPOCHREALTIME
+	run -124 elect-node -s "$ELECT_DIR/1/state" --run-if-leader \
+	    --wait-for 700ms -- sh -c 'echo ran >>"$LOG"'
+	t1=$EPOCHREALTIME
+	assert_output --partial "did not come to lead within --wait-for"
+	# It waited, and not much longer than asked.
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 0.7 && b - a < 5) }'
+	run cat "$LOG"
+	assert_output ""
+	# Nothing stays registered with the daemon.
+	run elect_status 1
+	assert_output --partial " waiting=0"
+	# -E does not change it: the wait ran out, the node did not say no.
+	run -124 elect-node -s "$ELECT_DIR/1/state" --run-if-leader -E 9 \
+	    --wait-for 1ms -- true
+	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --wait \
+	    --wait-for 10s -- sh -c 'echo "$ELECT_TOKEN"'
+	assert_success
+	assert_output --regexp "^[0-9]+$"
+}
+
+@test "--socket-group: strict, the daemon's only, and the group must exist" {
+	run -2 elect-node -f /dev/null -i 1 --insecure --socket-group ''
+	assert_output --partial '--socket-group: "" is not a group name'
+	run -2 elect-node -f /dev/null -i 1 --insecure --socket-group nosuchgroup-x
+	assert_output --partial '--socket-group: no group "nosuchgroup-x"'
+	run -2 elect-node -f /dev/null -i 1 --insecure --socket-group 4294967295
+	assert_output --partial "is too large"
+	run -2 elect-node -f /dev/null -i 1 --insecure --socket-group ' 0'
+	run -2 elect-node -i 1 --status --socket-group root
+	assert_output --partial "--status does not use --socket-group"
+}
+
+# As other users: made here when root (and removed), else skipped.
+mkusers() {
+	[ "$(id -u)" = 0 ] || skip "--socket-group: needs root to make users"
+	command -v useradd >/dev/null && command -v runuser >/dev/null ||
+	    skip "--socket-group: no useradd or runuser"
+	G=elg$$ U1=elm$$ U2=elo$$
+	groupadd "$G"
+	useradd -M -N -g nogroup -G "$G" -s /bin/sh "$U1"
+	useradd -M -N -g nogroup -s /bin/sh "$U2"
+	USERS_MADE=1
+}
+
+rmusers() {
+	[ -n "${USERS_MADE:-}" ] || return 0
+	userdel "$U1" 2>/dev/null; userdel "$U2" 2>/dev/null
+	groupdel "$G" 2>/dev/null
+	rm -rf "$OPEN_DIR"
+}
+
+as() {
+	local u=$1
+	shift
+	runuser -u "$u" -- "$@"
+}
+
+@test "--socket-group: its members ask and act, others cannot; SO_PEERCRED decides" {
+	mkusers
+	OPEN_DIR=$(mktemp -d /tmp/elect-ops.XXXXXX)
+	chmod 755 "$OPEN_DIR"
+	elect_setup "$OPEN_DIR/elect"
+	chmod 755 "$OPEN_DIR/elect"
+	C=$(mkcluster 2)
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" \
+	    --socket-group "$G" "$C" -- 1
+	local d=$ELECT_DIR/1/state
+	chmod 755 "$ELECT_DIR/1"
+	run stat -c '%a %G' "$d" "$d/control"
+	assert_line --index 0 "710 $G"
+	assert_line --index 1 "660 $G"
+	# A member asks, and may act: the edict reaches the algorithm.
+	run as "$U1" elect-node -s "$d" --status
+	[[ "$output" == "id=1 "* ]] || fail "member: $output"
+	run as "$U1" elect-node -s "$d" --edict hello
+	assert_output --partial "edicts need -a lease"
+	# Another user cannot even connect.
+	run -3 as "$U2" elect-node -s "$d" --status
+	assert_output --partial "Permission denied"
+	# The socket opened to all by hand: SO_PEERCRED still refuses the
+	# edict and a guarded command, and the daemon logs who asked.
+	chmod 666 "$d/control"
+	chmod 711 "$d"
+	run as "$U2" elect-node -s "$d" --status
+	[[ "$output" == "id=1 "* ]] || fail "asking: $output"
+	run -2 as "$U2" elect-node -s "$d" --edict hello
+	assert_output --partial "edict: not allowed to uid $(id -u "$U2")"
+	run -3 as "$U2" elect-node -s "$d" --run-if-leader -- true
+	assert_output --partial "task: not allowed to uid $(id -u "$U2")"
+	run cat "$ELECT_DIR/1/stderr"
+	assert_output --partial "control: edict from uid $(id -u "$U1") pid "
+	assert_output --partial "control: edict refused to uid $(id -u "$U2") pid "
+	assert_output --partial "not in group $G"
+	elect_teardown
+	rmusers
+}
+
+# --- status: ages, JSON, exit codes ---
+
+@test "status pieces: deadlines as seconds left, fields as JSON, strictly" {
+	run metrics-tool <<-'EOF'
+	extra 1500000000 lease_until=2 token=5 hint=3
+	extra 3000000000 grant_until=2.5 verified_until=x quiet_until=4.0000001
+	extra 0 token=- x_until=
+	json a=1 b=-1 c=- d=01 e=1.5 f=1. g="x\ peers=2/0.5/up/-,3/-/-/algo
+	json peers=-
+	json a
+	json =1
+	json peers=x/1/2/3
+	json peers=2/1/2
+	json peers=2/1/2/3/4
+	json peers=2/1/2/3,
+	EOF
+	assert_line --index 0 "lease_left=0.500 hint=3"
+	assert_line --index 1 "grant_left=0.000 verified_until=x quiet_left=1.000"
+	assert_line --index 2 "x_until="
+	assert_line --index 3 '{"a":1,"b":"-1","c":null,"d":"01","e":1.5,"f":"1.","g":"\"x\\","peers":[{"id":2,"heard_ago":0.5,"detector":"up","mismatch":null},{"id":3,"heard_ago":null,"detector":null,"mismatch":"algo"}]}'
+	assert_line --index 4 '{"peers":[]}'
+	for i in 5 6 7 8 9 10; do
+		assert_line --index "$i" "error"
+	done
+	# Every rendering is JSON.
+	python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]' \
+	    <<<"$(sed -n '4,5p' <<<"$output")"
+}
+
+@test "--status --json: one object; exit 0 leader, 1 follower, 4 no leader" {
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	run -0 elect-node -s "$ELECT_DIR/3/state" --status --json
+	python3 -c 'import json, sys
+o = json.loads(sys.argv[1])
+assert o["id"] == 3 and o["role"] == "leader" and o["leader"] == 3, o
+assert isinstance(o["token"], int) and o["token"] > 0, o
+assert o["lease_left"] <= 1.0, o
+assert [p["id"] for p in o["peers"]] == [1, 2], o
+for p in o["peers"]:
+    assert p["heard_ago"] < 5 and p["mismatch"] is None, p
+' "$output"
+	run -1 elect-node -s "$ELECT_DIR/1/state" --status --json
+	python3 -c 'import json, sys
+o = json.loads(sys.argv[1])
+assert o["role"] == "follower" and o["leader"] == 3 and o["token"] is None, o
+assert "grant_left" in o and not any(k.endswith("_until") for k in o), o
+' "$output"
+	# The plain line: the same fields, no monotonic clock readings.
+	run -1 elect_status 1
+	assert_output --regexp " token=- peers=2/[-0-9.]+/[-a-z]+/-,3/[0-9.]+/[-a-z]+/- "
+	refute_output --partial "_until="
+	# Alone, node 2 has no quorum: 4.
+	elect_kill 3
+	elect_kill 1
+	wait_for 20 bash -c '"$0" -s "$1" --status >/dev/null; [ $? = 4 ]' \
+	    "$ELECT_NODE" "$ELECT_DIR/2/state"
+	run -4 elect-node -s "$ELECT_DIR/2/state" --status --json
+	python3 -c 'import json, sys
+o = json.loads(sys.argv[1]); assert o["role"] == "none" and o["leader"] is None, o
+' "$output"
+	run -2 elect-node -s "$ELECT_DIR/2/state" --json
+	assert_output --partial "--json goes with --status"
+}
+
+# --- metrics ---
+
+@test "metrics_render: a pure function of the counters; promtool takes it" {
+	command -v promtool >/dev/null || skip "no promtool (Debian: prometheus)"
+	# 0.5 s leaderless, leads 2 s from t=1, loses it at 3; node 3 leads
+	# from 3.25; drops of two reasons; three renewals.
+	run metrics-tool <<-'EOF'
+	status 0 0 0 1 0
+	status 500000000 0 7 0 0
+	status 1000000000 1 7 0 9
+	status 3000000000 0 0 1 0
+	status 3250000000 0 3 0 0
+	drop bad-mac
+	drop bad-mac
+	drop replay
+	rtt 400000
+	rtt 3000000
+	rtt 2000000000
+	render 4000000000
+	render 4000000000 100
+	EOF
+	assert_line 'elect_node_info{id="7",algo="lease"} 1'
+	assert_line "elect_leader 0"
+	assert_line "elect_known_leader 3"
+	assert_line "elect_fencing_token 9"
+	assert_line "elect_leaderships_total 1"
+	assert_line "elect_leader_seconds_total 2.000000000"
+	assert_line "elect_elections_total 1"
+	assert_line "elect_leader_changes_total 1"
+	assert_line "elect_failovers_total 1"
+	assert_line 'elect_failover_seconds_bucket{le="0.25"} 1'
+	assert_line 'elect_failover_seconds_bucket{le="0.1"} 0'
+	assert_line "elect_failover_seconds_sum 0.250000000"
+	assert_line 'elect_drops_total{reason="bad-mac"} 2'
+	assert_line 'elect_drops_total{reason="replay"} 1'
+	assert_line 'elect_drops_total{reason="other"} 0'
+	assert_line "elect_peers_up 1"
+	assert_line 'elect_lease_renew_rtt_seconds_bucket{le="0.0005"} 1'
+	assert_line 'elect_lease_renew_rtt_seconds_bucket{le="0.005"} 2'
+	assert_line 'elect_lease_renew_rtt_seconds_bucket{le="1"} 2'
+	assert_line 'elect_lease_renew_rtt_seconds_bucket{le="+Inf"} 3'
+	assert_line "elect_lease_renew_rtt_seconds_count 3"
+	# Too small a buffer says so, never a cut text.
+	assert_equal "${lines[-1]}" "error"
+	# The same counters, the same text.
+	sed '$d' <<<"$output" >"$BATS_TEST_TMPDIR/a.prom"
+	run promtool check metrics <"$BATS_TEST_TMPDIR/a.prom"
+	assert_success
+	assert_output ""
+}
+
+@test "--metrics: strict ADDR:PORT, daemon only" {
+	run metrics-tool <<-'EOF'
+	addr 127.0.0.1:9100
+	addr [::1]:9100
+	addr 0.0.0.0:65535
+	addr localhost:9100
+	addr 127.0.0.1:0
+	addr 127.0.0.1:65536
+	addr 127.0.0.1:09100
+	addr 127.0.0.1:
+	addr :9100
+	addr 01.2.3.4:1
+	addr [::1]9100
+	addr ::1:9100
+	addr 1.2.3.4:+80
+	addr 1.2.3.4: 80
+	EOF
+	assert_line --index 0 "inet 127.0.0.1 9100"
+	assert_line --index 1 "inet6 ::1 9100"
+	assert_line --index 2 "inet 0.0.0.0 65535"
+	for i in $(seq 3 13); do
+		[[ "${lines[$i]}" == "refused: "* ]] || fail "line $i: ${lines[$i]}"
+	done
+	run -2 elect-node -f /dev/null -i 1 --insecure --metrics localhost:9100
+	assert_output --partial '--metrics: "localhost:9100": not an IPv4 address'
+	run -2 elect-node -i 1 --status --metrics 127.0.0.1:9100
+	assert_output --partial "--status does not use --metrics"
+	run -2 elect-node -f /dev/null -i 1 --insecure --metrics-file ''
+	assert_output --partial "--metrics-file: an empty path"
+}
+
+# metric FILE NAME: the value of NAME (no labels) in FILE.
+metric() {
+	awk -v n="$2" '$1 == n { print $2 }' "$1"
+}
+
+failed_over() {
+	local f=$ELECT_DIR/m2.prom
+	[ "$(metric "$f" elect_failovers_total)" -ge 1 ] 2>/dev/null &&
+	    [ "$(metric "$f" elect_leader)" = 1 ]
+}
+
+@test "metrics: served over HTTP and written to a file; a failover counted" {
+	command -v promtool >/dev/null || skip "no promtool (Debian: prometheus)"
+	local port
+	C=$(mkcluster 3)
+	port=$(freeport)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C" -- 1
+	elect_start 2 --metrics-file "$ELECT_DIR/m2.prom"
+	elect_start 3 --metrics "127.0.0.1:$port"
+	assert_equal "$(elect_wait_leader 20)" 3
+	run python3 -c 'import sys, urllib.request
+r = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=10)
+print(r.headers["Content-Type"]); sys.stdout.write(r.read().decode())' "$port"
+	assert_success
+	assert_line --index 0 "text/plain; version=0.0.4; charset=utf-8"
+	assert_line "elect_leader 1"
+	assert_line "elect_peers 2"
+	assert_line --regexp '^elect_lease_renew_rtt_seconds_count [1-9][0-9]*$'
+	sed 1d <<<"$output" | promtool check metrics
+	run python3 -c 'import sys, urllib.error, urllib.request
+try:
+    urllib.request.urlopen("http://127.0.0.1:%s/nope" % sys.argv[1], timeout=10)
+except urllib.error.HTTPError as e:
+    print(e.code)' "$port"
+	assert_output 404
+	# The file: whole, valid, and renewed.
+	wait_for 10 test -s "$ELECT_DIR/m2.prom"
+	promtool check metrics <"$ELECT_DIR/m2.prom"
+	assert_equal "$(metric "$ELECT_DIR/m2.prom" elect_known_leader)" 3
+	elect_kill 3
+	wait_for 30 failed_over
+	promtool check metrics <"$ELECT_DIR/m2.prom"
+	run awk '$1 == "elect_failover_seconds_count" { print $2 }
+	    $1 == "elect_leaderships_total" { print $2 }' "$ELECT_DIR/m2.prom"
+	assert_output "1
+1"
+	[ ! -e "$ELECT_DIR/m2.prom.tmp" ]
+}
