@@ -116,7 +116,8 @@ nsnode() {
 	local ldr cut rest=() id i
 	mknet 3
 	CPORT=7500	# the hub's own namespace: free
-	ip netns exec "$HUB" elect-trace collect -d 1 -l "tcp:$NET.254:$CPORT" \
+	ip netns exec "$HUB" elect-trace collect --insecure -d 1 \
+	    -l "tcp:$NET.254:$CPORT" \
 	    -o "$ELECT_DIR/collected.trace" 2>>"$ELECT_DIR/collect.err" &
 	COLLECTOR=$!
 	wait_for 10 ip netns exec "${NS[1]}" sh -c \

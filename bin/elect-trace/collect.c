@@ -437,11 +437,13 @@ accept_one(struct state *st, int ls, int *paused)
 	peer_name(fd, &ss, cn->peer, sizeof(cn->peer));
 	/* the greeting: a challenge with -k, else that none is wanted (a
 	 * writer with a key waits for it); a fresh socket's buffer takes it
-	 * whole, or the peer is gone */
+	 * whole, or the peer is gone.  Without -k a writer gone already may
+	 * still have left lines to read: they are kept. */
 	randombytes_buf(nonce, sizeof(nonce));
 	n = auth_challenge(st->key != NULL ? nonce : NULL, ch);
-	if ((st->key != NULL &&
-	    collect_conn_auth(&cn->c, st->key, nonce) == -1) ||
+	if (st->key == NULL)
+		(void)send(fd, ch, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	else if (collect_conn_auth(&cn->c, st->key, nonce) == -1 ||
 	    send(fd, ch, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
 		free(cn->c.proved);
 		free(cn);
