@@ -27,10 +27,10 @@ field() {
 
 @test "lease under every fault: no overlap, no stale write, the trace certified" {
 	need_root
-	secs=20
-	[ -n "${ELECT_SHORT:-}" ] && secs=10
+	secs=12
+	[ -n "${ELECT_SHORT:-}" ] && secs=8
 	D=$BATS_TEST_TMPDIR/run
-	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 16 -d $secs -i 300 -k -o "$D" \
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 16 -d $secs -i 200 -k -o "$D" \
 	    -F kill,term,pause,partition,loss,drift
 	echo "$output"
 	assert_success
@@ -40,7 +40,7 @@ field() {
 	assert_equal "$(field elect-check)" "0 violations (exit 0)"
 	assert_equal "$(field 'tokens increase')" yes
 	[ "$(field 'leader changes')" -ge 2 ]
-	[ "$(field faults | cut -d: -f1)" -ge 5 ]
+	[ "$(field faults | cut -d: -f1)" -ge 3 ]
 	[ "$(field jobs | cut -d' ' -f1)" -ge 2 ]
 	# The harness's own lines are in the trace elect-check certified.
 	grep -q ' net a=' "$D/merged.trace" || grep -q ' pause$' "$D/merged.trace"
@@ -66,7 +66,7 @@ field() {
 @test "bully-fd under crashes: the trace certified" {
 	need_root
 	[ -n "${ELECT_SHORT:-}" ] && skip "the lease round covers the same code"
-	run "$CHAOS" -B "$ELECT_BUILD/bin" -a bully-fd -s 16 -d 8 -i 300
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -a bully-fd -s 16 -d 5 -i 200
 	echo "$output"
 	assert_success
 	assert_equal "$(field elect-check)" "0 violations (exit 0)"
