@@ -5,6 +5,8 @@
 #                   and again under AddressSanitizer and UBSan, in parallel
 #   make demo       a five-node cluster elects, loses its leader, re-elects
 #   make bench      benchmarks, printing figures and ratios
+#   make chaos      every algorithm on real nodes in network namespaces
+#                   under a random nemesis, CHAOS_SECONDS each (root)
 #   make fuzz       every fuzz target for FUZZ_SECONDS each (clang, libFuzzer);
 #                   fails, naming them, if any crashes, leaks or hangs
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -100,7 +102,7 @@ $(eval $(call flavour,plain,PLAIN_CFLAGS))
 $(eval $(call flavour,asan,ASAN_CFLAGS))
 
 .PHONY: all plain asan deps check test test-plain test-asan demo bench fuzz \
-	install deb deb-check clean
+	chaos install deb deb-check clean
 .DEFAULT_GOAL := all
 
 all: deps-quiet plain
@@ -161,6 +163,23 @@ bench: deps
 	done; \
 	[ -z "$$fail" ] || { echo "bench: missed targets or failed:$$fail"; exit 1; }
 
+# elect-chaos(1) for each algorithm in turn, niced, each under the faults
+# its model admits; a failed run keeps its directory and is named.
+CHAOS_SECONDS ?=	60
+CHAOS_NODES ?=	5
+CHAOS_ALGOS ?=	lease bully bully-fd async-bully invitation modified-bully \
+		enhanced-bully
+
+chaos: deps
+	$(MAKE) plain
+	@fail=; for a in $(CHAOS_ALGOS); do \
+		echo "== elect-chaos -a $$a"; \
+		nice -n 10 bash share/elect/elect-chaos -B build/plain/bin \
+		    -a $$a -n $(CHAOS_NODES) -d $(CHAOS_SECONDS) \
+		    $(if $(CHAOS_SEED),-s $(CHAOS_SEED)) || fail="$$fail $$a"; \
+	done; \
+	[ -z "$$fail" ] || { echo "chaos: failed:$$fail"; exit 1; }
+
 FUZZ_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' -Ilib \
 		$(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined
 
@@ -197,11 +216,12 @@ install: plain
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 755 $(plain_BINS) $(DESTDIR)$(BINDIR)
+	install -m 755 share/elect/elect-chaos $(DESTDIR)$(BINDIR)
 	for m in $(MANS); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
 	done
 	for f in share/elect/*; do \
-		case $$f in *.in) continue;; esac; \
+		case $$f in *.in|*/elect-chaos) continue;; esac; \
 		install -m 644 $$f $(DESTDIR)$(DATADIR); \
 	done
 	for f in share/elect/*.in; do \
