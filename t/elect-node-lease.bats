@@ -326,7 +326,7 @@ in_order() {
 
 # route I J: the udpmix route of what node I sends to node J.
 route() {
-	awk -v i="$1" -v j="$2" '$1 == i && $2 == j { print $3 }' \
+	awk -v i="$1" -v j="$2" '$1 == i && $2 == j { sub("/.*", "", $3); print $3 }' \
 	    "$BATS_TEST_TMPDIR/routes"
 }
 

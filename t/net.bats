@@ -170,10 +170,10 @@ cluster() {
 @test "wire: the header layout is the documented one" {
 	run net-tool wire -r -t 3 -f 258 -d 4 -i 5 -q 6 -n 2
 	assert_success
-	# magic ELFD, version 1, type 3, length 2, from 0x0102, to 4,
+	# magic ELFD, version 2, type 3, length 2, from 0x0102, to 4,
 	# grp.node 2, zero, inc 5, seq 6, grp.inc 7, grp.ctr 3, payload 00 01,
 	# and a MAC of zeros (insecure).
-	assert_output "454c4644""01""03""0002""0102""0004""0002""0000"\
+	assert_output "454c4644""02""03""0002""0102""0004""0002""0000"\
 "0000000000000005""0000000000000006""0000000000000007""0000000000000003"\
 "0001""$(printf '0%.0s' $(seq 64))"
 }

@@ -1,12 +1,15 @@
 /*
  * udpmix [-b slots] [-d ms] [-r k] [-s seed] [-t seconds] [-w ms]
- *     lport:dport ...
+ *     lport:dport[/sport] ...
  *
  * A UDP relay on 127.0.0.1 that delays and reorders what it forwards.
  * Every route lport:dport listens on 127.0.0.1:lport and sends what it
  * receives, from that same port, to 127.0.0.1:dport.  Tests put it
  * between elect-node daemons by giving each daemon a cluster file of its
  * own, in which a peer's address is the relay port of that directed pair.
+ * With /sport, it sends from the port of another route, sport: the relay
+ * port of the reverse pair, which is where the receiver's cluster file
+ * says the sender is (elect-node checks the source of every datagram).
  *
  *	-r k	hold the datagrams of a route until k of them wait, then send
  *		them in the reverse order of their arrival; a batch that is
@@ -57,7 +60,8 @@
 
 struct route {
 	int		 fd;
-	uint16_t	 lport, dport;
+	uint16_t	 lport, dport, sport;
+	int		 sfd;		/* sends from: fd, or sport's */
 	uint64_t	 serial;	/* arrivals so far */
 	uint64_t	 top;		/* 1 + the highest serial sent */
 	size_t		 nbatch;	/* datagrams held for the batch */
@@ -93,14 +97,14 @@ usage(FILE *f, int code)
 {
 	fprintf(f, "usage: udpmix [-b slots] [-d ms] [-r k] [-s seed] "
 	    "[-t seconds] [-w ms]\n"
-	    "              lport:dport ...\n");
+	    "              lport:dport[/sport] ...\n");
 	exit(code);
 }
 
 static void
 add_route(struct mix *m, const char *arg)
 {
-	char buf[16], *colon;
+	char buf[24], *colon, *slash;
 	struct route *r;
 	size_t i;
 
@@ -113,6 +117,10 @@ add_route(struct mix *m, const char *arg)
 	r = &m->routes[m->nroutes];
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	if ((slash = strchr(colon + 1, '/')) != NULL) {
+		*slash = '\0';
+		r->sport = (uint16_t)arg_num(slash + 1, 1, 65535, arg);
+	}
 	r->lport = (uint16_t)arg_num(buf, 1, 65535, arg);
 	r->dport = (uint16_t)arg_num(colon + 1, 1, 65535, arg);
 	for (i = 0; i < m->nroutes; i++)
@@ -137,7 +145,7 @@ open_routes(struct mix *m)
 {
 	struct sockaddr_in sin;
 	struct route *r;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < m->nroutes; i++) {
 		r = &m->routes[i];
@@ -148,6 +156,16 @@ open_routes(struct mix *m)
 			err(1, "socket");
 		if (bind(r->fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
 			err(1, "127.0.0.1:%u", r->lport);
+	}
+	for (i = 0; i < m->nroutes; i++) {
+		r = &m->routes[i];
+		r->sfd = r->fd;
+		for (j = 0; r->sport != 0 && j < m->nroutes; j++)
+			if (m->routes[j].lport == r->sport)
+				r->sfd = m->routes[j].fd;
+		if (r->sport != 0 && r->sfd == r->fd)
+			errx(EXIT_USAGE, "%u:%u/%u: no route listens on %u",
+			    r->lport, r->dport, r->sport, r->sport);
 	}
 }
 
@@ -256,7 +274,7 @@ send_due(struct mix *m, int64_t now)
 	while ((s = next_due(m)) != NULL && s->due <= now) {
 		r = s->r;
 		to = loopback(r->dport);
-		if (sendto(r->fd, s->data, s->len, 0, (struct sockaddr *)&to,
+		if (sendto(r->sfd, s->data, s->len, 0, (struct sockaddr *)&to,
 		    sizeof(to)) == -1)
 			r->dropped++;
 		else {

@@ -49,12 +49,12 @@ static int
 reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
-	char grp[ALGO_ELID_STRLEN], ldr[8];
+	char grp[ALGO_ELID_STRLEN], ldr[8], odd[256];
 
 	algo_query(nd->algo, now, &st);
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d%s%s",
+	    "tasks=%d waiting=%d%s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -64,7 +64,8 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    "none", (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd),
-	    st.extra[0] != '\0' ? " " : "", st.extra);
+	    st.extra[0] != '\0' ? " " : "", st.extra,
+	    net_misfits(nd, odd, sizeof(odd)));
 	return st.leader;
 }
 

@@ -16,6 +16,8 @@
 #include "algo/algo.h"
 #include "ctl/ctl.h"
 #include "net/cluster.h"
+#include "net/drops.h"
+#include "net/session.h"
 #include "net/wire.h"
 #include "trace/trace.h"
 
@@ -139,13 +141,16 @@ struct node {
 	trace_time	 stamp;		/* of the input being handled, or 0 */
 
 	/* Network: the socket, the key, a sequence number per receiver and
-	 * a replay window per sender, both indexed like cluster.nodes. */
+	 * the handshake with each peer, both indexed like cluster.nodes;
+	 * what must agree with the peers; drops, counted and summarised. */
 	int		 udp;
 	struct wire_key	 key;
 	struct wire_proto proto;
 	uint64_t	*seq;
-	struct wire_window *win;
+	struct sess	*sess;
+	struct sess_conf conf;
 	uint64_t	 drops;
+	struct drops	 dropsum;
 	/* What we asked the detector to monitor (start, not stopped since);
 	 * what it reported down, not heard from since. */
 	uint8_t		*monitored;
@@ -177,6 +182,10 @@ void	net_open(struct node *);
 void	net_read(struct node *);
 void	net_send(struct node *, const struct algo_msg *);
 void	net_drop(struct node *, unsigned from, const char *why);
+void	net_conf(struct node *);
+algo_time net_tick(struct node *, algo_time now);
+void	net_flush(struct node *);
+const char *net_misfits(const struct node *, char *, size_t);
 int	net_down(struct node *, unsigned id);
 void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);

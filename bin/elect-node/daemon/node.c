@@ -125,7 +125,9 @@ start_detector(struct node *nd)
 {
 	const struct node_opts *o = nd->opts;
 	char id[16], inc[24], interval[24], timeout[24];
-	char *argv[16];
+	char digest[2 * sizeof(nd->conf.d) + 1];
+	char *argv[18];
+	size_t i;
 	int n = 0;
 
 	snprintf(id, sizeof(id), "%u", o->id);
@@ -150,6 +152,11 @@ start_detector(struct node *nd)
 	argv[n++] = timeout;
 	argv[n++] = "--incarnation";
 	argv[n++] = inc;
+	for (i = 0; i < sizeof(nd->conf.d); i++)
+		snprintf(digest + 2 * i, 3, "%02x",
+		    nd->conf.d[i / SESS_DIGEST][i % SESS_DIGEST]);
+	argv[n++] = "--digest";
+	argv[n++] = digest;
 	argv[n] = NULL;
 	if (access(o->fd_cmd, X_OK) == -1)
 		err(EXIT_USAGE, "%s (the failure detector; see --fd-cmd)",
@@ -278,6 +285,8 @@ loop(struct node *nd)
 			break;
 		}
 		wait = core_tick(nd, now);
+		if ((w = net_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
 		node_input_done(nd);
 		if (nd->leaving && (wait < 0 || nd->leave_by - now < wait))
 			wait = nd->leave_by - now;
@@ -358,6 +367,7 @@ teardown(struct node *nd)
 	notify_stopping(nd);
 	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease)
 		core_leave(nd);
+	net_flush(nd);
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	tasks_leaving(nd);
