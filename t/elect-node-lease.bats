@@ -447,11 +447,15 @@ stopped() {
 @test "lease: an old leader's edicts that come after the new leader's are refused" {
 	local n out=$BATS_TEST_TMPDIR
 	mkrelayed 3
-	udpmix -r 1000 -b 1000 -w 60000 -t 60 "$(route 3 1)" \
+	# The way back, 1 to 3, in the same relay: it sends from the port
+	# node 3 has for node 1, which the relay of 3 to 1 listens on.
+	udpmix -r 1000 -b 1000 -w 60000 -t 60 \
+	    "$(awk '$1 == 3 && $2 == 1 { print $3 }' "$out/routes")" \
+	    "$(awk '$1 == 1 && $2 == 3 { print $3 "+" }' "$out/routes")" \
 	    >"$out/held" 2>&1 &
 	PIDS+=($!)
-	udpmix -t 60 $(awk '!($1 == 3 && $2 == 1) { print $3 }' \
-	    "$out/routes") >"$out/mix" 2>&1 &
+	udpmix -t 60 $(awk '!($1 == 3 && $2 == 1) && !($1 == 1 && $2 == 3) {
+	    print $3 }' "$out/routes") >"$out/mix" 2>&1 &
 	PIDS+=($!)
 	elect_start_cluster --insecure --lease 2s --renew 400ms --rtt 200ms \
 	    "${FD[@]}" "$out/cluster.conf"

@@ -1,6 +1,6 @@
 /*
  * udpmix [-b slots] [-d ms] [-r k] [-s seed] [-t seconds] [-w ms]
- *     lport:dport[/sport] ...
+ *     lport:dport[/sport][+] ...
  *
  * A UDP relay on 127.0.0.1 that delays and reorders what it forwards.
  * Every route lport:dport listens on 127.0.0.1:lport and sends what it
@@ -10,6 +10,8 @@
  * With /sport, it sends from the port of another route, sport: the relay
  * port of the reverse pair, which is where the receiver's cluster file
  * says the sender is (elect-node checks the source of every datagram).
+ * A route that ends in + is not held: its datagrams go at once (the way
+ * back of a held route, which must send from this process's sockets).
  *
  *	-r k	hold the datagrams of a route until k of them wait, then send
  *		them in the reverse order of their arrival; a batch that is
@@ -62,6 +64,7 @@ struct route {
 	int		 fd;
 	uint16_t	 lport, dport, sport;
 	int		 sfd;		/* sends from: fd, or sport's */
+	int		 pass;		/* +: never held */
 	uint64_t	 serial;	/* arrivals so far */
 	uint64_t	 top;		/* 1 + the highest serial sent */
 	size_t		 nbatch;	/* datagrams held for the batch */
@@ -97,7 +100,7 @@ usage(FILE *f, int code)
 {
 	fprintf(f, "usage: udpmix [-b slots] [-d ms] [-r k] [-s seed] "
 	    "[-t seconds] [-w ms]\n"
-	    "              lport:dport[/sport] ...\n");
+	    "              lport:dport[/sport][+] ...\n");
 	exit(code);
 }
 
@@ -117,6 +120,10 @@ add_route(struct mix *m, const char *arg)
 	r = &m->routes[m->nroutes];
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	if ((slash = strchr(colon + 1, '+')) != NULL && slash[1] == '\0') {
+		*slash = '\0';
+		r->pass = 1;
+	}
 	if ((slash = strchr(colon + 1, '/')) != NULL) {
 		*slash = '\0';
 		r->sport = (uint16_t)arg_num(slash + 1, 1, 65535, arg);
@@ -238,6 +245,11 @@ receive(struct mix *m, struct route *r, int64_t now)
 		s->serial = r->serial++;
 		s->len = (size_t)n;
 		s->due = HELD;
+		if (r->pass) {
+			s->due = now;
+			s->ticket = m->tickets++;
+			continue;
+		}
 		if (r->nbatch++ == 0)
 			r->since = now;
 		if (r->nbatch == m->batch)

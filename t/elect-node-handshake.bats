@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# The handshake on real three-node clusters: a node whose configuration
+# differs (algorithm, timing, membership, key) is named in the others'
+# logs and status and not counted, while the two that agree elect as if
+# it were down; forged and replayed datagrams take no leadership away.
+
+load helper
+load node
+
+setup() {
+	elect_setup
+	C=$(mkcluster 3)
+	K=$ELECT_DIR/key
+	head -c 32 /dev/urandom >"$K"
+	chmod 600 "$K"
+	ARGS=(-k "$K" --lease 2s --renew 400ms --rtt 200ms)
+}
+
+teardown() {
+	elect_teardown
+}
+
+# odd_one FLAGS...: nodes 1 and 2 as ARGS say, node 3 with FLAGS after
+# them; waits until nodes 1 and 2 agree on node 2.
+odd_one() {
+	elect_start_cluster "${ARGS[@]}" "$C" -- 1 2
+	elect_wait_leader -l 2 20 1 2 >/dev/null
+	ELECT_ARGS=("${ARGS[@]}" "$@")
+	elect_start 3
+}
+
+# misfit ID WHAT: node ID's status names node 3 as differing in WHAT, its
+# log says so exactly once, and nodes 1 and 2 still agree on node 2.
+misfit() {
+	wait_for 10 eval 'elect_status '"$1"' | grep -q " mismatch=3:'"$2"'$"'
+	run grep -c "node 3: .*$2" "$ELECT_DIR/$1/stderr"
+	assert_output 1
+	elect_wait_leader -l 2 20 1 2 >/dev/null
+}
+
+@test "another algorithm on one node: named, not counted, the others elect" {
+	odd_one -a bully-fd
+	misfit 1 algo
+	misfit 2 algo
+	run elect_status 3
+	assert_output --partial " mismatch=1:algo,2:algo"
+	grep -q "node 3: its algo differs from ours" "$ELECT_DIR/1/stderr"
+	# Still so a while later: once per change, never per datagram.
+	sleep 2
+	run grep -c "node 3: " "$ELECT_DIR/1/stderr"
+	assert_output 1
+}
+
+@test "another lease timing on one node: named, not counted" {
+	odd_one --lease 3s
+	misfit 1 timing
+	misfit 2 timing
+}
+
+@test "another cluster file on one node: named, not counted" {
+	local p
+	p=$(freeport)
+	cp "$C" "$ELECT_DIR/c4"
+	echo "node 4 127.0.0.1:$p" >>"$ELECT_DIR/c4"
+	ELECT_CLUSTER_OF[3]=$ELECT_DIR/c4
+	odd_one
+	misfit 1 cluster
+	misfit 2 cluster
+}
+
+@test "another key on one node: named, not counted" {
+	head -c 32 /dev/urandom >"$ELECT_DIR/key2"
+	chmod 600 "$ELECT_DIR/key2"
+	odd_one -k "$ELECT_DIR/key2"
+	misfit 1 key
+	misfit 2 key
+	run elect_status 3
+	assert_output --partial " mismatch=1:key,2:key"
+}
+
+@test "the odd node restarted with the right configuration is counted again" {
+	odd_one -a bully-fd
+	misfit 1 algo
+	elect_stop 3
+	ELECT_ARGS=("${ARGS[@]}")
+	elect_start 3
+	wait_for 10 eval '! elect_status 1 | grep -q " mismatch="'
+	grep -q "node 3: configuration agrees again" "$ELECT_DIR/1/stderr"
+	# A lease leader is not preempted: node 3 follows it.
+	elect_wait_leader -l 2 20 1 2 3 >/dev/null
+}
+
+@test "forged incarnations from a wrong address take no leader's traffic away" {
+	local n
+	elect_start_cluster "${ARGS[@]}" "$C"
+	elect_wait_leader -l 3 20 >/dev/null
+	n=$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")
+	# Authentic (an insider's key), claiming to be the leader, with an
+	# incarnation and a sequence number far ahead, from another port.
+	for id in 1 2; do
+		hex=$(net-tool wire -r -p node -k "$K" -t 1 -f 3 -d "$id" \
+		    -i 9223372036854775000 -q 9223372036854775000)
+		printf "$(sed 's/../\\x&/g' <<<"$hex")" >"$ELECT_DIR/dgram"
+		cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port "$id")"
+		cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port "$id")"
+	done
+	wait_for 5 grep -q " drop from=3 why=bad-address n=" \
+	    "$ELECT_DIR/1/trace"
+	# The leader is still heard, and still leads.
+	wait_for 10 eval '[ "$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")" \
+	    -gt $((n + 10)) ]'
+	elect_wait_leader -l 3 5 >/dev/null
+}
+
+@test "--insecure: refused unless every address is loopback" {
+	printf 'node 1 127.0.0.1:%s\nnode 2 192.0.2.1:7000\n' "$(freeport)" \
+	    >"$ELECT_DIR/wide"
+	run elect-node -f "$ELECT_DIR/wide" -i 1 --insecure -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "not loopback"
+	run elect-fd -f "$ELECT_DIR/wide" -i 1 --insecure </dev/null
+	assert_failure 2
+	assert_output --partial "not loopback"
+}
+
+# Raw IPv4 with our own UDP header: a datagram from 127.0.0.1:SPORT,
+# whoever sends it (root only).
+spoof() {
+	python3 -c 'import socket, struct, sys
+sport, dport, data = int(sys.argv[1]), int(sys.argv[2]), bytes.fromhex(sys.argv[3])
+udp = struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+s.sendto(udp, ("127.0.0.1", 0))' "$@"
+}
+
+@test "--insecure: forged incarnations from the leader's own address take nothing away" {
+	local n id hex
+	[ "$(id -u)" = 0 ] || skip "raw sockets need root"
+	ARGS=(--insecure --lease 2s --renew 400ms --rtt 200ms)
+	elect_start_cluster "${ARGS[@]}" "$C"
+	elect_wait_leader -l 3 20 >/dev/null
+	n=$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")
+	# Two datagrams, as the leader's, with incarnation 2^63 - 1.
+	for id in 1 2; do
+		hex=$(net-tool wire -r -p node -t 1 -f 3 -d "$id" \
+		    -i 9223372036854775807 -q 9223372036854775807)
+		spoof "$(port 3)" "$(port "$id")" "$hex"
+	done
+	wait_for 5 grep -q " drop from=3 why=unconfirmed n=" \
+	    "$ELECT_DIR/1/trace"
+	# A new handshake with the real leader, and its traffic counts again.
+	wait_for 10 eval '[ "$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")" \
+	    -gt $((n + 10)) ]'
+	elect_wait_leader -l 3 5 >/dev/null
+}
