@@ -119,7 +119,7 @@ start_stub() {
 	assert_output --partial "in use"
 }
 
-@test "bad key files: missing, short, long; a loose one is warned about" {
+@test "bad key files: missing, short, long, loose, another user's" {
 	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/nokey" -s "$ELECT_DIR/s"
 	assert_failure 2
 	assert_output --partial "nokey"
@@ -134,12 +134,16 @@ start_stub() {
 	assert_failure 2
 	assert_output --partial "long.key"
 	head -c 32 /dev/urandom >"$ELECT_DIR/loose.key"
-	chmod 644 "$ELECT_DIR/loose.key"
-	elect_start_cluster -k "$ELECT_DIR/loose.key" -a bully-fd --fd-cmd "$STUB/fd-stub" \
-	    "$C" -- 1
-	run cat "$ELECT_DIR/1/stderr"
-	assert_output --partial "warning"
-	assert_output --partial "loose.key"
+	chmod 640 "$ELECT_DIR/loose.key"
+	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/loose.key" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "loose.key: mode 640 lets group or others at the key; refused"
+	chmod 600 "$ELECT_DIR/loose.key"
+	[ "$(id -u)" = 0 ] || skip "chown needs root"
+	chown nobody "$ELECT_DIR/loose.key"
+	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/loose.key" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "loose.key: owned by uid"
 }
 
 @test "--insecure says so" {

@@ -60,6 +60,7 @@ struct shell {
 	size_t		 linelen;
 	int		 skipping;	/* discarding the rest of a long line */
 	int		 quiet_misfits;
+	const char	*keyfile;	/* NULL: insecure */
 	struct drops	 drops;		/* summarised in the trace */
 	unsigned long	 lineno;
 };
@@ -250,7 +251,6 @@ load(const struct opts *o, struct shell *sh, struct fd_config *cfg)
 	const struct cluster_node *me;
 	char msg[1024];
 	size_t i;
-	int rc;
 
 	if (cluster_load(o->cluster, &sh->c, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
@@ -270,11 +270,8 @@ load(const struct opts *o, struct shell *sh, struct fd_config *cfg)
 			    "speak for a node (use -k KEYFILE)", o->cluster);
 		cfg->key.insecure = 1;
 		warnx("--insecure: datagrams are not authenticated");
-	} else if ((rc = key_load(o->key, cfg->key.k, msg,
-	    sizeof(msg))) == -1)
+	} else if (wire_key_load(&cfg->key, o->key, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
-	else if (rc == 1)
-		warnx("%s", msg);
 }
 
 static void
@@ -519,6 +516,22 @@ read_datagrams(struct shell *sh)
 	}
 }
 
+/* SIGHUP: the key file again (a rotation); a bad one changes nothing. */
+static void
+rekey(struct shell *sh)
+{
+	struct wire_key k = { 0 };
+	char msg[256];
+
+	if (sh->keyfile == NULL)
+		return;
+	if (wire_key_load(&k, sh->keyfile, msg, sizeof(msg)) == -1)
+		log_warnx("%s; keeping the keys in force", msg);
+	else
+		fd_set_key(sh->fd, &k);
+	sodium_memzero(&k, sizeof(k));
+}
+
 static void
 take_signals(struct shell *sh)
 {
@@ -529,6 +542,7 @@ take_signals(struct shell *sh)
 		case SIGHUP:
 			if (sh->tw != NULL && tw_reopen(sh->tw) == -1)
 				warn("reopening the trace");
+			rekey(sh);
 			break;
 		case SIGUSR1:
 			print_stats(sh, stderr);
@@ -641,6 +655,7 @@ main(int argc, char *argv[])
 	memset(&sh, 0, sizeof(sh));
 	sh.self = o.self;
 	sh.quiet_misfits = o.digest != NULL;
+	sh.keyfile = o.key;
 	log_init("elect-fd", 0, 0);
 	load(&o, &sh, &cfg);
 	nwatch = o.watch == NULL ? 0 :

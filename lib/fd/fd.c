@@ -651,3 +651,9 @@ fd_limit(const struct fd *fd, unsigned id)
 
 	return p == NULL ? 0 : p->limit;
 }
+
+void
+fd_set_key(struct fd *fd, const struct wire_key *k)
+{
+	fd->cfg.key = *k;
+}

@@ -174,6 +174,9 @@ void		 fd_tick(struct fd *, int64_t now);
 /* The detector has just started: the handshake's HELLO to every peer. */
 void		 fd_hello(struct fd *, int64_t now);
 
+/* A key rotation: datagrams are sent and checked under K from now on. */
+void		 fd_set_key(struct fd *, const struct wire_key *k);
+
 const struct fd_act *fd_actions(const struct fd *, size_t *n);
 /* When fd_tick() must run next (INT64_MAX: only on input). */
 int64_t		 fd_deadline(const struct fd *);

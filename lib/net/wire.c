@@ -142,3 +142,22 @@ wire_window_check(struct wire_window *w, uint64_t inc, uint64_t seq)
 	w->bits |= (uint64_t)1 << age;
 	return NULL;
 }
+
+int
+wire_key_load(struct wire_key *k, const char *path, char *msg, size_t msglen)
+{
+	uint8_t keys[KEY_MAX][KEY_BYTES];
+	int n;
+
+	if ((n = key_load(path, keys, msg, msglen)) == -1)
+		return -1;
+	k->insecure = 0;
+	memcpy(k->k, keys[0], KEY_BYTES);
+	k->has_old = n == 2;
+	if (n == 2)
+		memcpy(k->old, keys[1], KEY_BYTES);
+	else
+		sodium_memzero(k->old, KEY_BYTES);
+	sodium_memzero(keys, sizeof(keys));
+	return n;
+}

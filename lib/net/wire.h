@@ -144,6 +144,13 @@ struct wire_window {
 const char	*wire_window_check(struct wire_window *w, uint64_t inc,
 		    uint64_t seq);
 
+/*
+ * Loads the key file PATH into K (a second key is accepted too): the
+ * number of keys, or -1 with why in MSG.  See net/key.h.
+ */
+int		 wire_key_load(struct wire_key *k, const char *path, char *msg,
+		    size_t msglen);
+
 /* Big-endian fields for payloads. */
 static inline void
 wire_put16(uint8_t *p, uint16_t v)

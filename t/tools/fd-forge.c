@@ -132,9 +132,8 @@ main(int argc, char *argv[])
 			m.from = (uint16_t)arg_id(optarg, "-i");
 			break;
 		case 'k':
-			if (key_load(optarg, key.k, msg, sizeof(msg)) == -1)
+			if (wire_key_load(&key, optarg, msg, sizeof(msg)) == -1)
 				errx(EXIT_USAGE, "%s", msg);
-			key.insecure = 0;
 			break;
 		case 'n':
 			count = arg_num(optarg, 1, 100000, "-n");

@@ -26,6 +26,15 @@
 #define CONTROL_CLIENTS_MAX	16
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
+#define NET_HOLD	8	/* core messages kept for a peer until the
+				 * handshake with it is done */
+
+/* Messages for a peer not yet confirmed, sent once it is. */
+struct net_held {
+	struct algo_msg	 m[NET_HOLD];
+	algo_time	 at[NET_HOLD];	/* when the core sent it */
+	size_t		 first, n;
+};
 
 /* The failure-detector child. */
 struct fdc {
@@ -149,6 +158,7 @@ struct node {
 	uint64_t	*seq;
 	struct sess	*sess;
 	struct sess_conf conf;
+	struct net_held	*held;	/* NET_HOLD per peer, a ring */
 	uint64_t	 drops;
 	struct drops	 dropsum;
 	/* What we asked the detector to monitor (start, not stopped since);
@@ -183,6 +193,7 @@ void	net_read(struct node *);
 void	net_send(struct node *, const struct algo_msg *);
 void	net_drop(struct node *, unsigned from, const char *why);
 void	net_conf(struct node *);
+void	net_rekey(struct node *);
 algo_time net_tick(struct node *, algo_time now);
 void	net_flush(struct node *);
 const char *net_misfits(const struct node *, char *, size_t);

@@ -9,6 +9,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +42,34 @@ net_key(struct node *nd)
 		warnx("warning: --insecure: datagrams are not authenticated");
 		return;
 	}
-	switch (key_load(o->keyfile, nd->key.k, msg, sizeof(msg))) {
-	case -1:
+	if (wire_key_load(&nd->key, o->keyfile, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
-	case 1:
-		warnx("warning: %s", msg);
-		break;
+}
+
+/*
+ * SIGHUP: the key file again, for a rotation without a restart (elect-
+ * node(1), KEYS); the detector is told too.  A file that will not do
+ * leaves the keys in force.
+ */
+void
+net_rekey(struct node *nd)
+{
+	struct wire_key k = { 0 };
+	char msg[256];
+	int n;
+
+	if (nd->opts->insecure)
+		return;
+	if ((n = wire_key_load(&k, nd->opts->keyfile, msg, sizeof(msg))) == -1) {
+		log_warnx("%s; keeping the keys in force", msg);
+		return;
 	}
+	nd->key = k;
+	sodium_memzero(&k, sizeof(k));
+	log_info("%s: %d key%s loaded", nd->opts->keyfile, n,
+	    n == 2 ? "s (sending under the first)" : "");
+	if (nd->fdc.pid > 0)
+		kill(nd->fdc.pid, SIGHUP);
 }
 
 /*
@@ -85,6 +107,7 @@ net_open(struct node *nd)
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	if ((nd->seq = calloc(n, sizeof(*nd->seq))) == NULL ||
 	    (nd->sess = calloc(n, sizeof(*nd->sess))) == NULL ||
+	    (nd->held = calloc(n, sizeof(*nd->held))) == NULL ||
 	    (nd->monitored = calloc(n, sizeof(*nd->monitored))) == NULL ||
 	    (nd->downed = calloc(n, sizeof(*nd->downed))) == NULL)
 		err(1, NULL);
@@ -111,6 +134,7 @@ net_close(struct node *nd)
 		close(nd->udp);
 	free(nd->seq);
 	free(nd->sess);
+	free(nd->held);
 	free(nd->monitored);
 	free(nd->downed);
 	sodium_memzero(&nd->key, sizeof(nd->key));
@@ -195,10 +219,58 @@ emit(struct node *nd, long i, struct wire_msg *w)
 	return len;
 }
 
+/*
+ * The peer would drop it, unconfirmed: it waits for the handshake (a few
+ * milliseconds), the oldest lost first if many come, as UDP may lose it.
+ */
+static void
+hold(struct net_held *h, const struct algo_msg *m, algo_time now)
+{
+	if (h->n == NET_HOLD) {
+		h->first = (h->first + 1) % NET_HOLD;
+		h->n--;
+	}
+	h->m[(h->first + h->n) % NET_HOLD] = *m;
+	h->at[(h->first + h->n) % NET_HOLD] = now;
+	h->n++;
+}
+
+static void	send_msg(struct node *, long, const struct algo_msg *);
+
+/* The handshake with peer I is done: what waited goes now. */
+static void
+release(struct node *nd, long i, algo_time now)
+{
+	struct net_held *h = &nd->held[i];
+
+	for (; h->n > 0; h->n--) {
+		/* Older than a retry: a peer that was away; lost, as the
+		 * network would have lost it, rather than late. */
+		if (now - h->at[h->first] <= SESS_RETRY)
+			send_msg(nd, i, &h->m[h->first]);
+		h->first = (h->first + 1) % NET_HOLD;
+	}
+}
+
+/* M to peer I, sealed now. */
+static void
+send_msg(struct node *nd, long i, const struct algo_msg *m)
+{
+	struct wire_msg w;
+
+	memset(&w, 0, sizeof(w));
+	w.type = m->type;
+	w.grp.node = m->elid.node;
+	w.grp.inc = m->elid.inc;
+	w.grp.ctr = m->elid.ctr;
+	w.payload = m->payload;
+	w.len = m->len;
+	emit(nd, i, &w);
+}
+
 void
 net_send(struct node *nd, const struct algo_msg *m)
 {
-	struct wire_msg w;
 	char elid[ALGO_ELID_STRLEN + 8], fields[256];
 	size_t len;
 	long i;
@@ -207,25 +279,21 @@ net_send(struct node *nd, const struct algo_msg *m)
 		warnx("core sent to %u, not a peer", m->peer);
 		return;
 	}
-	memset(&w, 0, sizeof(w));
-	w.type = m->type;
-	w.grp.node = m->elid.node;
-	w.grp.inc = m->elid.inc;
-	w.grp.ctr = m->elid.ctr;
-	w.payload = m->payload;
-	w.len = m->len;
-	/* Traced before it leaves: a reply may come before the line. */
-	if ((len = WIRE_HDR_LEN + w.len + WIRE_MAC_LEN) > WIRE_DGRAM_MAX ||
+	if ((len = WIRE_HDR_LEN + m->len + WIRE_MAC_LEN) > WIRE_DGRAM_MAX ||
 	    m->type == 0 || m->type > nd->proto.maxtype) {
 		warnx("core sent a message the wire refuses (type %u)",
 		    m->type);
 		return;
 	}
+	/* Traced before it leaves: a reply may come before the line. */
 	node_trace(nd, "send to=%u msg=%s%s bytes=%zu%s", m->peer,
 	    algo_msg_name(nd->opts->algo, m->type),
 	    elid_key(&m->elid, elid, sizeof(elid)), len,
 	    msg_fields(nd, m, fields, sizeof(fields)));
-	emit(nd, i, &w);
+	if (!nd->sess[i].confirmed || nd->sess[i].owed)
+		hold(&nd->held[i], m, mono_now());
+	else
+		send_msg(nd, i, m);
 }
 
 static void
@@ -315,6 +383,9 @@ net_tick(struct node *nd, algo_time now)
 			w.len = sizeof(pl);
 			emit(nd, (long)i, &w);
 		}
+		/* After our answer, which confirms us to the peer. */
+		if (nd->sess[i].confirmed && !nd->sess[i].owed)
+			release(nd, (long)i, now);
 		if ((d = sess_deadline(&nd->sess[i])) < next)
 			next = d;
 	}

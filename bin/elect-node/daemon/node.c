@@ -239,6 +239,7 @@ read_signals(struct node *nd)
 		case SIGHUP:
 			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)
 				warn("-t %s: reopening", nd->opts->trace);
+			net_rekey(nd);
 			break;
 		case SIGCHLD:
 			if (fdc_reaped(&nd->fdc, &status))
