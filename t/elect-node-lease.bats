@@ -441,7 +441,7 @@ stopped() {
 }
 
 # What node 3 sends to node 1 is held (udpmix -r with a batch that never
-# fills) while node 3 leads and makes edicts, leaves, and node 2 takes
+# fills; its handshake passes, -H) while node 3 leads and makes edicts, leaves, and node 2 takes
 # over and makes its own.  Let go, node 3's edicts reach node 1 after
 # node 2's: older, by the token of their leadership, and refused.
 @test "lease: an old leader's edicts that come after the new leader's are refused" {
@@ -449,7 +449,7 @@ stopped() {
 	mkrelayed 3
 	# The way back, 1 to 3, in the same relay: it sends from the port
 	# node 3 has for node 1, which the relay of 3 to 1 listens on.
-	udpmix -r 1000 -b 1000 -w 60000 -t 60 \
+	udpmix -H -r 1000 -b 1000 -w 60000 -t 60 \
 	    "$(awk '$1 == 3 && $2 == 1 { print $3 }' "$out/routes")" \
 	    "$(awk '$1 == 1 && $2 == 3 { print $3 "+" }' "$out/routes")" \
 	    >"$out/held" 2>&1 &

@@ -1,5 +1,5 @@
 /*
- * udpmix [-b slots] [-d ms] [-r k] [-s seed] [-t seconds] [-w ms]
+ * udpmix [-H] [-b slots] [-d ms] [-r k] [-s seed] [-t seconds] [-w ms]
  *     lport:dport[/sport][+] ...
  *
  * A UDP relay on 127.0.0.1 that delays and reorders what it forwards.
@@ -18,6 +18,8 @@
  *		not full after -w ms (default 50) goes as it is, reversed
  *	-d ms	then hold each datagram for a random 0 .. ms milliseconds
  *	-s seed	the seed of those random delays (default: a random one)
+ *	-H	never hold the handshake's HELLOs (wire type 255): the
+ *		nodes know each other, their messages are late
  *	-b n	hold at most n datagrams (default 256); past that, and past
  *		2048 bytes, datagrams are dropped
  *	-t s	exit after s seconds (default 60), or on SIGTERM, SIGINT or
@@ -51,6 +53,7 @@
 #include <unistd.h>
 
 #include "algo/algo.h"
+#include "net/wire.h"
 #include "util/util.h"
 
 #define ROUTES_MAX	64
@@ -93,12 +96,13 @@ struct mix {
 	uint64_t	 tickets;
 	int		 sigfd;		/* SIGTERM, SIGINT, SIGHUP, SIGUSR1 */
 	int		 flush;		/* SIGUSR1 came */
+	int		 hellos;	/* -H */
 };
 
 static void __attribute__((noreturn))
 usage(FILE *f, int code)
 {
-	fprintf(f, "usage: udpmix [-b slots] [-d ms] [-r k] [-s seed] "
+	fprintf(f, "usage: udpmix [-H] [-b slots] [-d ms] [-r k] [-s seed] "
 	    "[-t seconds] [-w ms]\n"
 	    "              lport:dport[/sport][+] ...\n");
 	exit(code);
@@ -245,7 +249,8 @@ receive(struct mix *m, struct route *r, int64_t now)
 		s->serial = r->serial++;
 		s->len = (size_t)n;
 		s->due = HELD;
-		if (r->pass) {
+		if (r->pass || (m->hellos && n > 5 &&
+		    s->data[5] == WIRE_TYPE_HELLO)) {
 			s->due = now;
 			s->ticket = m->tickets++;
 			continue;
@@ -409,7 +414,7 @@ main(int argc, char *argv[])
 	m.batch = 1;
 	m.wait = 50 * MS;
 	m.nslots = 256;
-	while ((ch = getopt_long(argc, argv, "b:d:hr:s:t:w:", longopts,
+	while ((ch = getopt_long(argc, argv, "b:d:Hhr:s:t:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -417,6 +422,9 @@ main(int argc, char *argv[])
 			break;
 		case 'd':
 			m.delay = arg_num(optarg, 0, 60000, "-d") * MS;
+			break;
+		case 'H':
+			m.hellos = 1;
 			break;
 		case 'h':
 			usage(stdout, 0);
