@@ -153,3 +153,47 @@ s.sendto(udp, ("127.0.0.1", 0))' "$@"
 	    -gt $((n + 10)) ]'
 	elect_wait_leader -l 3 5 >/dev/null
 }
+
+@test "key rotation without a restart: old and new, new and old, new" {
+	local n id ldr f
+	head -c 32 /dev/urandom >"$ELECT_DIR/new"
+	cp "$K" "$ELECT_DIR/old"
+	elect_start_cluster "${ARGS[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	# rotate FILES...: every node's key file becomes FILES, then SIGHUP.
+	rotate() {
+		(umask 077; cat "$@" >"$K.tmp")
+		mv "$K.tmp" "$K"
+		for id in 1 2 3; do
+			kill -HUP "${ELECT_PID[$id]}"
+		done
+	}
+	rotate "$ELECT_DIR/old" "$ELECT_DIR/new"
+	wait_for 5 grep -q "2 keys loaded" "$ELECT_DIR/3/stderr"
+	rotate "$ELECT_DIR/new" "$ELECT_DIR/old"
+	rotate "$ELECT_DIR/new"
+	wait_for 5 eval '[ "$(grep -c "key.* loaded" "$ELECT_DIR/$f/stderr")" = 3 ]'
+	# Nothing was lost on the way: the leader never changed, and what it
+	# sends now, under the new key alone, counts.
+	n=$(grep -c " recv from=$ldr " "$ELECT_DIR/$f/trace")
+	wait_for 10 eval '[ "$(grep -c " recv from='"$ldr"' " "$ELECT_DIR/$f/trace")" \
+	    -gt $((n + 5)) ]'
+	elect_wait_leader -l "$ldr" 5 >/dev/null
+	run grep -c " state status=Norm ldr=$ldr " "$ELECT_DIR/$f/trace"
+	assert_output 1
+	[ "$(ndrops_all "$f" bad-mac)" = 0 ]
+	# A node started on the old key alone is named.
+	elect_stop "$ldr"
+	cp "$ELECT_DIR/old" "$ELECT_DIR/old.only"
+	chmod 600 "$ELECT_DIR/old.only"
+	ELECT_ARGS=("${ARGS[@]}" -k "$ELECT_DIR/old.only")
+	elect_start "$ldr"
+	wait_for 10 eval 'elect_status '"$f"' | grep -q " mismatch='"$ldr"':key$"'
+}
+
+# ndrops_all ID WHY: node ID's drops for WHY, from anyone.
+ndrops_all() {
+	awk -v w="why=$2" '$3 == "drop" && $5 == w { sub("n=", "", $6);
+	    n += $6 } END { print n + 0 }' "$ELECT_DIR/$1/trace"
+}

@@ -66,8 +66,8 @@ net_rekey(struct node *nd)
 	}
 	nd->key = k;
 	sodium_memzero(&k, sizeof(k));
-	log_info("%s: %d key%s loaded", nd->opts->keyfile, n,
-	    n == 2 ? "s (sending under the first)" : "");
+	log_info("%s: %d key%s loaded%s", nd->opts->keyfile, n,
+	    n == 2 ? "s" : "", n == 2 ? " (sending under the first)" : "");
 	if (nd->fdc.pid > 0)
 		kill(nd->fdc.pid, SIGHUP);
 }
