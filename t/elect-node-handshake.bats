@@ -10,9 +10,7 @@ load node
 setup() {
 	elect_setup
 	C=$(mkcluster 3)
-	K=$ELECT_DIR/key
-	head -c 32 /dev/urandom >"$K"
-	chmod 600 "$K"
+	K=$(mkkey "$ELECT_DIR/key")
 	ARGS=(-k "$K" --lease 2s --renew 400ms --rtt 200ms)
 }
 
@@ -69,9 +67,7 @@ misfit() {
 }
 
 @test "another key on one node: named, not counted" {
-	head -c 32 /dev/urandom >"$ELECT_DIR/key2"
-	chmod 600 "$ELECT_DIR/key2"
-	odd_one -k "$ELECT_DIR/key2"
+	odd_one -k "$(mkkey "$ELECT_DIR/key2")"
 	misfit 1 key
 	misfit 2 key
 	run elect_status 3
@@ -90,26 +86,33 @@ misfit() {
 	elect_wait_leader -l 2 20 1 2 3 >/dev/null
 }
 
+# leader_heard LDR ID N: node ID keeps counting the leader LDR's messages
+# (N: those counted before), and LDR still leads.
+leader_heard() {
+	wait_for 10 eval '[ "$(grep -c " recv from='"$1"' " \
+	    "$ELECT_DIR/'"$2"'/trace")" -gt $(('"$3"' + 10)) ]'
+	elect_wait_leader -l "$1" 5 >/dev/null
+}
+
 @test "forged incarnations from a wrong address take no leader's traffic away" {
-	local n
+	local n id ldr f hex
 	elect_start_cluster "${ARGS[@]}" "$C"
-	elect_wait_leader -l 3 20 >/dev/null
-	n=$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	n=$(grep -c " recv from=$ldr " "$ELECT_DIR/$f/trace")
 	# Authentic (an insider's key), claiming to be the leader, with an
 	# incarnation and a sequence number far ahead, from another port.
-	for id in 1 2; do
-		hex=$(net-tool wire -r -p node -k "$K" -t 1 -f 3 -d "$id" \
+	for id in 1 2 3; do
+		[ "$id" = "$ldr" ] && continue
+		hex=$(net-tool wire -r -p node -k "$K" -t 1 -f "$ldr" -d "$id" \
 		    -i 9223372036854775000 -q 9223372036854775000)
 		printf "$(sed 's/../\\x&/g' <<<"$hex")" >"$ELECT_DIR/dgram"
 		cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port "$id")"
 		cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port "$id")"
 	done
-	wait_for 5 grep -q " drop from=3 why=bad-address n=" \
-	    "$ELECT_DIR/1/trace"
-	# The leader is still heard, and still leads.
-	wait_for 10 eval '[ "$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")" \
-	    -gt $((n + 10)) ]'
-	elect_wait_leader -l 3 5 >/dev/null
+	wait_for 5 grep -q " drop from=$ldr why=bad-address n=" \
+	    "$ELECT_DIR/$f/trace"
+	leader_heard "$ldr" "$f" "$n"
 }
 
 @test "--insecure: refused unless every address is loopback" {
@@ -134,24 +137,24 @@ s.sendto(udp, ("127.0.0.1", 0))' "$@"
 }
 
 @test "--insecure: forged incarnations from the leader's own address take nothing away" {
-	local n id hex
+	local n id ldr f hex
 	[ "$(id -u)" = 0 ] || skip "raw sockets need root"
 	ARGS=(--insecure --lease 2s --renew 400ms --rtt 200ms)
 	elect_start_cluster "${ARGS[@]}" "$C"
-	elect_wait_leader -l 3 20 >/dev/null
-	n=$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	n=$(grep -c " recv from=$ldr " "$ELECT_DIR/$f/trace")
 	# Two datagrams, as the leader's, with incarnation 2^63 - 1.
-	for id in 1 2; do
-		hex=$(net-tool wire -r -p node -t 1 -f 3 -d "$id" \
+	for id in 1 2 3; do
+		[ "$id" = "$ldr" ] && continue
+		hex=$(net-tool wire -r -p node -t 1 -f "$ldr" -d "$id" \
 		    -i 9223372036854775807 -q 9223372036854775807)
-		spoof "$(port 3)" "$(port "$id")" "$hex"
+		spoof "$(port "$ldr")" "$(port "$id")" "$hex"
 	done
-	wait_for 5 grep -q " drop from=3 why=unconfirmed n=" \
-	    "$ELECT_DIR/1/trace"
+	wait_for 5 grep -q " drop from=$ldr why=unconfirmed n=" \
+	    "$ELECT_DIR/$f/trace"
 	# A new handshake with the real leader, and its traffic counts again.
-	wait_for 10 eval '[ "$(grep -c " recv from=3 " "$ELECT_DIR/1/trace")" \
-	    -gt $((n + 10)) ]'
-	elect_wait_leader -l 3 5 >/dev/null
+	leader_heard "$ldr" "$f" "$n"
 }
 
 @test "key rotation without a restart: old and new, new and old, new" {
@@ -176,10 +179,8 @@ s.sendto(udp, ("127.0.0.1", 0))' "$@"
 	wait_for 5 eval '[ "$(grep -c "key.* loaded" "$ELECT_DIR/$f/stderr")" = 3 ]'
 	# Nothing was lost on the way: the leader never changed, and what it
 	# sends now, under the new key alone, counts.
-	n=$(grep -c " recv from=$ldr " "$ELECT_DIR/$f/trace")
-	wait_for 10 eval '[ "$(grep -c " recv from='"$ldr"' " "$ELECT_DIR/$f/trace")" \
-	    -gt $((n + 5)) ]'
-	elect_wait_leader -l "$ldr" 5 >/dev/null
+	leader_heard "$ldr" "$f" "$(grep -c " recv from=$ldr " \
+	    "$ELECT_DIR/$f/trace")"
 	run grep -c " state status=Norm ldr=$ldr " "$ELECT_DIR/$f/trace"
 	assert_output 1
 	[ "$(ndrops_all "$f" bad-mac)" = 0 ]

@@ -9,9 +9,7 @@ load node
 setup() {
 	elect_setup
 	C=$(mkcluster 3)
-	K=$ELECT_DIR/key
-	head -c 32 /dev/urandom >"$K"
-	chmod 600 "$K"
+	K=$(mkkey "$ELECT_DIR/key")
 	elect_start_cluster -k "$K" -a bully-fd --fd-cmd "$STUB/fd-stub" "$C" -- 1
 	T=$ELECT_DIR/1/trace
 }
@@ -89,8 +87,7 @@ expect_drop() {
 }
 
 @test "forged, insecure, misdirected and unknown senders are dropped" {
-	head -c 32 /dev/urandom >"$ELECT_DIR/other"
-	chmod 600 "$ELECT_DIR/other"
+	mkkey "$ELECT_DIR/other" >/dev/null
 	dgram -k "$ELECT_DIR/other" -t 1 -f 2 -d 1 -i 5 -q 1
 	expect_drop 1 "from=2 why=bad-mac"
 	dgram -t 1 -f 2 -d 1 -i 5 -q 2

@@ -17,6 +17,12 @@ mkcluster() {
 	echo "$f"
 }
 
+# mkkey FILE: a new cluster key in FILE, mode 0600; prints FILE.
+mkkey() {
+	(umask 077; head -c 32 /dev/urandom >"$1")
+	echo "$1"
+}
+
 # port ID [FILE]: the protocol port of node ID.
 port() {
 	awk -v id="$1" '$1 == "node" && $2 == id {
