@@ -333,7 +333,7 @@ in_order() {
 
 # route I J: the udpmix route of what node I sends to node J.
 route() {
-	awk -v i="$1" -v j="$2" '$1 == i && $2 == j { print $3 }' \
+	awk -v i="$1" -v j="$2" '$1 == i && $2 == j { sub("/.*", "", $3); print $3 }' \
 	    "$BATS_TEST_TMPDIR/routes"
 }
 
@@ -448,17 +448,21 @@ stopped() {
 }
 
 # What node 3 sends to node 1 is held (udpmix -r with a batch that never
-# fills) while node 3 leads and makes edicts, leaves, and node 2 takes
+# fills; its handshake passes, -H) while node 3 leads and makes edicts, leaves, and node 2 takes
 # over and makes its own.  Let go, node 3's edicts reach node 1 after
 # node 2's: older, by the token of their leadership, and refused.
 @test "lease: an old leader's edicts that come after the new leader's are refused" {
 	local n out=$BATS_TEST_TMPDIR
 	mkrelayed 3
-	udpmix -r 1000 -b 1000 -w 60000 -t 60 "$(route 3 1)" \
+	# The way back, 1 to 3, in the same relay: it sends from the port
+	# node 3 has for node 1, which the relay of 3 to 1 listens on.
+	udpmix -H -r 1000 -b 1000 -w 60000 -t 60 \
+	    "$(awk '$1 == 3 && $2 == 1 { print $3 }' "$out/routes")" \
+	    "$(awk '$1 == 1 && $2 == 3 { print $3 "+" }' "$out/routes")" \
 	    >"$out/held" 2>&1 &
 	PIDS+=($!)
-	udpmix -t 60 $(awk '!($1 == 3 && $2 == 1) { print $3 }' \
-	    "$out/routes") >"$out/mix" 2>&1 &
+	udpmix -t 60 $(awk '!($1 == 3 && $2 == 1) && !($1 == 1 && $2 == 3) {
+	    print $3 }' "$out/routes") >"$out/mix" 2>&1 &
 	PIDS+=($!)
 	elect_start_cluster --insecure --lease 2s --renew 400ms --rtt 200ms \
 	    "${FD[@]}" "$out/cluster.conf"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # elect-node's datagrams: only an authenticated, fresh, well-formed message
-# from a peer reaches the core; every other is dropped, counted and traced
-# with its reason.
+# from a peer's own address, after the handshake, reaches the core; every
+# other is dropped, counted and summarised in the trace with its reason.
 
 load helper
 load node
@@ -9,9 +9,7 @@ load node
 setup() {
 	elect_setup
 	C=$(mkcluster 3)
-	K=$ELECT_DIR/key
-	head -c 32 /dev/urandom >"$K"
-	chmod 600 "$K"
+	K=$(mkkey "$ELECT_DIR/key")
 	elect_start_cluster -k "$K" -a bully-fd --fd-cmd "$STUB/fd-stub" "$C" -- 1
 	T=$ELECT_DIR/1/trace
 }
@@ -20,56 +18,85 @@ teardown() {
 	elect_teardown
 }
 
-# dgram [net-tool wire flags]: sends one elect-node datagram to node 1.
+# dgram [-S PORT] [net-tool wire flags]: sends one elect-node datagram to
+# node 1, from a random port, or from 127.0.0.1:PORT (a peer's own, while
+# that peer is not running: as a datagram captured from it and replayed).
 dgram() {
-	local hex
+	local hex from=0
+	if [ "$1" = -S ]; then
+		from=$2
+		shift 2
+	fi
 	hex=$(net-tool wire -r -p node "$@" 2>/dev/null)
 	[ -n "$hex" ]
-	# printf may write a newline byte apart; cat sends the file in one go.
-	printf "$(sed 's/../\\x&/g' <<<"$hex")" >"$ELECT_DIR/dgram"
-	cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port 1)"
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.sendto(bytes.fromhex(sys.argv[2]), ("127.0.0.1", int(sys.argv[3])))' \
+	    "$from" "$hex" "${TO_PORT:-$(port 1)}"
 }
 
-# Halt is message type 1 of bully-fd.
+# good [-S PORT] [flags]: Halt is message type 1 of bully-fd.
 good() {
-	dgram -k "$K" -t 1 -f 2 -d 1 -i 5 "$@"
+	local from=()
+	if [ "$1" = -S ]; then
+		from=(-S "$2")
+		shift 2
+	fi
+	dgram "${from[@]}" -k "$K" -t 1 -f 2 -d 1 -i 5 "$@"
 }
 
 drops() {
 	elect_status 1 | sed 's/.* drops=\([0-9]*\).*/\1/'
 }
 
-# expect_drop N WHY: the node's N-th drop, traced with WHY.
-expect_drop() {
-	wait_for 5 eval '[ "$(drops)" -ge '"$1"' ]'
-	run awk '$3 == "drop" { n++; if (n == '"$1"') print $4, $5 }' "$T"
-	assert_output "$2"
+# ndrops FROM WHY [TRACE]: drops the trace sums up for FROM and WHY.
+ndrops() {
+	awk -v f="$1" -v w="$2" '$3 == "drop" && $4 == "from=" f &&
+	    $5 == "why=" w { sub("n=", "", $6); n += $6 } END { print n + 0 }' \
+	    "${3:-$T}"
 }
 
-@test "a good message is taken, its replay is not" {
+# expect_drop N "from=ID why=WHY" [COUNT]: the node has dropped N
+# datagrams, COUNT (default 1) of them from ID for WHY.
+expect_drop() {
+	local f=${2%% *} w=${2##*why=}
+	wait_for 5 eval '[ "$(drops)" -ge '"$1"' ]'
+	wait_for 5 eval '[ "$(ndrops '"${f#from=}"' '"$w"')" = '"${3:-1}"' ]'
+}
+
+@test "an authentic message from another address than its sender's is dropped" {
 	good -q 1
-	wait_for 5 trace_has "$T" " recv from=2 msg=Halt "
-	good -q 1
-	expect_drop 1 "from=2 why=replay"
-	good -q 2
-	wait_for 5 eval '[ "$(grep -c " recv from=2 " "$T")" = 2 ]'
-	good -q 1 -i 4
-	expect_drop 2 "from=2 why=old-incarnation"
+	expect_drop 1 "from=2 why=bad-address"
+	good -q 2 -i 4611686018427387904
+	expect_drop 2 "from=2 why=bad-address" 2
 	run grep -c " recv " "$T"
-	assert_output 2
+	assert_output 0
+}
+
+@test "captured messages of a peer count for nothing: no answer to our challenge" {
+	# Node 2 is not running: its datagrams, kept by an eavesdropper, are
+	# sent again from its own address to node 1, which (re)started since.
+	good -S "$(port 2)" -q 1
+	expect_drop 1 "from=2 why=unconfirmed"
+	good -S "$(port 2)" -q 2 -i 6
+	good -S "$(port 2)" -q 99 -i 6
+	expect_drop 3 "from=2 why=unconfirmed" 3
+	run grep -c " recv " "$T"
+	assert_output 0
 }
 
 @test "forged, insecure, misdirected and unknown senders are dropped" {
-	head -c 32 /dev/urandom >"$ELECT_DIR/other"
-	chmod 600 "$ELECT_DIR/other"
+	mkkey "$ELECT_DIR/other" >/dev/null
 	dgram -k "$ELECT_DIR/other" -t 1 -f 2 -d 1 -i 5 -q 1
 	expect_drop 1 "from=2 why=bad-mac"
 	dgram -t 1 -f 2 -d 1 -i 5 -q 2
-	expect_drop 2 "from=2 why=bad-mac"
+	expect_drop 2 "from=2 why=bad-mac" 2
 	good -q 3 -d 3
 	expect_drop 3 "from=2 why=misdirected"
 	good -q 4 -f 9
-	expect_drop 4 "from=9 why=unknown-peer"
+	# Not a node of the cluster: a flood of random ids is one line.
+	expect_drop 4 "from=- why=unknown-peer"
 	good -q 5 -f 1
 	expect_drop 5 "from=1 why=bad-sender"
 	run grep -c " recv " "$T"
@@ -87,9 +114,9 @@ expect_drop() {
 	expect_drop 4 "from=2 why=bad-mac"
 	good -q 5 -a 3
 	expect_drop 5 "from=2 why=bad-length"
-	# Well-formed and authentic, but bully-fd's messages have no payload.
+	# Well-formed and authentic, but not from node 2's address.
 	good -q 6 -n 4
-	expect_drop 6 "from=2 why=bad-payload"
+	expect_drop 6 "from=2 why=bad-address"
 	run grep -c " recv " "$T"
 	assert_output 0
 	run elect_status 1
@@ -104,6 +131,10 @@ expect_drop() {
 	wait_for 10 eval '[ "$(drops)" -ge 190 ]'
 	run grep -c " recv " "$T"
 	assert_output 0
+	# Summed up, once a second for each sender and reason, exactly.
+	wait_for 5 eval '[ "$(awk '"'"'$3 == "drop" { sub("n=", "", $6);
+	    n += $6 } END { print n + 0 }'"'"' "$T")" = "$(drops)" ]'
+	[ "$(grep -c " drop " "$T")" -lt 60 ]
 	run elect-check -A trace "$T"
 	assert_success
 }

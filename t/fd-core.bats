@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The failure-detector core (lib/fd) on a simulated clock, through fd-sim:
 # exact times, no sockets.  Node 1 runs the core; interval 50 ms, timeout
-# 200 ms unless a test says otherwise.
+# 200 ms unless a test says otherwise.  fd-sim completes the handshake
+# before time 0 (t/tools/fd-sim.c): each peer has had seq 1 and 2 already.
 
 load helper
 
@@ -15,7 +16,7 @@ sim() {
 	0 cmd start 2
 	600 end
 	EOF
-	assert_line '0 send 2 monitor 50000 3000 seq=1'
+	assert_line '0 send 2 monitor 50000 3000 seq=3'
 	assert_line '200 down 2'
 	[ "$(grep -c down <<< "$output")" = 1 ]
 }
@@ -28,16 +29,16 @@ sim() {
 	600 end
 	EOF
 	assert_output - <<-EOF
-	0 send 2 monitor 50000 3000 seq=1
-	100 send 2 monitor 50000 3000 seq=2
-	270 send 2 monitor 50000 3000 seq=3
-	320 send 2 monitor 50000 3000 seq=4
-	370 send 2 monitor 50000 3000 seq=5
+	0 send 2 monitor 50000 3000 seq=3
+	100 send 2 monitor 50000 3000 seq=4
+	270 send 2 monitor 50000 3000 seq=5
+	320 send 2 monitor 50000 3000 seq=6
+	370 send 2 monitor 50000 3000 seq=7
 	370 down 2
-	420 send 2 monitor 50000 3000 seq=6
-	470 send 2 monitor 50000 3000 seq=7
-	520 send 2 monitor 50000 3000 seq=8
-	570 send 2 monitor 50000 3000 seq=9
+	420 send 2 monitor 50000 3000 seq=8
+	470 send 2 monitor 50000 3000 seq=9
+	520 send 2 monitor 50000 3000 seq=10
+	570 send 2 monitor 50000 3000 seq=11
 	EOF
 }
 
@@ -48,8 +49,8 @@ sim() {
 	$script
 	EOF
 	assert_output - <<-EOF
-	0 send 2 monitor 50000 3000 seq=1
-	1000 send 2 monitor 50000 3000 seq=2
+	0 send 2 monitor 50000 3000 seq=3
+	1000 send 2 monitor 50000 3000 seq=4
 	EOF
 }
 
@@ -63,11 +64,11 @@ sim() {
 	600 end
 	EOF
 	assert_output - <<-EOF
-	0 send 2 monitor 50000 3000 seq=1
-	100 send 2 monitor 50000 3000 seq=2
-	200 send 2 monitor 50000 3000 seq=3
-	250 send 2 monitor 50000 3000 seq=4
-	250 send 2 unmonitor seq=5
+	0 send 2 monitor 50000 3000 seq=3
+	100 send 2 monitor 50000 3000 seq=4
+	200 send 2 monitor 50000 3000 seq=5
+	250 send 2 monitor 50000 3000 seq=6
+	250 send 2 unmonitor seq=7
 	EOF
 }
 
@@ -113,7 +114,7 @@ sim() {
 	run tail -n 2 <<< "$output"
 	assert_output - <<-EOF
 	200 down 2
-	230 send 2 monitor 50000 3000 seq=5
+	230 send 2 monitor 50000 3000 seq=7
 	EOF
 	sim -m ping <<-EOF
 	0 cmd start 2
@@ -121,8 +122,8 @@ sim() {
 	40 end
 	EOF
 	assert_output - <<-EOF
-	0 send 2 ping seq=1
-	30 send 2 ping seq=2
+	0 send 2 ping seq=3
+	30 send 2 ping seq=4
 	EOF
 }
 
@@ -168,21 +169,21 @@ sim() {
 @test "ping mode: pings every interval, only answers to them count" {
 	sim -m ping <<-EOF
 	0 cmd start 2
-	10 from 2 pong 1
-	30 from 2 pong 1
-	60 from 2 pong 2
+	10 from 2 pong 3
+	30 from 2 pong 3
+	60 from 2 pong 4
 	90 from 2 pong 99
 	260 end
 	270 cmd stop 2
 	600 end
 	EOF
 	assert_output - <<-EOF
-	0 send 2 ping seq=1
-	50 send 2 ping seq=2
-	90 send 2 ping seq=3
-	140 send 2 ping seq=4
-	190 send 2 ping seq=5
-	240 send 2 ping seq=6
+	0 send 2 ping seq=3
+	50 send 2 ping seq=4
+	90 send 2 ping seq=5
+	140 send 2 ping seq=6
+	190 send 2 ping seq=7
+	240 send 2 ping seq=8
 	260 down 2
 	EOF
 }
@@ -191,7 +192,7 @@ sim() {
 	sim -m ping <<-EOF
 	0 cmd start 2
 	100 cmd start 2
-	110 from 2 pong 1
+	110 from 2 pong 3
 	400 end
 	EOF
 	assert_line '300 down 2'
@@ -208,10 +209,10 @@ sim() {
 	400 end
 	EOF
 	assert_output - <<-EOF
-	0 send 2 alive seq=1
-	10 send 3 pong seq=1
-	50 send 2 alive seq=2
-	200 send 2 alive seq=3
+	0 send 2 alive seq=3
+	10 send 3 pong seq=3
+	50 send 2 alive seq=4
+	200 send 2 alive seq=5
 	EOF
 }
 
@@ -221,9 +222,9 @@ sim() {
 	1000 end
 	EOF
 	assert_output - <<-EOF
-	0 send 2 alive seq=1
-	100 send 2 alive seq=2
-	200 send 2 alive seq=3
+	0 send 2 alive seq=3
+	100 send 2 alive seq=4
+	200 send 2 alive seq=5
 	EOF
 }
 

@@ -134,28 +134,59 @@ cluster() {
 	assert_output --partial 'missing.conf: No such file or directory'
 }
 
-@test "key: exactly 32 bytes, and a warning when others may read it" {
+@test "key: 32 bytes, or two keys during a rotation; nothing else" {
 	run net-tool key k1
 	assert_success
 	assert_output ok
+	(umask 077
 	head -c 31 /dev/urandom > short
+	head -c 33 /dev/urandom > long
+	head -c 65 /dev/urandom > longer
+	head -c 64 /dev/urandom > two
+	cat k1 k1 > same
+	: > empty)
 	run net-tool key short
 	assert_failure 2
-	assert_output --partial 'short: a key is exactly 32 bytes, this file has 31'
-	head -c 33 /dev/urandom > long
+	assert_output --partial 'short: a key is exactly 32 bytes (two keys during a rotation: 64), this file has 31'
 	run net-tool key long
-	assert_output --partial 'long: a key is exactly 32 bytes, this file has more than 32'
-	: > empty
+	assert_failure 2
+	assert_output --partial 'this file has 33'
+	run net-tool key longer
+	assert_output --partial 'this file has more than 64'
 	run net-tool key empty
 	assert_output --partial 'this file has 0'
+	run net-tool key two
+	assert_success
+	assert_output 'ok 2 keys'
+	run net-tool key same
+	assert_failure 2
+	assert_output --partial 'same: the same key twice'
 	run net-tool key nothere
 	assert_output --partial 'nothere: No such file or directory'
 	run net-tool key .
 	assert_output --partial '.: not a regular file'
+}
+
+@test "key: refused when group or others may use it, or another user owns it" {
 	chmod 640 k2
 	run net-tool key k2
+	assert_failure 2
+	assert_output --partial 'k2: mode 640 lets group or others at the key; refused (chmod 600 k2)'
+	chmod 604 k2
+	run net-tool key k2
+	assert_failure 2
+	chmod 600 k2
+	run net-tool key k2
 	assert_success
-	assert_output --partial 'k2: mode 640 lets group or others at the key (chmod 600 k2)'
+	[ "$(id -u)" = 0 ] || skip "chown needs root"
+	chown nobody k2
+	run net-tool key k2
+	assert_failure 2
+	assert_output --partial "k2: owned by uid $(id -u nobody), not by this user (uid 0); refused"
+	# A symbolic link is not followed: the file itself is judged.
+	ln -s k1 link
+	run net-tool key link
+	assert_failure 2
 }
 
 @test "wire: a datagram round-trips, keyed and insecure, up to the payload bound" {
@@ -170,10 +201,10 @@ cluster() {
 @test "wire: the header layout is the documented one" {
 	run net-tool wire -r -t 3 -f 258 -d 4 -i 5 -q 6 -n 2
 	assert_success
-	# magic ELFD, version 1, type 3, length 2, from 0x0102, to 4,
+	# magic ELFD, version 2, type 3, length 2, from 0x0102, to 4,
 	# grp.node 2, zero, inc 5, seq 6, grp.inc 7, grp.ctr 3, payload 00 01,
 	# and a MAC of zeros (insecure).
-	assert_output "454c4644""01""03""0002""0102""0004""0002""0000"\
+	assert_output "454c4644""02""03""0002""0102""0004""0002""0000"\
 "0000000000000005""0000000000000006""0000000000000007""0000000000000003"\
 "0001""$(printf '0%.0s' $(seq 64))"
 }

@@ -17,6 +17,12 @@ mkcluster() {
 	echo "$f"
 }
 
+# mkkey FILE: a new cluster key in FILE, mode 0600; prints FILE.
+mkkey() {
+	(umask 077; head -c 32 /dev/urandom >"$1")
+	echo "$1"
+}
+
 # port ID [FILE]: the protocol port of node ID.
 port() {
 	awk -v id="$1" '$1 == "node" && $2 == id {
@@ -34,12 +40,17 @@ trace_has() {
 # (in ELECT_CLUSTER_OF, so call it after elect_setup), in which every peer
 # is at a relay port of its own: what node I sends to node J's protocol
 # port goes through 127.0.0.1:RELAY (their detectors talk directly).
-# $BATS_TEST_TMPDIR/routes gets "I J RELAY:PORT" for each pair, the last
-# field a route for udpmix.
+# $BATS_TEST_TMPDIR/routes gets "I J RELAY:PORT/BACK" for each pair, the
+# last field a route for udpmix: it sends from BACK, the relay of J to I,
+# which is where node J's file has node I (the source address it checks).
 mkrelayed() {
 	local n=$1 f=$BATS_TEST_TMPDIR/cluster.conf p r i j
 	p=$(freeport -n 1 -w $((2 * n + n * (n - 1))))
 	r=$((p + 2 * n))
+	# relay I J: the relay port of what I sends to J.
+	relay() {
+		echo $((p + 2 * n + ($1 - 1) * (n - 1) + ($2 < $1 ? $2 - 1 : $2 - 2)))
+	}
 	: >"$BATS_TEST_TMPDIR/routes"
 	for ((i = 1; i <= n; i++)); do
 		echo "node $i 127.0.0.1:$((p + 2 * (i - 1)))"
@@ -51,7 +62,8 @@ mkrelayed() {
 				continue
 			fi
 			echo "node $j 127.0.0.1:$r fd=$((p + 2 * (j - 1) + 1))"
-			echo "$i $j $r:$((p + 2 * (j - 1)))" \
+			[ "$r" = "$(relay "$i" "$j")" ]
+			echo "$i $j $r:$((p + 2 * (j - 1)))/$(relay "$j" "$i")" \
 			    >>"$BATS_TEST_TMPDIR/routes"
 			r=$((r + 1))
 		done >"$f.$i"

@@ -75,6 +75,22 @@ restart_under_writer() {
 	[ "$output" -gt 0 ]
 }
 
+@test "writer: a new trace file is 0600, 0640 in a set-group-id directory" {
+	(umask 022; twrite -c 1 -r 1000 -n 5 "$dir/t1" >/dev/null)
+	run stat -c %a "$dir/t1"
+	assert_output 600
+	mkdir "$dir/shared"
+	chmod 2750 "$dir/shared"
+	(umask 022; twrite -c 1 -r 1000 -n 5 "$dir/shared/t2" >/dev/null)
+	run stat -c %a "$dir/shared/t2"
+	assert_output 640
+	# One that exists keeps its mode: the operator chose it.
+	chmod 644 "$dir/t1"
+	twrite -c 1 -r 1000 -n 5 "$dir/t1" >/dev/null
+	run stat -c %a "$dir/t1"
+	assert_output 644
+}
+
 @test "writer: a file, and bad destinations" {
 	run twrite -c 3 -r 1000 -n 5 "$dir/file.trace"
 	assert_output 0

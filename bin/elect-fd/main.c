@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+#include <ctype.h>
 #include <err.h>
 #include <limits.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 
 #include "fd/fd.h"
 #include "net/cluster.h"
+#include "net/drops.h"
 #include "net/key.h"
 #include "trace/trace.h"
 #include "util/util.h"
@@ -45,6 +47,7 @@ struct opts {
 	uint64_t	 incarnation;
 	int		 verbosity;	/* -q -1, -v 1 */
 	int		 syslog;
+	const char	*digest;
 };
 
 struct shell {
@@ -58,8 +61,11 @@ struct shell {
 	char		 line[FD_CMD_LINE_MAX + 1];
 	size_t		 linelen;
 	int		 skipping;	/* discarding the rest of a long line */
+	int		 quiet_misfits;
+	const char	*keyfile;	/* NULL: insecure */
+	struct drops	 drops;		/* summarised in the trace */
 	unsigned long	 lineno;
-	struct log_drops drops;
+	struct log_drops logdrops;	/* the log's summary */
 };
 
 
@@ -73,7 +79,7 @@ usage(int status)
 	    "[--mode push|ping] [-t trace]\n"
 	    "                [--watch id,...] [--report-up] "
 	    "[--incarnation n]\n"
-	    "                [-q | -v] [--syslog]\n");
+	    "                [-q | -v] [--syslog] [--digest hex]\n");
 	exit(status);
 }
 
@@ -107,6 +113,7 @@ parse_opts(int argc, char *argv[], struct opts *o)
 		{ "watch", required_argument, NULL, 'w' },
 		{ "report-up", no_argument, NULL, 'u' },
 		{ "incarnation", required_argument, NULL, 'N' },
+		{ "digest", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -169,6 +176,9 @@ parse_opts(int argc, char *argv[], struct opts *o)
 		case 'S':
 			o->syslog = 1;
 			break;
+		case 'D':
+			o->digest = optarg;
+			break;
 		case 'h':
 			usage(0);
 		case 'V':
@@ -190,6 +200,39 @@ parse_opts(int argc, char *argv[], struct opts *o)
 	if (o->phi == 0 && o->timeout_ms <= o->interval_ms)
 		errx(EXIT_USAGE, "--timeout %lld must exceed --interval %lld",
 		    o->timeout_ms, o->interval_ms);
+}
+
+/*
+ * What must agree with the peers: elect-node gives its own digests
+ * (--digest, 48 hex digits: algorithm, timing, membership), so that the
+ * detectors of nodes that disagree do not count each other either; alone,
+ * the membership.
+ */
+static void
+set_conf(const struct opts *o, const struct cluster *c, struct sess_conf *conf)
+{
+	/* Push and ping detectors serve each other: the mode may differ. */
+	const char *what = "elect-fd";
+	size_t i;
+	unsigned v;
+
+	memset(conf, 0, sizeof(*conf));
+	if (o->digest == NULL) {
+		sess_digest(what, strlen(what), conf->d[0]);
+		sess_cluster_digest(c, conf->d[2]);
+		return;
+	}
+	if (strlen(o->digest) != 2 * sizeof(conf->d))
+		errx(EXIT_USAGE, "--digest: %zu hex digits expected",
+		    2 * sizeof(conf->d));
+	for (i = 0; i < sizeof(conf->d); i++) {
+		if (sscanf(o->digest + 2 * i, "%2x", &v) != 1 ||
+		    !isxdigit((unsigned char)o->digest[2 * i]) ||
+		    !isxdigit((unsigned char)o->digest[2 * i + 1]))
+			errx(EXIT_USAGE, "--digest: \"%s\" is not hex",
+			    o->digest);
+		conf->d[i / SESS_DIGEST][i % SESS_DIGEST] = (uint8_t)v;
+	}
 }
 
 /* --watch 2,3,5: every id must be in the cluster. */
@@ -221,7 +264,6 @@ load(const struct opts *o, struct shell *sh, struct fd_config *cfg)
 	const struct cluster_node *me;
 	char msg[1024];
 	size_t i;
-	int rc;
 
 	if (cluster_load(o->cluster, &sh->c, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
@@ -235,13 +277,14 @@ load(const struct opts *o, struct shell *sh, struct fd_config *cfg)
 			    sh->c.nodes[i].line, sh->c.nodes[i].id, o->self);
 	memset(cfg, 0, sizeof(*cfg));
 	if (o->insecure) {
+		if (!cluster_loopback(&sh->c))
+			errx(EXIT_USAGE, "--insecure: %s has addresses that "
+			    "are not loopback; anyone on the network could "
+			    "speak for a node (use -k KEYFILE)", o->cluster);
 		cfg->key.insecure = 1;
 		warnx("--insecure: datagrams are not authenticated");
-	} else if ((rc = key_load(o->key, cfg->key.k, msg,
-	    sizeof(msg))) == -1)
+	} else if (wire_key_load(&cfg->key, o->key, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
-	else if (rc == 1)
-		warnx("%s", msg);
 }
 
 static void
@@ -278,15 +321,30 @@ print_stats(const struct shell *sh, FILE *f)
 	fprintf(f, "\n");
 }
 
+static void
+drop_line(void *arg, unsigned from, const char *why, uint64_t n)
+{
+	struct shell *sh = arg;
+
+	if (from == 0)
+		tw_event(sh->tw, sh->self, "drop from=- why=%s n=%llu", why,
+		    (unsigned long long)n);
+	else
+		tw_event(sh->tw, sh->self, "drop from=%u why=%s n=%llu", from,
+		    why, (unsigned long long)n);
+}
+
 static void __attribute__((noreturn))
 leave(struct shell *sh, const char *why, int status)
 {
 	const struct fd_stats *st = fd_stats(sh->fd);
 
-	log_drops_tick(&sh->drops, sh->self, mono_now() + LOG_DROPS_WINDOW);
+	log_drops_tick(&sh->logdrops, sh->self,
+	    mono_now() + LOG_DROPS_WINDOW);
 	log_info("stop node=%u why=%s sent=%llu recv=%llu dropped=%llu",
 	    sh->self, why, (unsigned long long)st->sent,
 	    (unsigned long long)st->received, (unsigned long long)st->dropped);
+	drops_flush(&sh->drops, mono_now(), drop_line, sh);
 	tw_event(sh->tw, sh->self, "exit why=%s sent=%llu recv=%llu "
 	    "dropped=%llu", why, (unsigned long long)st->sent,
 	    (unsigned long long)st->received, (unsigned long long)st->dropped);
@@ -318,6 +376,7 @@ carry_out(struct shell *sh)
 	const struct cluster_node *n;
 	const struct fd_act *a;
 	size_t i, na;
+	int64_t now;
 
 	a = fd_actions(sh->fd, &na);
 	for (i = 0; i < na; i++, a++) {
@@ -340,14 +399,26 @@ carry_out(struct shell *sh)
 			log_info("peer-up node=%u peer=%u", sh->self, a->peer);
 			signal_client(sh, "up", a->peer);
 			break;
-		case FD_ACT_DROP:
-			log_drops_add(&sh->drops, a->why, mono_now());
-			if (a->peer == 0)
-				tw_event(sh->tw, sh->self, "drop from=- why=%s",
-				    a->why);
+		case FD_ACT_MISFIT:
+			/* Under elect-node (--digest), the node says it. */
+			if (sh->quiet_misfits)
+				break;
+			if (a->why == NULL)
+				log_warnx("node %u: configuration agrees again; "
+				    "counted", a->peer);
 			else
-				tw_event(sh->tw, sh->self,
-				    "drop from=%u why=%s", a->peer, a->why);
+				log_warnx("node %u: its %s differs from ours; "
+				    "not counted until it agrees", a->peer,
+				    a->why);
+			break;
+		case FD_ACT_DROP:
+			now = mono_now();
+			log_drops_add(&sh->logdrops, a->why, now);
+			/* An id outside the cluster is noise: one line for
+			 * all of them. */
+			if (drops_add(&sh->drops, cluster_find(&sh->c,
+			    a->peer) != NULL ? a->peer : 0, a->why, now))
+				drops_flush(&sh->drops, now, drop_line, sh);
 			break;
 		}
 	}
@@ -437,14 +508,19 @@ read_datagrams(struct shell *sh)
 	static uint8_t buf[RECV_BATCH][WIRE_DGRAM_MAX + 1];
 	struct mmsghdr mm[RECV_BATCH];
 	struct iovec iov[RECV_BATCH];
+	struct sockaddr_storage src[RECV_BATCH];
+	const struct cluster_node *at;
 	int i, n;
 
 	memset(mm, 0, sizeof(mm));
+	memset(src, 0, sizeof(src));
 	for (i = 0; i < RECV_BATCH; i++) {
 		iov[i].iov_base = buf[i];
 		iov[i].iov_len = sizeof(buf[i]);
 		mm[i].msg_hdr.msg_iov = &iov[i];
 		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_name = &src[i];
+		mm[i].msg_hdr.msg_namelen = sizeof(src[i]);
 	}
 	if ((n = recvmmsg(sh->sock, mm, RECV_BATCH, MSG_DONTWAIT,
 	    NULL)) == -1) {
@@ -454,9 +530,28 @@ read_datagrams(struct shell *sh)
 		leave(sh, "error", 1);
 	}
 	for (i = 0; i < n; i++) {
-		fd_datagram(sh->fd, buf[i], mm[i].msg_len, mono_now());
+		/* Where it came from, whatever it claims. */
+		at = cluster_by_addr(&sh->c, &src[i], 1);
+		fd_datagram(sh->fd, buf[i], mm[i].msg_len,
+		    at != NULL ? at->id : 0, mono_now());
 		carry_out(sh);
 	}
+}
+
+/* SIGHUP: the key file again (a rotation); a bad one changes nothing. */
+static void
+rekey(struct shell *sh)
+{
+	struct wire_key k = { 0 };
+	char msg[256];
+
+	if (sh->keyfile == NULL)
+		return;
+	if (wire_key_load(&k, sh->keyfile, msg, sizeof(msg)) == -1)
+		log_warnx("%s; keeping the keys in force", msg);
+	else
+		fd_set_key(sh->fd, &k);
+	sodium_memzero(&k, sizeof(k));
 }
 
 static void
@@ -469,6 +564,7 @@ take_signals(struct shell *sh)
 		case SIGHUP:
 			if (sh->tw != NULL && tw_reopen(sh->tw) == -1)
 				warn("reopening the trace");
+			rekey(sh);
 			break;
 		case SIGUSR1:
 			print_stats(sh, stderr);
@@ -501,9 +597,13 @@ loop(struct shell *sh)
 			carry_out(sh);
 			deadline = fd_deadline(sh->fd);
 		}
+		if (drops_deadline(&sh->drops) <= now)
+			drops_flush(&sh->drops, now, drop_line, sh);
+		if (drops_deadline(&sh->drops) < deadline)
+			deadline = drops_deadline(&sh->drops);
 		wait = deadline == INT64_MAX ? -1 :
 		    deadline > now ? deadline - now : 0;
-		if ((dw = log_drops_tick(&sh->drops, sh->self, now)) >= 0 &&
+		if ((dw = log_drops_tick(&sh->logdrops, sh->self, now)) >= 0 &&
 		    (wait == -1 || dw < wait))
 			wait = dw;
 		ms = tw_pollfd(sh->tw, &pfd[2]);
@@ -568,6 +668,7 @@ main(int argc, char *argv[])
 	struct fd_config cfg;
 	struct shell sh;
 	unsigned *ids, watch[CLUSTER_NODES_MAX];
+	uint8_t *nonces;
 	size_t nwatch;
 	size_t i;
 
@@ -579,6 +680,9 @@ main(int argc, char *argv[])
 		errx(1, "sodium_init");
 	memset(&sh, 0, sizeof(sh));
 	sh.self = o.self;
+	sh.quiet_misfits = o.digest != NULL;
+	sh.keyfile = o.key;
+	log_init("elect-fd", 0, 0);
 	load(&o, &sh, &cfg);
 	nwatch = o.watch == NULL ? 0 :
 	    parse_watch(o.watch, &sh.c, watch, nitems(watch));
@@ -594,6 +698,11 @@ main(int argc, char *argv[])
 	cfg.timeout = o.timeout_ms * FD_MS;
 	cfg.phi = o.phi;
 	cfg.report_up = o.report_up;
+	set_conf(&o, &sh.c, &cfg.conf);
+	if ((nonces = calloc(sh.c.n, SESS_NONCE)) == NULL)
+		err(1, "calloc");
+	randombytes_buf(nonces, sh.c.n * SESS_NONCE);
+	cfg.nonces = nonces;
 	/* Without one from elect-node: microseconds of the real-time clock,
 	 * which grow across restarts as long as the clock is not set back. */
 	cfg.incarnation = o.incarnation != 0 ? o.incarnation :
@@ -601,6 +710,7 @@ main(int argc, char *argv[])
 	if ((sh.fd = fd_new(&cfg)) == NULL)
 		errx(1, "cannot set up the detector");
 	free(ids);
+	free(nonces);
 	open_socket(&sh);
 	if (o.trace != NULL &&
 	    (sh.tw = tw_open(o.trace, STDERR_FILENO)) == NULL)

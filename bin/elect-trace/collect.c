@@ -730,7 +730,7 @@ cmd_collect(int argc, char *argv[])
 	const char *addr = NULL;
 	int ch, ls, ordered = 0, insecure = 0;
 	const char *keyfile = NULL;
-	uint8_t key[KEY_BYTES];
+	uint8_t keys[KEY_MAX][KEY_BYTES];
 	char msg[256];
 
 	while ((ch = getopt_long(argc, argv, "d:hk:l:o:qvw:", longopts,
@@ -772,13 +772,11 @@ cmd_collect(int argc, char *argv[])
 	if (addr == NULL || optind != argc)
 		usage("collect", EXIT_USAGE);
 	if (keyfile != NULL) {
-		int rc = key_load(keyfile, key, msg, sizeof(msg));
-
-		if (rc == -1)
+		/* Writers prove themselves under the key they send with:
+		 * the first of the file's (see elect-node(1), KEY ROTATION). */
+		if (key_load(keyfile, keys, msg, sizeof(msg)) == -1)
 			errx(EXIT_USAGE, "%s", msg);
-		if (rc == 1)
-			warnx("%s", msg);
-		st.key = key;
+		st.key = keys[0];
 	}
 	if (sodium_init() == -1)
 		errx(1, "libsodium cannot start");

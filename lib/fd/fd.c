@@ -17,7 +17,7 @@ struct phi {
 
 struct peer {
 	unsigned	 id;
-	struct wire_window win;		/* what it sent us */
+	struct sess	 sess;		/* the handshake, what it sent us */
 	uint64_t	 tx_seq;	/* last seq we sent it */
 
 	/* Our monitoring of it. */
@@ -140,6 +140,7 @@ fd_new(const struct fd_config *cfg)
 		return NULL;
 	fd->cfg = *cfg;
 	fd->cfg.ids = NULL;
+	fd->cfg.nonces = NULL;
 	if (cfg->phi > 0)
 		fd->score = fd_phi_score(cfg->phi);
 	if ((fd->peers = calloc(cfg->nids, sizeof(*fd->peers))) == NULL)
@@ -147,6 +148,7 @@ fd_new(const struct fd_config *cfg)
 	fd->npeers = cfg->nids;
 	for (i = 0; i < fd->npeers; i++) {
 		fd->peers[i].id = cfg->ids[i];
+		sess_init(&fd->peers[i].sess, cfg->nonces + i * SESS_NONCE);
 		if (cfg->phi > 0 && (fd->peers[i].phi =
 		    calloc(1, sizeof(struct phi))) == NULL)
 			goto fail;
@@ -197,11 +199,11 @@ act(struct fd *fd, enum fd_act_kind kind, unsigned id)
 }
 
 static void
-send_msg(struct fd *fd, struct peer *p, enum fd_msg type,
+send_msg(struct fd *fd, struct peer *p, uint8_t type,
     const uint8_t *payload, size_t len)
 {
 	struct wire_msg m = {
-		.type = (uint8_t)type,
+		.type = type,
 		.from = (uint16_t)fd->cfg.self,
 		.to = (uint16_t)p->id,
 		.inc = fd->cfg.incarnation,
@@ -427,6 +429,24 @@ on_pong(struct fd *fd, struct peer *p, const struct wire_msg *m, int64_t now)
 	return NULL;
 }
 
+static void
+misfit(struct fd *fd, struct peer *p)
+{
+	struct fd_act *a;
+
+	if ((a = act(fd, FD_ACT_MISFIT, p->id)) != NULL)
+		a->why = sess_misfit_name(p->sess.misfit);
+}
+
+/* A new process: not down, and ask it now for heartbeats. */
+static void
+on_hello(struct fd *fd, struct peer *p, int64_t now)
+{
+	p->gone = 0;
+	if (p->monitored)
+		probe(fd, p, now);
+}
+
 static const char *
 on_message(struct fd *fd, struct peer *p, const struct wire_msg *m,
     int64_t now)
@@ -455,25 +475,29 @@ on_message(struct fd *fd, struct peer *p, const struct wire_msg *m,
 		}
 		break;
 	case FD_MSG_HELLO:
-		/* A new process: not down, and ask it now for heartbeats. */
-		p->gone = 0;
-		if (p->monitored)
-			probe(fd, p, now);
+		on_hello(fd, p, now);
 		break;
 	}
 	return NULL;
 }
 
 void
-fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, int64_t now)
+fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, unsigned src,
+    int64_t now)
 {
 	struct wire_msg m;
 	struct peer *p;
 	const char *why;
+	uint64_t hinc;
+	int changed = 0;
 
 	fd->nout = 0;
 	if ((why = wire_decode(&fd->cfg.key, &fd_wire, fd->cfg.self, buf, len,
 	    &m)) != NULL) {
+		if (strcmp(why, "bad-mac") == 0 && src == m.from &&
+		    src != fd->cfg.self && (p = peer(fd, src)) != NULL &&
+		    sess_badmac(&p->sess))
+			misfit(fd, p);
 		drop(fd, m.from, why);
 		goto out;
 	}
@@ -481,11 +505,29 @@ fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, int64_t now)
 		drop(fd, m.from, "unknown-peer");
 		goto out;
 	}
-	if ((why = wire_window_check(&p->win, m.inc, m.seq)) != NULL ||
-	    (why = on_message(fd, p, &m, now)) != NULL) {
+	if (src != m.from) {
+		drop(fd, m.from, "bad-address");
+		goto out;
+	}
+	hinc = p->sess.hwin.valid ? p->sess.hwin.inc : 0;
+	why = sess_recv(&p->sess, &fd->cfg.conf, &m, now, &changed);
+	if (changed)
+		misfit(fd, p);
+	if (why != NULL && strcmp(why, "hello") == 0) {
+		/*
+		 * The first HELLO of a newer incarnation: a new process, as
+		 * FD_MSG_HELLO said.  Like alive, it only delays a report;
+		 * its heartbeats count once it has answered our challenge.
+		 */
+		if (p->sess.hwin.inc > hinc)
+			on_hello(fd, p, now);
+		goto took;
+	}
+	if (why != NULL || (why = on_message(fd, p, &m, now)) != NULL) {
 		drop(fd, m.from, why);
 		goto out;
 	}
+took:
 	fd->stats.received++;
 out:
 	due(fd, now);
@@ -511,6 +553,14 @@ probe_due(const struct fd *fd, const struct peer *p)
 static void
 due_peer(struct fd *fd, struct peer *p, int64_t now)
 {
+	struct sess_hello h;
+	uint8_t pl[SESS_PAYLOAD];
+
+	if (sess_due(&p->sess, now)) {
+		sess_hello(&p->sess, &fd->cfg.conf, now, &h);
+		sess_hello_put(&h, pl);
+		send_msg(fd, p, WIRE_TYPE_HELLO, pl, sizeof(pl));
+	}
 	if (p->subscribed && now >= p->sub_until)
 		p->subscribed = 0;
 	/*
@@ -549,15 +599,11 @@ fd_tick(struct fd *fd, int64_t now)
 	due(fd, now);
 }
 
+/* The handshake's first HELLOs, owed from the start, say it now. */
 void
 fd_hello(struct fd *fd, int64_t now)
 {
-	size_t i;
-
 	fd->nout = 0;
-	for (i = 0; i < fd->npeers; i++)
-		if (fd->peers[i].id != fd->cfg.self)
-			send_msg(fd, &fd->peers[i], FD_MSG_HELLO, NULL, 0);
 	due(fd, now);
 }
 
@@ -572,6 +618,7 @@ fd_deadline(const struct fd *fd)
 		p = &fd->peers[i];
 		if (p->id == fd->cfg.self)
 			continue;
+		d = min64(d, sess_deadline(&p->sess));
 		/* Exact times; due_peer() also takes what is nearly due. */
 		if (p->subscribed)
 			d = min64(d, min64(p->sub_until, p->next_alive));
@@ -603,4 +650,10 @@ fd_limit(const struct fd *fd, unsigned id)
 	const struct peer *p = peer(fd, id);
 
 	return p == NULL ? 0 : p->limit;
+}
+
+void
+fd_set_key(struct fd *fd, const struct wire_key *k)
+{
+	fd->cfg.key = *k;
 }

@@ -37,10 +37,16 @@
  *	ALIVE	  "I'm alive"; no payload.
  *	PING	  ping mode: "are you alive?"; no payload.
  *	PONG	  the reply; payload u64: the seq of the PING it answers.
- *	HELLO	  a detector that starts says so to every peer, once: a peer
+ *	HELLO	  (no longer sent: the handshake's confirmation of a new
+ *		  process does what it did, and a HELLO sent before the
+ *		  handshake would be dropped) a detector that starts says
+ *		  so to every peer, once: a peer
  *		  that took it for down knows it is back (its new process
  *		  plays dead to nobody) and asks it for heartbeats at once,
  *		  since the new process knows no subscribers; no payload.
+ *	WIRE_TYPE_HELLO  the handshake of net/session.h: no other message
+ *		  of a peer counts until it has answered this process's
+ *		  challenge under the key with the same configuration.
  * Only ALIVE and PONG count as heartbeats, so that playdead works while
  * the node still sends its own MONITOR and PING requests.  A detector
  * that does not know HELLO drops it (bad-type) and loses only speed.
@@ -51,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/session.h"
 #include "net/wire.h"
 
 enum fd_msg {
@@ -65,7 +72,7 @@ enum fd_msg {
 
 extern const struct wire_proto fd_wire;
 
-#define FD_PAYLOAD_MAX	8
+#define FD_PAYLOAD_MAX	SESS_PAYLOAD
 #define FD_DGRAM_MAX	(WIRE_HDR_LEN + FD_PAYLOAD_MAX + WIRE_MAC_LEN)
 
 #define FD_MS		INT64_C(1000000)	/* nanoseconds */
@@ -89,6 +96,8 @@ struct fd_config {
 	int		 report_up;
 	uint64_t	 incarnation;
 	struct wire_key	 key;
+	struct sess_conf conf;		/* what must agree with the peers */
+	const uint8_t	*nonces;	/* SESS_NONCE random bytes per id */
 };
 
 /* Commands, as read from stdin by fd_cmd_parse(). */
@@ -121,13 +130,14 @@ enum fd_act_kind {
 	FD_ACT_SEND,	/* send buf[0..len) to peer's fd address */
 	FD_ACT_DOWN,	/* write "down ID" (DownSig) */
 	FD_ACT_UP,	/* write "up ID" */
-	FD_ACT_DROP	/* a datagram refused: trace "drop from=peer why=" */
+	FD_ACT_DROP,	/* a datagram refused: trace "drop from=peer why=" */
+	FD_ACT_MISFIT	/* what differs from peer changed: why, or NULL */
 };
 
 struct fd_act {
 	enum fd_act_kind kind;
 	unsigned	 peer;		/* DROP: claimed sender, 0 if unknown */
-	const char	*why;		/* DROP */
+	const char	*why;		/* DROP, MISFIT */
 	size_t		 len;		/* SEND */
 	uint8_t		 buf[FD_DGRAM_MAX];
 };
@@ -153,14 +163,19 @@ void		 fd_free(struct fd *);
 /*
  * The inputs.  Each clears the actions of the previous input and leaves
  * its own for fd_actions().  fd_command returns NULL, or why the command
- * was refused (unknown node): then nothing changed.
+ * was refused (unknown node): then nothing changed.  SRC is the node at
+ * whose detector address the datagram came from (0: none): it must be the
+ * sender it claims to be.
  */
 const char	*fd_command(struct fd *, const struct fd_cmd *, int64_t now);
 void		 fd_datagram(struct fd *, const uint8_t *buf, size_t len,
-		    int64_t now);
+		    unsigned src, int64_t now);
 void		 fd_tick(struct fd *, int64_t now);
-/* The detector has just started: HELLO to every peer. */
+/* The detector has just started: the handshake's HELLO to every peer. */
 void		 fd_hello(struct fd *, int64_t now);
+
+/* A key rotation: datagrams are sent and checked under K from now on. */
+void		 fd_set_key(struct fd *, const struct wire_key *k);
 
 const struct fd_act *fd_actions(const struct fd *, size_t *n);
 /* When fd_tick() must run next (INT64_MAX: only on input). */

@@ -391,8 +391,9 @@ resolve(struct cluster_node *n, const char *file, char *err, size_t errlen)
 }
 
 /* Same family, address and port (the port is in the same place). */
-static int
-same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+int
+cluster_same_addr(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
 {
 	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
 	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
@@ -417,10 +418,10 @@ check_resolved(const struct cluster *c, char *err, size_t errlen)
 		a = &c->nodes[i];
 		for (j = 0; j < c->n; j++) {
 			b = &c->nodes[j];
-			if (i == j || !(same_addr(&a->addr, &b->addr) ||
-			    same_addr(&a->addr, &b->fd_addr) ||
-			    same_addr(&a->fd_addr, &b->addr) ||
-			    same_addr(&a->fd_addr, &b->fd_addr)))
+			if (i == j || !(cluster_same_addr(&a->addr, &b->addr) ||
+			    cluster_same_addr(&a->addr, &b->fd_addr) ||
+			    cluster_same_addr(&a->fd_addr, &b->addr) ||
+			    cluster_same_addr(&a->fd_addr, &b->fd_addr)))
 				continue;
 			snprintf(err, errlen, "%s:%u: node %u shares an address "
 			    "and port with node %u (line %u)", c->file,
@@ -457,4 +458,36 @@ cluster_load(const char *path, struct cluster *c, char *err, size_t errlen)
 fail:
 	cluster_free(c);
 	return -1;
+}
+
+const struct cluster_node *
+cluster_by_addr(const struct cluster *c, const struct sockaddr_storage *ss,
+    int fd)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (cluster_same_addr(fd ? &c->nodes[i].fd_addr :
+		    &c->nodes[i].addr, ss))
+			return &c->nodes[i];
+	return NULL;
+}
+
+int
+cluster_loopback(const struct cluster *c)
+{
+	const struct sockaddr_in *a4;
+	const struct sockaddr_in6 *a6;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		a4 = (const void *)&c->nodes[i].addr;
+		a6 = (const void *)&c->nodes[i].addr;
+		if (a4->sin_family == AF_INET ?
+		    (ntohl(a4->sin_addr.s_addr) >> 24) != 127 :
+		    a6->sin6_family != AF_INET6 ||
+		    !IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr))
+			return 0;
+	}
+	return 1;
 }

@@ -73,4 +73,14 @@ void	 cluster_endpoint(const struct cluster_node *, uint16_t port,
 
 void	 cluster_free(struct cluster *);
 
+/* Same family, address and port. */
+int	 cluster_same_addr(const struct sockaddr_storage *,
+	    const struct sockaddr_storage *);
+/* The node whose protocol address (FD: detector address) is SS, or NULL:
+ * where a datagram really came from, whatever it claims. */
+const struct cluster_node *cluster_by_addr(const struct cluster *,
+	    const struct sockaddr_storage *ss, int fd);
+/* 1 when every node's address is a loopback one (127.0.0.0/8, ::1). */
+int	 cluster_loopback(const struct cluster *);
+
 #endif

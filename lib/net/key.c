@@ -12,15 +12,44 @@
 #include "net/key.h"
 
 int
-key_load(const char *path, uint8_t key[KEY_BYTES], char *msg, size_t msglen)
+key_parse(const uint8_t *buf, size_t len, uint8_t keys[KEY_MAX][KEY_BYTES],
+    char *msg, size_t msglen)
 {
-	uint8_t buf[KEY_BYTES + 1];
+	size_t i;
+
+	if (len != KEY_BYTES && len != KEY_MAX * KEY_BYTES) {
+		snprintf(msg, msglen, "a key is exactly %d bytes (two keys "
+		    "during a rotation: %d), this file has %s%zu (make one "
+		    "with: head -c %d /dev/urandom)", KEY_BYTES,
+		    KEY_MAX * KEY_BYTES, len > KEY_MAX * KEY_BYTES ?
+		    "more than " : "", len > KEY_MAX * KEY_BYTES ?
+		    (size_t)(KEY_MAX * KEY_BYTES) : len, KEY_BYTES);
+		return -1;
+	}
+	for (i = 0; i < len / KEY_BYTES; i++)
+		memcpy(keys[i], buf + i * KEY_BYTES, KEY_BYTES);
+	if (len == KEY_MAX * KEY_BYTES &&
+	    sodium_memcmp(keys[0], keys[1], KEY_BYTES) == 0) {
+		snprintf(msg, msglen, "the same key twice");
+		sodium_memzero(keys, KEY_MAX * KEY_BYTES);
+		return -1;
+	}
+	return (int)(len / KEY_BYTES);
+}
+
+int
+key_load(const char *path, uint8_t keys[KEY_MAX][KEY_BYTES], char *msg,
+    size_t msglen)
+{
+	/* One byte more than two keys, to see a file that is too long. */
+	uint8_t buf[KEY_MAX * KEY_BYTES + 1];
+	char why[200];
 	struct stat st;
 	size_t n = 0;
 	ssize_t r;
-	int fd, rc = 0;
+	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
 		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -29,33 +58,34 @@ key_load(const char *path, uint8_t key[KEY_BYTES], char *msg, size_t msglen)
 		close(fd);
 		return -1;
 	}
-	/* One byte more than a key, to see a file that is too long. */
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		snprintf(msg, msglen, "%s: mode %03o lets group or others at "
+		    "the key; refused (chmod 600 %s)", path,
+		    (unsigned)(st.st_mode & 0777), path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(msg, msglen, "%s: owned by uid %u, not by this user "
+		    "(uid %u); refused", path, (unsigned)st.st_uid,
+		    (unsigned)geteuid());
+		close(fd);
+		return -1;
+	}
 	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) != 0) {
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
 			snprintf(msg, msglen, "%s: %s", path, strerror(errno));
 			close(fd);
+			sodium_memzero(buf, sizeof(buf));
 			return -1;
 		}
 		n += (size_t)r;
 	}
 	close(fd);
-	if (n != KEY_BYTES) {
-		snprintf(msg, msglen, "%s: a key is exactly %d bytes, this file "
-		    "has %s%zu (make one with: head -c %d /dev/urandom > %s)",
-		    path, KEY_BYTES, n > KEY_BYTES ? "more than " : "",
-		    n > KEY_BYTES ? (size_t)KEY_BYTES : n, KEY_BYTES, path);
-		sodium_memzero(buf, sizeof(buf));
-		return -1;
-	}
-	memcpy(key, buf, KEY_BYTES);
+	if ((rc = key_parse(buf, n, keys, why, sizeof(why))) == -1)
+		snprintf(msg, msglen, "%s: %s", path, why);
 	sodium_memzero(buf, sizeof(buf));
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(msg, msglen, "%s: mode %03o lets group or others at "
-		    "the key (chmod 600 %s)", path,
-		    (unsigned)(st.st_mode & 0777), path);
-		rc = 1;
-	}
 	return rc;
 }

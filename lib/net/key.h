@@ -2,9 +2,14 @@
  * The cluster key: a file of exactly KEY_BYTES random bytes, shared by
  * every node, that authenticates every datagram.  Make one with
  *
- *	head -c 32 /dev/urandom > cluster.key; chmod 600 cluster.key
+ *	(umask 077; head -c 32 /dev/urandom > cluster.key)
  *
- * and copy it to each host over a channel you trust.
+ * and copy it to each host over a channel you trust.  During a rotation
+ * the file holds two keys, 2 * KEY_BYTES bytes: datagrams are sent under
+ * the first, and accepted under either.
+ *
+ * Like OpenSSH with a private key, a file that group or others may read
+ * or write, or that another user owns (root's files aside), is refused.
  */
 #ifndef ELECT_KEY_H
 #define ELECT_KEY_H
@@ -13,14 +18,21 @@
 #include <stdint.h>
 
 #define KEY_BYTES	32
+#define KEY_MAX		2	/* keys in one file */
 
 /*
- * Reads the key in PATH into KEY.  Returns -1 with "PATH: why" in MSG when
- * the file cannot be read or is not exactly KEY_BYTES long; 1 when the key
- * was read but MSG holds a warning (group or others may use the file);
- * 0 when all is well.
+ * Parses the LEN bytes of a key file: one key or two.  Pure.  Returns the
+ * number of keys, or -1 with why in MSG.
  */
-int	 key_load(const char *path, uint8_t key[KEY_BYTES], char *msg,
-	    size_t msglen);
+int	 key_parse(const uint8_t *buf, size_t len,
+	    uint8_t keys[KEY_MAX][KEY_BYTES], char *msg, size_t msglen);
+
+/*
+ * Reads the keys in PATH.  Returns their number, or -1 with "PATH: why"
+ * in MSG when the file cannot be read, is not one or two keys long, lets
+ * group or others at it, or belongs to another user.
+ */
+int	 key_load(const char *path, uint8_t keys[KEY_MAX][KEY_BYTES],
+	    char *msg, size_t msglen);
 
 #endif

@@ -13,13 +13,13 @@
 _Static_assert(crypto_generichash_KEYBYTES_MAX >= KEY_BYTES, "key size");
 
 static void
-mac(const struct wire_key *key, const uint8_t *buf, size_t len, uint8_t *out)
+mac(const struct wire_key *key, const uint8_t *k, const uint8_t *buf,
+    size_t len, uint8_t *out)
 {
 	if (key->insecure)
 		memset(out, 0, WIRE_MAC_LEN);
 	else
-		crypto_generichash(out, WIRE_MAC_LEN, buf, len, key->k,
-		    KEY_BYTES);
+		crypto_generichash(out, WIRE_MAC_LEN, buf, len, k, KEY_BYTES);
 }
 
 static int
@@ -31,8 +31,12 @@ mac_ok(const struct wire_key *key, const uint8_t *buf, size_t len,
 
 	if (key->insecure)
 		return sodium_is_zero(tag, WIRE_MAC_LEN);
-	mac(key, buf, len, want);
+	mac(key, key->k, buf, len, want);
 	ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0;	/* constant time */
+	if (!ok && key->has_old) {
+		mac(key, key->old, buf, len, want);
+		ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0;
+	}
 	sodium_memzero(want, sizeof(want));
 	return ok;
 }
@@ -43,8 +47,8 @@ wire_encode(const struct wire_key *key, const struct wire_proto *proto,
 {
 	size_t n = WIRE_HDR_LEN + m->len;
 
-	if (m->type == 0 || m->type > proto->maxtype ||
-	    m->len > WIRE_PAYLOAD_MAX || n + WIRE_MAC_LEN > buflen ||
+	if (m->type == 0 || (m->type > proto->maxtype &&
+	    m->type != WIRE_TYPE_HELLO) || m->len > WIRE_PAYLOAD_MAX || n + WIRE_MAC_LEN > buflen ||
 	    m->from == 0 || m->to == 0 || m->seq == 0)
 		return 0;
 	wire_put32(buf, proto->magic);
@@ -61,7 +65,7 @@ wire_encode(const struct wire_key *key, const struct wire_proto *proto,
 	wire_put64(buf + 40, m->grp.ctr);
 	if (m->len > 0)
 		memmove(buf + WIRE_HDR_LEN, m->payload, m->len);
-	mac(key, buf, n, buf + n);
+	mac(key, key->k, buf, n, buf + n);
 	return n + WIRE_MAC_LEN;
 }
 
@@ -99,7 +103,8 @@ wire_decode(const struct wire_key *key, const struct wire_proto *proto,
 	m->grp.ctr = wire_get64(buf + 40);
 	m->payload = buf + WIRE_HDR_LEN;
 	m->len = plen;
-	if (m->type == 0 || m->type > proto->maxtype)
+	if (m->type == 0 || (m->type > proto->maxtype &&
+	    m->type != WIRE_TYPE_HELLO))
 		return "bad-type";
 	if (wire_get16(buf + 14) != 0 || m->seq == 0)
 		return "bad-header";
@@ -136,4 +141,23 @@ wire_window_check(struct wire_window *w, uint64_t inc, uint64_t seq)
 		return "replay";
 	w->bits |= (uint64_t)1 << age;
 	return NULL;
+}
+
+int
+wire_key_load(struct wire_key *k, const char *path, char *msg, size_t msglen)
+{
+	uint8_t keys[KEY_MAX][KEY_BYTES];
+	int n;
+
+	if ((n = key_load(path, keys, msg, msglen)) == -1)
+		return -1;
+	k->insecure = 0;
+	memcpy(k->k, keys[0], KEY_BYTES);
+	k->has_old = n == 2;
+	if (n == 2)
+		memcpy(k->old, keys[1], KEY_BYTES);
+	else
+		sodium_memzero(k->old, KEY_BYTES);
+	sodium_memzero(keys, sizeof(keys));
+	return n;
 }

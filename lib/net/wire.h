@@ -8,7 +8,8 @@
  *	  0    4  magic     "ELFD" (elect-fd) or "ELND" (elect-node), so a
  *	                    datagram sent to the wrong port is refused
  *	  4    1  version   WIRE_VERSION
- *	  5    1  type      1 .. the protocol's maxtype
+ *	  5    1  type      1 .. the protocol's maxtype, or WIRE_TYPE_HELLO
+ *	                    (255): the handshake of net/session.h
  *	  6    2  length    payload bytes, 0 .. WIRE_PAYLOAD_MAX
  *	  8    2  from      sender id, 1..65535
  *	 10    2  to        receiver id: a datagram is good for one receiver
@@ -44,7 +45,8 @@
 
 #define WIRE_MAGIC_FD		0x454c4644u	/* "ELFD" */
 #define WIRE_MAGIC_NODE		0x454c4e44u	/* "ELND" */
-#define WIRE_VERSION		1
+#define WIRE_VERSION		2	/* 2: the handshake */
+#define WIRE_TYPE_HELLO		255
 #define WIRE_HDR_LEN		48
 #define WIRE_MAC_LEN		32
 #define WIRE_PAYLOAD_MAX	1152
@@ -56,10 +58,13 @@ struct wire_proto {
 	uint8_t		 maxtype;
 };
 
-/* The cluster key, or none (insecure). */
+/* The cluster key, or none (insecure); during a rotation a second key
+ * whose MACs are accepted too (datagrams are sent under k). */
 struct wire_key {
 	int		 insecure;
 	uint8_t		 k[KEY_BYTES];
+	int		 has_old;
+	uint8_t		 old[KEY_BYTES];
 };
 
 /* Stoller's election identifier: (node, incarnation, counter). */
@@ -99,7 +104,7 @@ size_t		 wire_encode(const struct wire_key *, const struct wire_proto *,
  *	bad-version	a version this build does not speak
  *	bad-length	bytes after the MAC
  *	bad-mac		the MAC does not verify (forged, corrupted, other key)
- *	bad-type	type 0 or past the protocol's maxtype
+ *	bad-type	type 0 or past the protocol's maxtype, and not HELLO
  *	bad-header	reserved bytes not zero, or seq 0
  *	bad-sender	from 0, or from SELF
  *	misdirected	to another node
@@ -138,6 +143,13 @@ struct wire_window {
  */
 const char	*wire_window_check(struct wire_window *w, uint64_t inc,
 		    uint64_t seq);
+
+/*
+ * Loads the key file PATH into K (a second key is accepted too): the
+ * number of keys, or -1 with why in MSG.  See net/key.h.
+ */
+int		 wire_key_load(struct wire_key *k, const char *path, char *msg,
+		    size_t msglen);
 
 /* Big-endian fields for payloads. */
 static inline void

@@ -107,13 +107,35 @@ private_fd(int fd, int *own)
 	return nfd;
 }
 
+/*
+ * A new trace is the owner's alone (0600): it shows the cluster's
+ * addresses, timing and traffic.  In a set-group-id directory, where new
+ * files take the directory's group, that group may read it too (0640).
+ */
+static mode_t
+trace_mode(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (strlcpy(dir, path, sizeof(dir)) >= sizeof(dir))
+		return 0600;
+	if ((slash = strrchr(dir, '/')) == NULL)
+		strlcpy(dir, ".", sizeof(dir));
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return stat(dir, &st) == 0 && (st.st_mode & S_ISGID) ? 0640 : 0600;
+}
+
 static int
 open_file(struct trace_writer *w)
 {
 	int fd;
 
 	fd = open(w->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NONBLOCK, 0644);
+	    O_NONBLOCK, trace_mode(w->path));
 	if (fd == -1)
 		return -1;
 	w->fd = fd;

@@ -29,7 +29,8 @@ check(struct fd *fd, struct model *m)
 
 	a = fd_actions(fd, &n);
 	for (i = 0; i < n; i++, a++) {
-		if (a->peer > 3 && a->kind != FD_ACT_DROP)
+		if (a->peer > 3 && a->kind != FD_ACT_DROP &&
+		    a->kind != FD_ACT_MISFIT)
 			abort();
 		if (a->kind == FD_ACT_SEND && (a->peer < 2 ||
 		    a->len > FD_DGRAM_MAX))
@@ -79,6 +80,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct model m = { { 0 }, { 0 } };
 	int64_t now = 0;
+	uint8_t nonces[3 * SESS_NONCE];
 	struct fd *fd;
 	size_t i = 1, n;
 
@@ -87,6 +89,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.mode = data[0] & 1 ? FD_PING : FD_PUSH;
 	if (data[0] & 2)
 		cfg.phi = 1 + (data[0] >> 2) % 20;
+	/* Nonces a fuzzer can echo: 1, 2, 3 repeated, one per node. */
+	for (n = 0; n < sizeof(nonces); n++)
+		nonces[n] = (uint8_t)(n / SESS_NONCE + 1);
+	cfg.nonces = nonces;
 	if ((fd = fd_new(&cfg)) == NULL)
 		abort();
 	while (i + 2 <= size) {
@@ -96,7 +102,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (data[i] == 0)
 			command(fd, &m, data + i + 2, n, now);
 		else if (data[i] == 1) {
-			fd_datagram(fd, data + i + 2, n, now);
+			/* The source is who it claims to be, mostly. */
+			fd_datagram(fd, data + i + 2, n,
+			    n >= 10 ? data[i + 2 + 9] : 0, now);
 			check(fd, &m);
 		} else {
 			now += (int64_t)n * FD_MS;

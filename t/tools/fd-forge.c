@@ -2,8 +2,11 @@
  * fd-forge: sends elect-fd hostile or hand-made datagrams, for the tests.
  *
  *	fd-forge -f CLUSTER -d TO [-k KEYFILE] [-i FROM] [-I INC] [-q SEQ]
- *	    [-n COUNT] [-g GAP_MS] KIND
+ *	    [-n COUNT] [-g GAP_MS] [-S] KIND
  *
+ * With -S it sends from node FROM's own fd address (which must be free:
+ * FROM not running), as a datagram captured from FROM and replayed, or
+ * an impostor on FROM's host, would come.
  * Sends COUNT copies of the same datagram (so every copy after the first
  * is a replay) to the fd port of node TO, GAP_MS apart.  Without -k the
  * datagram is insecure (a MAC of zeros).  KIND:
@@ -12,7 +15,7 @@
  *	truncated	a good ALIVE cut short
  *	oversized	a good header followed by too many bytes
  *	bad-magic	an elect-node datagram sent to the fd port
- *	bad-version	version 2
+ *	bad-version	a version after this build's
  *	bad-type	message type 200
  *	bad-payload	a MONITOR with a 3-byte payload
  *	misdirected	a good ALIVE for another node (TO + 1)
@@ -41,7 +44,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: fd-forge -f cluster -d to [-k keyfile] "
 	    "[-i from] [-I inc] [-q seq]\n"
-	    "                [-n count] [-g gap_ms] kind\n");
+	    "                [-n count] [-g gap_ms] [-S] kind\n");
 	exit(EXIT_USAGE);
 }
 
@@ -85,7 +88,7 @@ forge(const char *kind, struct wire_key *key, struct wire_msg *m,
 	else if (strcmp(kind, "oversized") == 0)
 		len += 64;	/* buf is large enough */
 	else if (strcmp(kind, "bad-version") == 0)
-		buf[4] = 2;
+		buf[4] = WIRE_VERSION + 1;
 	return len;
 }
 
@@ -102,12 +105,16 @@ main(int argc, char *argv[])
 	char msg[512];
 	long long count = 1, i;
 	size_t len;
-	int ch, s;
+	int ch, s, spoof = 0;
+	const struct cluster_node *from;
 
 	if (sodium_init() == -1)
 		errx(1, "sodium_init");
-	while ((ch = getopt(argc, argv, "d:f:g:I:i:k:n:q:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:f:g:I:i:k:n:q:S")) != -1) {
 		switch (ch) {
+		case 'S':
+			spoof = 1;
+			break;
 		case 'd':
 			m.to = (uint16_t)arg_id(optarg, "-d");
 			break;
@@ -125,9 +132,8 @@ main(int argc, char *argv[])
 			m.from = (uint16_t)arg_id(optarg, "-i");
 			break;
 		case 'k':
-			if (key_load(optarg, key.k, msg, sizeof(msg)) == -1)
+			if (wire_key_load(&key, optarg, msg, sizeof(msg)) == -1)
 				errx(EXIT_USAGE, "%s", msg);
-			key.insecure = 0;
 			break;
 		case 'n':
 			count = arg_num(optarg, 1, 100000, "-n");
@@ -148,6 +154,10 @@ main(int argc, char *argv[])
 	len = forge(argv[optind], &key, &m, buf, sizeof(buf));
 	if ((s = socket(to->fd_addr.ss_family, SOCK_DGRAM, 0)) == -1)
 		err(1, "socket");
+	if (spoof && ((from = cluster_find(&c, m.from)) == NULL ||
+	    bind(s, (const struct sockaddr *)&from->fd_addr,
+	    from->addrlen) == -1))
+		err(1, "-S: node %u's fd address", m.from);
 	for (i = 0; i < count; i++) {
 		if (i > 0)
 			nanosleep(&gap, NULL);

@@ -68,6 +68,10 @@ print(const struct fd *fd, int64_t now)
 		case FD_ACT_DROP:
 			printf("%g drop %u %s\n", ms(now), a->peer, a->why);
 			break;
+		case FD_ACT_MISFIT:
+			printf("%g misfit %u %s\n", ms(now), a->peer,
+			    a->why != NULL ? a->why : "none");
+			break;
 		}
 	}
 }
@@ -86,10 +90,42 @@ run_to(struct fd *fd, int64_t *now, int64_t t)
 	*now = t;
 }
 
+static uint64_t seq[4];
+
+/*
+ * The handshake with peers 2 and 3, before the script's time 0 and not
+ * printed: the core's HELLOs and its answers take seq 1 and 2 to each
+ * peer, the peers' HELLOs seq 1.  Nonces: the core's for peer P is P
+ * repeated, peer P's own is 16 * P repeated.
+ */
+static void
+handshake(struct fd *fd, const struct fd_config *cfg)
+{
+	struct sess_hello h;
+	uint8_t pl[SESS_PAYLOAD], buf[FD_DGRAM_MAX];
+	struct wire_msg m = { .type = WIRE_TYPE_HELLO, .to = 1, .inc = 1,
+	    .payload = pl, .len = sizeof(pl) };
+	size_t len;
+	unsigned p;
+
+	fd_tick(fd, -2 * SESS_GAP);
+	for (p = 2; p <= 3; p++) {
+		memset(h.nonce, (int)(16 * p), sizeof(h.nonce));
+		memset(h.echo, (int)p, sizeof(h.echo));
+		h.conf = cfg->conf;
+		h.confirmed = 1;
+		sess_hello_put(&h, pl);
+		m.from = (uint16_t)p;
+		m.seq = ++seq[p];
+		len = wire_encode(&insecure, &fd_wire, &m, buf, sizeof(buf));
+		fd_datagram(fd, buf, len, p, -2 * SESS_GAP);
+	}
+	fd_tick(fd, -SESS_GAP);
+}
+
 static size_t
 datagram(char *args, uint8_t *buf, size_t buflen)
 {
-	static uint64_t seq[4];
 	uint8_t pl[8];
 	struct wire_msg m = { .to = 1, .inc = 1, .payload = pl };
 	char *id, *type, *a, *b;
@@ -137,6 +173,8 @@ main(int argc, char *argv[])
 	size_t lastlen = 0;
 	int64_t now = 0, t;
 	long long timeout = 200;
+	uint8_t nonces[3 * SESS_NONCE];
+	size_t i;
 	struct fd *fd;
 	int ch;
 
@@ -166,8 +204,12 @@ main(int argc, char *argv[])
 	}
 	if (cfg.phi == 0)
 		cfg.timeout = timeout * FD_MS;
+	for (i = 0; i < sizeof(nonces); i++)
+		nonces[i] = (uint8_t)(i / SESS_NONCE + 1);
+	cfg.nonces = nonces;
 	if ((fd = fd_new(&cfg)) == NULL)
 		errx(EXIT_USAGE, "fd_new refused the configuration");
+	handshake(fd, &cfg);
 	while (fgets(line, sizeof(line), stdin) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
 		/* Scripts in the tests are indented. */
@@ -190,9 +232,9 @@ main(int argc, char *argv[])
 				printf("%g refused %s\n", ms(now), why);
 		} else if (strcmp(word, "from") == 0) {
 			lastlen = datagram(rest, last, sizeof(last));
-			fd_datagram(fd, last, lastlen, now);
+			fd_datagram(fd, last, lastlen, last[9], now);
 		} else if (strcmp(word, "replay") == 0) {
-			fd_datagram(fd, last, lastlen, now);
+			fd_datagram(fd, last, lastlen, last[9], now);
 		} else if (strcmp(word, "limit") == 0) {
 			printf("%g limit %.3f\n", ms(now),
 			    ms(fd_limit(fd, (unsigned)arg_num(rest, 1, 3,

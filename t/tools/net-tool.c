@@ -105,13 +105,9 @@ static void
 load_key(const char *path, struct wire_key *k)
 {
 	char msg[512];
-	int rc;
 
-	if ((rc = key_load(path, k->k, msg, sizeof(msg))) == -1)
+	if (wire_key_load(k, path, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
-	if (rc == 1)
-		warnx("%s", msg);
-	k->insecure = 0;
 }
 
 static int
@@ -120,7 +116,7 @@ cmd_key(const char *path)
 	struct wire_key k;
 
 	load_key(path, &k);
-	printf("ok\n");
+	printf(k.has_old ? "ok 2 keys\n" : "ok\n");
 	return 0;
 }
 

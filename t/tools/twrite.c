@@ -26,7 +26,7 @@ main(int argc, char *argv[])
 	unsigned node = 1;
 	int ch, wait_s = 5;
 	const char *keyfile = NULL;
-	uint8_t key[KEY_BYTES];
+	uint8_t key[KEY_MAX][KEY_BYTES];
 	char msg[256];
 	int64_t start;
 
@@ -60,7 +60,7 @@ main(int argc, char *argv[])
 	if (keyfile != NULL) {
 		if (key_load(keyfile, key, msg, sizeof(msg)) == -1)
 			errx(2, "%s", msg);
-		tw_auth(w, key, node);
+		tw_auth(w, key[0], node);
 	}
 	start = mono_now();
 	while (i < count) {

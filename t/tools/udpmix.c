@@ -1,18 +1,25 @@
 /*
- * udpmix [-b slots] [-d ms] [-r k] [-s seed] [-t seconds] [-w ms]
- *     lport:dport ...
+ * udpmix [-H] [-b slots] [-d ms] [-r k] [-s seed] [-t seconds] [-w ms]
+ *     lport:dport[/sport][+] ...
  *
  * A UDP relay on 127.0.0.1 that delays and reorders what it forwards.
  * Every route lport:dport listens on 127.0.0.1:lport and sends what it
  * receives, from that same port, to 127.0.0.1:dport.  Tests put it
  * between elect-node daemons by giving each daemon a cluster file of its
  * own, in which a peer's address is the relay port of that directed pair.
+ * With /sport, it sends from the port of another route, sport: the relay
+ * port of the reverse pair, which is where the receiver's cluster file
+ * says the sender is (elect-node checks the source of every datagram).
+ * A route that ends in + is not held: its datagrams go at once (the way
+ * back of a held route, which must send from this process's sockets).
  *
  *	-r k	hold the datagrams of a route until k of them wait, then send
  *		them in the reverse order of their arrival; a batch that is
  *		not full after -w ms (default 50) goes as it is, reversed
  *	-d ms	then hold each datagram for a random 0 .. ms milliseconds
  *	-s seed	the seed of those random delays (default: a random one)
+ *	-H	never hold the handshake's HELLOs (wire type 255): the
+ *		nodes know each other, their messages are late
  *	-b n	hold at most n datagrams (default 256); past that, and past
  *		2048 bytes, datagrams are dropped
  *	-t s	exit after s seconds (default 60), or on SIGTERM, SIGINT or
@@ -46,6 +53,7 @@
 #include <unistd.h>
 
 #include "algo/algo.h"
+#include "net/wire.h"
 #include "util/util.h"
 
 #define ROUTES_MAX	64
@@ -57,7 +65,9 @@
 
 struct route {
 	int		 fd;
-	uint16_t	 lport, dport;
+	uint16_t	 lport, dport, sport;
+	int		 sfd;		/* sends from: fd, or sport's */
+	int		 pass;		/* +: never held */
 	uint64_t	 serial;	/* arrivals so far */
 	uint64_t	 top;		/* 1 + the highest serial sent */
 	size_t		 nbatch;	/* datagrams held for the batch */
@@ -86,21 +96,22 @@ struct mix {
 	uint64_t	 tickets;
 	int		 sigfd;		/* SIGTERM, SIGINT, SIGHUP, SIGUSR1 */
 	int		 flush;		/* SIGUSR1 came */
+	int		 hellos;	/* -H */
 };
 
 static void __attribute__((noreturn))
 usage(FILE *f, int code)
 {
-	fprintf(f, "usage: udpmix [-b slots] [-d ms] [-r k] [-s seed] "
+	fprintf(f, "usage: udpmix [-H] [-b slots] [-d ms] [-r k] [-s seed] "
 	    "[-t seconds] [-w ms]\n"
-	    "              lport:dport ...\n");
+	    "              lport:dport[/sport][+] ...\n");
 	exit(code);
 }
 
 static void
 add_route(struct mix *m, const char *arg)
 {
-	char buf[16], *colon;
+	char buf[24], *colon, *slash;
 	struct route *r;
 	size_t i;
 
@@ -113,6 +124,14 @@ add_route(struct mix *m, const char *arg)
 	r = &m->routes[m->nroutes];
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	if ((slash = strchr(colon + 1, '+')) != NULL && slash[1] == '\0') {
+		*slash = '\0';
+		r->pass = 1;
+	}
+	if ((slash = strchr(colon + 1, '/')) != NULL) {
+		*slash = '\0';
+		r->sport = (uint16_t)arg_num(slash + 1, 1, 65535, arg);
+	}
 	r->lport = (uint16_t)arg_num(buf, 1, 65535, arg);
 	r->dport = (uint16_t)arg_num(colon + 1, 1, 65535, arg);
 	for (i = 0; i < m->nroutes; i++)
@@ -137,7 +156,7 @@ open_routes(struct mix *m)
 {
 	struct sockaddr_in sin;
 	struct route *r;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < m->nroutes; i++) {
 		r = &m->routes[i];
@@ -148,6 +167,16 @@ open_routes(struct mix *m)
 			err(1, "socket");
 		if (bind(r->fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
 			err(1, "127.0.0.1:%u", r->lport);
+	}
+	for (i = 0; i < m->nroutes; i++) {
+		r = &m->routes[i];
+		r->sfd = r->fd;
+		for (j = 0; r->sport != 0 && j < m->nroutes; j++)
+			if (m->routes[j].lport == r->sport)
+				r->sfd = m->routes[j].fd;
+		if (r->sport != 0 && r->sfd == r->fd)
+			errx(EXIT_USAGE, "%u:%u/%u: no route listens on %u",
+			    r->lport, r->dport, r->sport, r->sport);
 	}
 }
 
@@ -220,6 +249,12 @@ receive(struct mix *m, struct route *r, int64_t now)
 		s->serial = r->serial++;
 		s->len = (size_t)n;
 		s->due = HELD;
+		if (r->pass || (m->hellos && n > 5 &&
+		    s->data[5] == WIRE_TYPE_HELLO)) {
+			s->due = now;
+			s->ticket = m->tickets++;
+			continue;
+		}
 		if (r->nbatch++ == 0)
 			r->since = now;
 		if (r->nbatch == m->batch)
@@ -256,7 +291,7 @@ send_due(struct mix *m, int64_t now)
 	while ((s = next_due(m)) != NULL && s->due <= now) {
 		r = s->r;
 		to = loopback(r->dport);
-		if (sendto(r->fd, s->data, s->len, 0, (struct sockaddr *)&to,
+		if (sendto(r->sfd, s->data, s->len, 0, (struct sockaddr *)&to,
 		    sizeof(to)) == -1)
 			r->dropped++;
 		else {
@@ -379,7 +414,7 @@ main(int argc, char *argv[])
 	m.batch = 1;
 	m.wait = 50 * MS;
 	m.nslots = 256;
-	while ((ch = getopt_long(argc, argv, "b:d:hr:s:t:w:", longopts,
+	while ((ch = getopt_long(argc, argv, "b:d:Hhr:s:t:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -387,6 +422,9 @@ main(int argc, char *argv[])
 			break;
 		case 'd':
 			m.delay = arg_num(optarg, 0, 60000, "-d") * MS;
+			break;
+		case 'H':
+			m.hellos = 1;
 			break;
 		case 'h':
 			usage(stdout, 0);

@@ -53,7 +53,8 @@ cmd_help(struct node *nd, struct control_client *c, const struct ctl_req *req)
 static const char *
 peer_mismatch(const struct node *nd, size_t i)
 {
-	return "-";
+	return nd->sess[i].misfit == SESS_OK ? "-" :
+	    sess_misfit_name(nd->sess[i].misfit);
 }
 
 /*
@@ -104,6 +105,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
 	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
+	char odd[256];
 	char peers[PEERS_ROOM + 32];
 
 	algo_query(nd->algo, now, &st);
@@ -117,7 +119,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	peers_field(nd, now, peers, sizeof(peers));
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d token=%s %s%s%s",
+	    "tasks=%d waiting=%d token=%s %s%s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -127,7 +129,8 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    "none", (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers,
-	    extra[0] != '\0' ? " " : "", extra);
+	    extra[0] != '\0' ? " " : "", extra,
+	    net_misfits(nd, odd, sizeof(odd)));
 	return st.leader;
 }
 

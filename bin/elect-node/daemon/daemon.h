@@ -17,6 +17,8 @@
 #include "ctl/ctl.h"
 #include "metrics/metrics.h"
 #include "net/cluster.h"
+#include "net/drops.h"
+#include "net/session.h"
 #include "net/wire.h"
 #include "trace/trace.h"
 #include "util/util.h"
@@ -31,6 +33,15 @@
 #define CONTROL_IDLE_MS		1000	/* for a whole line, when not waiting */
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
+#define NET_HOLD	8	/* core messages kept for a peer until the
+				 * handshake with it is done */
+
+/* Messages for a peer not yet confirmed, sent once it is. */
+struct net_held {
+	struct algo_msg	 m[NET_HOLD];
+	algo_time	 at[NET_HOLD];	/* when the core sent it */
+	size_t		 first, n;
+};
 
 /* The failure-detector child. */
 struct fdc {
@@ -182,13 +193,17 @@ struct node {
 	trace_time	 stamp;		/* of the input being handled, or 0 */
 
 	/* Network: the socket, the key, a sequence number per receiver and
-	 * a replay window per sender, both indexed like cluster.nodes. */
+	 * the handshake with each peer, both indexed like cluster.nodes;
+	 * what must agree with the peers; drops, counted and summarised. */
 	int		 udp;
 	struct wire_key	 key;
 	struct wire_proto proto;
 	uint64_t	*seq;
-	struct wire_window *win;
+	struct sess	*sess;
+	struct sess_conf conf;
+	struct net_held	*held;	/* NET_HOLD per peer, a ring */
 	uint64_t	 drops;
+	struct drops	 dropsum;
 	/* What we asked the detector to monitor (start, not stopped since);
 	 * what it reported down, not heard from since. */
 	uint8_t		*monitored;
@@ -239,6 +254,11 @@ void	net_open(struct node *);
 void	net_read(struct node *);
 void	net_send(struct node *, const struct algo_msg *);
 void	net_drop(struct node *, unsigned from, const char *why);
+void	net_conf(struct node *);
+void	net_rekey(struct node *);
+algo_time net_tick(struct node *, algo_time now);
+void	net_flush(struct node *);
+const char *net_misfits(const struct node *, char *, size_t);
 int	net_down(struct node *, unsigned id);
 void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);

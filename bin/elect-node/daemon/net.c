@@ -1,12 +1,15 @@
 /*
  * The network edge: the cores' messages in lib/net/wire's authenticated
- * envelope over UDP.  Every datagram refused is counted and traced as
- * `drop' with its reason; only what passes every check reaches the core.
+ * envelope over UDP, from a peer's own address, after the handshake of
+ * lib/net/session.  Every datagram refused is counted and summarised in
+ * the trace as `drop' with its reason; only what passes every check
+ * reaches the core.
  */
 #include <sys/socket.h>
 
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,8 @@
 #include <sodium.h>
 
 #include "net/key.h"
+#include "net/drops.h"
+#include "net/session.h"
 #include "daemon.h"
 #include "util/util.h"
 
@@ -29,17 +34,65 @@ net_key(struct node *nd)
 	if (sodium_init() == -1)
 		errx(1, "sodium_init failed");
 	if (o->insecure) {
+		if (!cluster_loopback(&nd->cluster))
+			errx(EXIT_USAGE, "--insecure: %s has addresses that "
+			    "are not loopback; anyone on the network could "
+			    "speak for a node (use -k KEYFILE)", o->cluster);
 		nd->key.insecure = 1;
 		warnx("warning: --insecure: datagrams are not authenticated");
 		return;
 	}
-	switch (key_load(o->keyfile, nd->key.k, msg, sizeof(msg))) {
-	case -1:
+	if (wire_key_load(&nd->key, o->keyfile, msg, sizeof(msg)) == -1)
 		errx(EXIT_USAGE, "%s", msg);
-	case 1:
-		warnx("warning: %s", msg);
-		break;
+}
+
+/*
+ * SIGHUP: the key file again, for a rotation without a restart (elect-
+ * node(1), KEYS); the detector is told too.  A file that will not do
+ * leaves the keys in force.
+ */
+void
+net_rekey(struct node *nd)
+{
+	struct wire_key k = { 0 };
+	char msg[256];
+	int n;
+
+	if (nd->opts->insecure)
+		return;
+	if ((n = wire_key_load(&k, nd->opts->keyfile, msg, sizeof(msg))) == -1) {
+		log_warnx("%s; keeping the keys in force", msg);
+		return;
 	}
+	nd->key = k;
+	sodium_memzero(&k, sizeof(k));
+	log_info("%s: %d key%s loaded%s", nd->opts->keyfile, n,
+	    n == 2 ? "s" : "", n == 2 ? " (sending under the first)" : "");
+	if (nd->fdc.pid > 0)
+		kill(nd->fdc.pid, SIGHUP);
+}
+
+/*
+ * What must agree between nodes, as the handshake's digests: the
+ * algorithm, every timing (the detector's too) and the membership.
+ */
+void
+net_conf(struct node *nd)
+{
+	const algo_time *t = (const algo_time *)&nd->opts->timing;
+	char text[sizeof(struct node_timing) / sizeof(algo_time) * 24];
+	size_t i, len = 0;
+
+	_Static_assert(sizeof(struct node_timing) % sizeof(algo_time) == 0,
+	    "timings are algo_time only");
+	sess_digest(algo_name(nd->opts->algo), strlen(algo_name(nd->opts->algo)),
+	    nd->conf.d[0]);
+	for (i = 0; i < sizeof(struct node_timing) / sizeof(algo_time) &&
+	    len < sizeof(text) - 24; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "%lld ", (long long)t[i]);
+	sess_digest(text, len, nd->conf.d[1]);
+	sess_cluster_digest(&nd->cluster, nd->conf.d[2]);
 }
 
 void
@@ -47,15 +100,22 @@ net_open(struct node *nd)
 {
 	const struct cluster_node *me = nd->self;
 	char where[CLUSTER_HOST_MAX + 16];
-	size_t n = nd->cluster.n;
+	uint8_t nonce[SESS_NONCE];
+	size_t i, n = nd->cluster.n;
 
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	if ((nd->seq = calloc(n, sizeof(*nd->seq))) == NULL ||
-	    (nd->win = calloc(n, sizeof(*nd->win))) == NULL ||
+	    (nd->sess = calloc(n, sizeof(*nd->sess))) == NULL ||
+	    (nd->held = calloc(n, sizeof(*nd->held))) == NULL ||
 	    (nd->monitored = calloc(n, sizeof(*nd->monitored))) == NULL ||
 	    (nd->downed = calloc(n, sizeof(*nd->downed))) == NULL)
 		err(1, NULL);
+	for (i = 0; i < n; i++) {
+		randombytes_buf(nonce, sizeof(nonce));
+		sess_init(&nd->sess[i], nonce);
+	}
+	net_conf(nd);
 	cluster_endpoint(me, me->port, where, sizeof(where));
 	nd->udp = socket(me->addr.ss_family,
 	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -73,7 +133,8 @@ net_close(struct node *nd)
 	if (nd->udp != -1)
 		close(nd->udp);
 	free(nd->seq);
-	free(nd->win);
+	free(nd->sess);
+	free(nd->held);
 	free(nd->monitored);
 	free(nd->downed);
 	sodium_memzero(&nd->key, sizeof(nd->key));
@@ -138,12 +199,82 @@ heard_from(struct node *nd, unsigned id)
 		node_detector_failed(nd);
 }
 
+/* Seals W for peer I and sends it; the length, or 0 when the wire
+ * refuses it. */
+static size_t
+emit(struct node *nd, long i, struct wire_msg *w)
+{
+	const struct cluster_node *to = &nd->cluster.nodes[i];
+	uint8_t buf[WIRE_DGRAM_MAX];
+	size_t len;
+
+	w->from = (uint16_t)nd->self->id;
+	w->to = (uint16_t)to->id;
+	w->inc = nd->inc;
+	w->seq = nd->seq[i] + 1;
+	if ((len = wire_encode(&nd->key, &nd->proto, w, buf,
+	    sizeof(buf))) == 0)
+		return 0;
+	nd->seq[i]++;
+	/* UDP may lose it; the cores expect that.  Nothing to retry. */
+	(void)sendto(nd->udp, buf, len, 0,
+	    (const struct sockaddr *)&to->addr, to->addrlen);
+	return len;
+}
+
+/*
+ * The peer would drop it, unconfirmed: it waits for the handshake (a few
+ * milliseconds), the oldest lost first if many come, as UDP may lose it.
+ */
+static void
+hold(struct net_held *h, const struct algo_msg *m, algo_time now)
+{
+	if (h->n == NET_HOLD) {
+		h->first = (h->first + 1) % NET_HOLD;
+		h->n--;
+	}
+	h->m[(h->first + h->n) % NET_HOLD] = *m;
+	h->at[(h->first + h->n) % NET_HOLD] = now;
+	h->n++;
+}
+
+static void	send_msg(struct node *, long, const struct algo_msg *);
+
+/* The handshake with peer I is done: what waited goes now. */
+static void
+release(struct node *nd, long i, algo_time now)
+{
+	struct net_held *h = &nd->held[i];
+
+	for (; h->n > 0; h->n--) {
+		/* Older than a retry: a peer that was away; lost, as the
+		 * network would have lost it, rather than late. */
+		if (now - h->at[h->first] <= SESS_RETRY)
+			send_msg(nd, i, &h->m[h->first]);
+		h->first = (h->first + 1) % NET_HOLD;
+	}
+}
+
+/* M to peer I, sealed now. */
+static void
+send_msg(struct node *nd, long i, const struct algo_msg *m)
+{
+	struct wire_msg w;
+
+	memset(&w, 0, sizeof(w));
+	w.type = m->type;
+	w.grp.node = m->elid.node;
+	w.grp.inc = m->elid.inc;
+	w.grp.ctr = m->elid.ctr;
+	w.payload = m->payload;
+	w.len = m->len;
+	mx_sent(nd, m);
+	emit(nd, i, &w);
+}
+
 void
 net_send(struct node *nd, const struct algo_msg *m)
 {
-	uint8_t buf[WIRE_DGRAM_MAX];
-	struct wire_msg w;
-	const struct cluster_node *to;
 	char elid[ALGO_ELID_STRLEN + 8], fields[256];
 	size_t len;
 	long i;
@@ -152,64 +283,168 @@ net_send(struct node *nd, const struct algo_msg *m)
 		log_warnx("core sent to %u, not a peer", m->peer);
 		return;
 	}
-	to = &nd->cluster.nodes[i];
-	memset(&w, 0, sizeof(w));
-	w.type = m->type;
-	w.from = (uint16_t)nd->self->id;
-	w.to = m->peer;
-	w.inc = nd->inc;
-	w.seq = ++nd->seq[i];
-	w.grp.node = m->elid.node;
-	w.grp.inc = m->elid.inc;
-	w.grp.ctr = m->elid.ctr;
-	w.payload = m->payload;
-	w.len = m->len;
-	if ((len = wire_encode(&nd->key, &nd->proto, &w, buf,
-	    sizeof(buf))) == 0) {
+	if ((len = WIRE_HDR_LEN + m->len + WIRE_MAC_LEN) > WIRE_DGRAM_MAX ||
+	    m->type == 0 || m->type > nd->proto.maxtype) {
 		log_warnx("core sent a message the wire refuses (type %u)",
 		    m->type);
 		return;
 	}
+	/* Traced before it leaves: a reply may come before the line. */
 	node_trace(nd, "send to=%u msg=%s%s bytes=%zu%s", m->peer,
 	    algo_msg_name(nd->opts->algo, m->type),
 	    elid_key(&m->elid, elid, sizeof(elid)), len,
 	    msg_fields(nd, m, fields, sizeof(fields)));
-	/* UDP may lose it; the cores expect that.  Nothing to retry. */
-	mx_sent(nd, m);
-	(void)sendto(nd->udp, buf, len, 0,
-	    (const struct sockaddr *)&to->addr, to->addrlen);
+	if (!nd->sess[i].confirmed || nd->sess[i].owed)
+		hold(&nd->held[i], m, mono_now());
+	else
+		send_msg(nd, i, m);
+}
+
+static void
+drop_line(void *arg, unsigned from, const char *why, uint64_t n)
+{
+	struct node *nd = arg;
+	char id[8];
+
+	node_trace(nd, "drop from=%s why=%s n=%llu",
+	    id_str(from, id, sizeof(id)), why, (unsigned long long)n);
 }
 
 void
 net_drop(struct node *nd, unsigned from, const char *why)
 {
-	char id[8];
+	algo_time now = mono_now();
 
 	nd->drops++;
 	events_drop(nd, why);
 	metrics_drop(&nd->metrics, why);
-	node_trace(nd, "drop from=%s why=%s", id_str(from, id, sizeof(id)),
-	    why);
+	/* An id outside the cluster is noise: one line for all of them. */
+	if (peer_index(nd, from) == -1)
+		from = 0;
+	if (drops_add(&nd->dropsum, from, why, now))
+		drops_flush(&nd->dropsum, now, drop_line, nd);
 }
 
-/* Checks one datagram; NULL and the core's message in *M when good. */
-static const char *
-check(struct node *nd, const uint8_t *buf, size_t len, struct wire_msg *w,
-    struct algo_msg *m)
+/* A peer's configuration differs, or agrees again: said once. */
+static void
+misfit_changed(struct node *nd, long i)
 {
+	const struct sess *s = &nd->sess[i];
+	unsigned id = nd->cluster.nodes[i].id;
+
+	if (s->misfit == SESS_OK)
+		log_warnx("node %u: configuration agrees again; counted",
+		    id);
+	else if (s->misfit == SESS_KEY)
+		log_warnx("node %u: its datagrams fail the MAC: another key? "
+		    "not counted", id);
+	else
+		log_warnx("node %u: its %s differs from ours (%s); not "
+		    "counted until it agrees", id,
+		    sess_misfit_name(s->misfit), s->misfit == SESS_ALGO ?
+		    "-a" : s->misfit == SESS_TIMING ? "timing flags" :
+		    nd->opts->cluster);
+}
+
+/* "mismatch=3:algo,5:key" for the status line, or "". */
+const char *
+net_misfits(const struct node *nd, char *buf, size_t len)
+{
+	const char *sep = " mismatch=";
+	size_t i;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < nd->cluster.n; i++) {
+		if (nd->sess[i].misfit == SESS_OK)
+			continue;
+		n = (int)strlen(buf);
+		snprintf(buf + n, len - (size_t)n, "%s%u:%s", sep,
+		    nd->cluster.nodes[i].id,
+		    sess_misfit_name(nd->sess[i].misfit));
+		sep = ",";
+	}
+	return buf;
+}
+
+/* HELLOs owed, and drop summaries due; nanoseconds until the next. */
+algo_time
+net_tick(struct node *nd, algo_time now)
+{
+	struct sess_hello h;
+	uint8_t pl[SESS_PAYLOAD];
+	struct wire_msg w;
+	algo_time next = INT64_MAX, d;
+	size_t i;
+
+	for (i = 0; i < nd->cluster.n; i++) {
+		if (&nd->cluster.nodes[i] == nd->self)
+			continue;
+		if (sess_due(&nd->sess[i], now)) {
+			sess_hello(&nd->sess[i], &nd->conf, now, &h);
+			sess_hello_put(&h, pl);
+			memset(&w, 0, sizeof(w));
+			w.type = WIRE_TYPE_HELLO;
+			w.payload = pl;
+			w.len = sizeof(pl);
+			emit(nd, (long)i, &w);
+		}
+		/* After our answer, which confirms us to the peer. */
+		if (nd->sess[i].confirmed && !nd->sess[i].owed)
+			release(nd, (long)i, now);
+		if ((d = sess_deadline(&nd->sess[i])) < next)
+			next = d;
+	}
+	if (drops_deadline(&nd->dropsum) <= now)
+		drops_flush(&nd->dropsum, now, drop_line, nd);
+	if ((d = drops_deadline(&nd->dropsum)) < next)
+		next = d;
+	return next == INT64_MAX ? -1 : next > now ? next - now : 0;
+}
+
+/* The last summary, at exit. */
+void
+net_flush(struct node *nd)
+{
+	drops_flush(&nd->dropsum, mono_now(), drop_line, nd);
+}
+
+/*
+ * Checks one datagram from SRC; NULL and the core's message in *M when
+ * good.  The claimed sender must be the node at SRC, and confirmed.
+ */
+static const char *
+check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
+    size_t len, struct wire_msg *w, struct algo_msg *m)
+{
+	const struct cluster_node *at;
 	const char *why;
 	long i;
+	int changed = 0;
 
-	if ((why = wire_decode(&nd->key, &nd->proto, nd->self->id, buf, len,
-	    w)) != NULL)
+	at = cluster_by_addr(&nd->cluster, src, 0);
+	why = wire_decode(&nd->key, &nd->proto, nd->self->id, buf, len, w);
+	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
+	    at->id == w->from && at != nd->self) {
+		i = at - nd->cluster.nodes;
+		if (sess_badmac(&nd->sess[i]))
+			misfit_changed(nd, i);
+	}
+	if (why != NULL)
 		return why;
 	if ((i = peer_index(nd, w->from)) == -1)
 		return "unknown-peer";
-	if (algo_msg_name(nd->opts->algo, w->type) == NULL)
+	if (at == NULL || at->id != w->from)
+		return "bad-address";
+	if (w->type != WIRE_TYPE_HELLO &&
+	    algo_msg_name(nd->opts->algo, w->type) == NULL)
 		return "bad-type";
 	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX)
 		return "bad-payload";
-	if ((why = wire_window_check(&nd->win[i], w->inc, w->seq)) != NULL)
+	why = sess_recv(&nd->sess[i], &nd->conf, w, mono_now(), &changed);
+	if (changed)
+		misfit_changed(nd, i);
+	if (why != NULL)
 		return why;
 	memset(m, 0, sizeof(*m));
 	m->peer = w->from;
@@ -226,6 +461,8 @@ void
 net_read(struct node *nd)
 {
 	uint8_t buf[WIRE_DGRAM_MAX + 1];
+	struct sockaddr_storage src;
+	socklen_t srclen;
 	struct wire_msg w;
 	struct algo_msg m;
 	const char *why;
@@ -233,7 +470,10 @@ net_read(struct node *nd)
 	int i;
 
 	for (i = 0; i < RECV_BURST && !nd->quit; i++) {
-		n = recv(nd->udp, buf, sizeof(buf), MSG_TRUNC);
+		srclen = sizeof(src);
+		memset(&src, 0, sizeof(src));
+		n = recvfrom(nd->udp, buf, sizeof(buf), MSG_TRUNC,
+		    (struct sockaddr *)&src, &srclen);
 		if (n == -1) {
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNREFUSED)
@@ -244,7 +484,12 @@ net_read(struct node *nd)
 		if ((size_t)n > sizeof(buf))
 			why = "oversized";
 		else
-			why = check(nd, buf, (size_t)n, &w, &m);
+			why = check(nd, &src, buf, (size_t)n, &w, &m);
+		if (why != NULL && strcmp(why, "hello") == 0) {
+			/* The handshake went on: answer at once. */
+			net_tick(nd, mono_now());
+			continue;
+		}
 		if (why != NULL) {
 			net_drop(nd, w.from, why);
 			continue;

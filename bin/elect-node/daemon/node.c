@@ -128,7 +128,9 @@ start_detector(struct node *nd)
 {
 	const struct node_opts *o = nd->opts;
 	char id[16], inc[24], interval[24], timeout[24];
-	char *argv[16];
+	char digest[2 * sizeof(nd->conf.d) + 1];
+	char *argv[20];
+	size_t i;
 	int n = 0;
 
 	snprintf(id, sizeof(id), "%u", o->id);
@@ -157,6 +159,11 @@ start_detector(struct node *nd)
 	argv[n++] = o->verbosity > 0 ? "-v" : "-q";
 	if (o->syslog)
 		argv[n++] = "--syslog";
+	for (i = 0; i < sizeof(nd->conf.d); i++)
+		snprintf(digest + 2 * i, 3, "%02x",
+		    nd->conf.d[i / SESS_DIGEST][i % SESS_DIGEST]);
+	argv[n++] = "--digest";
+	argv[n++] = digest;
 	argv[n] = NULL;
 	if (access(o->fd_cmd, X_OK) == -1)
 		err(EXIT_USAGE, "%s (the failure detector; see --fd-cmd)",
@@ -241,6 +248,7 @@ read_signals(struct node *nd)
 			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)
 				log_warnx("-t %s: reopening: %s",
 				    nd->opts->trace, strerror(errno));
+			net_rekey(nd);
 			break;
 		case SIGCHLD:
 			if (fdc_reaped(&nd->fdc, &status))
@@ -288,6 +296,8 @@ loop(struct node *nd)
 			break;
 		}
 		wait = core_tick(nd, now);
+		if ((w = net_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
 		node_input_done(nd);
 		if (nd->leaving && (wait < 0 || nd->leave_by - now < wait))
 			wait = nd->leave_by - now;
@@ -378,6 +388,7 @@ teardown(struct node *nd)
 	notify_stopping(nd);
 	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease)
 		core_leave(nd);
+	net_flush(nd);
 	events_stop(nd, quit_why(nd->quit));
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
 	fdc_stop(&nd->fdc, FDC_STOP_MS);

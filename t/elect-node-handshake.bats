@@ -1,0 +1,200 @@
+#!/usr/bin/env bats
+# The handshake on real three-node clusters: a node whose configuration
+# differs (algorithm, timing, membership, key) is named in the others'
+# logs and status and not counted, while the two that agree elect as if
+# it were down; forged and replayed datagrams take no leadership away.
+
+load helper
+load node
+
+setup() {
+	elect_setup
+	C=$(mkcluster 3)
+	K=$(mkkey "$ELECT_DIR/key")
+	ARGS=(-k "$K" --lease 2s --renew 400ms --rtt 200ms)
+}
+
+teardown() {
+	elect_teardown
+}
+
+# odd_one FLAGS...: nodes 1 and 2 as ARGS say, node 3 with FLAGS after
+# them; waits until nodes 1 and 2 agree on node 2.
+odd_one() {
+	elect_start_cluster "${ARGS[@]}" "$C" -- 1 2
+	elect_wait_leader -l 2 20 1 2 >/dev/null
+	ELECT_ARGS=("${ARGS[@]}" "$@")
+	elect_start 3
+}
+
+# misfit ID WHAT: node ID's status names node 3 as differing in WHAT, its
+# log says so exactly once, and nodes 1 and 2 still agree on node 2.
+misfit() {
+	wait_for 10 eval 'elect_status '"$1"' | grep -q " mismatch=3:'"$2"'$"'
+	run grep -c "node 3: .*$2" "$ELECT_DIR/$1/stderr"
+	assert_output 1
+	elect_wait_leader -l 2 20 1 2 >/dev/null
+}
+
+@test "another algorithm on one node: named, not counted, the others elect" {
+	odd_one -a bully-fd
+	misfit 1 algo
+	misfit 2 algo
+	run elect_status 3
+	assert_output --partial " mismatch=1:algo,2:algo"
+	grep -q "node 3: its algo differs from ours" "$ELECT_DIR/1/stderr"
+	# Still so a while later: once per change, never per datagram.
+	sleep 2
+	run grep -c "node 3: " "$ELECT_DIR/1/stderr"
+	assert_output 1
+}
+
+@test "another lease timing on one node: named, not counted" {
+	odd_one --lease 3s
+	misfit 1 timing
+	misfit 2 timing
+}
+
+@test "another cluster file on one node: named, not counted" {
+	local p
+	p=$(freeport)
+	cp "$C" "$ELECT_DIR/c4"
+	echo "node 4 127.0.0.1:$p" >>"$ELECT_DIR/c4"
+	ELECT_CLUSTER_OF[3]=$ELECT_DIR/c4
+	odd_one
+	misfit 1 cluster
+	misfit 2 cluster
+}
+
+@test "another key on one node: named, not counted" {
+	odd_one -k "$(mkkey "$ELECT_DIR/key2")"
+	misfit 1 key
+	misfit 2 key
+	run elect_status 3
+	assert_output --partial " mismatch=1:key,2:key"
+}
+
+@test "the odd node restarted with the right configuration is counted again" {
+	odd_one -a bully-fd
+	misfit 1 algo
+	elect_stop 3
+	ELECT_ARGS=("${ARGS[@]}")
+	elect_start 3
+	wait_for 10 eval '! elect_status 1 | grep -q " mismatch="'
+	grep -q "node 3: configuration agrees again" "$ELECT_DIR/1/stderr"
+	# A lease leader is not preempted: node 3 follows it.
+	elect_wait_leader -l 2 20 1 2 3 >/dev/null
+}
+
+# leader_heard LDR ID N: node ID keeps counting the leader LDR's messages
+# (N: those counted before), and LDR still leads.
+leader_heard() {
+	wait_for 10 eval '[ "$(grep -c " recv from='"$1"' " \
+	    "$ELECT_DIR/'"$2"'/trace")" -gt $(('"$3"' + 10)) ]'
+	elect_wait_leader -l "$1" 5 >/dev/null
+}
+
+@test "forged incarnations from a wrong address take no leader's traffic away" {
+	local n id ldr f hex
+	elect_start_cluster "${ARGS[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	n=$(grep -c " recv from=$ldr " "$ELECT_DIR/$f/trace")
+	# Authentic (an insider's key), claiming to be the leader, with an
+	# incarnation and a sequence number far ahead, from another port.
+	for id in 1 2 3; do
+		[ "$id" = "$ldr" ] && continue
+		hex=$(net-tool wire -r -p node -k "$K" -t 1 -f "$ldr" -d "$id" \
+		    -i 9223372036854775000 -q 9223372036854775000)
+		printf "$(sed 's/../\\x&/g' <<<"$hex")" >"$ELECT_DIR/dgram"
+		cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port "$id")"
+		cat "$ELECT_DIR/dgram" >/dev/udp/127.0.0.1/"$(port "$id")"
+	done
+	wait_for 5 grep -q " drop from=$ldr why=bad-address n=" \
+	    "$ELECT_DIR/$f/trace"
+	leader_heard "$ldr" "$f" "$n"
+}
+
+@test "--insecure: refused unless every address is loopback" {
+	printf 'node 1 127.0.0.1:%s\nnode 2 192.0.2.1:7000\n' "$(freeport)" \
+	    >"$ELECT_DIR/wide"
+	run elect-node -f "$ELECT_DIR/wide" -i 1 --insecure -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "not loopback"
+	run elect-fd -f "$ELECT_DIR/wide" -i 1 --insecure </dev/null
+	assert_failure 2
+	assert_output --partial "not loopback"
+}
+
+# Raw IPv4 with our own UDP header: a datagram from 127.0.0.1:SPORT,
+# whoever sends it (root only).
+spoof() {
+	python3 -c 'import socket, struct, sys
+sport, dport, data = int(sys.argv[1]), int(sys.argv[2]), bytes.fromhex(sys.argv[3])
+udp = struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+s.sendto(udp, ("127.0.0.1", 0))' "$@"
+}
+
+@test "--insecure: forged incarnations from the leader's own address take nothing away" {
+	local n id ldr f hex
+	[ "$(id -u)" = 0 ] || skip "raw sockets need root"
+	ARGS=(--insecure --lease 2s --renew 400ms --rtt 200ms)
+	elect_start_cluster "${ARGS[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	n=$(grep -c " recv from=$ldr " "$ELECT_DIR/$f/trace")
+	# Two datagrams, as the leader's, with incarnation 2^63 - 1.
+	for id in 1 2 3; do
+		[ "$id" = "$ldr" ] && continue
+		hex=$(net-tool wire -r -p node -t 1 -f "$ldr" -d "$id" \
+		    -i 9223372036854775807 -q 9223372036854775807)
+		spoof "$(port "$ldr")" "$(port "$id")" "$hex"
+	done
+	wait_for 5 grep -q " drop from=$ldr why=unconfirmed n=" \
+	    "$ELECT_DIR/$f/trace"
+	# A new handshake with the real leader, and its traffic counts again.
+	leader_heard "$ldr" "$f" "$n"
+}
+
+@test "key rotation without a restart: old and new, new and old, new" {
+	local n id ldr f
+	head -c 32 /dev/urandom >"$ELECT_DIR/new"
+	cp "$K" "$ELECT_DIR/old"
+	elect_start_cluster "${ARGS[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	# rotate FILES...: every node's key file becomes FILES, then SIGHUP.
+	rotate() {
+		(umask 077; cat "$@" >"$K.tmp")
+		mv "$K.tmp" "$K"
+		for id in 1 2 3; do
+			kill -HUP "${ELECT_PID[$id]}"
+		done
+	}
+	rotate "$ELECT_DIR/old" "$ELECT_DIR/new"
+	wait_for 5 grep -q "2 keys loaded" "$ELECT_DIR/3/stderr"
+	rotate "$ELECT_DIR/new" "$ELECT_DIR/old"
+	rotate "$ELECT_DIR/new"
+	wait_for 5 eval '[ "$(grep -c "key.* loaded" "$ELECT_DIR/$f/stderr")" = 3 ]'
+	# Nothing was lost on the way: the leader never changed, and what it
+	# sends now, under the new key alone, counts.
+	leader_heard "$ldr" "$f" "$(grep -c " recv from=$ldr " \
+	    "$ELECT_DIR/$f/trace")"
+	run grep -c " state status=Norm ldr=$ldr " "$ELECT_DIR/$f/trace"
+	assert_output 1
+	[ "$(ndrops_all "$f" bad-mac)" = 0 ]
+	# A node started on the old key alone is named.
+	elect_stop "$ldr"
+	cp "$ELECT_DIR/old" "$ELECT_DIR/old.only"
+	chmod 600 "$ELECT_DIR/old.only"
+	ELECT_ARGS=("${ARGS[@]}" -k "$ELECT_DIR/old.only")
+	elect_start "$ldr"
+	wait_for 10 eval 'elect_status '"$f"' | grep -q " mismatch='"$ldr"':key$"'
+}
+
+# ndrops_all ID WHY: node ID's drops for WHY, from anyone.
+ndrops_all() {
+	awk -v w="why=$2" '$3 == "drop" && $5 == w { sub("n=", "", $6);
+	    n += $6 } END { print n + 0 }' "$ELECT_DIR/$1/trace"
+}
