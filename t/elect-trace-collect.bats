@@ -97,6 +97,28 @@ lines_of() {
 	assert_output 1
 }
 
+@test "collect: a node restarted before its old connection ends: the crash comes before the new boot, at the old one's last line" {
+	start_collector
+	# the killed incarnation's connection, not yet seen to end
+	printf '1 7 boot inc=1\n1.5 7 state status=Norm ldr=7 grp=-\n' |
+	    trawsend -h "unix:$sock" > "$dir/old" &
+	oldpid=$!
+	pids+=("$oldpid")
+	wait_for 5 grep -q holding "$dir/old"
+	printf '3 7 boot inc=2\n' | trawsend -h "unix:$sock" > "$dir/new" &
+	pids+=($!)
+	wait_for 5 grep -q ' 7 boot inc=2' "$dir/out.trace"
+	kill "$oldpid"
+	wait "$oldpid" || true
+	# the new incarnation still speaks: the old connection's end says
+	# nothing more
+	stop_collector
+	run cat "$dir/out.trace"
+	assert_output "$(printf '1 7 boot inc=1\n1.5 7 state status=Norm ldr=7 grp=-\n1.5 7 crash\n3 7 boot inc=2')"
+	run elect-check -A trace "$dir/out.trace"
+	assert_success
+}
+
 @test "collect: a line too long is dropped, the next one kept" {
 	start_collector
 	{

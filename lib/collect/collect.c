@@ -151,6 +151,18 @@ carry(struct collector *col, struct collect_conn *c, unsigned node)
 	return n;
 }
 
+/* Whether NODE has spoken on C before. */
+static int
+carries(const struct collect_conn *c, unsigned node)
+{
+	size_t i;
+
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i] == node)
+			return 1;
+	return 0;
+}
+
 /* T, or the earliest time OUT still takes if later. */
 static trace_time
 not_before(trace_time t, const struct collect_out *out)
@@ -160,6 +172,25 @@ not_before(trace_time t, const struct collect_out *out)
 	if (out->floor != NULL && (f = out->floor(out->arg)) > t)
 		return f;
 	return t;
+}
+
+/*
+ * NODE's incarnation ended unseen: its connections closed without an
+ * exit, or a boot of it came on another connection.  It ended after its
+ * last line, the time the line bears (or the earliest OUT still takes),
+ * and before anything a new incarnation writes.
+ */
+static void
+crash_line(struct cnode *cn, unsigned node, trace_time t,
+    const struct collect_out *out)
+{
+	char line[64];
+	int n;
+
+	cn->life = DOWN;
+	t = not_before(t, out);
+	n = trace_format_line(line, sizeof(line), t, node, "crash");
+	out->line(out->arg, t, line, (size_t)n);
 }
 
 static void
@@ -296,6 +327,9 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	}
 	if (c->lost > 0)
 		say_lost(col, c, ev.t, out);
+	if (ev.node != 0 && ev.type == TR_BOOT && !carries(c, ev.node) &&
+	    (cn = cnode(col, ev.node, 0)) != NULL && cn->life == UP)
+		crash_line(cn, ev.node, cn->last < ev.t ? cn->last : ev.t, out);
 	if (ev.node != 0 && (cn = carry(col, c, ev.node)) != NULL) {
 		if (ev.type == TR_BOOT)
 			cn->life = UP;
@@ -356,10 +390,7 @@ void
 collect_end(struct collector *col, struct collect_conn *c,
     enum collect_end how, trace_time now, const struct collect_out *out)
 {
-	char line[64];
-	trace_time t;
 	size_t i;
-	int n;
 
 	if (how == CE_EOF && c->len > 0 && !c->skip)
 		bad(c, c->lines + 1, "connection ended inside a line", c->buf,
@@ -374,10 +405,7 @@ collect_end(struct collector *col, struct collect_conn *c,
 		assert(cn != NULL);
 		if (--cn->conns > 0 || how != CE_EOF || cn->life != UP)
 			continue;
-		cn->life = DOWN;
-		t = not_before(now > cn->last ? now : cn->last, out);
-		n = trace_format_line(line, sizeof(line), t, node, "crash");
-		out->line(out->arg, t, line, (size_t)n);
+		crash_line(cn, node, cn->last, out);
 	}
 	free(c->nodes);
 	c->nodes = NULL;
