@@ -121,15 +121,15 @@ load algo-sim
 	assert_success
 	assert_output --partial - <<-EOF
 	> 10 down 10
-	send to=1 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=2 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=3 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=4 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=5 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=6 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=7 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=8 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=10 msg=Coordinator elid=9.1.1 ldr=9 failed=10
+	send to=1 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=2 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=3 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=4 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=5 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=6 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=7 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=8 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=10 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
 	fd stop 10
 	state status=Wait ldr=9 grp=-
 	EOF
@@ -192,7 +192,7 @@ load algo-sim
 	assert_success
 	assert_output --partial - <<-EOF
 	> 38.2 timer wait
-	send to=1 msg=Coordinator elid=5.1.1 ldr=5 failed=10
+	send to=1 msg=Coordinator elid=5.1.1 ldr=5 linc=1 failed=10
 	EOF
 }
 
@@ -224,20 +224,20 @@ load algo-sim
 	state status=Norm ldr=10 grp=-
 	> 9 recv from=3 msg=Election elid=3.1.1 failed=8
 	> 10 recv from=2 msg=Election elid=2.1.1 failed=10
-	send to=2 msg=Ok elid=2.1.1
+	send to=2 msg=Ok elid=2.1.1 inc=1
 	timer set ok at=18.111111
 	state status=Wait ldr=10 grp=-
 	> 10.5 recv from=7 msg=Election elid=7.1.1 failed=10
 	> 18.111111 timer ok
-	send to=1 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=2 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=3 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=4 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=5 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=6 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=7 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=8 msg=Coordinator elid=9.1.1 ldr=9 failed=10
-	send to=10 msg=Coordinator elid=9.1.1 ldr=9 failed=10
+	send to=1 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=2 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=3 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=4 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=5 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=6 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=7 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=8 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
+	send to=10 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10
 	fd stop 10
 	state status=Wait ldr=9 grp=-
 	timer set hold at=20.111111
@@ -254,8 +254,8 @@ load algo-sim
 	    -m 0.15:0.15 -t t_tx=0.2 -t alpha=0.003 -e '1 crash 10' \
 	    -e '1.0201 crash 1'
 	assert_success
-	assert_line "1.02015 9 send to=1 msg=Ok elid=1.1.1"
-	assert_line "1.020950333 9 send to=2 msg=Coordinator elid=9.1.1 ldr=9 failed=10"
+	assert_line "1.02015 9 send to=1 msg=Ok elid=1.1.1 inc=1"
+	assert_line "1.020950333 9 send to=2 msg=Coordinator elid=9.1.1 ldr=9 linc=1 failed=10 finc=1"
 	for i in 2 3 4 5 6 7 8 9; do
 		assert_line --regexp "^1\.021[0-9]* $i state status=Norm ldr=9 grp=-$"
 	done
@@ -309,15 +309,15 @@ load algo-sim
 	send to=10 msg=Query elid=8.2.0
 	> 1 recv from=10 msg=Answer elid=8.2.0 ldr=7
 	> 10.125 timer wait
-	send to=1 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=2 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=3 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=4 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=5 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=6 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=7 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=9 msg=Coordinator elid=8.2.0 ldr=8 failed=7
-	send to=10 msg=Coordinator elid=8.2.0 ldr=8 failed=7
+	send to=1 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=2 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=3 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=4 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=5 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=6 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=7 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=9 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
+	send to=10 msg=Coordinator elid=8.2.0 ldr=8 linc=2 failed=7
 	state status=Wait ldr=8 grp=-
 	EOF
 }
@@ -417,4 +417,47 @@ load algo-sim
 @test "enhanced-bully: crashes and recoveries over 100 seeds pass elect-check -s sync" {
 	need_check
 	sim_sweep sync 100 -a enhanced-bully -d 12 -r 6 -m 0.1:5 -t t_tx=5
+}
+
+# The leader (3) reboots while node 1 elects its replacement: node 1's
+# Coordinator(2, failed=3) reaches node 2 after 3 announced itself again.
+# It names incarnation 1 of node 3, and node 2 follows incarnation 2, so
+# node 2 keeps 3; by id alone it took 2, and nothing ever repaired it.
+@test "enhanced-bully: a coordinator replaces only the incarnation it names" {
+	need_check
+	algo-sim -a enhanced-bully -n 3 -s 5 -d 4 -m 0.1:5 -t t_tx=5 -t announce=0 \
+	    -e '1 crash 3' -e '1.045 boot 3' -e '3.9 crash 1' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run grep -c ' 2 recv from=1 msg=Coordinator elid=1.1.1 ldr=2 .*failed=3 finc=1' \
+	    "$BATS_TEST_TMPDIR/t"
+	assert_output 1
+	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_success
+}
+
+# Two leaders, whatever made them (here node 2 took over by a stale
+# coordinator, as it did before incarnations were named): each repeats its
+# coordinator every announce period, and the lower one gives way.
+@test "enhanced-bully: a Normal leader repeats its coordinator, and a split heals" {
+	run algo-drive -a enhanced-bully -i 2 -n 3 <<-EOF2
+	0 boot inc=1
+	1 recv from=3 msg=Answer elid=2.1.0 ldr=-
+	1 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	4 timer hold
+	5 recv from=1 msg=Coordinator elid=1.1.1 ldr=2 failed=3
+	8 timer hold
+	1008 timer announce
+	1010 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	EOF2
+	assert_success
+	assert_output --partial - <<-EOF2
+	> 1008 timer announce
+	send to=1 msg=Coordinator elid=2.1.0 ldr=2 linc=1 failed=-
+	send to=3 msg=Coordinator elid=2.1.0 ldr=2 linc=1 failed=-
+	timer set announce at=2008
+	> 1010 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	timer cancel announce
+	fd start 3
+	state status=Wait ldr=3 grp=-
+	EOF2
 }

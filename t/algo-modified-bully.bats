@@ -128,7 +128,7 @@ load algo-sim
 	> 3 timer hold
 	state status=Norm ldr=5 grp=-
 	> 10 recv from=1 msg=Election elid=1.1.1 failed=5
-	send to=1 msg=Ok elid=1.1.1
+	send to=1 msg=Ok elid=1.1.1 inc=1
 	timer set ok at=310
 	state status=Wait ldr=5 grp=-
 	> 11 recv from=1 msg=Coordinator elid=1.1.1 ldr=4 failed=5
@@ -140,14 +140,14 @@ load algo-sim
 	> 13 timer hold
 	state status=Norm ldr=4 grp=-
 	> 20 recv from=2 msg=Election elid=2.1.4 failed=4
-	send to=2 msg=Ok elid=2.1.4
+	send to=2 msg=Ok elid=2.1.4 inc=1
 	timer set ok at=320
 	state status=Wait ldr=4 grp=-
 	> 320 timer ok
-	send to=1 msg=Coordinator elid=3.1.1 ldr=3 failed=4
-	send to=2 msg=Coordinator elid=3.1.1 ldr=3 failed=4
-	send to=4 msg=Coordinator elid=3.1.1 ldr=3 failed=4
-	send to=5 msg=Coordinator elid=3.1.1 ldr=3 failed=4
+	send to=1 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=4
+	send to=2 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=4
+	send to=4 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=4
+	send to=5 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=4
 	fd stop 4
 	state status=Wait ldr=3 grp=-
 	timer set hold at=322
@@ -170,7 +170,7 @@ load algo-sim
 	assert_success
 	assert_output --partial - <<-EOF
 	> 10.5 recv from=1 msg=Election elid=1.1.1 failed=5
-	send to=1 msg=Ok elid=1.1.1
+	send to=1 msg=Ok elid=1.1.1 inc=1
 	> 11 recv from=4 msg=Ok elid=3.1.1
 	send to=1 msg=Coordinator elid=3.1.1 ldr=4 failed=5
 	send to=2 msg=Coordinator elid=3.1.1 ldr=4 failed=5
@@ -182,7 +182,7 @@ load algo-sim
 	> 13 timer hold
 	state status=Norm ldr=4 grp=-
 	> 20 recv from=2 msg=Election elid=2.1.1 failed=5
-	send to=2 msg=Ok elid=2.1.1
+	send to=2 msg=Ok elid=2.1.1 inc=1
 	> 20 query
 	status status=Norm ldr=4 grp=- leader=no since=13
 	EOF
@@ -200,10 +200,10 @@ load algo-sim
 	assert_success
 	assert_output --partial - <<-EOF
 	> 10 down 5
-	send to=1 msg=Coordinator elid=4.1.1 ldr=4 failed=5
-	send to=2 msg=Coordinator elid=4.1.1 ldr=4 failed=5
-	send to=3 msg=Coordinator elid=4.1.1 ldr=4 failed=5
-	send to=5 msg=Coordinator elid=4.1.1 ldr=4 failed=5
+	send to=1 msg=Coordinator elid=4.1.1 ldr=4 linc=1 failed=5
+	send to=2 msg=Coordinator elid=4.1.1 ldr=4 linc=1 failed=5
+	send to=3 msg=Coordinator elid=4.1.1 ldr=4 linc=1 failed=5
+	send to=5 msg=Coordinator elid=4.1.1 ldr=4 linc=1 failed=5
 	fd stop 5
 	state status=Wait ldr=4 grp=-
 	> 12 timer hold
@@ -224,10 +224,10 @@ load algo-sim
 	assert_success
 	assert_output - <<-EOF
 	> 0 boot inc=2
-	send to=1 msg=Coordinator elid=5.2.0 ldr=5 failed=-
-	send to=2 msg=Coordinator elid=5.2.0 ldr=5 failed=-
-	send to=3 msg=Coordinator elid=5.2.0 ldr=5 failed=-
-	send to=4 msg=Coordinator elid=5.2.0 ldr=5 failed=-
+	send to=1 msg=Coordinator elid=5.2.0 ldr=5 linc=2 failed=-
+	send to=2 msg=Coordinator elid=5.2.0 ldr=5 linc=2 failed=-
+	send to=3 msg=Coordinator elid=5.2.0 ldr=5 linc=2 failed=-
+	send to=4 msg=Coordinator elid=5.2.0 ldr=5 linc=2 failed=-
 	state status=Wait ldr=5 grp=-
 	EOF
 	run algo-drive -q -a modified-bully -i 3 -n 5 <<-EOF
@@ -241,10 +241,10 @@ load algo-sim
 	send to=4 msg=Query elid=3.1.0
 	send to=5 msg=Query elid=3.1.0
 	> 50 timer wait
-	send to=1 msg=Coordinator elid=3.1.0 ldr=3 failed=-
-	send to=2 msg=Coordinator elid=3.1.0 ldr=3 failed=-
-	send to=4 msg=Coordinator elid=3.1.0 ldr=3 failed=-
-	send to=5 msg=Coordinator elid=3.1.0 ldr=3 failed=-
+	send to=1 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	send to=2 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	send to=4 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	send to=5 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
 	state status=Wait ldr=3 grp=-
 	EOF
 	run algo-drive -q -a modified-bully -i 3 -n 5 <<-EOF
@@ -255,7 +255,7 @@ load algo-sim
 	assert_success
 	assert_output --partial - <<-EOF
 	> 50 timer wait
-	send to=1 msg=Coordinator elid=3.1.0 ldr=3 failed=2
+	send to=1 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=2
 	EOF
 }
 
@@ -335,17 +335,17 @@ load algo-sim
 	state status=Norm ldr=5 grp=-
 	> 5 recv from=1 msg=Coordinator elid=1.1.3 ldr=4 failed=2
 	> 6 recv from=1 msg=Coordinator elid=1.1.4 ldr=2 failed=5
-	send to=1 msg=Coordinator elid=3.1.1 ldr=3 failed=5
-	send to=2 msg=Coordinator elid=3.1.1 ldr=3 failed=5
-	send to=4 msg=Coordinator elid=3.1.1 ldr=3 failed=5
-	send to=5 msg=Coordinator elid=3.1.1 ldr=3 failed=5
+	send to=1 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=5
+	send to=2 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=5
+	send to=4 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=5
+	send to=5 msg=Coordinator elid=3.1.1 ldr=3 linc=1 failed=5
 	fd stop 5
 	state status=Wait ldr=3 grp=-
 	> 8 timer hold
 	state status=Norm ldr=3 grp=-
 	> 9 recv from=4 msg=Coordinator elid=4.1.0 ldr=3 failed=2
 	> 10 recv from=4 msg=Query elid=4.1.7
-	send to=4 msg=Answer elid=4.1.7 ldr=3
+	send to=4 msg=Answer elid=4.1.7 ldr=3 linc=1
 	EOF
 }
 
@@ -448,4 +448,47 @@ load algo-sim
 @test "modified-bully: crashes and recoveries over 100 seeds pass elect-check -s sync" {
 	need_check
 	sim_sweep sync 100 -a modified-bully -d 12 -r 6 -m 0.1:5 -t t_tx=5
+}
+
+# The leader (3) reboots while node 1 elects its replacement: node 1's
+# Coordinator(2, failed=3) reaches node 2 after 3 announced itself again.
+# It names incarnation 1 of node 3, and node 2 follows incarnation 2, so
+# node 2 keeps 3; by id alone it took 2, and nothing ever repaired it.
+@test "modified-bully: a coordinator replaces only the incarnation it names" {
+	need_check
+	algo-sim -a modified-bully -n 3 -s 5 -d 4 -m 0.1:5 -t t_tx=5 -t announce=0 \
+	    -e '1 crash 3' -e '1.045 boot 3' -e '3.9 crash 1' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run grep -c ' 2 recv from=1 msg=Coordinator elid=1.1.1 ldr=2 .*failed=3 finc=1' \
+	    "$BATS_TEST_TMPDIR/t"
+	assert_output 1
+	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_success
+}
+
+# Two leaders, whatever made them (here node 2 took over by a stale
+# coordinator, as it did before incarnations were named): each repeats its
+# coordinator every announce period, and the lower one gives way.
+@test "modified-bully: a Normal leader repeats its coordinator, and a split heals" {
+	run algo-drive -a modified-bully -i 2 -n 3 <<-EOF2
+	0 boot inc=1
+	1 recv from=3 msg=Answer elid=2.1.0 ldr=-
+	1 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	4 timer hold
+	5 recv from=1 msg=Coordinator elid=1.1.1 ldr=2 failed=3
+	8 timer hold
+	1008 timer announce
+	1010 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	EOF2
+	assert_success
+	assert_output --partial - <<-EOF2
+	> 1008 timer announce
+	send to=1 msg=Coordinator elid=2.1.0 ldr=2 linc=1 failed=-
+	send to=3 msg=Coordinator elid=2.1.0 ldr=2 linc=1 failed=-
+	timer set announce at=2008
+	> 1010 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	timer cancel announce
+	fd start 3
+	state status=Wait ldr=3 grp=-
+	EOF2
 }

@@ -42,6 +42,7 @@ static const struct {
 	{ "renew", A(renew), "lease: a leader renews this often" },
 	{ "rtt", A(rtt), "lease: d, a round trip nearly always takes less" },
 	{ "skew", A(skew), "lease: clocks agree within this (OQwBS; 0: off)" },
+	{ "announce", A(announce), "a Murshed leader repeats its coordinator (0: never)" },
 };
 
 static algo_time *
