@@ -461,3 +461,14 @@ load algo-sim
 	state status=Wait ldr=3 grp=-
 	EOF2
 }
+
+# A busy host delays a message by up to some 12 ms (issue of a real
+# cluster: a coordinator received 4.1 ms after it was sent); elect-node's
+# default t_TX must bound that, as the paper's model assumes.
+@test "enhanced-bully: elect-node's default t_TX holds under a busy host's delays" {
+	need_check
+	local ttx
+	ttx=$(elect-node --help 2>&1 | sed -n 's/^  --ttx .*(\([0-9]*\)ms)$/\1/p')
+	[ -n "$ttx" ] || fail "no default --ttx in elect-node --help"
+	sim_sweep sync 12 -a enhanced-bully -d 12 -r 6 -m 0.1:12 -t t_tx=$ttx
+}
