@@ -41,6 +41,20 @@ load helper
 	assert_success
 }
 
+# The trace ends at -d, with a clock sample of each running node, so that
+# elect-check judges the last stable period too, not only up to the last
+# message.
+@test "algo-sim: the trace ends at -d with a clock sample of every running node" {
+	run algo-sim -a modified-bully -n 3 -s 5 -d 4 -e '1 crash 3' \
+	    -e '1.045 boot 3' -e '2 crash 1' -e '3 pause 2'
+	assert_success
+	assert_equal "${lines[-1]}" "4 3 clock c=4"
+	refute_line --regexp '^4 [12] '
+	run algo-sim -a lease -n 2 -d 3 -D 0.01 -s 1
+	assert_line --regexp '^3 1 clock c=[0-9.]+$'
+	assert_line --regexp '^3 2 clock c=[0-9.]+$'
+}
+
 @test "algo-sim: a paused node handles nothing until it resumes, then all that queued up" {
 	algo-sim -a bully-fd -n 4 -d 3 -e '1 pause 2' -e '2 resume 2' \
 	    >"$BATS_TEST_TMPDIR/t"

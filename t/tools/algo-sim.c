@@ -4,8 +4,9 @@
  * a seeded generator, FIFO per pair of nodes, as the papers assume) and a
  * simulated failure detector with a latency, through a schedule of
  * crashes, recoveries, pauses and partitions.  The run is written to
- * stdout in the trace format; the same arguments give the same trace,
- * byte for byte.
+ * stdout in the trace format, up to the end of the run (-d), where every
+ * running node writes a clock sample; the same arguments give the same
+ * trace, byte for byte.
  *
  *	algo-sim -a ALGO (-n N | -c ID,...) [-s SEED] [-d SECONDS]
  *	    [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS] [-t NAME=MS ...]
@@ -1250,6 +1251,16 @@ main(int argc, char *argv[])
 		if (oracle)
 			check_leaders(now);
 	}
+	/* The trace ends at -d, not at the last event: a clock sample of
+	 * every running node, so that the final stable period is judged. */
+	for (i = 0; i < n; i++)
+		if (nodes[i].up && !nodes[i].paused) {
+			char c[32];
+
+			trace_format_time(clock_at(&nodes[i], dur), c,
+			    sizeof(c));
+			trace(dur, i, "clock c=%s", c);
+		}
 	if (stats) {
 		fprintf(stderr, "total");
 		print_counts(sent_total);
