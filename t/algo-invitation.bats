@@ -642,3 +642,49 @@ load algo-sim
 	sim_sweep async 100 -a invitation -d 12 -r 6 \
 	    -k crash,pause,partition -m 0.1:10
 }
+
+# Under reordering a Ready can overtake the AcceptAnswer.  The member used
+# to ignore it yet answer ReadyAnswer, so the coordinator went Normal and
+# the member stayed in Reorganization for ever (AreYouThere kept saying
+# yes).  A Ready is answered only when applied: a Ready of our group from
+# its coordinator says we were accepted, so it ends the wait for the
+# AcceptAnswer; one for another group, or while we are not joining, is not
+# answered, and the coordinator's call fails as for a lost one.
+@test "invitation: only a Ready that was applied is answered, also ahead of the AcceptAnswer" {
+	run algo-drive -t check=100 -t timeout=300 -a invitation -i 2 -n 5 <<-EOF
+	0 boot inc=1
+	50 recv from=4 msg=Ready elid=4.1.2
+	101 recv from=3 msg=Invitation elid=3.1.2
+	102 recv from=3 msg=Ready elid=3.1.2
+	103 recv from=3 msg=AcceptAnswer elid=3.1.2 ans=yes
+	104 recv from=3 msg=Ready elid=3.1.2
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	state status=Norm ldr=2 grp=2.1.1
+	timer set check at=100
+	> 50 recv from=4 msg=Ready elid=4.1.2
+	> 101 recv from=3 msg=Invitation elid=3.1.2
+	state status=Elec ldr=3 grp=3.1.2
+	send to=3 msg=Accept elid=3.1.2
+	timer set call at=151
+	> 102 recv from=3 msg=Ready elid=3.1.2
+	timer cancel call
+	state status=Norm ldr=3 grp=3.1.2
+	send to=3 msg=ReadyAnswer elid=3.1.2
+	fd start 3
+	timer set timeout at=402
+	> 103 recv from=3 msg=AcceptAnswer elid=3.1.2 ans=yes
+	timer set timeout at=403
+	> 104 recv from=3 msg=Ready elid=3.1.2
+	send to=3 msg=ReadyAnswer elid=3.1.2
+	timer set timeout at=404
+	EOF
+	need_check
+	algo-sim -a invitation -n 3 -s 4 -d 4 -R -m 0.1:10 >"$BATS_TEST_TMPDIR/t"
+	run grep -A1 '^0\.078348414 2 recv from=3 msg=Ready ' "$BATS_TEST_TMPDIR/t"
+	assert_line --index 1 "0.078348414 2 state status=Norm ldr=3 grp=3.1.2"
+	run elect-check -s async -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_success
+}

@@ -512,8 +512,23 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 		show(v, now, o);
 		break;
 	case M_READY:
-		/* PROCEDURE Ready: the coordinator of gn is done. */
-		if (v->s == ST_REORG && algo_elid_eq(&m->elid, &v->g)) {
+		/*
+		 * PROCEDURE Ready: the coordinator of gn is done.  The
+		 * answer says the Ready was applied, and nothing else:
+		 * answered regardless, a Ready that overtook our
+		 * AcceptAnswer let the coordinator go Normal while we
+		 * stayed in Reorganization for good.  A Ready of our
+		 * group from its coordinator also says we were accepted
+		 * (it goes to S(i).Up only), so it ends our wait for the
+		 * AcceptAnswer; a repeated one is answered again.
+		 */
+		if (!algo_elid_eq(&m->elid, &v->g) || m->peer != v->c)
+			break;
+		if (v->s == ST_ELEC && v->proc == P_JOIN)
+			stop(v, o);
+		else if (v->s != ST_REORG && v->s != ST_NORM)
+			break;
+		if (v->s != ST_NORM) {
 			v->s = ST_NORM;
 			show(v, now, o);
 		}
