@@ -203,6 +203,12 @@ check(struct node *nd, const uint8_t *buf, size_t len, struct wire_msg *w,
 		return "bad-type";
 	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX)
 		return "bad-payload";
+	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
+	 * older than one already taken from the same incarnation is dropped,
+	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
+	if (nd->win[i].valid && w->inc == nd->win[i].inc &&
+	    w->seq < nd->win[i].top)
+		return "late";
 	if ((why = wire_window_check(&nd->win[i], w->inc, w->seq)) != NULL)
 		return why;
 	memset(m, 0, sizeof(*m));
