@@ -75,6 +75,22 @@ load helper
 	assert_line "1.5 - net a=1 b=2 link=up"
 }
 
+# Partitions beyond 64 nodes (a byte per node, not a 64-bit mask), up to
+# ALGO_NODES_MAX nodes.
+@test "algo-sim: clusters of up to 1024 nodes, partitions across any of them" {
+	run algo-sim -a bully-fd -n 100 -d 1.2 -e '1 partition 70,100/1'
+	assert_success
+	run grep -c '^1 - net a=[0-9]* b=[0-9]* link=down$' <<<"$output"
+	assert_output $((2 * 98))
+	run algo-sim -a async-bully -n 80 -s 3 -d 5 -r 1 -k partition
+	assert_success
+	assert_line --regexp '^[0-9.]+ - net a=[0-9]+ b=(6[5-9]|7[0-9]|80) link=down$'
+	run algo-sim -a bully-fd -n 1024 -d 0.01
+	assert_success
+	run algo-sim -a bully-fd -n 1025 -d 0.01
+	assert_failure 2
+}
+
 @test "algo-sim: bad usage is refused with exit 2" {
 	run algo-sim -a nonesuch -n 3
 	assert_failure 2
