@@ -36,11 +36,11 @@ load algo-sim
 	state status=Elec2 ldr=- grp=3.1.0
 	fd start 2
 	send to=2 msg=Halt elid=3.1.0
-	timer set resend at=100
+	timer set resend at=20
 	> 1 recv from=2 msg=Rej elid=3.1.0
 	fd start 1
 	send to=1 msg=Halt elid=3.1.0
-	timer set resend at=101
+	timer set resend at=21
 	> 2 down 1
 	timer cancel resend
 	state status=Norm ldr=3 grp=3.1.0
@@ -227,30 +227,42 @@ load algo-sim
 	EOF
 }
 
-# Figure 3 would leave a node whose Ldr was lost waiting for ever: its
-# halter's Norm? now draws NotNorm, and the halter elects again.
-@test "async-bully: a node still waiting for its halter answers the halter's Norm? with NotNorm" {
+# Figure 3 would leave a node whose Ldr was lost waiting for ever.  Its
+# halter's Norm? for the group it awaits says what the Ldr said, so it
+# follows (a lost Ldr costs at most a tau, not an election); a Norm? for
+# another group of its halter draws NotNorm, and the halter elects again.
+@test "async-bully: a node still waiting for its halter takes its Norm? as the lost Ldr" {
 	run algo-drive -q -a async-bully -i 2 -n 3 <<-EOF
 	0 boot inc=1
 	1 recv from=3 msg=Halt elid=3.1.0
 	101 recv from=3 msg=Norm? elid=3.1.0
 	102 recv from=3 msg=Halt elid=3.1.1
-	103 recv from=3 msg=Ldr elid=3.1.1
-	201 recv from=3 msg=Norm? elid=3.1.1
+	201 recv from=3 msg=Norm? elid=3.1.2
+	202 recv from=3 msg=Halt elid=3.1.3
+	203 recv from=3 msg=Ldr elid=3.1.3
 	EOF
 	assert_success
 	assert_output --partial - <<-EOF
 	> 101 recv from=3 msg=Norm? elid=3.1.0
-	send to=3 msg=NotNorm elid=3.1.0
+	state status=Norm ldr=3 grp=3.1.0
+	fd stop 1
+	fd stop 3
+	fd start 3
 	> 102 recv from=3 msg=Halt elid=3.1.1
 	fd playdead 1
 	fd start 3
-	state status=Wait ldr=- grp=3.1.1
+	state status=Wait ldr=3 grp=3.1.1
 	send to=3 msg=Ack elid=3.1.1
-	> 103 recv from=3 msg=Ldr elid=3.1.1
-	state status=Norm ldr=3 grp=3.1.1
+	> 201 recv from=3 msg=Norm? elid=3.1.2
+	send to=3 msg=NotNorm elid=3.1.2
+	> 202 recv from=3 msg=Halt elid=3.1.3
+	fd playdead 1
+	fd start 3
+	state status=Wait ldr=3 grp=3.1.3
+	send to=3 msg=Ack elid=3.1.3
+	> 203 recv from=3 msg=Ldr elid=3.1.3
+	state status=Norm ldr=3 grp=3.1.3
 	EOF
-	assert_equal "${lines[-1]}" "> 201 recv from=3 msg=Norm? elid=3.1.1"
 }
 
 @test "async-bully: NotNorm for the leader's elid starts a new election, playing alive again" {
@@ -360,4 +372,21 @@ load algo-sim
 	> 4 recv from=3 msg=Norm? elid=3.1.1
 	send to=3 msg=NotNorm elid=3.1.1
 	EOF
+}
+
+# A few percent of datagrams lost costs a few percent more messages, not
+# elections: a call is said again within its wait before it fails.  (Before,
+# invitation at 3% reached group counter 81 with twice the messages, and
+# async-bully re-elected on each lost Ldr and settled fewer times.)
+@test "async-bully: 3% message loss costs at most 10% more messages and no settling" {
+	local s lossy clean
+	for s in 41 42; do
+		{ read -r -a lossy; read -r -a clean; } < <(loss_cost async-bully $s)
+		[ "${lossy[0]}" -le $((clean[0] * 11 / 10)) ] ||
+		    fail "seed $s: ${lossy[0]} messages at 3% loss, ${clean[0]} without"
+		[ "${lossy[1]}" -le $((clean[1] + 5)) ] ||
+		    fail "seed $s: group counter ${lossy[1]} at 3% loss, ${clean[1]} without"
+		[ "${lossy[2]}" -ge "${clean[2]}" ] ||
+		    fail "seed $s: settled ${lossy[2]} times at 3% loss, ${clean[2]} without"
+	done
 }

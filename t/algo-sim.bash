@@ -33,3 +33,18 @@ final_states() {
 	awk '$3 == "state" { s[$2] = $2 " " $4 " " $5 " " $6 }
 	    END { for (n in s) print s[n] }' "$1" | sort -n
 }
+
+# loss_cost ALGO SEED: "MSGS MAXCTR AGREED" of a faulted run at N = 17
+# under 3% loss, then the same without loss, one line each.
+loss_cost() {
+	local x
+	for x in 3 0; do
+		algo-sim -a "$1" -n 17 -s "$2" -d 12 -r 6 \
+		    -k crash,pause,partition -m 0.1:10 -x $x -S \
+		    2>"$BATS_TEST_TMPDIR/st" >"$BATS_TEST_TMPDIR/tr"
+		echo "$(tail -1 "$BATS_TEST_TMPDIR/st" | sed 's/.*msgs=\([0-9]*\).*/\1/')" \
+		    "$(grep -o 'grp=[0-9]*\.[0-9]*\.[0-9]*' "$BATS_TEST_TMPDIR/tr" |
+		    awk -F. '$3 > m { m = $3 } END { print m + 0 }')" \
+		    "$(grep -c '^agreed' "$BATS_TEST_TMPDIR/st")"
+	done
+}

@@ -75,6 +75,21 @@ load helper
 	assert_line "1.5 - net a=1 b=2 link=up"
 }
 
+# Loss makes every link flaky, and the trace says so from the start (a
+# mended cut is flaky again, not up), so that elect-check does not judge
+# liveness over links that lose datagrams.
+@test "algo-sim: lossy links are traced flaky" {
+	run algo-sim -a invitation -n 3 -d 2 -x 3 -e '1 cut 1 2' -e '1.5 mend 1 2'
+	assert_success
+	assert_line --index 0 "0 - net a=1 b=2 link=flaky"
+	assert_line --index 1 "0 - net a=1 b=3 link=flaky"
+	assert_line --index 2 "0 - net a=2 b=3 link=flaky"
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1.5 - net a=1 b=2 link=flaky"
+	run algo-sim -a invitation -n 3 -d 2
+	refute_line --partial "link=flaky"
+}
+
 # Partitions beyond 64 nodes (a byte per node, not a 64-bit mask), up to
 # ALGO_NODES_MAX nodes.
 @test "algo-sim: clusters of up to 1024 nodes, partitions across any of them" {

@@ -70,6 +70,17 @@ on_recv(struct stoller *s, const struct algo_msg *m, algo_time now,
 		break;
 	case SM_NORMQ:
 		/*
+		 * Our halter's Norm? for the group we await says what its
+		 * Ldr said: it leads that group.  So a lost Ldr costs a
+		 * tau at most, not the election our NotNorm would start
+		 * (a datagram loss is outside the figure's model).
+		 */
+		if (s->status == ST_WAIT && j == s->elid.node &&
+		    algo_elid_eq(&m->elid, &s->elid)) {
+			stoller_ldr(s, m, now, o);
+			break;
+		}
+		/*
 		 * Figure 3 answers a node not in Norm only if j is above its
 		 * election's initiator.  We answer our halter too: its Norm?
 		 * means it leads, so our Ldr was lost (or we were skipped on

@@ -25,7 +25,8 @@
  * default 0); the cores see their own clock, the trace is stamped with
  * real time.  A crashed node keeps its clock and its persisted state
  * (ALGO_PERSIST) for its next boot.  -R lets messages overtake each other
- * (no FIFO); -x loses PERCENT of them.  -O checks, in real time, what an
+ * (no FIFO); -x loses PERCENT of them, and the trace then says every link
+ * is flaky from the start (and flaky again, not up, when a cut mends).  -O checks, in real time, what an
  * algorithm whose leadership has a deadline promises (ALGO_F_DEADLINE,
  * lib/algo/algo.h): at most one node leads, fencing tokens grow from one
  * leadership to the next, every node delivers edicts in the order they
@@ -617,7 +618,7 @@ set_link(size_t a, size_t b, int down, algo_time now)
 	cut(a, b) = cut(b, a) = down;
 	ncut = down ? ncut + 2 : ncut - 2;
 	trace(now, SIZE_MAX, "net a=%u b=%u link=%s", ids[a], ids[b],
-	    down ? "down" : "up");
+	    down ? "down" : loss > 0 ? "flaky" : "up");
 }
 
 static void
@@ -1181,7 +1182,7 @@ main(int argc, char *argv[])
 	algo_time dur = 5000 * ALGO_MS, bootspread = 0, rho = 0, offmax = 0;
 	struct event *e;
 	struct sched *boots;
-	size_t i, nev = 0;
+	size_t i, j, nev = 0;
 	unsigned count = 0;
 	int ch;
 
@@ -1287,6 +1288,11 @@ main(int argc, char *argv[])
 	if (count > 0)
 		random_schedule(count, kinds, dur);
 	algo_out_init(&out);
+	/* Loss (-x) makes every link flaky (trace format), and says so. */
+	for (i = 0; loss > 0 && i < n; i++)
+		for (j = i + 1; j < n; j++)
+			trace(0, SIZE_MAX, "net a=%u b=%u link=flaky", ids[i],
+			    ids[j]);
 	if ((boots = calloc(n, sizeof(*boots))) == NULL)
 		err(1, NULL);
 	for (i = 0; i < n; i++) {
