@@ -31,61 +31,69 @@ algos=${*:-bully bully-fd modified-bully enhanced-bully async-bully invitation l
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# run ALGO SEED: one line, "ALGO SEED SECONDS VERDICT ARGS", where VERDICT
-# is ok or the violated assertions joined by commas.
+# run WORKER JOBS ALGO...: the seeds 1..RUNS of each ALGO that fall to this
+# worker (seed % JOBS), one line each, "ALGO SEED SECONDS VERDICT ARGS",
+# where VERDICT is ok or the violated assertions joined by commas.  One
+# shell per worker, and the trace piped straight into elect-check: the
+# host is shared, and process start-ups cost more than the runs.
 cat > "$tmp/run" <<'RUN'
-#!/bin/sh
-a=$1 s=$2 d=12
-n=$((3 + s % 15)) r=$((2 + s % 11))
+#!/bin/bash
+w=$1 jobs=$2 runs=$3 err=$4
+shift 4
+for a in "$@"; do
+for ((s = 1 + w; s <= runs; s += jobs)); do
+d=12 n=$((3 + s % 15)) r=$((2 + s % 11))
 case $a in
-bully|bully-fd) set=sync; set -- -k crash -m 0.1:5 ;;
-modified-bully|enhanced-bully) set=sync; set -- -k crash -m 0.1:5 -t t_tx=5 ;;
-async-bully|invitation) set=async; set -- -k crash,pause,partition -m 0.1:10 ;;
-lease) set=lease; set -- -O -k crash,pause,partition -m 0.1:3 \
-    -e "3.3 edict $n a" -e "6 edict 2 c" ;;
+bully|bully-fd) set=sync; args=(-k crash -m 0.1:5) ;;
+modified-bully|enhanced-bully) set=sync; args=(-k crash -m 0.1:5 -t t_tx=5) ;;
+async-bully|invitation) set=async; args=(-k crash,pause,partition -m 0.1:10) ;;
+lease) set=lease; args=(-O -k crash,pause,partition -m 0.1:3
+    -e "3.3 edict $n a" -e "6 edict 2 c") ;;
 esac
-if [ $set != sync ]; then
+if [[ $set != sync ]]; then
 	case $((s % 4)) in
-	1) set -- "$@" -R ;;
-	2) set -- "$@" -x 2 ;;
-	3) set -- "$@" -R -x 3 ;;
+	1) args+=(-R) ;;
+	2) args+=(-x 2) ;;
+	3) args+=(-R -x 3) ;;
 	esac
 fi
-[ $a = lease ] && [ $((s % 3)) = 0 ] && set -- "$@" -D 0.001 -o 3000
-[ $((s % 5)) = 0 ] && set -- "$@" -b 50
-set -- -a $a -n $n -s $s -d $d -r $r "$@"
-f=$(mktemp)
-if algo-sim "$@" >"$f" 2>"$f.err"; then
-	v=ok
-elif grep -q 'oracle' "$f.err"; then
-	v=oracle
-else
-	v=sim-failed
+[[ $a == lease && $((s % 3)) == 0 ]] && args+=(-D 0.001 -o 3000)
+[[ $((s % 5)) == 0 ]] && args+=(-b 50)
+args=(-a $a -n $n -s $s -d $d -r $r "${args[@]}")
+c=(-c 1.5)
+[[ $set == lease ]] && c=()
+out=$(algo-sim "${args[@]}" 2>"$err" | elect-check -s $set "${c[@]}" - 2>&1
+    echo "status ${PIPESTATUS[*]}")
+read -r _ st0 st1 <<<"${out##*$'\n'}"
+st=("$st0" "$st1")
+v=ok
+if [[ ${st[0]} != 0 ]]; then
+	grep -q oracle "$err" && v=oracle || v=sim-failed
 fi
-c="-c 1.5"
-[ $set = lease ] && c=
-# shellcheck disable=SC2086
-if ! out=$(elect-check -s $set $c "$f" 2>&1); then
-	w=$(echo "$out" | sed -n 's/^elect-check: violated: //p' |
+if [[ ${st[1]} != 0 ]]; then
+	x=$(sed -n 's/^elect-check: violated: //p' <<<"$out" |
 	    sed 's/ ([0-9]*)//g; s/ /,/g')
-	if [ $v = ok ]; then v=${w:-check-failed}; else v="$v,${w:-check-failed}"; fi
+	[[ $v == ok ]] && v=${x:-check-failed} || v="$v,${x:-check-failed}"
 fi
-rm -f "$f" "$f.err"
-printf '%s %s %s %s algo-sim' "$a" "$s" "$d" "$v"
-for x in "$@"; do
-	case $x in *' '*) printf " '%s'" "$x" ;; *) printf ' %s' "$x" ;; esac
+line="$a $s $d $v algo-sim"
+for x in "${args[@]}"; do
+	[[ $x == *' '* ]] && line+=" '$x'" || line+=" $x"
 done
-echo
+echo "$line"
+done
+done
 RUN
 chmod +x "$tmp/run"
 
-for a in $algos; do
-	i=1
-	while [ $i -le "$runs" ]; do
-		echo "$a $i"
-		i=$((i + 1))
-	done
-done | nice -n 10 xargs -P "$jobs" -L 1 "$tmp/run" > "$tmp/results"
+w=0
+while [ $w -lt "$jobs" ]; do
+	# shellcheck disable=SC2086
+	nice -n 10 "$tmp/run" $w "$jobs" "$runs" "$tmp/err$w" $algos \
+	    > "$tmp/results$w" &
+	w=$((w + 1))
+done
+wait
+cat "$tmp"/results[0-9]* > "$tmp/results"
 
 cp "$tmp/results" "${CAMPAIGN_RESULTS:-/dev/null}"
 awk '
