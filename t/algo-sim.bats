@@ -2,6 +2,7 @@
 # algo-sim, the deterministic simulator the core tests stand on.
 
 load helper
+load algo-sim
 
 @test "algo-sim: the same seed gives the same trace, byte for byte" {
 	for a in bully bully-fd async-bully; do
@@ -122,4 +123,15 @@ load helper
 	assert_failure 2
 	run algo-sim -a bully
 	assert_failure 2
+}
+
+# t/bench/campaign.sh in small: 40 seeded faulted runs per algorithm
+# (N 3-17, each model's faults, reordering and loss for the asynchronous
+# ones) through elect-check; the full campaign runs 10,000 per algorithm.
+@test "algo-sim: 280 seeded faulted runs of the seven algorithms find no violation" {
+	need_check
+	run sh "$BATS_TEST_DIRNAME/bench/campaign.sh" -j 1 40
+	assert_success
+	assert_line --regexp '^lease +40 +0\.1 +0  none$'
+	assert_line --regexp '^invitation +40 +0\.1 +0  none$'
 }

@@ -4,10 +4,13 @@
 # a stable cluster, and algo-sim -S counts what is sent from the crash
 # until every node agrees, and how long that takes (detection included:
 # 20-50 ms, or as the scenario says).  Scenarios are the papers' own:
-# the lowest id detecting first (-L) where they count that case.
+# the lowest id detecting first (-L) where they count that case, with
+# detections 20 ms apart per rank where they count one detector.
 # --announce is off, as the papers have no such messages.
 #
 #	scale.sh [N ...]	(default 5 10 20 50 100 500 1000)
+#
+# SCALE_ALGOS names the rows to print (default: all).
 set -eu
 : "${ELECT_BUILD:?set ELECT_BUILD to a build directory}"
 PATH="$ELECT_BUILD/t:$PATH"
@@ -38,13 +41,14 @@ paper() {
 }
 
 printf '%-18s %5s %9s %12s %10s\n' algorithm N msgs paper failover
-for a in bully bully-fd modified-bully enhanced-bully async-bully \
-    async-bully-worst invitation lease; do
+for a in ${SCALE_ALGOS:-bully bully-fd modified-bully enhanced-bully \
+    async-bully async-bully-worst invitation lease}; do
 	for n in $ns; do
 		case $a in
-		bully) r=$(one bully $n -d 2 -e "1.05 crash $n") ;;
+		bully) r=$(one bully $n -d $((2 + n / 20)) -e "1.05 crash $n") ;;
 		bully-fd) r=$(one bully-fd $n -d 3 -L -e "1.05 crash $n") ;;
-		modified-bully) r=$(one modified-bully $n -d 2 -L -e "1 crash $n") ;;
+		modified-bully) r=$(one modified-bully $n -d $((2 + n / 50)) -L \
+		    -l 20:$((20 * n)) -e "1 crash $n") ;;
 		enhanced-bully) r=$(one enhanced-bully $n -d $((2 + n / 50)) -L \
 		    -l 20:$((20 * n)) -e "1 crash $n") ;;
 		async-bully) r=$(one async-bully $n -d 3 -e "1.05 crash $n") ;;
