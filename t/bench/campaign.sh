@@ -6,7 +6,7 @@
 #
 #	campaign.sh [-j JOBS] [-k] [RUNS [ALGO ...]]
 #
-# RUNS seeded runs per algorithm (default 1000), 12 simulated seconds each,
+# RUNS seeded runs per algorithm (default 300), 12 simulated seconds each,
 # N from 3 to 17, 2 to 12 faults; the synchronous algorithms get crashes
 # and recoveries (their model admits no more), the asynchronous ones
 # crashes, pauses and partitions, with reordering (-R) and 2-3% loss (-x)
@@ -25,7 +25,7 @@ while getopts j: o; do
 	esac
 done
 shift $((OPTIND - 1))
-runs=${1:-1000}
+runs=${1:-300}
 [ $# -gt 0 ] && shift
 algos=${*:-bully bully-fd modified-bully enhanced-bully async-bully invitation lease}
 tmp=$(mktemp -d)
