@@ -452,54 +452,20 @@ load algo-sim
 
 # The leader (3) reboots while node 1 elects its replacement: node 1's
 # Coordinator(2, failed=3) reaches node 2 after 3 announced itself again.
-# It names incarnation 1 of node 3, and node 2 follows incarnation 2, so
-# node 2 keeps 3; by id alone it took 2, and nothing ever repaired it.
+# By id alone node 2 took 2, and nothing ever repaired it (murshed.h).
 @test "modified-bully: a coordinator replaces only the incarnation it names" {
-	need_check
-	algo-sim -a modified-bully -n 3 -s 5 -d 4 -m 0.1:5 -t t_tx=5 -t announce=0 \
-	    -e '1 crash 3' -e '1.045 boot 3' -e '3.9 crash 1' \
-	    >"$BATS_TEST_TMPDIR/t"
-	run grep -c ' 2 recv from=1 msg=Coordinator elid=1.1.1 ldr=2 .*failed=3 finc=1' \
-	    "$BATS_TEST_TMPDIR/t"
-	assert_output 1
-	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
-	assert_success
+	mb_incarnation modified-bully
 }
 
-# Two leaders, whatever made them (here node 2 took over by a stale
-# coordinator, as it did before incarnations were named): each repeats its
-# coordinator every announce period, and the lower one gives way.
+# Two leaders, whatever made them: each repeats its coordinator every
+# announce period, and the lower one gives way.
 @test "modified-bully: a Normal leader repeats its coordinator, and a split heals" {
-	run algo-drive -a modified-bully -i 2 -n 3 <<-EOF2
-	0 boot inc=1
-	1 recv from=3 msg=Answer elid=2.1.0 ldr=-
-	1 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
-	4 timer hold
-	5 recv from=1 msg=Coordinator elid=1.1.1 ldr=2 failed=3
-	8 timer hold
-	1008 timer announce
-	1010 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
-	EOF2
-	assert_success
-	assert_output --partial - <<-EOF2
-	> 1008 timer announce
-	send to=1 msg=Coordinator elid=2.1.0 ldr=2 linc=1 failed=-
-	send to=3 msg=Coordinator elid=2.1.0 ldr=2 linc=1 failed=-
-	timer set announce at=2008
-	> 1010 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
-	timer cancel announce
-	fd start 3
-	state status=Wait ldr=3 grp=-
-	EOF2
+	mb_announce modified-bully
 }
 
-# A busy host delays a message by up to some 12 ms (issue of a real
-# cluster: a coordinator received 4.1 ms after it was sent); elect-node's
-# default t_TX must bound that, as the paper's model assumes.
+# A busy host delays a message by up to some 12 ms (a real cluster: a
+# coordinator received 4.1 ms after it was sent); elect-node's default
+# t_TX must bound that, as the paper's model assumes.
 @test "modified-bully: elect-node's default t_TX holds under a busy host's delays" {
-	need_check
-	local ttx
-	ttx=$(elect-node --help 2>&1 | sed -n 's/^  --ttx .*(\([0-9]*\)ms)$/\1/p')
-	[ -n "$ttx" ] || fail "no default --ttx in elect-node --help"
-	sim_sweep sync 12 -a modified-bully -d 12 -r 6 -m 0.1:12 -t t_tx=$ttx
+	mb_busy_host modified-bully
 }
