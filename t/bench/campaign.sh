@@ -4,24 +4,28 @@
 # assertion set, and a table of runs, simulated hours and violations by
 # assertion.
 #
-#	campaign.sh [-j JOBS] [-k] [RUNS [ALGO ...]]
+#	campaign.sh [-j JOBS] [-d SECONDS] [RUNS [ALGO ...]]
 #
-# RUNS seeded runs per algorithm (default 300), 12 simulated seconds each,
+# RUNS seeded runs per algorithm (default 300), 12 simulated seconds each
+# (-d),
 # N from 3 to 17, 2 to 12 faults; the synchronous algorithms get crashes
 # and recoveries (their model admits no more), the asynchronous ones
 # crashes, pauses and partitions, with reordering (-R) and 2-3% loss (-x)
 # on three runs in four; lease as the asynchronous ones, with drift and the
-# -O oracle too.  Each failing run is listed with the command that replays
-# it.  -k keeps going after a run whose simulator fails.  Exit 1 on any
-# violation.
+# -O oracle too.  Every seed runs every algorithm before the next seed
+# does, so that a campaign stopped early (kill its workers) is still even.
+# Each failing run is listed with the command that replays it.  Exit 1 on
+# any violation.
 set -eu
 : "${ELECT_BUILD:?set ELECT_BUILD to a build directory}"
 PATH="$ELECT_BUILD/bin:$ELECT_BUILD/t:$PATH"
-jobs=2
-while getopts j: o; do
+jobs=2 dur=12
+while getopts d:j: o; do
 	case $o in
+	d) dur=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) echo "usage: campaign.sh [-j JOBS] [RUNS [ALGO ...]]" >&2; exit 2 ;;
+	*) echo "usage: campaign.sh [-j JOBS] [-d SECONDS] [RUNS [ALGO ...]]" >&2
+	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -38,11 +42,11 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # host is shared, and process start-ups cost more than the runs.
 cat > "$tmp/run" <<'RUN'
 #!/bin/bash
-w=$1 jobs=$2 runs=$3 err=$4
-shift 4
-for a in "$@"; do
+w=$1 jobs=$2 runs=$3 err=$4 d=$5
+shift 5
 for ((s = 1 + w; s <= runs; s += jobs)); do
-d=12 n=$((3 + s % 15)) r=$((2 + s % 11))
+for a in "$@"; do
+n=$((3 + s % 15)) r=$((2 + s % 11))
 case $a in
 bully|bully-fd) set=sync; args=(-k crash -m 0.1:5) ;;
 modified-bully|enhanced-bully) set=sync; args=(-k crash -m 0.1:5 -t t_tx=5) ;;
@@ -88,7 +92,7 @@ chmod +x "$tmp/run"
 w=0
 while [ $w -lt "$jobs" ]; do
 	# shellcheck disable=SC2086
-	nice -n 10 "$tmp/run" $w "$jobs" "$runs" "$tmp/err$w" $algos \
+	nice -n 10 "$tmp/run" $w "$jobs" "$runs" "$tmp/err$w" "$dur" $algos \
 	    > "$tmp/results$w" &
 	w=$((w + 1))
 done
