@@ -438,3 +438,9 @@ load algo-sim
 @test "enhanced-bully: elect-node's default t_TX holds under a busy host's delays" {
 	mb_busy_host enhanced-bully
 }
+
+# A late repeated announcement of the failed leader does not end the
+# election; a new incarnation's does.
+@test "enhanced-bully: a stale announcement of the failed leader leaves the election on" {
+	mb_stale_announce enhanced-bully
+}

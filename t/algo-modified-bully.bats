@@ -469,3 +469,9 @@ load algo-sim
 @test "modified-bully: elect-node's default t_TX holds under a busy host's delays" {
 	mb_busy_host modified-bully
 }
+
+# A late repeated announcement of the failed leader does not end the
+# election; a new incarnation's does.
+@test "modified-bully: a stale announcement of the failed leader leaves the election on" {
+	mb_stale_announce modified-bully
+}

@@ -117,3 +117,26 @@ loss_cheap() {
 		    fail "seed $s: settled ${lossy[2]} times at 3% loss, ${clean[2]} without"
 	done
 }
+
+# mb_stale_announce ALGO: node 1 follows 3 (incarnation 1) and elects on
+# its DownSig; 3's announcement sent before it crashed arrives late and
+# must not end the election (the detector reports a node once), while a
+# new incarnation's does.
+mb_stale_announce() {
+	run algo-drive -a "$1" -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	1 recv from=2 msg=Answer elid=1.1.0 ldr=3 linc=1
+	1 recv from=3 msg=Answer elid=1.1.0 ldr=3 linc=1
+	20 timer hold
+	30 down 3
+	31 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	32 recv from=3 msg=Coordinator elid=3.2.0 ldr=3 linc=2 failed=-
+	EOF
+	assert_success
+	assert_output --partial - <<-EOF
+	> 31 recv from=3 msg=Coordinator elid=3.1.0 ldr=3 linc=1 failed=-
+	> 32 recv from=3 msg=Coordinator elid=3.2.0 ldr=3 linc=2 failed=-
+	timer cancel wait
+	state status=Wait ldr=3 grp=-
+	EOF
+}

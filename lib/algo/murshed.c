@@ -343,6 +343,12 @@ on_coordinator(struct mbully *m, uint16_t j, uint64_t jinc, uint16_t f,
 		return;
 	}
 	if (j == p) {
+		/* A repeated announcement (--announce) of the leader we
+		 * know failed, sent before it crashed: only a new
+		 * incarnation of it may end our election. */
+		if (mb_is_ldr(m, m->failed, m->finc) && m->linc != 0 &&
+		    jinc != 0 && jinc <= m->linc)
+			return;
 		if (jinc > m->linc)
 			m->linc = jinc;
 		if (!m->hold && !normal(m))
