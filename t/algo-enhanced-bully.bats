@@ -444,3 +444,19 @@ load algo-sim
 @test "enhanced-bully: a stale announcement of the failed leader leaves the election on" {
 	mb_stale_announce enhanced-bully
 }
+
+# Found by the campaign: node 2 followed 17, which crashed and came back
+# unnoticed by 2's detector; 17's announcement of its new incarnation kept
+# node 2 Norm at once, while node 16, which had just declared itself, went
+# Norm before that announcement reached it.  A new incarnation of our
+# leader is a new leader, so node 2 now waits t_TX as for any other.
+@test "enhanced-bully: a new incarnation of the leader is awaited t_TX like any new leader" {
+	need_check
+	algo-sim -a enhanced-bully -n 17 -s 329 -d 8 -r 12 -k crash -m 0.1:5 \
+	    -t t_tx=5 >"$BATS_TEST_TMPDIR/t"
+	run grep -A1 '^3\.129096479 2 recv from=17 msg=Coordinator elid=17\.7\.0' \
+	    "$BATS_TEST_TMPDIR/t"
+	assert_line --index 1 --partial "2 state status=Wait ldr=17"
+	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_success
+}

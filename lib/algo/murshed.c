@@ -349,6 +349,14 @@ on_coordinator(struct mbully *m, uint16_t j, uint64_t jinc, uint16_t f,
 		if (mb_is_ldr(m, m->failed, m->finc) && m->linc != 0 &&
 		    jinc != 0 && jinc <= m->linc)
 			return;
+		/* A new incarnation of our leader is a new leader: Update
+		 * waits t_TX again, as for any other, so that we are not
+		 * Normal while a coordinator sent meanwhile may still
+		 * reach others. */
+		if (m->linc != 0 && jinc > m->linc) {
+			mb_adopt(m, j, jinc, now, o);
+			return;
+		}
 		if (jinc > m->linc)
 			m->linc = jinc;
 		if (!m->hold && !normal(m))

@@ -33,7 +33,8 @@
  * incarnation it was known by (0: unknown; a revived node learns it from
  * the answers): a coordinator replaces F only at nodes whose leader is
  * that incarnation of F.  Ok carries its sender's incarnation, for the
- * electioneer to name it.
+ * electioneer to name it.  A new incarnation of our leader is a new
+ * leader: Update waits t_TX for it too.
  *
  * Both papers' leaders are silent once stable, so a split that arose
  * anyway (a message later than t_TX, outside the model) would last.  A

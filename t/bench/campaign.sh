@@ -4,7 +4,7 @@
 # assertion set, and a table of runs, simulated hours and violations by
 # assertion.
 #
-#	campaign.sh [-j JOBS] [-d SECONDS] [RUNS [ALGO ...]]
+#	campaign.sh [-j JOBS] [-d SECONDS] [-f FIRST] [RUNS [ALGO ...]]
 #
 # RUNS seeded runs per algorithm (default 300), 12 simulated seconds each
 # (-d),
@@ -13,18 +13,21 @@
 # crashes, pauses and partitions, with reordering (-R) and 2-3% loss (-x)
 # on three runs in four; lease as the asynchronous ones, with drift and the
 # -O oracle too.  Every seed runs every algorithm before the next seed
-# does, so that a campaign stopped early (kill its workers) is still even.
+# does, so that a campaign stopped early (kill its workers) is still even,
+# and -f goes on from seed FIRST.
 # Each failing run is listed with the command that replays it.  Exit 1 on
 # any violation.
 set -eu
 : "${ELECT_BUILD:?set ELECT_BUILD to a build directory}"
 PATH="$ELECT_BUILD/bin:$ELECT_BUILD/t:$PATH"
-jobs=2 dur=12
-while getopts d:j: o; do
+jobs=2 dur=12 first=1
+while getopts d:f:j: o; do
 	case $o in
 	d) dur=$OPTARG ;;
+	f) first=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) echo "usage: campaign.sh [-j JOBS] [-d SECONDS] [RUNS [ALGO ...]]" >&2
+	*) echo "usage: campaign.sh [-j JOBS] [-d SECONDS] [-f FIRST]" \
+	       "[RUNS [ALGO ...]]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -42,9 +45,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # host is shared, and process start-ups cost more than the runs.
 cat > "$tmp/run" <<'RUN'
 #!/bin/bash
-w=$1 jobs=$2 runs=$3 err=$4 d=$5
-shift 5
-for ((s = 1 + w; s <= runs; s += jobs)); do
+w=$1 jobs=$2 runs=$3 err=$4 d=$5 first=$6
+shift 6
+for ((s = first + w; s <= runs; s += jobs)); do
 for a in "$@"; do
 n=$((3 + s % 15)) r=$((2 + s % 11))
 case $a in
@@ -92,7 +95,8 @@ chmod +x "$tmp/run"
 w=0
 while [ $w -lt "$jobs" ]; do
 	# shellcheck disable=SC2086
-	nice -n 10 "$tmp/run" $w "$jobs" "$runs" "$tmp/err$w" "$dur" $algos \
+	nice -n 10 "$tmp/run" $w "$jobs" "$runs" "$tmp/err$w" "$dur" "$first" \
+	    $algos \
 	    > "$tmp/results$w" &
 	w=$((w + 1))
 done
