@@ -55,7 +55,7 @@ for a in ${SCALE_ALGOS:-bully bully-fd modified-bully enhanced-bully \
 		async-bully-worst) r=$(one async-bully $n -d $((3 + n / 50)) -L \
 		    -l 20:$((20 * n)) -e "1.05 crash $n") ;;
 		invitation) r=$(one invitation $n -d 3 -L -e "2 crash $n") ;;
-		lease) r=$(one lease $n -d 3 -e "2 crash $n") ;;
+		lease) r=$(one lease $n -d $((3 + n / 100)) -e "2 crash $n") ;;
 		esac
 		set -- $r
 		printf '%-18s %5s %9s %12s %8s ms\n' $a $n "${1:--}" \
