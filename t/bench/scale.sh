@@ -51,7 +51,8 @@ for a in ${SCALE_ALGOS:-bully bully-fd modified-bully enhanced-bully \
 		    -l 20:$((20 * n)) -e "1 crash $n") ;;
 		enhanced-bully) r=$(one enhanced-bully $n -d $((2 + n / 50)) -L \
 		    -l 20:$((20 * n)) -e "1 crash $n") ;;
-		async-bully) r=$(one async-bully $n -d 3 -e "1.05 crash $n") ;;
+		async-bully) r=$(one async-bully $n -d $((3 + n / 200)) \
+		    -e "1.05 crash $n") ;;
 		async-bully-worst) r=$(one async-bully $n -d $((3 + n / 50)) -L \
 		    -l 20:$((20 * n)) -e "1.05 crash $n") ;;
 		invitation) r=$(one invitation $n -d 3 -L -e "2 crash $n") ;;
