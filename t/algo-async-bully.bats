@@ -36,11 +36,11 @@ load algo-sim
 	state status=Elec2 ldr=- grp=3.1.0
 	fd start 2
 	send to=2 msg=Halt elid=3.1.0
-	timer set resend at=100
+	timer set resend at=20
 	> 1 recv from=2 msg=Rej elid=3.1.0
 	fd start 1
 	send to=1 msg=Halt elid=3.1.0
-	timer set resend at=101
+	timer set resend at=21
 	> 2 down 1
 	timer cancel resend
 	state status=Norm ldr=3 grp=3.1.0
@@ -227,30 +227,42 @@ load algo-sim
 	EOF
 }
 
-# Figure 3 would leave a node whose Ldr was lost waiting for ever: its
-# halter's Norm? now draws NotNorm, and the halter elects again.
-@test "async-bully: a node still waiting for its halter answers the halter's Norm? with NotNorm" {
+# Figure 3 would leave a node whose Ldr was lost waiting for ever.  Its
+# halter's Norm? for the group it awaits says what the Ldr said, so it
+# follows (a lost Ldr costs at most a tau, not an election); a Norm? for
+# another group of its halter draws NotNorm, and the halter elects again.
+@test "async-bully: a node still waiting for its halter takes its Norm? as the lost Ldr" {
 	run algo-drive -q -a async-bully -i 2 -n 3 <<-EOF
 	0 boot inc=1
 	1 recv from=3 msg=Halt elid=3.1.0
 	101 recv from=3 msg=Norm? elid=3.1.0
 	102 recv from=3 msg=Halt elid=3.1.1
-	103 recv from=3 msg=Ldr elid=3.1.1
-	201 recv from=3 msg=Norm? elid=3.1.1
+	201 recv from=3 msg=Norm? elid=3.1.2
+	202 recv from=3 msg=Halt elid=3.1.3
+	203 recv from=3 msg=Ldr elid=3.1.3
 	EOF
 	assert_success
 	assert_output --partial - <<-EOF
 	> 101 recv from=3 msg=Norm? elid=3.1.0
-	send to=3 msg=NotNorm elid=3.1.0
+	state status=Norm ldr=3 grp=3.1.0
+	fd stop 1
+	fd stop 3
+	fd start 3
 	> 102 recv from=3 msg=Halt elid=3.1.1
 	fd playdead 1
 	fd start 3
-	state status=Wait ldr=- grp=3.1.1
+	state status=Wait ldr=3 grp=3.1.1
 	send to=3 msg=Ack elid=3.1.1
-	> 103 recv from=3 msg=Ldr elid=3.1.1
-	state status=Norm ldr=3 grp=3.1.1
+	> 201 recv from=3 msg=Norm? elid=3.1.2
+	send to=3 msg=NotNorm elid=3.1.2
+	> 202 recv from=3 msg=Halt elid=3.1.3
+	fd playdead 1
+	fd start 3
+	state status=Wait ldr=3 grp=3.1.3
+	send to=3 msg=Ack elid=3.1.3
+	> 203 recv from=3 msg=Ldr elid=3.1.3
+	state status=Norm ldr=3 grp=3.1.3
 	EOF
-	assert_equal "${lines[-1]}" "> 201 recv from=3 msg=Norm? elid=3.1.1"
 }
 
 @test "async-bully: NotNorm for the leader's elid starts a new election, playing alive again" {
@@ -327,4 +339,45 @@ load algo-sim
 	4 status=Norm ldr=5
 	5 status=Norm ldr=5
 	EOF
+}
+
+# A correction to Figure 3.  Node 3's Halt of its new election is lost in a
+# 38 ms cut: its detector reports node 2, node 2's does not report it, and
+# node 2 stays Norm with ldr=3 in the old group 3.1.0.  The figure answers
+# Norm? in Norm only from a node above the leader, so node 3's Norm?(3.1.1)
+# never merged it: t/fixtures/algo/async-bully-figure3.trace is that run
+# under the figure as it is, which elect-check rejects.  Answering our own
+# leader when it names another group merges it.
+@test "async-bully: a member left in its leader's old group answers Norm? (the figure as it is fails)" {
+	need_check
+	run elect-check -s async -c 1.5 "$BATS_TEST_DIRNAME/fixtures/algo/async-bully-figure3.trace"
+	assert_failure 1
+	assert_output --partial "gm4s: not settled by 2.741, c after the system became stable at 1.241: node 2 is in group 3.1.0, its leader 3 in 3.1.1"
+	algo-sim -a async-bully -n 3 -s 1 -d 4 -e '1 crash 1' -e '1.2 boot 1' \
+	    -e '1.2031 cut 2 3' -e '1.241 mend 2 3' >"$BATS_TEST_TMPDIR/t"
+	run grep -c '^1\.30[0-9]* 2 send to=3 msg=NotNorm elid=3\.1\.1$' "$BATS_TEST_TMPDIR/t"
+	assert_output 1
+	run elect-check -s async -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_success
+	run algo-drive -a async-bully -i 2 -n 3 <<-EOF
+	0 boot inc=1
+	1 recv from=3 msg=Halt elid=3.1.0
+	2 recv from=3 msg=Ldr elid=3.1.0
+	3 recv from=3 msg=Norm? elid=3.1.0
+	4 recv from=3 msg=Norm? elid=3.1.1
+	EOF
+	assert_success
+	assert_output --partial - <<-EOF
+	> 3 recv from=3 msg=Norm? elid=3.1.0
+	> 4 recv from=3 msg=Norm? elid=3.1.1
+	send to=3 msg=NotNorm elid=3.1.1
+	EOF
+}
+
+# A few percent of datagrams lost costs a few percent more messages, not
+# elections: a call is said again within its wait before it fails.  (Before,
+# invitation at 3% reached group counter 81 with twice the messages, and
+# async-bully re-elected on each lost Ldr and settled fewer times.)
+@test "async-bully: 3% message loss costs at most 10% more messages and no settling" {
+	loss_cheap async-bully
 }

@@ -37,11 +37,13 @@ load algo-sim
 	send to=3 msg=AreYouCoordinator elid=5.1.1 seq=1
 	send to=4 msg=AreYouCoordinator elid=5.1.1 seq=1
 	timer set call at=150
+	timer set retry at=116.666666
 	> 101 recv from=4 msg=Answer elid=5.1.1 seq=1 ans=yes
 	> 101 recv from=3 msg=Answer elid=5.1.1 seq=1 ans=no
 	> 102 recv from=1 msg=Answer elid=5.1.1 seq=1 ans=no
 	> 102 recv from=2 msg=Answer elid=5.1.1 seq=1 ans=no
 	timer cancel call
+	timer cancel retry
 	state status=Elec ldr=5 grp=5.1.2
 	send to=4 msg=Invitation elid=5.1.2
 	timer set merge at=202
@@ -52,8 +54,10 @@ load algo-sim
 	state status=Reorg ldr=5 grp=5.1.2
 	send to=4 msg=Ready elid=5.1.2
 	timer set call at=154
+	timer set retry at=120.666666
 	> 105 recv from=4 msg=ReadyAnswer elid=5.1.2
 	timer cancel call
+	timer cancel retry
 	state status=Norm ldr=5 grp=5.1.2
 	> 105 query
 	status status=Norm ldr=5 grp=5.1.2 leader=yes since=105
@@ -144,11 +148,13 @@ load algo-sim
 	send to=4 msg=AreYouCoordinator elid=3.1.1 seq=1
 	send to=5 msg=AreYouCoordinator elid=3.1.1 seq=1
 	timer set call at=150
+	timer set retry at=116.666666
 	> 101 recv from=1 msg=Answer elid=3.1.1 seq=1 ans=yes
 	> 101 recv from=2 msg=Answer elid=3.1.1 seq=1 ans=yes
 	> 101 recv from=4 msg=Answer elid=3.1.1 seq=1 ans=no
 	> 101 recv from=5 msg=Answer elid=3.1.1 seq=1 ans=no
 	timer cancel call
+	timer cancel retry
 	state status=Elec ldr=3 grp=3.1.2
 	send to=1 msg=Invitation elid=3.1.2
 	send to=2 msg=Invitation elid=3.1.2
@@ -163,9 +169,11 @@ load algo-sim
 	send to=1 msg=Ready elid=3.1.2
 	send to=2 msg=Ready elid=3.1.2
 	timer set call at=251
+	timer set retry at=217.666666
 	> 202 recv from=2 msg=ReadyAnswer elid=3.1.2
 	> 202 recv from=1 msg=ReadyAnswer elid=3.1.2
 	timer cancel call
+	timer cancel retry
 	state status=Norm ldr=3 grp=3.1.2
 	> 202 timer check
 	timer set check at=302
@@ -174,11 +182,13 @@ load algo-sim
 	send to=4 msg=AreYouCoordinator elid=3.1.2 seq=2
 	send to=5 msg=AreYouCoordinator elid=3.1.2 seq=2
 	timer set call at=252
+	timer set retry at=218.666666
 	> 203 recv from=5 msg=Answer elid=3.1.2 seq=2 ans=yes
 	> 203 recv from=4 msg=Answer elid=3.1.2 seq=2 ans=no
 	> 203 recv from=2 msg=Answer elid=3.1.2 seq=2 ans=no
 	> 203 recv from=1 msg=Answer elid=3.1.2 seq=2 ans=no
 	timer cancel call
+	timer cancel retry
 	timer set merge at=403
 	> 250 recv from=5 msg=Invitation elid=5.1.3
 	timer cancel merge
@@ -187,8 +197,10 @@ load algo-sim
 	send to=2 msg=Invitation elid=5.1.3
 	send to=5 msg=Accept elid=5.1.3
 	timer set call at=300
+	timer set retry at=266.666666
 	> 251 recv from=5 msg=AcceptAnswer elid=5.1.3 ans=yes
 	timer cancel call
+	timer cancel retry
 	state status=Reorg ldr=5 grp=5.1.3
 	fd start 5
 	timer set timeout at=551
@@ -249,8 +261,10 @@ load algo-sim
 	state status=Elec ldr=3 grp=3.1.2
 	send to=3 msg=Accept elid=3.1.2
 	timer set call at=151
+	timer set retry at=117.666666
 	> 102 recv from=3 msg=AcceptAnswer elid=3.1.2 ans=yes
 	timer cancel call
+	timer cancel retry
 	state status=Reorg ldr=3 grp=3.1.2
 	fd start 3
 	timer set timeout at=402
@@ -262,10 +276,12 @@ load algo-sim
 	state status=Elec ldr=5 grp=5.1.3
 	send to=5 msg=Accept elid=5.1.3
 	timer set call at=300
+	timer set retry at=266.666666
 	fd stop 3
 	timer cancel timeout
 	> 251 recv from=5 msg=AcceptAnswer elid=5.1.3 ans=yes
 	timer cancel call
+	timer cancel retry
 	state status=Reorg ldr=5 grp=5.1.3
 	fd start 5
 	timer set timeout at=551
@@ -279,8 +295,10 @@ load algo-sim
 	> 500 down 5
 	send to=5 msg=AreYouThere elid=5.1.3 seq=1
 	timer set call at=550
+	timer set retry at=516.666666
 	timer cancel timeout
 	> 550 timer call
+	timer cancel retry
 	state status=Norm ldr=2 grp=2.1.2
 	timer set check at=650
 	send to=1 msg=AreYouCoordinator elid=2.1.2 seq=2
@@ -288,18 +306,22 @@ load algo-sim
 	send to=4 msg=AreYouCoordinator elid=2.1.2 seq=2
 	send to=5 msg=AreYouCoordinator elid=2.1.2 seq=2
 	timer set call at=600
+	timer set retry at=566.666666
 	fd stop 5
 	> 551 recv from=1 msg=Answer elid=2.1.2 seq=2 ans=yes
 	> 551 recv from=3 msg=Answer elid=2.1.2 seq=2 ans=no
 	> 552 recv from=4 msg=Answer elid=2.1.2 seq=2 ans=no
 	timer cancel call
+	timer cancel retry
 	timer set merge at=752
 	EOF
 }
 
 # PROCEDURE Timeout: AreYouThere answered Yes keeps the member (after a
 # DownSig it watches the coordinator again); No sends it to Recovery, and
-# it looks for other coordinators at once.
+# it looks for other coordinators at once.  The call is said again within
+# T, as a datagram may be lost, but not after a DownSig, which it only
+# confirms.
 @test "invitation: Timeout asks AreYouThere; Yes keeps the group, No means Recovery" {
 	run algo-drive -t check=100 -t timeout=300 -a invitation -i 2 -n 4 <<-EOF
 	0 boot inc=1
@@ -307,39 +329,51 @@ load algo-sim
 	11 recv from=4 msg=AcceptAnswer elid=4.1.2 ans=yes
 	110 recv from=4 msg=Ready elid=4.1.2
 	410 timer timeout
-	411 recv from=4 msg=Answer elid=4.1.2 seq=1 ans=yes
+	427 timer retry
+	428 recv from=4 msg=Answer elid=4.1.2 seq=1 ans=yes
 	500 down 4
-	501 recv from=4 msg=Answer elid=4.1.2 seq=2 ans=yes
-	801 timer timeout
-	802 recv from=4 msg=Answer elid=4.1.2 seq=3 ans=no
+	517 timer retry
+	518 recv from=4 msg=Answer elid=4.1.2 seq=2 ans=yes
+	818 timer timeout
+	819 recv from=4 msg=Answer elid=4.1.2 seq=3 ans=no
 	EOF
 	assert_success
 	assert_output --partial - <<-EOF
 	> 410 timer timeout
 	send to=4 msg=AreYouThere elid=4.1.2 seq=1
 	timer set call at=460
-	> 411 recv from=4 msg=Answer elid=4.1.2 seq=1 ans=yes
+	timer set retry at=426.666666
+	> 427 timer retry
+	send to=4 msg=AreYouThere elid=4.1.2 seq=1
+	timer set retry at=443.666666
+	> 428 recv from=4 msg=Answer elid=4.1.2 seq=1 ans=yes
 	timer cancel call
-	timer set timeout at=711
+	timer cancel retry
+	timer set timeout at=728
 	> 500 down 4
 	send to=4 msg=AreYouThere elid=4.1.2 seq=2
 	timer set call at=550
+	timer set retry at=516.666666
 	timer cancel timeout
-	> 501 recv from=4 msg=Answer elid=4.1.2 seq=2 ans=yes
+	> 517 timer retry
+	> 518 recv from=4 msg=Answer elid=4.1.2 seq=2 ans=yes
 	fd start 4
 	timer cancel call
-	timer set timeout at=801
-	> 801 timer timeout
+	timer set timeout at=818
+	> 818 timer timeout
 	send to=4 msg=AreYouThere elid=4.1.2 seq=3
-	timer set call at=851
-	> 802 recv from=4 msg=Answer elid=4.1.2 seq=3 ans=no
+	timer set call at=868
+	timer set retry at=834.666666
+	> 819 recv from=4 msg=Answer elid=4.1.2 seq=3 ans=no
 	timer cancel call
+	timer cancel retry
 	state status=Norm ldr=2 grp=2.1.2
-	timer set check at=902
+	timer set check at=919
 	send to=1 msg=AreYouCoordinator elid=2.1.2 seq=4
 	send to=3 msg=AreYouCoordinator elid=2.1.2 seq=4
 	send to=4 msg=AreYouCoordinator elid=2.1.2 seq=4
-	timer set call at=852
+	timer set call at=869
+	timer set retry at=835.666666
 	fd stop 4
 	EOF
 }
@@ -641,4 +675,60 @@ load algo-sim
 	need_check
 	sim_sweep async 100 -a invitation -d 12 -r 6 \
 	    -k crash,pause,partition -m 0.1:10
+}
+
+# Under reordering a Ready can overtake the AcceptAnswer.  The member used
+# to ignore it yet answer ReadyAnswer, so the coordinator went Normal and
+# the member stayed in Reorganization for ever (AreYouThere kept saying
+# yes).  A Ready is answered only when applied: a Ready of our group from
+# its coordinator says we were accepted, so it ends the wait for the
+# AcceptAnswer; one for another group, or while we are not joining, is not
+# answered, and the coordinator's call fails as for a lost one.
+@test "invitation: only a Ready that was applied is answered, also ahead of the AcceptAnswer" {
+	run algo-drive -t check=100 -t timeout=300 -a invitation -i 2 -n 5 <<-EOF
+	0 boot inc=1
+	50 recv from=4 msg=Ready elid=4.1.2
+	101 recv from=3 msg=Invitation elid=3.1.2
+	102 recv from=3 msg=Ready elid=3.1.2
+	103 recv from=3 msg=AcceptAnswer elid=3.1.2 ans=yes
+	104 recv from=3 msg=Ready elid=3.1.2
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	state status=Norm ldr=2 grp=2.1.1
+	timer set check at=100
+	> 50 recv from=4 msg=Ready elid=4.1.2
+	> 101 recv from=3 msg=Invitation elid=3.1.2
+	state status=Elec ldr=3 grp=3.1.2
+	send to=3 msg=Accept elid=3.1.2
+	timer set call at=151
+	timer set retry at=117.666666
+	> 102 recv from=3 msg=Ready elid=3.1.2
+	timer cancel call
+	timer cancel retry
+	state status=Norm ldr=3 grp=3.1.2
+	send to=3 msg=ReadyAnswer elid=3.1.2
+	fd start 3
+	timer set timeout at=402
+	> 103 recv from=3 msg=AcceptAnswer elid=3.1.2 ans=yes
+	timer set timeout at=403
+	> 104 recv from=3 msg=Ready elid=3.1.2
+	send to=3 msg=ReadyAnswer elid=3.1.2
+	timer set timeout at=404
+	EOF
+	need_check
+	algo-sim -a invitation -n 3 -s 5 -d 4 -R -m 0.1:10 >"$BATS_TEST_TMPDIR/t"
+	run grep -A1 '^0\.077416565 2 recv from=3 msg=Ready ' "$BATS_TEST_TMPDIR/t"
+	assert_line --index 1 "0.077416565 2 state status=Norm ldr=3 grp=3.1.2"
+	run elect-check -s async -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_success
+}
+
+# A few percent of datagrams lost costs a few percent more messages, not
+# elections: a call is said again within its wait before it fails.  (Before,
+# invitation at 3% reached group counter 81 with twice the messages, and
+# async-bully re-elected on each lost Ldr and settled fewer times.)
+@test "invitation: 3% message loss costs at most 10% more messages and no settling" {
+	loss_cheap invitation
 }

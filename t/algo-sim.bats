@@ -2,6 +2,7 @@
 # algo-sim, the deterministic simulator the core tests stand on.
 
 load helper
+load algo-sim
 
 @test "algo-sim: the same seed gives the same trace, byte for byte" {
 	for a in bully bully-fd async-bully; do
@@ -41,6 +42,20 @@ load helper
 	assert_success
 }
 
+# The trace ends at -d, with a clock sample of each running node, so that
+# elect-check judges the last stable period too, not only up to the last
+# message.
+@test "algo-sim: the trace ends at -d with a clock sample of every running node" {
+	run algo-sim -a modified-bully -n 3 -s 5 -d 4 -e '1 crash 3' \
+	    -e '1.045 boot 3' -e '2 crash 1' -e '3 pause 2'
+	assert_success
+	assert_equal "${lines[-1]}" "4 3 clock c=4"
+	refute_line --regexp '^4 [12] '
+	run algo-sim -a lease -n 2 -d 3 -D 0.01 -s 1
+	assert_line --regexp '^3 1 clock c=[0-9.]+$'
+	assert_line --regexp '^3 2 clock c=[0-9.]+$'
+}
+
 @test "algo-sim: a paused node handles nothing until it resumes, then all that queued up" {
 	algo-sim -a bully-fd -n 4 -d 3 -e '1 pause 2' -e '2 resume 2' \
 	    >"$BATS_TEST_TMPDIR/t"
@@ -61,6 +76,37 @@ load helper
 	assert_line "1.5 - net a=1 b=2 link=up"
 }
 
+# Loss makes every link flaky, and the trace says so from the start (a
+# mended cut is flaky again, not up), so that elect-check does not judge
+# liveness over links that lose datagrams.
+@test "algo-sim: lossy links are traced flaky" {
+	run algo-sim -a invitation -n 3 -d 2 -x 3 -e '1 cut 1 2' -e '1.5 mend 1 2'
+	assert_success
+	assert_line --index 0 "0 - net a=1 b=2 link=flaky"
+	assert_line --index 1 "0 - net a=1 b=3 link=flaky"
+	assert_line --index 2 "0 - net a=2 b=3 link=flaky"
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1.5 - net a=1 b=2 link=flaky"
+	run algo-sim -a invitation -n 3 -d 2
+	refute_line --partial "link=flaky"
+}
+
+# Partitions beyond 64 nodes (a byte per node, not a 64-bit mask), up to
+# ALGO_NODES_MAX nodes.
+@test "algo-sim: clusters of up to 1024 nodes, partitions across any of them" {
+	run algo-sim -a bully-fd -n 100 -d 1.2 -e '1 partition 70,100/1'
+	assert_success
+	run grep -c '^1 - net a=[0-9]* b=[0-9]* link=down$' <<<"$output"
+	assert_output $((2 * 98))
+	run algo-sim -a async-bully -n 80 -s 3 -d 5 -r 1 -k partition
+	assert_success
+	assert_line --regexp '^[0-9.]+ - net a=[0-9]+ b=(6[5-9]|7[0-9]|80) link=down$'
+	run algo-sim -a bully-fd -n 1024 -d 0.01
+	assert_success
+	run algo-sim -a bully-fd -n 1025 -d 0.01
+	assert_failure 2
+}
+
 @test "algo-sim: bad usage is refused with exit 2" {
 	run algo-sim -a nonesuch -n 3
 	assert_failure 2
@@ -77,4 +123,17 @@ load helper
 	assert_failure 2
 	run algo-sim -a bully
 	assert_failure 2
+}
+
+# t/bench/campaign.sh in small: 40 seeded faulted runs per algorithm
+# (N 3-17, each model's faults, reordering and loss for the asynchronous
+# ones) through elect-check; the full campaign runs 10,000 per algorithm.
+@test "algo-sim: 280 seeded faulted runs of the seven algorithms find no violation" {
+	need_check
+	# The same code as the seeded sweeps of each algo-*.bats, at length.
+	[ -z "${ELECT_SHORT:-}" ] || skip "in the plain pass only (ELECT_SHORT)"
+	run sh "$BATS_TEST_DIRNAME/bench/campaign.sh" -j 1 -d 8 40
+	assert_success
+	assert_line --regexp '^lease +40 +0\.1 +0  none$'
+	assert_line --regexp '^invitation +40 +0\.1 +0  none$'
 }

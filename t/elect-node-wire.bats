@@ -86,6 +86,19 @@ expect_drop() {
 	assert_output 0
 }
 
+# Per-peer FIFO (elect-node(1), Message order): a datagram that arrives
+# after a later one of the same sender is dropped as lost.
+@test "a datagram overtaken by a later one of its sender is dropped as late" {
+	good -q 3
+	wait_for 5 trace_has "$T" " recv from=2 msg=Halt "
+	good -q 2
+	expect_drop 1 "from=2 why=late"
+	good -q 4
+	wait_for 5 eval '[ "$(grep -c " recv from=2 " "$T")" = 2 ]'
+	good -q 1 -i 6
+	wait_for 5 eval '[ "$(grep -c " recv from=2 " "$T")" = 3 ]'
+}
+
 @test "forged, insecure, misdirected and unknown senders are dropped" {
 	mkkey "$ELECT_DIR/other" >/dev/null
 	dgram -k "$ELECT_DIR/other" -t 1 -f 2 -d 1 -i 5 -q 1

@@ -24,7 +24,7 @@ struct node_timing {
 	algo_time	 fd_timeout;
 };
 
-#define TM_N	16	/* timing flags, see timing.c */
+#define TM_N	17	/* timing flags, see timing.c */
 
 void		 timing_defaults(struct node_timing *);
 void		 timing_longopts(struct option *, int first);

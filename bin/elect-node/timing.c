@@ -13,6 +13,10 @@
 #include "util/util.h"
 
 #define FD_INTERVAL_DEF	(20 * ALGO_MS)
+/* Murshed and Allen's t_TX bounds delivery (their waits and our Update
+ * rely on it): a busy host may keep a runnable process waiting some
+ * 12 ms, and 2 ms, the cores' LAN figure, was seen broken at boot. */
+#define T_TX_DEF	(15 * ALGO_MS)
 #define FD_TIMEOUT_DEF	(100 * ALGO_MS)
 #define DURATION_MAX	(3600 * 1000 * ALGO_MS)
 
@@ -32,7 +36,7 @@ static const struct {
 	{ "check", A(check), "period of procedure Check" },
 	{ "timeout", A(timeout), "silence from the coordinator before Timeout" },
 	{ "tau", A(tau), "tau: a Norm leader sends Norm? this often" },
-	{ "ttx", A(t_tx), "t_TX: mean transmission time between nodes" },
+	{ "ttx", A(t_tx), "t_TX: the most a message takes between nodes" },
 	{ "alpha", A(alpha), "alpha of the tiebreaker time delta_i" },
 	{ "tel", A(t_el), "T_el (0: 3 t_TX + delta_i)" },
 	{ "tok", A(t_ok), "T_ok (0: 2 t_TX + delta_i)" },
@@ -42,6 +46,7 @@ static const struct {
 	{ "renew", A(renew), "lease: a leader renews this often" },
 	{ "rtt", A(rtt), "lease: d, a round trip nearly always takes less" },
 	{ "skew", A(skew), "lease: clocks agree within this (OQwBS; 0: off)" },
+	{ "announce", A(announce), "a Murshed leader repeats its coordinator (0: never)" },
 };
 
 static algo_time *
@@ -54,6 +59,7 @@ void
 timing_defaults(struct node_timing *t)
 {
 	algo_timing_default(&t->a);
+	t->a.t_tx = T_TX_DEF;
 	t->fd_interval = FD_INTERVAL_DEF;
 	t->fd_timeout = FD_TIMEOUT_DEF;
 }

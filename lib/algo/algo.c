@@ -24,6 +24,7 @@ algo_timing_default(struct algo_timing *t)
 	t->t_tx = 2 * ALGO_MS;
 	t->alpha = 1 * ALGO_MS;
 	t->accept_wait = 100 * ALGO_MS;
+	t->announce = 1000 * ALGO_MS;
 	t->lease = 80 * ALGO_MS;
 	t->renew = 20 * ALGO_MS;
 	t->rtt = 5 * ALGO_MS;
@@ -48,6 +49,7 @@ algo_timing_set(struct algo_timing *t, const char *nameval)
 		{ "t_ok", offsetof(struct algo_timing, t_ok) },
 		{ "merge_wait", offsetof(struct algo_timing, merge_wait) },
 		{ "accept_wait", offsetof(struct algo_timing, accept_wait) },
+		{ "announce", offsetof(struct algo_timing, announce) },
 		{ "lease", offsetof(struct algo_timing, lease) },
 		{ "renew", offsetof(struct algo_timing, renew) },
 		{ "rtt", offsetof(struct algo_timing, rtt) },
@@ -356,6 +358,7 @@ check_timing(const struct algo_timing *t, char *err, size_t errlen)
 		{ "t_ok", t->t_ok, 0, HOUR },
 		{ "merge_wait", t->merge_wait, 0, HOUR },
 		{ "accept_wait", t->accept_wait, 0, HOUR },
+		{ "announce", t->announce, 0, HOUR },
 		{ "lease", t->lease, 1, HOUR },
 		{ "renew", t->renew, 1, HOUR },
 		{ "rtt", t->rtt, 1, HOUR },

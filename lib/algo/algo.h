@@ -152,6 +152,11 @@ struct algo_timing {
 	 * once every node that may accept has). */
 	algo_time	 merge_wait;	/* default 0 */
 	algo_time	 accept_wait;	/* default 100 ms */
+	/* modified-bully and enhanced-bully: a Normal leader repeats its
+	 * coordinator this often, so that a split (two leaders, or nodes
+	 * following different ones) lasts at most this long (murshed.h);
+	 * 0: never, as in the papers. */
+	algo_time	 announce;	/* default 1 s */
 	/* Nerio (lease), section 10.1: a grant covers `lease' (delta) of
 	 * real time, the leader renews every `renew' (i), and nearly every
 	 * round trip takes less than `rtt' (d); renew + rtt must stay well

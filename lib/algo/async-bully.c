@@ -9,7 +9,8 @@
  * the one it has or awaits; a halted node plays dead to the nodes below
  * it, so that whoever followed it notices and moves on; a leader's Norm?
  * draws NotNorm from a node that would rather have it as leader, which
- * merges groups once the network heals.
+ * merges groups once the network heals; and, correcting the figure, from
+ * a member of its own that is still in an older group of it.
  *
  * Mirrored to "higher id wins": see stoller.h.
  */
@@ -69,15 +70,36 @@ on_recv(struct stoller *s, const struct algo_msg *m, algo_time now,
 		break;
 	case SM_NORMQ:
 		/*
+		 * Our halter's Norm? for the group we await says what its
+		 * Ldr said: it leads that group.  So a lost Ldr costs a
+		 * tau at most, not the election our NotNorm would start
+		 * (a datagram loss is outside the figure's model).
+		 */
+		if (s->status == ST_WAIT && j == s->elid.node &&
+		    algo_elid_eq(&m->elid, &s->elid)) {
+			stoller_ldr(s, m, now, o);
+			break;
+		}
+		/*
 		 * Figure 3 answers a node not in Norm only if j is above its
 		 * election's initiator.  We answer our halter too: its Norm?
 		 * means it leads, so our Ldr was lost (or we were skipped on
 		 * a false DownSig), and without NotNorm we would wait for it
 		 * forever.  The halter's new election is one we accept.
+		 *
+		 * A correction to the figure (and to the proof of its
+		 * Appendix B, which misses the case): in Norm it answers
+		 * only a node above its leader.  If our leader's Halt of its
+		 * next election was lost (a cut shorter than our detector's
+		 * latency but not its), the leader runs on in a new group
+		 * and we in the old one, and its Norm? would never merge
+		 * us.  So we answer our own leader too when it names a
+		 * group that is not ours.
 		 */
 		if ((s->status != ST_NORM && (j > s->elid.node ||
 		    (s->status == ST_WAIT && j == s->elid.node))) ||
-		    (s->status == ST_NORM && j > s->ldr))
+		    (s->status == ST_NORM && (j > s->ldr || (j == s->ldr &&
+		    !algo_elid_eq(&m->elid, &s->elid)))))
 			algo_send(o, j, SM_NOTNORM, &m->elid, NULL, 0);
 		break;
 	}

@@ -84,12 +84,12 @@ electn(struct mbully *m, uint16_t failed, algo_time now, struct algo_out *o)
  */
 static void
 election(struct mbully *m, const struct algo_msg *e, uint16_t failed,
-    algo_time now, struct algo_out *o)
+    uint64_t finc, algo_time now, struct algo_out *o)
 {
-	if (failed != m->ldr || m->hold ||
+	if (!mb_is_ldr(m, failed, finc) || m->hold ||
 	    (m->ok_at >= 0 && now - m->ok_at < t_ok(m)))
 		return;
-	mb_ok(m, e, failed, t_ok(m), now, o);
+	mb_ok(m, e, failed, finc, t_ok(m), now, o);
 }
 
 /* The electioneer's T_el ran out, or every live node asked answered. */

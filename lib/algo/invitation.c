@@ -39,6 +39,16 @@
  * carries the sender's group, as the paper's calls do.  The task
  * description S(i).d is out of scope (elect publishes none; the lease
  * algorithm's edicts take its place): Ready carries none.
+ *
+ * Loss.  The paper takes a call unanswered within T as a failure, and
+ * a failed AreYouThere, Accept or Ready means Recovery: a new group, and
+ * merges after it.  A datagram lost now and then is no failure of the
+ * callee, so a call is said again every T / INV_TRIES to whoever has not
+ * answered, INV_TRIES times in all, and fails only when T ends without
+ * an answer, as before: a loss of a few percent costs a few percent
+ * more messages, not a Recovery, and a crash is acted on no later.
+ * (Not an AreYouThere that follows a DownSig, which only confirms it.)
+ * Every repeated request is answered as the first was.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,13 +80,16 @@ static const size_t paylen[NMSG] = {
 	[M_ACCEPTANSWER] = 1,
 };
 
-enum { T_CHECK, T_TIMEOUT, T_CALL, T_MERGE, NTIMER };
+enum { T_CHECK, T_TIMEOUT, T_CALL, T_MERGE, T_RETRY, NTIMER };
+
+#define INV_TRIES	3	/* a call is said this often within T */
 
 static const char *const timernames[NTIMER] = {
 	[T_CHECK] = "check",		/* procedure Check, periodically */
 	[T_TIMEOUT] = "timeout",	/* procedure Timeout */
 	[T_CALL] = "call",		/* T for the pending call */
 	[T_MERGE] = "merge",		/* Check's wait, Merge's accept wait */
+	[T_RETRY] = "retry",		/* the pending call, said again */
 };
 
 /* The call or wait in progress. */
@@ -110,7 +123,8 @@ struct inv {
 	int		 asked;		/* a lower coordinator looks for others */
 	int		 graced;	/* Merge: the core has accepted */
 	algo_time	 mstart;	/* Merge: when the invitations went out */
-	unsigned	 armed;		/* T_CALL, T_MERGE: bit per timer */
+	unsigned	 armed;		/* T_CALL, T_MERGE, T_RETRY: bits */
+	unsigned	 tries;		/* the pending call's, so far */
 };
 
 static void
@@ -171,6 +185,16 @@ arm(struct inv *v, unsigned id, algo_time at, struct algo_out *o)
 	v->armed |= 1U << id;
 }
 
+/* The pending call's requests are out: T for its answers, and a retry
+ * within T (see Loss above). */
+static void
+call(struct inv *v, algo_time now, struct algo_out *o)
+{
+	arm(v, T_CALL, now + v->a.t.reply, o);
+	arm(v, T_RETRY, now + v->a.t.reply / INV_TRIES, o);
+	v->tries = 1;
+}
+
 /* CALL STOP: the call or wait in progress ends. */
 static void
 stop(struct inv *v, struct algo_out *o)
@@ -179,7 +203,9 @@ stop(struct inv *v, struct algo_out *o)
 		algo_timer_cancel(o, T_CALL);
 	if (v->armed & 1U << T_MERGE)
 		algo_timer_cancel(o, T_MERGE);
-	v->armed &= ~(1U << T_CALL | 1U << T_MERGE);
+	if (v->armed & 1U << T_RETRY)
+		algo_timer_cancel(o, T_RETRY);
+	v->armed &= ~(1U << T_CALL | 1U << T_MERGE | 1U << T_RETRY);
 	v->proc = P_NONE;
 	v->seq = 0;
 	v->suspect = 0;
@@ -258,7 +284,7 @@ check(struct inv *v, algo_time now, struct algo_out *o)
 	for (r = 0; r < v->a.n; r++)
 		if (r != v->a.rank)
 			send_call(v, v->a.ids[r], M_AREYOUCOORDINATOR, &v->g, o);
-	arm(v, T_CALL, now + v->a.t.reply, o);
+	call(v, now, o);
 }
 
 /* PROCEDURE Merge(i, TempSet). */
@@ -346,7 +372,7 @@ reorganize(struct inv *v, algo_time now, struct algo_out *o)
 		return;
 	}
 	v->proc = P_READY;
-	arm(v, T_CALL, now + v->a.t.reply, o);
+	call(v, now, o);
 }
 
 /* Whether every node of SET is in HAVE. */
@@ -400,7 +426,7 @@ timeout(struct inv *v, int suspect, algo_time now, struct algo_out *o)
 	v->suspect = suspect;
 	v->seq = ++v->nextseq;
 	send_call(v, v->c, M_AREYOUTHERE, &v->g, o);
-	arm(v, T_CALL, now + v->a.t.reply, o);
+	call(v, now, o);
 }
 
 /* PROCEDURE Invitation(i, j, gn): j = gn's node invites us. */
@@ -413,8 +439,10 @@ invitation(struct inv *v, const struct algo_msg *m, algo_time now,
 	size_t r;
 
 	/* Decline unless Normal; our own group's invitation, forwarded
-	 * back to us, is no news. */
-	if (v->s != ST_NORM || m->elid.node == v->a.self)
+	 * back to us, is no news, nor is one to the group we are in (an
+	 * old coordinator forwards it to members that joined already). */
+	if (v->s != ST_NORM || m->elid.node == v->a.self ||
+	    algo_elid_eq(&m->elid, &v->g))
 		return;
 	stop(v, o);
 	v->asked = 0;
@@ -430,7 +458,7 @@ invitation(struct inv *v, const struct algo_msg *m, algo_time now,
 				    NULL, 0);
 	algo_send(o, v->c, M_ACCEPT, &v->g, NULL, 0);
 	v->proc = P_JOIN;
-	arm(v, T_CALL, now + v->a.t.reply, o);
+	call(v, now, o);
 }
 
 static void
@@ -497,7 +525,11 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 			answer(m, M_ACCEPTANSWER, 1, o);
 			accepted(v, now, o);
 		} else
-			answer(m, M_ACCEPTANSWER, 0, o);
+			/* A repeated Accept of a member we took: yes
+			 * again, its first answer may be lost. */
+			answer(m, M_ACCEPTANSWER, v->c == v->a.self &&
+			    algo_elid_eq(&m->elid, &v->g) &&
+			    algo_set_has(&v->up, r), o);
 		break;
 	case M_ACCEPTANSWER:
 		if (v->proc != P_JOIN || m->peer != v->c ||
@@ -512,8 +544,23 @@ on_recv(struct inv *v, const struct algo_msg *m, algo_time now,
 		show(v, now, o);
 		break;
 	case M_READY:
-		/* PROCEDURE Ready: the coordinator of gn is done. */
-		if (v->s == ST_REORG && algo_elid_eq(&m->elid, &v->g)) {
+		/*
+		 * PROCEDURE Ready: the coordinator of gn is done.  The
+		 * answer says the Ready was applied, and nothing else:
+		 * answered regardless, a Ready that overtook our
+		 * AcceptAnswer let the coordinator go Normal while we
+		 * stayed in Reorganization for good.  A Ready of our
+		 * group from its coordinator also says we were accepted
+		 * (it goes to S(i).Up only), so it ends our wait for the
+		 * AcceptAnswer; a repeated one is answered again.
+		 */
+		if (!algo_elid_eq(&m->elid, &v->g) || m->peer != v->c)
+			break;
+		if (v->s == ST_ELEC && v->proc == P_JOIN)
+			stop(v, o);
+		else if (v->s != ST_REORG && v->s != ST_NORM)
+			break;
+		if (v->s != ST_NORM) {
 			v->s = ST_NORM;
 			show(v, now, o);
 		}
@@ -557,6 +604,45 @@ valid(const struct inv *v, const struct algo_msg *m)
 	return 1;
 }
 
+/* The pending call, said again to whoever has not answered (Loss). */
+static void
+retry(struct inv *v, algo_time now, struct algo_out *o)
+{
+	size_t r;
+
+	switch (v->proc) {
+	case P_CHECK:
+		for (r = 0; r < v->a.n; r++)
+			if (r != v->a.rank && !algo_set_has(&v->heard, r) &&
+			    !algo_set_has(&v->gone, r))
+				send_call(v, v->a.ids[r], M_AREYOUCOORDINATOR,
+				    &v->g, o);
+		break;
+	case P_READY:
+		for (r = 0; r < v->a.n; r++)
+			if (algo_set_has(&v->up, r) &&
+			    !algo_set_has(&v->heard, r))
+				algo_send(o, v->a.ids[r], M_READY, &v->g,
+				    NULL, 0);
+		break;
+	case P_THERE:
+		/* Not when our detector reported the coordinator down:
+		 * the call only confirms it, and a crash costs no more
+		 * messages than the paper counts. */
+		if (v->suspect)
+			return;
+		send_call(v, v->c, M_AREYOUTHERE, &v->g, o);
+		break;
+	case P_JOIN:
+		algo_send(o, v->c, M_ACCEPT, &v->g, NULL, 0);
+		break;
+	default:
+		return;
+	}
+	if (++v->tries < INV_TRIES)
+		arm(v, T_RETRY, now + v->a.t.reply / INV_TRIES, o);
+}
+
 static void
 on_timer(struct inv *v, unsigned id, algo_time now, struct algo_out *o)
 {
@@ -590,6 +676,9 @@ on_timer(struct inv *v, unsigned id, algo_time now, struct algo_out *o)
 			merge(v, now, o);
 		else if (v->proc == P_ACCEPT)
 			reorganize(v, now, o);
+		break;
+	case T_RETRY:
+		retry(v, now, o);
 		break;
 	}
 }

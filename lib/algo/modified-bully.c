@@ -38,12 +38,12 @@ electn(struct mbully *m, uint16_t failed, algo_time now, struct algo_out *o)
  */
 static void
 election(struct mbully *m, const struct algo_msg *e, uint16_t failed,
-    algo_time now, struct algo_out *o)
+    uint64_t finc, algo_time now, struct algo_out *o)
 {
-	if (!m->electing && !m->hold && failed == m->ldr)
-		mb_ok(m, e, failed, m->a.t.timeout, now, o);
+	if (!m->electing && !m->hold && mb_is_ldr(m, failed, finc))
+		mb_ok(m, e, failed, finc, m->a.t.timeout, now, o);
 	else
-		mb_ok(m, e, failed, 0, now, o);
+		mb_ok(m, e, failed, finc, 0, now, o);
 }
 
 /* "Upon receipt of all ok messages, the electioneer knows the highest

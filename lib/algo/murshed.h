@@ -24,6 +24,25 @@
  * coordinator), so that a node can tell a stale announcement from one
  * meant for it: it takes a new leader J when J is above the one it has,
  * when it has none, or when its own is the one replaced or known failed.
+ *
+ * An id cannot tell a leader from its next incarnation: a leader that
+ * reboots while its replacement is being elected announces itself again,
+ * and the electioneer's coordinator "replacing F" may reach a node after
+ * that announcement, which would then follow the replacement while others
+ * follow F, for good.  So every message that names a node also names the
+ * incarnation it was known by (0: unknown; a revived node learns it from
+ * the answers): a coordinator replaces F only at nodes whose leader is
+ * that incarnation of F.  Ok carries its sender's incarnation, for the
+ * electioneer to name it.  A new incarnation of our leader is a new
+ * leader: Update waits t_TX for it too.
+ *
+ * Both papers' leaders are silent once stable, so a split that arose
+ * anyway (a message later than t_TX, outside the model) would last.  A
+ * Normal leader therefore repeats its coordinator every `announce' (1 s;
+ * in the manner of Garcia-Molina's procedure Check): a node that follows
+ * a lower leader, or leads below it, takes it, and a node above it that
+ * leads takes over (NRC), so a split lasts at most one period.  N - 1
+ * messages per period; the election counts are unchanged.
  */
 #ifndef ELECT_MURSHED_H
 #define ELECT_MURSHED_H
@@ -38,6 +57,7 @@ enum mb_timer {
 	MB_T_WAIT,	/* the electioneer's or querier's wait */
 	MB_T_OK,	/* an ok sender's wait for the coordinator */
 	MB_T_HOLD,	/* t_TX between learning a leader and Normal */
+	MB_T_ANNOUNCE,	/* a Normal leader repeats its coordinator */
 	MB_NTIMER
 };
 
@@ -52,7 +72,7 @@ struct mb_policy {
 		    struct algo_out *);
 	/* An election from a lower node, naming FAILED. */
 	void	(*election)(struct mbully *, const struct algo_msg *,
-		    uint16_t failed, algo_time, struct algo_out *);
+		    uint16_t failed, uint64_t finc, algo_time, struct algo_out *);
 	/* Our election's wait ended: time ran out or all but the failed
 	 * leader answered. */
 	void	(*elected)(struct mbully *, algo_time, struct algo_out *);
@@ -66,7 +86,10 @@ struct mbully {
 	struct algo	 a;
 	const struct mb_policy *p;
 	uint16_t	 ldr;		/* our leader, or the one we take next */
+	uint64_t	 linc;		/* ldr's incarnation, 0: unknown */
 	uint16_t	 failed;	/* the leader we know failed, or 0 */
+	uint64_t	 finc;		/* failed's incarnation, 0: unknown */
+	int		 announcing;	/* MB_T_ANNOUNCE is armed */
 	uint16_t	 watch;		/* the node our detector monitors */
 	int		 hold;		/* ldr is taken, Normal after t_TX */
 	int		 electing;	/* we are the electioneer */
@@ -78,6 +101,7 @@ struct mbully {
 	uint32_t	 nextel;
 	struct algo_set	 asked, heard;	/* by rank */
 	uint16_t	 best;		/* highest ok, or highest leader heard */
+	uint64_t	 best_inc;	/* best's incarnation, 0: unknown */
 	algo_time	 ok_at;		/* when we last sent ok; -1: never */
 	size_t		 ncand;		/* enhanced: the top ncand ranks */
 };
@@ -97,17 +121,23 @@ void	mb_await(struct mbully *, algo_time wait, algo_time,
 /* Broadcast(coordinator, J) replacing FAILED, then Update(ldr, J). */
 void	mb_name(struct mbully *, uint16_t j, uint16_t failed, algo_time,
 	    struct algo_out *);
-/* Update(ldr, J) at this node only: J was learned from others. */
-void	mb_adopt(struct mbully *, uint16_t j, algo_time, struct algo_out *);
+/* Update(ldr, J) at this node only: J, of incarnation JINC (0: unknown),
+ * was learned from others. */
+void	mb_adopt(struct mbully *, uint16_t j, uint64_t jinc, algo_time,
+	    struct algo_out *);
+/* Whether FAILED of incarnation FINC is our leader (an unknown
+ * incarnation matches any). */
+int	mb_is_ldr(const struct mbully *, uint16_t failed, uint64_t finc);
 /* The end of a query (NRC): the highest leader heard of, if above us, is
  * taken; one below us, or none when nobody answered, gives way to us (we
  * broadcast coordinator); answers without a leader make us await
  * (mb_await, for WAIT), and an await without news asks again (start). */
 void	mb_conclude(struct mbully *, algo_time wait, algo_time,
 	    struct algo_out *);
-/* Send ok for election M and await the coordinator for WAIT. */
+/* Send ok for election M (naming FAILED of incarnation FINC) and await
+ * the coordinator for WAIT. */
 void	mb_ok(struct mbully *, const struct algo_msg *, uint16_t failed,
-	    algo_time wait, algo_time, struct algo_out *);
+	    uint64_t finc, algo_time wait, algo_time, struct algo_out *);
 /* Whether any rank in [lo, hi) but ours answered. */
 int	mb_heard_any(const struct mbully *, size_t lo, size_t hi);
 /* Traces the state if it changed. */

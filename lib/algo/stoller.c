@@ -39,6 +39,16 @@ stoller_start_fd(struct stoller *s, enum algo_fd_op op, int above,
 	}
 }
 
+/* How long a Halt waits for its answer before it is said again (see
+ * SM_RESEND): tau, or under Figure 3, where a lost datagram is an
+ * ordinary event, tau / STOLLER_RESENDS, so that a lost Halt or Ack costs
+ * a few milliseconds rather than a whole tau. */
+static algo_time
+resend_period(const struct stoller *s)
+{
+	return s->fig->async ? s->a.t.tau / STOLLER_RESENDS : s->a.t.tau;
+}
+
 /* StartStage2, from "status := Elec2" on. */
 void
 stoller_start_stage2(struct stoller *s, algo_time now, struct algo_out *o)
@@ -63,7 +73,7 @@ stoller_contin_stage2(struct stoller *s, algo_time now, struct algo_out *o)
 		s->pendack--;
 		algo_fd(o, ALGO_FD_START, s->a.ids[s->pendack]);
 		algo_send(o, s->a.ids[s->pendack], SM_HALT, &s->elid, NULL, 0);
-		algo_timer_set(o, SM_RESEND, now + s->a.t.tau);
+		algo_timer_set(o, SM_RESEND, now + resend_period(s));
 		s->resending = 1;
 		return;
 	}
@@ -114,8 +124,8 @@ on_ack(struct stoller *s, const struct algo_msg *m, algo_time now,
 }
 
 /* On <Ldr, t> from j. */
-static void
-on_ldr(struct stoller *s, const struct algo_msg *m, algo_time now,
+void
+stoller_ldr(struct stoller *s, const struct algo_msg *m, algo_time now,
     struct algo_out *o)
 {
 	size_t r;
@@ -182,7 +192,7 @@ on_resend(struct stoller *s, algo_time now, struct algo_out *o)
 	if (s->status != ST_ELEC2)
 		return;
 	algo_send(o, s->a.ids[s->pendack], SM_HALT, &s->elid, NULL, 0);
-	algo_timer_set(o, SM_RESEND, now + s->a.t.tau);
+	algo_timer_set(o, SM_RESEND, now + resend_period(s));
 	s->resending = 1;
 }
 
@@ -203,7 +213,7 @@ stoller_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 		if (in->msg.type == SM_ACK)
 			on_ack(s, &in->msg, in->now, o);
 		else if (in->msg.type == SM_LDR)
-			on_ldr(s, &in->msg, in->now, o);
+			stoller_ldr(s, &in->msg, in->now, o);
 		else if (in->msg.type == SM_NOTNORM)
 			on_notnorm(s, &in->msg, in->now, o);
 		else

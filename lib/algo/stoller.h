@@ -43,6 +43,9 @@ enum stoller_timer { SM_TICK, SM_RESEND, SM_ASK, SM_NTIMER };
  */
 #define STOLLER_ASKS	20
 
+/* Figure 3 repeats an unanswered Halt every tau / STOLLER_RESENDS. */
+#define STOLLER_RESENDS	5
+
 struct stoller;
 
 typedef void stoller_recv_fn(struct stoller *, const struct algo_msg *,
@@ -90,6 +93,9 @@ void	stoller_start_fd(struct stoller *, enum algo_fd_op, int above,
 void	stoller_start_stage2(struct stoller *, algo_time, struct algo_out *);
 void	stoller_contin_stage2(struct stoller *, algo_time, struct algo_out *);
 void	stoller_halting(struct stoller *, const struct algo_msg *, algo_time,
+	    struct algo_out *);
+/* On <Ldr, t>: a node in Wait for t follows its sender. */
+void	stoller_ldr(struct stoller *, const struct algo_msg *, algo_time,
 	    struct algo_out *);
 
 /* On recovery (the daemon has incremented incarn): FIG's election. */

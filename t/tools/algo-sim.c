@@ -4,8 +4,9 @@
  * a seeded generator, FIFO per pair of nodes, as the papers assume) and a
  * simulated failure detector with a latency, through a schedule of
  * crashes, recoveries, pauses and partitions.  The run is written to
- * stdout in the trace format; the same arguments give the same trace,
- * byte for byte.
+ * stdout in the trace format, up to the end of the run (-d), where every
+ * running node writes a clock sample; the same arguments give the same
+ * trace, byte for byte.
  *
  *	algo-sim -a ALGO (-n N | -c ID,...) [-s SEED] [-d SECONDS]
  *	    [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS] [-t NAME=MS ...]
@@ -24,7 +25,8 @@
  * default 0); the cores see their own clock, the trace is stamped with
  * real time.  A crashed node keeps its clock and its persisted state
  * (ALGO_PERSIST) for its next boot.  -R lets messages overtake each other
- * (no FIFO); -x loses PERCENT of them.  -O checks, in real time, what an
+ * (no FIFO); -x loses PERCENT of them, and the trace then says every link
+ * is flaky from the start (and flaky again, not up, when a cut mends).  -O checks, in real time, what an
  * algorithm whose leadership has a deadline promises (ALGO_F_DEADLINE,
  * lib/algo/algo.h): at most one node leads, fencing tokens grow from one
  * leadership to the next, every node delivers edicts in the order they
@@ -54,7 +56,7 @@
 #include "algo/algo.h"
 #include "util/util.h"
 
-#define SIM_NODES	64
+#define SIM_NODES	ALGO_NODES_MAX
 #define EVENTS_MAX	1024
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED };
@@ -68,7 +70,7 @@ struct sched {
 	algo_time	 at;
 	enum sched_op	 op;
 	size_t		 a, b;		/* node indices */
-	uint64_t	 side;		/* partition: bit per node index */
+	uint8_t		*side;		/* partition: a byte per node index */
 	char		 text[ALGO_CMD_MAX + 1];	/* edict */
 };
 
@@ -80,10 +82,14 @@ struct event {
 	size_t		 peer;		/* sender, monitored node */
 	unsigned	 timer;
 	uint64_t	 gen, epoch;
-	struct algo_msg	 msg;
-	struct sched	 s;
+	const struct sched *s;
 	struct event	*next;		/* in a backlog */
+	/* Allocated only as far as its payload: with N^2 messages in
+	 * flight at N = 1000, full-sized messages took GBs. */
+	struct algo_msg	*msg;
 };
+
+#define MSG_SIZE(m)	(offsetof(struct algo_msg, payload) + (m)->len)
 
 struct monitor {
 	int		 active, reported;
@@ -99,9 +105,9 @@ struct node {
 	struct algo	*core;
 	uint64_t	 tgen[ALGO_TIMERS_MAX];
 	struct event	*backlog, **backtail;
-	struct monitor	 mon[SIM_NODES];	/* our detector, per peer */
-	int		 playdead[SIM_NODES];	/* we look dead to peer */
-	algo_time	 lastdel[SIM_NODES];	/* FIFO to peer */
+	struct monitor	*mon;		/* our detector, per peer */
+	uint8_t		*playdead;	/* we look dead to peer */
+	algo_time	*lastdel;	/* FIFO to peer */
 	algo_time	 off;		/* its clock: off + t (1 + ppb/1e9) */
 	int64_t		 ppb;
 	uint8_t		 persist[ALGO_PERSIST_MAX];
@@ -117,10 +123,12 @@ struct node {
 
 static const struct algo_ops *ops;
 static struct algo_timing timing;
-static struct node nodes[SIM_NODES];
+static struct node *nodes;
 static uint16_t ids[SIM_NODES];
 static size_t n;
-static int cut[SIM_NODES][SIM_NODES];
+static uint8_t *cuts;		/* n * n: the link from a to b is down */
+static size_t ncut;		/* links down */
+#define cut(a, b)	cuts[(a) * n + (b)]
 static uint64_t rng;
 static algo_time dmin = ALGO_MS / 10, dmax = ALGO_MS;
 static algo_time lmin = 20 * ALGO_MS, lmax = 50 * ALGO_MS;
@@ -227,6 +235,13 @@ new_event(enum ev_type type, algo_time at)
 }
 
 static void
+free_event(struct event *e)
+{
+	free(e->msg);
+	free(e);
+}
+
+static void
 push(struct event *e)
 {
 	struct event *t;
@@ -318,7 +333,7 @@ index_of(uint16_t id)
 static int
 looks_down(size_t i, size_t j)
 {
-	return !nodes[j].up || nodes[j].paused || cut[i][j] ||
+	return !nodes[j].up || nodes[j].paused || cut(i, j) ||
 	    nodes[j].playdead[i];
 }
 
@@ -347,27 +362,40 @@ fd_schedule(size_t i, size_t j, algo_time now)
 	push(e);
 }
 
-/* Something changed the look of some nodes: note it in every detector. */
+/* J's look to I's detector may have changed: note it. */
+static void
+fd_note(size_t i, size_t j, algo_time now)
+{
+	struct monitor *m = &nodes[i].mon[j];
+	int d;
+
+	if (i == j || (d = looks_down(i, j)) == m->looks_down)
+		return;
+	m->looks_down = d;
+	m->epoch++;
+	fd_schedule(i, j, now);
+}
+
+/* Node J went up, down, paused or resumed: every detector notes it, so
+ * that the cost is the N monitors of J, not all N^2 pairs. */
+static void
+fd_update_node(size_t j, algo_time now)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fd_note(i, j, now);
+}
+
+/* Links changed (partition, heal): every pair. */
 static void
 fd_update(algo_time now)
 {
-	struct monitor *m;
 	size_t i, j;
-	int d;
 
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < n; j++) {
-			if (i == j)
-				continue;
-			m = &nodes[i].mon[j];
-			d = looks_down(i, j);
-			if (d == m->looks_down)
-				continue;
-			m->looks_down = d;
-			m->epoch++;
-			fd_schedule(i, j, now);
-		}
-	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			fd_note(i, j, now);
 }
 
 static void	handle(struct event *);
@@ -385,7 +413,7 @@ send_msg(size_t from, const struct algo_msg *m, algo_time now)
 	trace_msg(now, from, "send to", m);
 	sent[m->type]++;
 	sent_total[m->type]++;
-	if (cut[from][to])
+	if (cut(from, to))
 		return;
 	if (loss > 0 && rnd() % 100 < (uint64_t)loss)
 		return;
@@ -394,10 +422,12 @@ send_msg(size_t from, const struct algo_msg *m, algo_time now)
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
 	e = new_event(EV_DELIVER, at);
+	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
+		err(1, NULL);
 	e->node = to;
 	e->peer = from;
-	e->msg = *m;
-	e->msg.peer = nodes[from].id;
+	memcpy(e->msg, m, MSG_SIZE(m));
+	e->msg->peer = nodes[from].id;
 	push(e);
 }
 
@@ -423,7 +453,7 @@ do_fd(size_t i, enum algo_fd_op op, uint16_t peer, algo_time now)
 	case ALGO_FD_PLAYDEAD:
 	case ALGO_FD_PLAYALIVE:
 		nodes[i].playdead[j] = op == ALGO_FD_PLAYDEAD;
-		fd_update(now);
+		fd_note(j, i, now);
 		break;
 	}
 }
@@ -518,11 +548,11 @@ boot(size_t i, algo_time now)
 	nd->up = 1;
 	nd->paused = 0;
 	nd->inc++;
-	memset(nd->mon, 0, sizeof(nd->mon));
-	memset(nd->playdead, 0, sizeof(nd->playdead));
+	memset(nd->mon, 0, n * sizeof(*nd->mon));
+	memset(nd->playdead, 0, n * sizeof(*nd->playdead));
 	for (j = 0; j < n; j++)
 		nd->mon[j].looks_down = looks_down(i, j);
-	fd_update(now);
+	fd_update_node(i, now);
 	trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu", nd->inc,
 	    ops->name, n);
 	memset(&cfg, 0, sizeof(cfg));
@@ -558,9 +588,9 @@ stop(size_t i, algo_time now)
 		nd->tgen[t]++;
 	while ((e = nd->backlog) != NULL) {
 		nd->backlog = e->next;
-		free(e);
+		free_event(e);
 	}
-	fd_update(now);
+	fd_update_node(i, now);
 }
 
 static void
@@ -571,7 +601,7 @@ resume(size_t i, algo_time now)
 
 	nd->paused = 0;
 	trace(now, i, "resume");
-	fd_update(now);
+	fd_update_node(i, now);
 	/* What queued up while the host was frozen, in order. */
 	while ((e = nd->backlog) != NULL && !nd->paused && nd->up) {
 		nd->backlog = e->next;
@@ -583,11 +613,12 @@ resume(size_t i, algo_time now)
 static void
 set_link(size_t a, size_t b, int down, algo_time now)
 {
-	if (a == b || cut[a][b] == down)
+	if (a == b || cut(a, b) == down)
 		return;
-	cut[a][b] = cut[b][a] = down;
+	cut(a, b) = cut(b, a) = down;
+	ncut = down ? ncut + 2 : ncut - 2;
 	trace(now, SIZE_MAX, "net a=%u b=%u link=%s", ids[a], ids[b],
-	    down ? "down" : "up");
+	    down ? "down" : loss > 0 ? "flaky" : "up");
 }
 
 static void
@@ -644,7 +675,7 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		nodes[s->a].paused = 1;
 		trace(now, s->a, "pause");
-		fd_update(now);
+		fd_update_node(s->a, now);
 		break;
 	case S_RESUME:
 		if (!nodes[s->a].up || !nodes[s->a].paused)
@@ -654,12 +685,15 @@ run_sched(const struct sched *s, algo_time now)
 	case S_CUT:
 	case S_MEND:
 		set_link(s->a, s->b, s->op == S_CUT, now);
-		fd_update(now);
+		a = s->a < s->b ? s->a : s->b;
+		b = s->a < s->b ? s->b : s->a;
+		fd_note(a, b, now);
+		fd_note(b, a, now);
 		break;
 	case S_PARTITION:
 		for (a = 0; a < n; a++)
 			for (b = a + 1; b < n; b++)
-				if (((s->side >> a) & 1) != ((s->side >> b) & 1))
+				if (s->side[a] != s->side[b])
 					set_link(a, b, 1, now);
 		fd_update(now);
 		break;
@@ -692,12 +726,12 @@ handle(struct event *e)
 	struct algo_input in;
 
 	if (e->type == EV_SCHED) {
-		run_sched(&e->s, e->at);
-		free(e);
+		run_sched(e->s, e->at);
+		free_event(e);
 		return;
 	}
 	if (!nd->up) {			/* lost with the node */
-		free(e);
+		free_event(e);
 		return;
 	}
 	if (nd->paused) {
@@ -707,11 +741,11 @@ handle(struct event *e)
 	memset(&in, 0, sizeof(in));
 	switch (e->type) {
 	case EV_DELIVER:
-		if (cut[e->peer][e->node])
+		if (cut(e->peer, e->node))
 			break;
 		in.type = ALGO_IN_RECV;
-		in.msg = e->msg;
-		trace_msg(e->at, e->node, "recv from", &e->msg);
+		memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
+		trace_msg(e->at, e->node, "recv from", e->msg);
 		step(e->node, &in, e->at);
 		break;
 	case EV_TIMER:
@@ -735,7 +769,7 @@ handle(struct event *e)
 	case EV_SCHED:
 		break;
 	}
-	free(e);
+	free_event(e);
 }
 
 /* Every up node Norm, following a leader that is up, reachable, Norm and
@@ -745,12 +779,9 @@ all_agree(algo_time now)
 {
 	struct algo_status st, ls;
 	uint16_t ldr = 0;
-	size_t i, a, b, l;
-	int split = 0;
+	size_t i, l;
+	int split = ncut > 0;
 
-	for (a = 0; a < n; a++)
-		for (b = 0; b < n; b++)
-			split |= cut[a][b];
 	for (i = 0; i < n; i++) {
 		if (!nodes[i].up)
 			continue;
@@ -760,7 +791,7 @@ all_agree(algo_time now)
 		if (st.state.status != ST_NORM || st.state.ldr == 0)
 			return 0;
 		l = index_of(st.state.ldr);
-		if (!nodes[l].up || nodes[l].paused || cut[i][l])
+		if (!nodes[l].up || nodes[l].paused || cut(i, l))
 			return 0;
 		algo_query(nodes[l].core, clock_at(&nodes[l], now), &ls);
 		if (ls.state.status != ST_NORM || ls.state.ldr != ids[l] ||
@@ -927,18 +958,42 @@ node_arg(const char *s)
 	errx(EXIT_USAGE, "node %u is not in the cluster", id);
 }
 
-static uint64_t
+static uint8_t *
 side_arg(char *s)
 {
-	uint64_t side = 0;
+	uint8_t *side;
 	char *p;
 
 	/* "A,B/C,D": the nodes before the slash on one side. */
 	if ((p = strchr(s, '/')) == NULL)
 		errx(EXIT_USAGE, "partition: expected A,B,.../C,D,...");
 	*p = '\0';
+	if ((side = calloc(n, 1)) == NULL)
+		err(1, NULL);
 	while ((p = strsep(&s, ",")) != NULL)
-		side |= UINT64_C(1) << node_arg(p);
+		side[node_arg(p)] = 1;
+	return side;
+}
+
+/* A random side of a partition, neither empty nor everyone: a draw per
+ * 64 nodes (one for up to 64, as the replays of earlier runs have it). */
+static uint8_t *
+random_side(void)
+{
+	uint8_t *side;
+	uint64_t w = 0;
+	size_t i, in;
+
+	if ((side = calloc(n, 1)) == NULL)
+		err(1, NULL);
+	do {
+		for (i = in = 0; i < n; i++) {
+			if (i % 64 == 0)
+				w = rnd();
+			side[i] = w >> (i % 64) & 1;
+			in += side[i];
+		}
+	} while (in == 0 || in == n);
 	return side;
 }
 
@@ -1056,11 +1111,9 @@ random_schedule(unsigned count, const char *kinds, algo_time dur)
 	struct sched s;
 	const char *names[3] = { "crash", "pause", "partition" };
 	char *k, *list, *p;
-	uint64_t all;
 	size_t i, nk = 0, v, kind[3];
 	unsigned c;
 
-	all = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 	if ((list = strdup(kinds)) == NULL)
 		err(1, NULL);
 	for (p = list; (k = strsep(&p, ",")) != NULL;) {
@@ -1101,10 +1154,9 @@ random_schedule(unsigned count, const char *kinds, algo_time dur)
 		case 2:
 			if (n < 2)
 				continue;
-			do
-				s.side = rnd() & all;
-			while (s.side == 0 || s.side == all);
+			s.side = random_side();
 			s.at = t0, s.op = S_PARTITION, add_sched(&s);
+			s.side = NULL;
 			s.at = t1, s.op = S_HEAL, add_sched(&s);
 			break;
 		}
@@ -1129,8 +1181,8 @@ main(int argc, char *argv[])
 	char **evargs = NULL, *kinds = "crash";
 	algo_time dur = 5000 * ALGO_MS, bootspread = 0, rho = 0, offmax = 0;
 	struct event *e;
-	struct sched s;
-	size_t i, nev = 0;
+	struct sched *boots;
+	size_t i, j, nev = 0;
 	unsigned count = 0;
 	int ch;
 
@@ -1213,6 +1265,16 @@ main(int argc, char *argv[])
 	if (oracle && !(algo_flags(ops) & ALGO_F_DEADLINE))
 		errx(EXIT_USAGE, "-O checks algorithms whose leadership has a "
 		    "deadline only");
+	/* Per-pair state grows as N^2: 1024 nodes take some 45 MB. */
+	if ((nodes = calloc(n, sizeof(*nodes))) == NULL ||
+	    (cuts = calloc(n, n)) == NULL)
+		err(1, NULL);
+	for (i = 0; i < n; i++)
+		if ((nodes[i].mon = calloc(n, sizeof(*nodes[i].mon))) == NULL ||
+		    (nodes[i].playdead = calloc(n, 1)) == NULL ||
+		    (nodes[i].lastdel = calloc(n,
+		    sizeof(*nodes[i].lastdel))) == NULL)
+			err(1, NULL);
 	/* Clocks first, and only when asked: other runs replay as before. */
 	for (i = 0; i < n; i++) {
 		if (rho > 0)
@@ -1226,19 +1288,25 @@ main(int argc, char *argv[])
 	if (count > 0)
 		random_schedule(count, kinds, dur);
 	algo_out_init(&out);
+	/* Loss (-x) makes every link flaky (trace format), and says so. */
+	for (i = 0; loss > 0 && i < n; i++)
+		for (j = i + 1; j < n; j++)
+			trace(0, SIZE_MAX, "net a=%u b=%u link=flaky", ids[i],
+			    ids[j]);
+	if ((boots = calloc(n, sizeof(*boots))) == NULL)
+		err(1, NULL);
 	for (i = 0; i < n; i++) {
 		nodes[i].id = ids[i];
-		memset(&s, 0, sizeof(s));
-		s.a = i;
-		s.op = S_BOOT;
-		s.at = uniform(0, bootspread);
-		e = new_event(EV_SCHED, s.at);
-		e->s = s;
+		boots[i].a = i;
+		boots[i].op = S_BOOT;
+		boots[i].at = uniform(0, bootspread);
+		e = new_event(EV_SCHED, boots[i].at);
+		e->s = &boots[i];
 		push(e);
 	}
 	for (i = 0; i < nscheds; i++) {
 		e = new_event(EV_SCHED, scheds[i].at);
-		e->s = scheds[i];
+		e->s = &scheds[i];
 		push(e);
 	}
 	while (nheap > 0 && heap[0]->at <= dur) {
@@ -1250,6 +1318,16 @@ main(int argc, char *argv[])
 		if (oracle)
 			check_leaders(now);
 	}
+	/* The trace ends at -d, not at the last event: a clock sample of
+	 * every running node, so that the final stable period is judged. */
+	for (i = 0; i < n; i++)
+		if (nodes[i].up && !nodes[i].paused) {
+			char c[32];
+
+			trace_format_time(clock_at(&nodes[i], dur), c,
+			    sizeof(c));
+			trace(dur, i, "clock c=%s", c);
+		}
 	if (stats) {
 		fprintf(stderr, "total");
 		print_counts(sent_total);
@@ -1258,11 +1336,19 @@ main(int argc, char *argv[])
 		algo_free(nodes[i].core);
 		while ((e = nodes[i].backlog) != NULL) {
 			nodes[i].backlog = e->next;
-			free(e);
+			free_event(e);
 		}
+		free(nodes[i].mon);
+		free(nodes[i].playdead);
+		free(nodes[i].lastdel);
 	}
+	free(nodes);
+	free(cuts);
+	free(boots);
+	for (i = 0; i < nscheds; i++)
+		free(scheds[i].side);
 	while (nheap > 0)
-		free(pop());
+		free_event(pop());
 	free(heap);
 	free(made);
 	algo_out_free(&out);

@@ -441,6 +441,12 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		return "bad-type";
 	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX)
 		return "bad-payload";
+	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
+	 * older than one already taken from the same incarnation is dropped,
+	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
+	if (w->type != WIRE_TYPE_HELLO && nd->sess[i].win.valid &&
+	    w->inc == nd->sess[i].win.inc && w->seq < nd->sess[i].win.top)
+		return "late";
 	why = sess_recv(&nd->sess[i], &nd->conf, w, mono_now(), &changed);
 	if (changed)
 		misfit_changed(nd, i);
