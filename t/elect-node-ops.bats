@@ -329,7 +329,9 @@ except urllib.error.HTTPError as e:
 	# The file: whole, valid, and renewed.
 	wait_for 10 test -s "$ELECT_DIR/m2.prom"
 	promtool check metrics <"$ELECT_DIR/m2.prom"
-	assert_equal "$(metric "$ELECT_DIR/m2.prom" elect_known_leader)" 3
+	# written each second: the leader shows once node 2 knows it
+	wait_for 10 eval \
+	    '[ "$(metric "$ELECT_DIR/m2.prom" elect_known_leader)" = 3 ]'
 	elect_kill 3
 	wait_for 30 failed_over
 	promtool check metrics <"$ELECT_DIR/m2.prom"

@@ -104,7 +104,7 @@ mknet() {
 nsnode() {
 	local id=$1
 	mkdir -p "$ELECT_DIR/$id"
-	ip netns exec "${NS[$id]}" setsid elect-node -a lease --insecure \
+	ip netns exec "${NS[$id]}" setsid elect-node -a lease -k "$KEY" \
 	    -f "$C" -i "$id" -s "$ELECT_DIR/$id/state" \
 	    -t "tcp:$NET.254:$CPORT" </dev/null \
 	    >>"$ELECT_DIR/$id/stdout" 2>>"$ELECT_DIR/$id/stderr" 3>&- &
@@ -116,7 +116,11 @@ nsnode() {
 	local ldr cut rest=() id i
 	mknet 3
 	CPORT=7500	# the hub's own namespace: free
-	ip netns exec "$HUB" elect-trace collect --insecure -d 1 \
+	# Off loopback the nodes need the key, and so does the collector: each
+	# node proves its id before its lines count.
+	KEY=$ELECT_DIR/key
+	(umask 077 && head -c 32 /dev/urandom >"$KEY")
+	ip netns exec "$HUB" elect-trace collect -k "$KEY" -d 1 \
 	    -l "tcp:$NET.254:$CPORT" \
 	    -o "$ELECT_DIR/collected.trace" 2>>"$ELECT_DIR/collect.err" &
 	COLLECTOR=$!

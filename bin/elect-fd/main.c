@@ -682,7 +682,6 @@ main(int argc, char *argv[])
 	sh.self = o.self;
 	sh.quiet_misfits = o.digest != NULL;
 	sh.keyfile = o.key;
-	log_init("elect-fd", 0, 0);
 	load(&o, &sh, &cfg);
 	nwatch = o.watch == NULL ? 0 :
 	    parse_watch(o.watch, &sh.c, watch, nitems(watch));
