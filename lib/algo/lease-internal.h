@@ -224,6 +224,7 @@ void		 lease_watch_from(struct lease *, size_t rank,
 void		 lease_heard(struct lease *, uint16_t, struct algo_out *);
 void		 lease_lost(struct lease *, uint16_t, algo_time,
 		    struct algo_out *);
+void		 lease_lapsed(struct lease *, algo_time, struct algo_out *);
 
 /* lease-edict.c */
 int		 lease_make_edict(struct lease *, const struct algo_cmd *,

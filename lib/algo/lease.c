@@ -121,6 +121,7 @@ on_timer(struct lease *l, unsigned id, algo_time now, struct algo_out *o)
 	case T_GRANT:
 		if (now >= l->finish) {
 			lease_sample(o, now);
+			lease_lapsed(l, now, o);
 			lease_show(l, now, o);
 			lease_maybe_run(l, now, o);
 		}
