@@ -63,14 +63,17 @@ lease_lost(struct lease *l, uint16_t id, algo_time now, struct algo_out *o)
  * so that the detector's wait does not stack on the lease: this is the
  * moment the next weak leader may ask (share/elect/lease.md, Timing).
  * Any message from it makes it correct again.  Only liveness rests on
- * this: uniqueness needs no detector.
+ * this: uniqueness needs no detector.  A timer that fires more than a
+ * round trip late says that this node stalled, not the grantee: its
+ * renewals may be waiting to be read, and the detector decides.
  */
 void
 lease_lapsed(struct lease *l, algo_time now, struct algo_out *o)
 {
 	uint16_t g = l->grantee;
 
-	if (g == 0 || g == l->a.self || !l->peer[lease_rank(l, g)].up)
+	if (g == 0 || g == l->a.self || !l->peer[lease_rank(l, g)].up ||
+	    now - l->finish > l->a.t.rtt)
 		return;
 	lease_lost(l, g, now, o);
 }
