@@ -15,16 +15,16 @@
 #define FD_INTERVAL_DEF	(20 * ALGO_MS)
 #define FD_TIMEOUT_DEF	(100 * ALGO_MS)
 /*
- * The lease's, for a daemon on a LAN (Nerio 10.1; elect-node(1), Timing):
+ * The lease's, for a daemon on a LAN (Nerio 10.1; elect-node(1), --lease):
  * a crashed leader is replaced when its grants lapse, some lease - renew/2
- * later, and a lease of 40 ms survives two lost or late renewals of 10 ms
- * plus a round trip of 5 ms.  The detector no longer adds to that (a
+ * later, and a lease of 30 ms survives two lost or late renewals of 8 ms
+ * plus a round trip of 4 ms.  The detector no longer adds to that (a
  * lapse is taken for a failure, lease-watch.c), so its time-out stays
  * long, where a false report of a live peer is rare.
  */
-#define LEASE_DEF	(40 * ALGO_MS)
-#define RENEW_DEF	(10 * ALGO_MS)
-#define RTT_DEF		(5 * ALGO_MS)
+#define LEASE_DEF	(30 * ALGO_MS)
+#define RENEW_DEF	(8 * ALGO_MS)
+#define RTT_DEF		(4 * ALGO_MS)
 #define DURATION_MAX	(3600 * 1000 * ALGO_MS)
 
 #define A(f)	offsetof(struct node_timing, a.f)
