@@ -21,8 +21,9 @@ PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev bats \
 		bats-assert bats-support clang libclang-rt-14-dev libxml2-utils \
 		iproute2 nftables procps psmisc python3 faketime parallel
 
-# What `make bench' needs besides: etcd, to compare with.
-BENCH_PKGS =	etcd-server etcd-client
+# What `make bench' needs besides: the peers it compares with, run in the
+# same sitting (t/bench/lease.sh): etcd, keepalived, ZooKeeper and kazoo.
+BENCH_PKGS =	etcd-server etcd-client keepalived zookeeper python3-kazoo
 
 CC ?=		cc
 PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium libsystemd 2>/dev/null
