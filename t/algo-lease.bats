@@ -431,6 +431,36 @@ load algo-sim
 	EOF
 }
 
+# The lapse counts before any input that comes ahead of the grant timer
+# (a lower node's bid, say): this node bids, and refuses the lower one.
+@test "lease: a lapse not yet reported by the timer counts before the next input" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	310.5 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 3
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 310.5 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
+	fd stop 3
+	trace clock c=0.3105
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.46065 clock=0.3105
+	state status=Elec ldr=- grp=-
+	send to=1 msg=Refuse elid=1.1.1 why=busy ldr=2 left=0.15015 k=3
+	EOF
+}
+
 @test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing" {
 	run algo-drive -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2

@@ -100,6 +100,8 @@ struct lease {
 	uint16_t	 grantee;
 	algo_time	 finish;
 	struct algo_elid granted;
+	int		 told;		/* the grant's end was released or
+					 * seen (lease_lapsed) */
 	uint64_t	 k;		/* highest token seen in this life */
 	uint64_t	 kboot;		/* persisted bound of earlier lives */
 	uint64_t	 khi;		/* persisted bound: k <= khi */

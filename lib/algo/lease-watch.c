@@ -72,8 +72,10 @@ lease_lapsed(struct lease *l, algo_time now, struct algo_out *o)
 {
 	uint16_t g = l->grantee;
 
-	if (g == 0 || g == l->a.self || !l->peer[lease_rank(l, g)].up ||
-	    now - l->finish > l->a.t.rtt)
+	if (g == 0 || g == l->a.self || l->told || now < l->finish)
+		return;
+	l->told = 1;
+	if (!l->peer[lease_rank(l, g)].up || now - l->finish > l->a.t.rtt)
 		return;
 	lease_lost(l, g, now, o);
 }
