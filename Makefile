@@ -27,8 +27,9 @@ PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev \
 		iproute2 nftables procps psmisc python3 faketime parallel \
 		dpkg-dev debhelper fakeroot lintian systemd
 
-# What `make bench' needs besides: etcd, to compare with.
-BENCH_PKGS =	etcd-server etcd-client
+# What `make bench' needs besides: the peers it compares with, run in the
+# same sitting (t/bench/lease.sh): etcd, keepalived, ZooKeeper and kazoo.
+BENCH_PKGS =	etcd-server etcd-client keepalived zookeeper python3-kazoo
 
 CC ?=		cc
 PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium libsystemd libmicrohttpd 2>/dev/null

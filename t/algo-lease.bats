@@ -327,6 +327,140 @@ load algo-sim
 	EOF
 }
 
+# No detector report: a grant that lapses without a renewal is one.  The
+# node below the leader bids at the lapse; a grantor whose own grant has
+# not lapsed yet refuses for the little it has left, and the bid comes
+# back then.  The lowest node takes the leader for failed too, and keeps
+# watching the node above it.
+@test "lease: a grant that lapses unrenewed takes its grantee for failed: the next node bids at once, unless the lapse is seen late" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	260 recv from=3 msg=Request elid=3.1.6 delta=0.15 start=8 token=3 echo=0 einc=0 rem=0
+	410.15 timer grant
+	411 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.002 k=3
+	413.5 timer try
+	414 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 3
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 260 recv from=3 msg=Request elid=3.1.6 delta=0.15 start=8 token=3 echo=0 einc=0 rem=0
+	trace lease op=grant to=3 until=0.41015 clock=0.26
+	send to=3 msg=Ok elid=3.1.6 t=0.26 inc=1 k=3
+	> 410.15 timer grant
+	trace clock c=0.41015
+	fd stop 3
+	trace clock c=0.41015
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.5603 clock=0.41015
+	state status=Elec ldr=- grp=-
+	> 411 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.002 k=3
+	trace lease op=release to=2 clock=0.411
+	send to=3 msg=Release elid=2.1.1 why=abort
+	state status=Wait ldr=- grp=-
+	> 413.5 timer try
+	trace clock c=0.4135
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.56365 clock=0.4135
+	state status=Elec ldr=- grp=-
+	> 414 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
+	trace lead until=0.56335 clock=0.414 qt=1:4,2:0.4135
+	state status=Norm ldr=2 grp=-
+	trace clock c=0.414
+	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=4 einc=1 rem=0.149200799
+	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=0 einc=0 rem=0.149200799
+	trace lease op=grant to=2 until=0.56415 clock=0.414
+	EOF
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	310.15 timer grant
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 310.15 timer grant
+	trace clock c=0.31015
+	state status=Wait ldr=- grp=-
+	EOF
+	# Fired more than a round trip (5 ms) late: this node stalled, and
+	# the leader's renewal may be waiting; no bid, the detector decides.
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	315.16 timer grant
+	315.17 recv from=3 msg=Request elid=3.1.6 delta=0.15 start=8 token=3 echo=0 einc=0 rem=0
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 3
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 315.16 timer grant
+	trace clock c=0.31516
+	state status=Wait ldr=- grp=-
+	> 315.17 recv from=3 msg=Request elid=3.1.6 delta=0.15 start=8 token=3 echo=0 einc=0 rem=0
+	trace lease op=grant to=3 until=0.46532 clock=0.31517
+	send to=3 msg=Ok elid=3.1.6 t=0.31517 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	EOF
+}
+
+# The lapse counts before any input that comes ahead of the grant timer
+# (a lower node's bid, say): this node bids, and refuses the lower one.
+@test "lease: a lapse not yet reported by the timer counts before the next input" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	310.5 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 3
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 310.5 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
+	fd stop 3
+	trace clock c=0.3105
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
+	trace lease op=grant to=2 until=0.46065 clock=0.3105
+	state status=Elec ldr=- grp=-
+	send to=1 msg=Refuse elid=1.1.1 why=busy ldr=2 left=0.15015 k=3
+	EOF
+}
+
 @test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing" {
 	run algo-drive -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2

@@ -683,3 +683,37 @@ load helper
 	term why=newleader
 	EOF
 }
+
+# elect-node's defaults (lease 40 ms, renew 10, rtt 5) leave 12.46 ms of
+# room (39.96 - 10 - 5 - 2.5 poll - 10 margin): without -g the grace is
+# half of it, so SIGTERM comes at 100 - 10 - 6.23; a -g that does not fit
+# is still refused.
+@test "guard: the default grace shrinks to half of what a short lease leaves" {
+	run guard-drive -t lease=40 -t renew=10 <<-EOF
+	0 reply leader=yes token=7 until=100
+	0 reply leader=yes token=7 until=100
+	83.77 tick
+	83.770001 tick
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 reply leader=yes token=7 until=100
+	register
+	> 0 reply leader=yes token=7 until=100
+	start token=7
+	wake at=2.5
+	> 83.77 tick
+	ask
+	wake at=83.770001
+	> 83.770001 tick
+	cancel
+	term why=deadline
+	wake at=90
+	EOF
+	run guard-drive -g 13 -t lease=40 -t renew=10 <<<"0 reply leader=yes token=7 until=100"
+	assert_success
+	assert_output - <<-EOF
+	> 0 reply leader=yes token=7 until=100
+	exit status=2 why=badgrace room=12.459999
+	EOF
+}

@@ -51,6 +51,28 @@ setup() {
 	assert_failure 3
 }
 
+# A record of the same length, within a sector, is written in place (one
+# fdatasync, no rename): the file keeps its inode; another length, or a
+# record over a sector, replaces the file.
+@test "a record of the same length is overwritten in place, any other replaces the file" {
+	printf 'K=0001' | store-tool "$D" write k
+	ino=$(stat -c %i "$D/k")
+	printf 'K=0002' | store-tool "$D" write k
+	run store-tool "$D" read k
+	assert_output "K=0002"
+	assert_equal "$(stat -c %i "$D/k")" "$ino"
+	printf 'K=00003' | store-tool "$D" write k
+	run store-tool "$D" read k
+	assert_output "K=00003"
+	[ "$(stat -c %i "$D/k")" != "$ino" ]
+	head -c 600 /dev/zero | tr '\0' a | store-tool "$D" write big
+	ino=$(stat -c %i "$D/big")
+	head -c 600 /dev/zero | tr '\0' b | store-tool "$D" write big
+	[ "$(stat -c %i "$D/big")" != "$ino" ]
+	run store-tool "$D" read big
+	assert_output "$(head -c 600 /dev/zero | tr '\0' b)"
+}
+
 @test "a temporary file left by a crash does not matter" {
 	printf 'good' | store-tool "$D" write blob
 	printf 'half-writ' >"$D/.blob.tmp"

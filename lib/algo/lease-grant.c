@@ -65,6 +65,7 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 	if (f > l->finish)
 		l->finish = f;
 	l->grantee = p;
+	l->told = 0;
 	l->granted = *elid;
 	algo_trace(o, "lease op=grant to=%u until=%s clock=%s", p,
 	    lease_fmt_time(l->finish, c1, sizeof(c1)),
@@ -82,6 +83,7 @@ lease_ungrant(struct lease *l, uint16_t p, algo_time now, struct algo_out *o)
 	if (l->grantee != p || now >= l->finish)
 		return;
 	l->finish = now;
+	l->told = 1;
 	algo_trace(o, "lease op=release to=%u clock=%s", p,
 	    lease_fmt_time(now, c, sizeof(c)));
 	algo_timer_cancel(o, T_GRANT);

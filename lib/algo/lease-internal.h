@@ -100,6 +100,8 @@ struct lease {
 	uint16_t	 grantee;
 	algo_time	 finish;
 	struct algo_elid granted;
+	int		 told;		/* the grant's end was released or
+					 * seen (lease_lapsed) */
 	uint64_t	 k;		/* highest token seen in this life */
 	uint64_t	 kboot;		/* persisted bound of earlier lives */
 	uint64_t	 khi;		/* persisted bound: k <= khi */
@@ -224,6 +226,7 @@ void		 lease_watch_from(struct lease *, size_t rank,
 void		 lease_heard(struct lease *, uint16_t, struct algo_out *);
 void		 lease_lost(struct lease *, uint16_t, algo_time,
 		    struct algo_out *);
+void		 lease_lapsed(struct lease *, algo_time, struct algo_out *);
 
 /* lease-edict.c */
 int		 lease_make_edict(struct lease *, const struct algo_cmd *,

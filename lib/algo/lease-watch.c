@@ -53,3 +53,29 @@ lease_lost(struct lease *l, uint16_t id, algo_time now, struct algo_out *o)
 	lease_watch_from(l, r + 1, o);
 	lease_maybe_run(l, now, o);
 }
+
+/*
+ * Our grant to a node other than us ran out without a renewal: it has
+ * not asked us for a whole lease, so it leads no more by now (Lemma 3.1:
+ * a leadership resting on our grant ends before the grant does; resting
+ * on others', the grantee would have renewed with us too, every renew).
+ * Take it for failed at once rather than after the detector's time-out,
+ * so that the detector's wait does not stack on the lease: this is the
+ * moment the next weak leader may ask (share/elect/lease.md, Timing).
+ * Any message from it makes it correct again.  Only liveness rests on
+ * this: uniqueness needs no detector.  A timer that fires more than a
+ * round trip late says that this node stalled, not the grantee: its
+ * renewals may be waiting to be read, and the detector decides.
+ */
+void
+lease_lapsed(struct lease *l, algo_time now, struct algo_out *o)
+{
+	uint16_t g = l->grantee;
+
+	if (g == 0 || g == l->a.self || l->told || now < l->finish)
+		return;
+	l->told = 1;
+	if (!l->peer[lease_rank(l, g)].up || now - l->finish > l->a.t.rtt)
+		return;
+	lease_lost(l, g, now, o);
+}

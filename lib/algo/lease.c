@@ -121,6 +121,7 @@ on_timer(struct lease *l, unsigned id, algo_time now, struct algo_out *o)
 	case T_GRANT:
 		if (now >= l->finish) {
 			lease_sample(o, now);
+			lease_lapsed(l, now, o);
 			lease_show(l, now, o);
 			lease_maybe_run(l, now, o);
 		}
@@ -174,6 +175,11 @@ step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	 * while leading. */
 	if (!lease_leading(l, in->now))
 		l->tok = l->ptok = 0;
+	/* A lapse the grant timer has not reported yet (another input came
+	 * first): before that input, unless it is the grantee's. */
+	if ((in->type != ALGO_IN_RECV || in->msg.peer != l->grantee) &&
+	    (in->type != ALGO_IN_TIMER || in->timer != T_GRANT))
+		lease_lapsed(l, in->now, o);
 	switch (in->type) {
 	case ALGO_IN_RECV:
 		switch (in->msg.type) {

@@ -89,7 +89,7 @@ guard_init(struct guard *g, const struct guard_config *cfg)
 {
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
-	if (g->cfg.grace < 0)
+	if ((g->dgrace = g->cfg.grace < 0))
 		g->cfg.grace = GUARD_GRACE_DEFAULT;
 	INVARIANT(g->cfg.grace <= GUARD_GRACE_MAX);
 	g->phase = GUARD_ASKING;
@@ -108,6 +108,10 @@ configure(struct guard *g, const struct guard_reply *r)
 	}
 	g->margin = guard_margin(r->tlease);
 	g->poll = lease_poll(r->renew);
+	/* The default fits a short lease too: half of what it leaves. */
+	if (g->dgrace)
+		g->cfg.grace = GUARD_GRACE_DEFAULT < guard_room(r) ?
+		    GUARD_GRACE_DEFAULT : guard_room(r) / 2;
 	return g->cfg.grace >= guard_room(r) ? -1 : 0;
 }
 

@@ -156,6 +156,7 @@ struct guard {
 	int		 asking;	/* an ask is in flight */
 	algo_time	 asked_at, next_ask;
 	int		 hungup;	/* the daemon closed the registration */
+	int		 dgrace;	/* no --grace: it follows the lease */
 };
 
 void		 guard_init(struct guard *, const struct guard_config *);

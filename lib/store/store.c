@@ -105,11 +105,50 @@ write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/*
+ * A record within one sector, over an old one of the same length: written
+ * in place, which the device does all or nothing, and made durable with
+ * one fdatasync that commits no metadata (size and blocks stay).  This is
+ * the lease's K on the way to a new leader's first Ok: a rename and two
+ * fsyncs cost several milliseconds on a busy disk, this one flush less.
+ * 1 when NAME is not such a file, so the caller replaces it instead.
+ */
+static int
+overwrite(int dirfd, const char *name, const void *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, saved;
+
+	if (len == 0 || len > STORE_SECTOR)
+		return 1;
+	if ((fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return 1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)len) {
+		close(fd);
+		return 1;
+	}
+	do
+		n = pwrite(fd, buf, len, 0);
+	while (n == -1 && errno == EINTR);
+	if (n != (ssize_t)len || fdatasync(fd) == -1) {
+		saved = n == -1 || n == (ssize_t)len ? errno : EIO;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
 int
 store_write(int dirfd, const char *name, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];
-	int fd, saved;
+	int fd, saved, rc;
+
+	if ((rc = overwrite(dirfd, name, buf, len)) != 1)
+		return rc;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >=
 	    sizeof(tmp)) {

@@ -2,7 +2,9 @@
  * Stable storage: small files in a state directory, each replaced so that
  * a crash at any instant leaves either the old or the new contents (write
  * a temporary file, fsync it, rename it over the old one, fsync the
- * directory).
+ * directory; a record of one sector over one of the same length is
+ * written in place, which the device does all or nothing, and
+ * fdatasync'd).
  */
 #ifndef ELECT_STORE_H
 #define ELECT_STORE_H
@@ -11,6 +13,7 @@
 #include <stdint.h>
 
 #define STORE_FILE_MAX	(64 * 1024)	/* largest file read back */
+#define STORE_SECTOR	512		/* written by a device at once */
 
 /*
  * Opens directory DIR, creating it (and missing parents) with mode 0700,
