@@ -254,7 +254,8 @@ setup() {
 }
 
 @test "messages never received excuse gm2 and sle2, and the summary says which period" {
-	run --separate-stderr elect-check stuck-lost.trace
+	# the fixture's nodes ran with t_TX = 2 ms
+	run --separate-stderr elect-check --msg-bound 0.002 stuck-lost.trace
 	assert_success
 	assert_output ''
 	assert_regex "$stderr" "1 message not received within 0.002 s, from 15.002 to 15.002 \(first: 3 to 1 AreYouThere sent at 15\): liveness excused from 15.002 to 25.002"
@@ -265,12 +266,13 @@ setup() {
 }
 
 @test "a conflict while a message is later than t_TX is not judged, and never certified" {
-	run --separate-stderr elect-check late.trace
+	run --separate-stderr elect-check --msg-bound 0.002 late.trace
 	assert_failure 1
 	reports "late.trace:11: gm1" "late.trace:11: sle1"
 	assert_output --partial "gm1: not judged: nodes 2 (Norm, ldr=2) and 3 (Norm, ldr=3) disagree on the coordinator at 1.6039, while a message to node 2 (3 to 2 Coordinator sent at 1.6) was later than the bound of the synchronous model"
 	assert_regex "$stderr" "not judged where the run left the model: gm1 \(1\) sle1 \(1\)"
-	run --separate-stderr elect-check --json -A sle1 late.trace
+	run --separate-stderr elect-check --msg-bound 0.002 --json -A sle1 \
+	    late.trace
 	assert_output --partial '"verdict":"not judged"'
 	# the message in time: the same lines break both
 	run --separate-stderr elect-check --msg-bound 0.005 late.trace

@@ -143,7 +143,7 @@ setup() {
 @test "the summary on stderr says what was checked" {
 	run --separate-stderr elect-check -c 7.5 --skew 0.01 --fd-latency 2 stuck.trace
 	assert_failure 1
-	assert_equal "${stderr_lines[0]}" 'elect-check: 10 events, 3 nodes, 11.001 s of trace, checked as sync; c=7.5 fd-latency=2 skew=0.01 msg-bound=0.002'
+	assert_equal "${stderr_lines[0]}" 'elect-check: 10 events, 3 nodes, 11.001 s of trace, checked as sync; c=7.5 fd-latency=2 skew=0.01 msg-bound=0.015'
 	assert_equal "${stderr_lines[1]}" 'elect-check: holds: trace gm1 sle1'
 	assert_equal "${stderr_lines[2]}" 'elect-check: violated: gm2 (1) sle2 (1)'
 }

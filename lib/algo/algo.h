@@ -347,6 +347,9 @@ struct algo_status {
 /* What an algorithm offers beyond an election (algo_flags()). */
 #define ALGO_F_DEADLINE	0x1	/* leadership with a deadline and a token */
 #define ALGO_F_EDICTS	0x2	/* ALGO_CMD_EDICT and ALGO_EDICT */
+/* The core takes its messages in any order (its own timestamps order
+ * them): the wire need not drop a datagram that another overtook. */
+#define ALGO_F_ANYORDER	0x4
 
 /* Results of algo_boot() (as NULL) and algo_step(). */
 #define ALGO_OK		 0

@@ -479,7 +479,7 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 
 const struct algo_ops algo_lease = {
 	.name = "lease",
-	.flags = ALGO_F_DEADLINE | ALGO_F_EDICTS,
+	.flags = ALGO_F_DEADLINE | ALGO_F_EDICTS | ALGO_F_ANYORDER,
 	.msgnames = msgnames,
 	.nmsg = NMSG,
 	.timernames = timernames,

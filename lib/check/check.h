@@ -16,7 +16,7 @@
 #define CHECK_FD_LATENCY_DEFAULT (3 * TRACE_NS)	/* --fd-latency */
 /* --msg-bound by set: elect-node's defaults for t_TX, half of --reply
  * (Stoller's delta), and --rtt (Nerio's d). */
-#define CHECK_BOUND_SYNC	(2 * TRACE_NS / 1000)
+#define CHECK_BOUND_SYNC	(15 * TRACE_NS / 1000)
 #define CHECK_BOUND_ASYNC	(25 * TRACE_NS / 1000)
 #define CHECK_BOUND_LEASE	(5 * TRACE_NS / 1000)
 

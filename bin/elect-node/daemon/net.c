@@ -444,7 +444,9 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
 	 * older than one already taken from the same incarnation is dropped,
 	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
-	if (w->type != WIRE_TYPE_HELLO && nd->sess[i].win.valid &&
+	if (w->type != WIRE_TYPE_HELLO &&
+	    !(algo_flags(nd->opts->algo) & ALGO_F_ANYORDER) &&
+	    nd->sess[i].win.valid &&
 	    w->inc == nd->sess[i].win.inc && w->seq < nd->sess[i].win.top)
 		return "late";
 	why = sess_recv(&nd->sess[i], &nd->conf, w, mono_now(), &changed);
