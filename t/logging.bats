@@ -54,13 +54,12 @@ others() {
 	[ "$t1" -gt "$t0" ]
 	# The survivor that watched the old leader (lease: the next below)
 	# saw it go down; every survivor saw the leader change.
-	down=0
+	# A peer-down line is the detector's report: the lease's lapse may
+	# elect the next leader first and stop the watch (elect-node(1),
+	# LOGGING), so it is not waited for.
 	for id in $(others "$old"); do
 		wait_for 10 logged "$id" "leader-changed node=$id leader=$new "
-		logged "$id" "^elect-node: peer-down node=$id peer=$old$" &&
-		    down=$((down + 1))
 	done
-	[ "$down" -ge 1 ]
 	elect_stop_all
 	for id in $(others "$old"); do
 		logged "$id" "^elect-node: start node=$id version=[^ ]+ algo=lease cluster=$C nodes=3 .* lease=1000ms "
