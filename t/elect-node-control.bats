@@ -20,7 +20,7 @@ teardown() {
 	elect_teardown
 }
 
-HELP="ok version=1 commands=help,status,wait-leader,lease,edict,follow-edicts,task"
+HELP="ok version=1 commands=help,status,wait-leader,lease,edict,follow-edicts,task,killed"
 
 ask() {
 	printf "$@" | ctl-send "$SOCK"
@@ -47,6 +47,11 @@ ask() {
 	[[ "${lines[1]}" == "ok id=1 "* ]]
 	assert_equal "${lines[2]}" "err unknown command nope"
 	assert_equal "${lines[3]}" "$HELP"
+}
+
+@test "killed: only from a guarded command's own connection" {
+	run ask 'elect 1 killed grace\n'
+	assert_output "err killed is for a guarded command's connection"
 }
 
 @test "blanks: runs of spaces and tabs separate fields" {

@@ -208,8 +208,13 @@ tasks_alternate() {
 	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
 	run no_overlap
 	assert_success
-	run grep -c " end " "$LOG"
-	assert_output 2		# both stopped with SIGTERM first
+	# Both were told to stop (SIGTERM) before any SIGKILL: each guard says
+	# why.  The jobs' own end lines are no proof either way: on a loaded
+	# host the grace may run out before bash runs its trap.
+	run cat "$ELECT_DIR/5/job.err"
+	assert_output --regexp "(deadline is near|does not answer); stopping bash"
+	run cat "$ELECT_DIR/4/job.err"
+	assert_output --partial "the node is leaving; stopping bash"
 	elect_stop_all
 	merge
 	run tasks_alternate "$ELECT_DIR/merged.trace"
@@ -452,11 +457,6 @@ stopped() {
 # over and makes its own.  Let go, node 3's edicts reach node 1 after
 # node 2's: older, by the token of their leadership, and refused.
 @test "lease: an old leader's edicts that come after the new leader's are refused" {
-	# In about one full-suite run in three, fewer of node 3's held edicts
-	# reach node 1's core than node 3 made: the wire drops some since the
-	# per-boot handshake, so the count below depends on timing.  The
-	# core's refusal is covered by t/algo-lease.bats.
-	skip "its count of refused edicts depends on timing since the per-boot handshake"
 	local n out=$BATS_TEST_TMPDIR
 	mkrelayed 3
 	# The way back, 1 to 3, in the same relay: it sends from the port
@@ -502,6 +502,7 @@ stopped() {
 	elect_stop_all
 	kill -TERM "${PIDS[@]:0:2}"
 	wait "${PIDS[@]:0:2}"
+	cat "$out/held" >/tmp/held.out
 	run elect_check -s lease
 	assert_success
 }

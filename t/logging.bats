@@ -180,3 +180,26 @@ s.close()
 	assert_line --regexp "^elect-trace: crash node=4 peer=pid:[0-9]+$"
 	assert_line --regexp "^elect-trace: stream-end peer=pid:[0-9]+ lines=1 bad=0$"
 }
+
+@test "logging: a guarded command killed past its grace is logged and counted" {
+	elect_start_cluster --insecure "${TIMING[@]}" "$C" -- 1 2
+	elect_start 3 --metrics-file "$ELECT_DIR/m3.prom"
+	assert_equal "$(elect_wait_leader 20)" 3
+	# The command ignores SIGTERM, and so do its children.
+	setsid elect-node -s "$ELECT_DIR/3/state" --run-if-leader --grace 50 \
+	    -- sh -c 'trap "" TERM; : >"$0"; while :; do sleep 0.05; done' \
+	    "$ELECT_DIR/started" 2>"$ELECT_DIR/guard.err" 3>&- &
+	PIDS+=($!)
+	wait_for 10 test -e "$ELECT_DIR/started"
+	elect_stop 3
+	run cat "$ELECT_DIR/guard.err"
+	assert_output --partial "the node is leaving; stopping sh"
+	logged 3 "^elect-node: task-stop node=3 why=leaving tasks=1$"
+	logged 3 "^elect-node: task-killed node=3 why=grace$"
+	run awk '$1 == "elect_tasks_killed_total" { print $2 }' \
+	    "$ELECT_DIR/m3.prom"
+	assert_output 1
+	run awk '$1 == "elect_tasks_ended_total" { print $2 }' \
+	    "$ELECT_DIR/m3.prom"
+	assert_output 1
+}

@@ -289,3 +289,55 @@ cluster() {
 	ok
 	EOF
 }
+
+@test "session: a peer counts once it answers; a late answer does not reopen its window" {
+	run net-tool session <<-EOF
+	data 1 1
+	hello 1 2 none
+	hello 1 3 other
+	hello 1 4 answer
+	data 1 5
+	data 1 6
+	hello 1 8 answer confirmed
+	data 1 9
+	data 1 10
+	hello 1 7 answer
+	data 1 9
+	data 1 6
+	data 1 11
+	hello 1 4 answer
+	data 1 2000000
+	hello 1 12 answer
+	data 1 13
+	data 2 1
+	hello 2 2 answer
+	data 2 1
+	data 2 3
+	data 1 14
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	unconfirmed confirmed=0
+	hello confirmed=0
+	hello confirmed=0
+	hello confirmed=1
+	ok confirmed=1
+	ok confirmed=1
+	hello confirmed=1
+	ok confirmed=1
+	ok confirmed=1
+	hello confirmed=1
+	replay confirmed=1
+	replay confirmed=1
+	ok confirmed=1
+	replay confirmed=1
+	seq-jump confirmed=0
+	hello confirmed=1
+	ok confirmed=1
+	unconfirmed confirmed=0
+	hello confirmed=1
+	ok confirmed=1
+	ok confirmed=1
+	old-incarnation confirmed=1
+	EOF
+}

@@ -449,6 +449,8 @@ const char *
 guard_why_text(enum guard_why w)
 {
 	switch (w) {
+	case GUARD_WHY_DEADLINE:
+		return "the leadership's deadline is near";
 	case GUARD_WHY_NOTLEADER:
 		return "this node no longer leads";
 	case GUARD_WHY_NEWLEADER:

@@ -210,6 +210,9 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "tasks_told_stop_total", "counter", "Guarded commands told "
 	    "to stop as the node left.",
 	    (unsigned long long)m->tasks_told_stop);
+	one(&o, "tasks_killed_total", "counter", "Guarded commands SIGKILLed "
+	    "by their --run-if-leader, at the deadline or past the grace.",
+	    (unsigned long long)m->tasks_killed);
 	hist(&o, "lease_renew_rtt_seconds", "Lease renewals: a Request to "
 	    "its answer from the same peer.", &m->rtt, metrics_rtt_le,
 	    METRICS_RTT_BUCKETS);

@@ -55,6 +55,7 @@ struct metrics {
 	unsigned	 peers, peers_up;
 	/* Guarded commands. */
 	uint64_t	 tasks_started, tasks_ended, tasks_told_stop;
+	uint64_t	 tasks_killed;	/* SIGKILLed by their guard */
 	/* Lease renewals: a Request to an Ok or Refuse from the same peer. */
 	struct metrics_hist rtt;
 	/* Control clients dropped for idling. */

@@ -143,6 +143,11 @@ on_hello(struct sess *s, const struct sess_conf *conf,
 			reconfirm(s, now);
 		return "hello";
 	}
+	/* An answer again, from the incarnation already confirmed: its
+	 * window stays.  Reset, it would take a late HELLO's seq for the
+	 * top and let the datagrams after it in a second time. */
+	if (s->confirmed && s->win.valid && m->inc == s->win.inc)
+		return "hello";
 	s->confirmed = 1;
 	s->win.valid = 1;
 	s->win.inc = m->inc;

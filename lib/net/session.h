@@ -19,7 +19,8 @@
  *
  * A HELLO whose echo is the receiver's own nonce for that peer, whose
  * digests agree and whose (inc, seq) is fresh confirms the peer: its
- * replay window restarts at that (inc, seq).  The three messages
+ * replay window restarts at that (inc, seq), unless that incarnation is
+ * confirmed already (a late answer must not reopen the window).  The three messages
  * A->B HELLO(nA, 0), B->A HELLO(nB, nA), A->B HELLO(nA, nB, confirmed)
  * confirm both ways; a HELLO with a new nonce or without the flag is
  * answered, so the exchange ends.  A captured datagram cannot answer a nonce drawn after it was

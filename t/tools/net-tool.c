@@ -6,6 +6,11 @@
  *	net-tool key FILE		load a key file
  *	net-tool wire [options]		encode a datagram, damage it, decode it
  *	net-tool window			"INC SEQ" lines through a replay window
+ *	net-tool session		lines through one peer's handshake state:
+ *		"hello INC SEQ answer|other|none [confirmed]" (a HELLO whose
+ *		echo is our nonce, another one, or zeros), "data INC SEQ";
+ *		prints why each does not count ("ok" when it does) and
+ *		whether the peer is confirmed
  *
  * wire options: -k KEYFILE (default: insecure), -K KEYFILE (decode with
  * another key; "-": insecure), -p fd|node (encode), -P fd|node (decode), -t TYPE,
@@ -29,6 +34,7 @@
 #include "fd/fd.h"
 #include "net/cluster.h"
 #include "net/key.h"
+#include "net/session.h"
 #include "net/wire.h"
 #include "util/util.h"
 
@@ -39,6 +45,7 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: net-tool cluster|resolve|key FILE\n"
+	    "       net-tool window|session\n"
 	    "       net-tool wire [-r] [-k key] [-K key] [-p proto] [-P proto]"
 	    " [-t type]\n"
 	    "                [-f from] [-d to] [-s self] [-i inc] [-q seq]"
@@ -256,6 +263,58 @@ cmd_window(void)
 	return 0;
 }
 
+static int
+cmd_session(void)
+{
+	struct sess s;
+	struct sess_conf conf = { 0 };
+	struct sess_hello h = { 0 };
+	struct wire_msg m = { 0 };
+	uint8_t mine[SESS_NONCE], payload[SESS_PAYLOAD];
+	unsigned long long inc, seq;
+	char line[128], what[16], echo[16], flag[16];
+	const char *why;
+	int64_t now = 0;
+	int changed, n;
+
+	memset(mine, 'm', sizeof(mine));
+	sess_init(&s, mine);
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		flag[0] = '\0';
+		n = sscanf(line, "%15s %llu %llu %15s %15s", what, &inc, &seq,
+		    echo, flag);
+		now += SESS_RETRY;
+		m.inc = inc;
+		m.seq = seq;
+		if (n >= 4 && strcmp(what, "hello") == 0) {
+			memset(h.nonce, 'p', sizeof(h.nonce));
+			if (strcmp(echo, "answer") == 0)
+				memcpy(h.echo, mine, sizeof(h.echo));
+			else if (strcmp(echo, "other") == 0)
+				memset(h.echo, 'o', sizeof(h.echo));
+			else if (strcmp(echo, "none") == 0)
+				memset(h.echo, 0, sizeof(h.echo));
+			else
+				errx(EXIT_USAGE, "bad echo: %s", line);
+			h.conf = conf;
+			h.confirmed = strcmp(flag, "confirmed") == 0;
+			sess_hello_put(&h, payload);
+			m.type = WIRE_TYPE_HELLO;
+			m.payload = payload;
+			m.len = sizeof(payload);
+		} else if (n == 3 && strcmp(what, "data") == 0) {
+			m.type = 1;
+			m.payload = NULL;
+			m.len = 0;
+		} else
+			errx(EXIT_USAGE, "expected hello or data: %s", line);
+		why = sess_recv(&s, &conf, &m, now, &changed);
+		printf("%s confirmed=%d\n", why == NULL ? "ok" : why,
+		    s.confirmed);
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -267,6 +326,8 @@ main(int argc, char *argv[])
 		return cmd_wire(argc - 1, argv + 1);
 	if (strcmp(argv[1], "window") == 0 && argc == 2)
 		return cmd_window();
+	if (strcmp(argv[1], "session") == 0 && argc == 2)
+		return cmd_session();
 	if (argc != 3)
 		usage();
 	if (strcmp(argv[1], "cluster") == 0)

@@ -48,6 +48,7 @@
  */
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <err.h>
@@ -273,6 +274,22 @@ signal_group(struct runif *r, int sig)
 		warn("kill %d", -(int)r->g);
 }
 
+/* Tells the daemon, on the registration, that the command had to be
+ * killed (its metrics and log count it); a daemon gone or paused, which
+ * is often why, just does not hear it. */
+static void
+report_kill(struct runif *r, enum guard_why why)
+{
+	char line[64];
+	int n;
+
+	if (r->tfd == -1)
+		return;
+	n = snprintf(line, sizeof(line), "elect %d killed %s\n", CTL_VERSION,
+	    why == GUARD_WHY_DEADLINE ? "deadline" : "grace");
+	(void)send(r->tfd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void
 query_start(struct runif *r)
 {
@@ -327,6 +344,9 @@ act(struct runif *r, const struct guard_action *a)
 		signal_group(r, SIGTERM);
 		break;
 	case GUARD_KILL:
+		if (!r->gone && (a->why == GUARD_WHY_DEADLINE ||
+		    a->why == GUARD_WHY_GRACE))
+			report_kill(r, a->why);
 		signal_group(r, SIGKILL);
 		break;
 	case GUARD_EXIT:

@@ -18,6 +18,7 @@ static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 
 #define C_WAITS	0x1	/* may keep the client waiting */
 #define C_GROUP	0x2	/* changes what the node does: members only */
+#define C_TASK	0x4	/* from a guarded command's own connection only */
 
 static const struct {
 	const char	*name;
@@ -32,6 +33,7 @@ static const struct {
 	{ "edict",	1,	cmd_edict,		C_GROUP },
 	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
 	{ "task",	1,	cmd_task,		C_WAITS | C_GROUP },
+	{ "killed",	1,	cmd_killed,		C_TASK },
 };
 
 static void
@@ -224,7 +226,14 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 	for (i = 0; i < nitems(cmds); i++) {
 		if (!ctl_str_eq(req->cmd, cmds[i].name))
 			continue;
-		if (req->argc > cmds[i].maxargs)
+		/* A guarded command's connection says only how it ended;
+		 * no other may say that. */
+		if (((cmds[i].flags & C_TASK) != 0) !=
+		    (c->waiting == WAIT_TASK))
+			control_reply(c, "err %s %s", cmds[i].name,
+			    c->waiting == WAIT_TASK ? "while a guarded command "
+			    "runs" : "is for a guarded command's connection");
+		else if (req->argc > cmds[i].maxargs)
 			control_reply(c, "err %s takes %d argument%s",
 			    cmds[i].name, cmds[i].maxargs,
 			    cmds[i].maxargs == 1 ? "" : "s");

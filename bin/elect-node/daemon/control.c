@@ -256,6 +256,13 @@ handle_line(struct control_client *c, const char *line, size_t len,
 	cmd_dispatch(nd, c, &req);
 }
 
+int
+control_reads(const struct control_client *c)
+{
+	return !c->closing && (c->waiting == WAIT_NONE ||
+	    c->waiting == WAIT_TASK);
+}
+
 /* Answers the complete lines read, in order, until one has to wait. */
 void
 control_lines(struct control_client *c, struct node *nd)
@@ -263,7 +270,7 @@ control_lines(struct control_client *c, struct node *nd)
 	char line[CTL_LINE_MAX], *nl;
 	size_t len;
 
-	while (!c->closing && !c->waiting &&
+	while (control_reads(c) &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		len = (size_t)(nl - c->in);
 		memcpy(line, c->in, len);
@@ -325,12 +332,15 @@ void
 control_io(struct control *s, struct control_client *c, short revents,
     struct node *nd)
 {
-	/* Gone altogether: no one is left to answer. */
+	/* Gone altogether: no one is left to answer, but a guarded
+	 * command's last word is still heard. */
 	if (revents & (POLLHUP | POLLERR)) {
+		if ((revents & POLLIN) && c->waiting == WAIT_TASK)
+			read_lines(c, nd);
 		drop_client(c);
 		return;
 	}
-	if (!c->closing && !c->waiting && (revents & POLLIN))
+	if (control_reads(c) && (revents & POLLIN))
 		read_lines(c, nd);
 	control_flush(c);
 }

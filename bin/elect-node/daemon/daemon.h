@@ -110,6 +110,9 @@ void	control_io(struct control *, struct control_client *, short revents,
 void	control_reply(struct control_client *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	control_lines(struct control_client *, struct node *);
+/* Whether the daemon reads C's lines now: a client waiting for an
+ * answer sends nothing, but a guarded command's may say it was killed. */
+int	control_reads(const struct control_client *);
 void	control_flush(struct control_client *);
 void	control_close(struct control *);
 /* Drops the clients idle past their time; returns nanoseconds until the
@@ -131,6 +134,8 @@ void	cmd_edict(struct node *, struct control_client *, const struct ctl_req *);
 void	cmd_follow_edicts(struct node *, struct control_client *,
 	    const struct ctl_req *);
 void	cmd_task(struct node *, struct control_client *, const struct ctl_req *);
+void	cmd_killed(struct node *, struct control_client *,
+	    const struct ctl_req *);
 /* Answers a task request once it can be (WAIT_START): 1 if it did. */
 int	task_wake(struct node *, struct control_client *, algo_time now);
 /* Guarded commands registered; tells them all to stop. */

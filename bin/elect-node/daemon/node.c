@@ -338,7 +338,7 @@ loop(struct node *nd)
 			c = &nd->control.clients[i];
 			pfd[P_CLIENTS + i].fd = c->fd;
 			pfd[P_CLIENTS + i].events =
-			    (c->closing || c->waiting ? 0 : POLLIN) |
+			    (control_reads(c) ? POLLIN : 0) |
 			    (c->outlen > 0 ? POLLOUT : 0);
 		}
 		if (ppoll(pfd, nitems(pfd), tsp, NULL) == -1) {

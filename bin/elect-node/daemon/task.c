@@ -18,6 +18,8 @@
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
  *			node releases its lease only after (node.c, leave())
+ *	killed WHY	on that connection: the command was SIGKILLed, at
+ *			its deadline or past its grace; answers ok
  *
  * Edict texts travel hex-encoded, as one argument of a control line.
  */
@@ -171,6 +173,26 @@ cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	c->waiting = WAIT_START;
 	c->taskwait = req->argc == 1;
 	task_wake(nd, c, mono_now());
+}
+
+void
+cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
+{
+	const char *why = NULL;
+
+	if (req->argc == 1 && ctl_str_eq(req->argv[0], "deadline"))
+		why = "deadline";
+	else if (req->argc == 1 && ctl_str_eq(req->argv[0], "grace"))
+		why = "grace";
+	if (why == NULL) {
+		control_reply(c, "err killed takes deadline or grace");
+		return;
+	}
+	if (c->started) {
+		nd->metrics.tasks_killed++;
+		log_warnx("task-killed node=%u why=%s", nd->self->id, why);
+	}
+	control_reply(c, "ok");
 }
 
 int
