@@ -78,6 +78,23 @@ lines_of() {
 	assert_equal "$(lines_of ' 6 crash$')" 1
 }
 
+@test "collect: a connection of task lines only (a guarded command's) means no crash line" {
+	start_collector
+	printf '1 5 boot inc=1\n' | trawsend -h "unix:$sock" > "$dir/node" &
+	pids+=($!)
+	wait_for 5 grep -q holding "$dir/node"
+	printf '2 5 task op=start pid=9 token=1\n3 5 task op=stop pid=9 status=0\n' |
+	    trawsend "unix:$sock"
+	printf '4 6 task op=start pid=8 token=2\n' | trawsend "unix:$sock"
+	wait_for 5 grep -q ' 6 task' "$dir/out.trace"
+	assert_equal "$(lines_of ' crash$')" 0
+	kill "${pids[-1]}"
+	wait_for 5 grep -q ' 5 crash$' "$dir/out.trace"
+	stop_collector
+	assert_equal "$(lines_of ' 5 crash$')" 1
+	assert_equal "$(lines_of ' 6 crash$')" 0
+}
+
 @test "collect: the crash line waits for the node's last connection" {
 	start_collector
 	# a node's daemon and its failure detector, each with a connection

@@ -185,3 +185,36 @@ nsnode() {
 	assert_failure 1
 	assert_output --partial "stability: node $cut stopped leading"
 }
+
+# --run-if-leader traces its task lines to the cluster's collector, which
+# takes only lines proved with the key: with -k it proves them as the
+# daemons do; without, they are refused.
+@test "a keyed collector takes --run-if-leader's task lines proved with -k; the merged trace is certified" {
+	local port ldr K
+	K=$(mkkey "$ELECT_DIR/key")
+	C=$(mkcluster 3)
+	port=$(freeport)
+	elect-trace collect -k "$K" -l "tcp:127.0.0.1:$port" \
+	    -o "$ELECT_DIR/collected.trace" 2>>"$ELECT_DIR/collect.err" &
+	COLLECTOR=$!
+	wait_for 10 sh -c ": | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	elect_start_cluster -k "$K" "$C"
+	ldr=$(elect_wait_leader 20)
+	run elect-node -s "$ELECT_DIR/$ldr/state" --run-if-leader \
+	    -t "tcp:127.0.0.1:$port" -k "$K" -- sh -c 'exit 0'
+	assert_success
+	run elect-node -s "$ELECT_DIR/$ldr/state" --run-if-leader \
+	    -t "tcp:127.0.0.1:$port" -- sh -c 'exit 0'
+	assert_success
+	wait_for 10 grep -q "node not proved" "$ELECT_DIR/collect.err"
+	elect_stop_all
+	kill -TERM "$COLLECTOR"
+	wait "$COLLECTOR"
+	COLLECTOR=
+	# The proved run's two lines, and nothing of the other.
+	run awk '$3 == "task" { print $2, $3, $4 }' "$ELECT_DIR/collected.trace"
+	assert_output "$(printf '%s task op=start\n%s task op=stop' "$ldr" "$ldr")"
+	elect-trace merge "$ELECT_DIR"/*/trace "$ELECT_DIR/collected.trace" \
+	    >"$ELECT_DIR/merged.trace"
+	certify "$ELECT_DIR/merged.trace"
+}

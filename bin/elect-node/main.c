@@ -81,13 +81,13 @@ option_modes(int ch)
 	case 'i': case 's': case 'h': case OPT_VERSION: case 'c':
 	case OPT_STATUS: case OPT_EDICT: case OPT_FOLLOW: case OPT_RUNIF:
 		return M_ALL;
-	case 't':
+	case 't': case 'k':
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
 	case OPT_WAIT: case OPT_GRACE: case 'E': case OPT_WAIT_FOR:
 		return M(MODE_RUNIF);
 	case OPT_JSON:
 		return M(MODE_STATUS);
-	default:	/* -a -f -k -q -v --insecure --fd-cmd --drift
+	default:	/* -a -f -q -v --insecure --fd-cmd --drift
 			 * --syslog, timing */
 		return M(MODE_DAEMON);
 	}
@@ -132,7 +132,7 @@ usage(FILE *f, int code)
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
 "                  [--wait-for duration] [--grace duration] [-E code]\n"
-"                  [-t trace] -- command [arg ...]\n"
+"                  [-t trace [-k keyfile]] -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
 "timing (a whole number, then ns, us, ms or s; ms if none):\n");
@@ -489,11 +489,23 @@ config_load(struct node_opts *o, struct given *given, size_t *ngiven)
 		conf_file(o, o->cluster, CONF_CLUSTER, given, ngiven);
 }
 
+static int
+given_has(const struct given *given, size_t n, int ch)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (given[i].ch == ch)
+			return 1;
+	return 0;
+}
+
 static void
 parse_args(int argc, char *argv[], struct node_opts *o)
 {
 	struct given given[GIVEN_MAX];
 	size_t ngiven = 0;
+	int kflag;
 
 	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
 	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
@@ -506,7 +518,12 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 	} else if (optind != argc)
 		errx(EXIT_USAGE, "unexpected argument \"%s\"", argv[optind]);
 	check_modes(o, given, ngiven);
+	/* A key from a configuration file may serve a daemon only. */
+	kflag = given_has(given, ngiven, 'k');
 	config_load(o, given, &ngiven);
+	if (o->mode == MODE_RUNIF && o->trace == NULL && kflag)
+		errx(EXIT_USAGE, "--run-if-leader uses -k only to prove its "
+		    "trace (-t) to a collector");
 	if (o->mode != MODE_DAEMON) {
 		if (o->statedir == NULL && o->id == 0)
 			errx(EXIT_USAGE, "%s needs -s statedir or -i id",

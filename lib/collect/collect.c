@@ -330,7 +330,10 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 	if (ev.node != 0 && ev.type == TR_BOOT && !carries(c, ev.node) &&
 	    (cn = cnode(col, ev.node, 0)) != NULL && cn->life == UP)
 		crash_line(cn, ev.node, cn->last < ev.t ? cn->last : ev.t, out);
-	if (ev.node != 0 && (cn = carry(col, c, ev.node)) != NULL) {
+	/* A task line is the guarded command's (--run-if-leader), not the
+	 * node's: its connection's end says nothing of the node's life. */
+	if (ev.node != 0 && ev.type != TR_TASK &&
+	    (cn = carry(col, c, ev.node)) != NULL) {
 		if (ev.type == TR_BOOT)
 			cn->life = UP;
 		else if (ev.type == TR_EXIT || ev.type == TR_CRASH)

@@ -62,8 +62,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "client.h"
 #include "guard/guard.h"
+#include "net/wire.h"
 #include "util/util.h"
 
 #define TOKEN_WAIT	(2000 * ALGO_MS)	/* for a new leader's token */
@@ -92,6 +95,9 @@ struct runif {
 	int		 status, have_status;
 	int		 gstatus;
 	int		 sigfd;
+	/* -k: the key that proves the trace to a collector (collect -k). */
+	struct wire_key	 key;
+	int		 keyed;
 };
 
 static void	act(struct runif *, const struct guard_action *);
@@ -230,6 +236,9 @@ start(struct runif *r, uint64_t token)
 	if (r->o->trace != NULL && (r->tw = tw_open(r->o->trace,
 	    STDERR_FILENO)) == NULL)
 		err(EXIT_USAGE, "-t %s", r->o->trace);
+	/* A keyed collector takes only proved lines, as from the daemon. */
+	if (r->tw != NULL && r->keyed)
+		tw_auth(r->tw, r->key.k, r->id);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		err(1, "prctl");
 	t0 = real_now();
@@ -607,6 +616,15 @@ client_runif(const struct node_opts *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	if (o->keyfile != NULL && o->trace != NULL) {
+		char msg[256];
+
+		if (sodium_init() == -1)
+			errx(1, "sodium_init failed");
+		if (wire_key_load(&r.key, o->keyfile, msg, sizeof(msg)) == -1)
+			errx(EXIT_USAGE, "%s", msg);
+		r.keyed = 1;
+	}
 	r.dir = o->statedir;
 	r.id = o->id;
 	r.qfd = r.tfd = r.spipe = -1;
@@ -636,5 +654,6 @@ client_runif(const struct node_opts *o)
 		    "task op=stop pid=%d status=%d", (int)r.g, r.rc);
 		tw_close(r.tw, TRACE_CLOSE_MS);
 	}
+	sodium_memzero(&r.key, sizeof(r.key));
 	return r.rc;
 }
