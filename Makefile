@@ -133,11 +133,16 @@ TEST_JOBS ?=	$(NPROC)
 BATS =		bats --timing $$(command -v parallel >/dev/null && \
 		    echo --jobs $(TEST_JOBS))
 
+# Each step's time is printed at the end: where the minutes go.
 check: deps
-	$(MAKE) -j$(NPROC) plain asan
-	$(MAKE) test-plain
-	$(MAKE) test-asan
-	$(MAKE) deb-check
+	@t0=$$(date +%s); \
+	$(MAKE) -j$(NPROC) plain asan && t1=$$(date +%s) && \
+	$(MAKE) test-plain && t2=$$(date +%s) && \
+	$(MAKE) test-asan && t3=$$(date +%s) && \
+	$(MAKE) deb-check && t4=$$(date +%s) && \
+	echo "check: build $$((t1 - t0)) s, plain tests $$((t2 - t1)) s," \
+	    "sanitizer tests $$((t3 - t2)) s, package $$((t4 - t3)) s;" \
+	    "$$((t4 - t0)) s in all"
 
 test: test-plain
 

@@ -395,6 +395,25 @@ prove() {
 	assert_output --partial 'node 1 lost 1 line'
 }
 
+@test "collect: a source whose nodes have all exited is not waited for, nor said quiet" {
+	start_collector -w 60
+	# node 1's writer waits, connected, for its acknowledgements
+	printf '10 1 boot inc=1\n11 1 exit why=sigterm\n' |
+	    trawsend -h "unix:$sock" > "$dir/ha" &
+	pids+=($!)
+	wait_for 5 grep -q holding "$dir/ha"
+	printf '12 2 boot inc=1\n13 2 exit why=done\n' | trawsend "unix:$sock"
+	wait_for 10 grep -q ' 2 exit' "$dir/out.trace"
+	stop_collector
+	run cat "$dir/out.trace"
+	assert_output - <<-EOF
+	10 1 boot inc=1
+	11 1 exit why=sigterm
+	12 2 boot inc=1
+	13 2 exit why=done
+	EOF
+}
+
 @test "collect: a stale socket is taken over, a live one is refused" {
 	start_collector
 	run elect-trace collect -l "unix:$sock"

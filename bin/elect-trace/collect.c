@@ -457,7 +457,8 @@ accept_one(struct state *st, int ls, int *paused)
 }
 
 /* The connection that holds a line of time T back (the live one, not
- * quiet, whose latest line is earliest and earlier than T), or NULL. */
+ * quiet, not over, whose latest line is earliest and earlier than T), or
+ * NULL. */
 static struct conn *
 holder(struct state *st, trace_time t)
 {
@@ -468,6 +469,7 @@ holder(struct state *st, trace_time t)
 		struct conn *cn = st->conns[i];
 
 		if (!cn->quiet && cn->mark < t &&
+		    !collect_conn_over(st->col, &cn->c) &&
 		    (low == NULL || cn->mark < low->mark))
 			low = cn;
 	}

@@ -389,6 +389,21 @@ collect_data(struct collector *col, struct collect_conn *c, const char *p,
 	}
 }
 
+int
+collect_conn_over(const struct collector *col, const struct collect_conn *c)
+{
+	size_t i;
+	long k;
+
+	if (c->nnodes == 0)
+		return 0;
+	for (i = 0; i < c->nnodes; i++)
+		if ((k = idmap_find(&col->ids, c->nodes[i])) == -1 ||
+		    col->node[k].life != DOWN)
+			return 0;
+	return 1;
+}
+
 void
 collect_end(struct collector *col, struct collect_conn *c,
     enum collect_end how, trace_time now, const struct collect_out *out)

@@ -70,6 +70,11 @@ void		 collect_data(struct collector *, struct collect_conn *,
  * dropped since the last good one are said lost; after CE_EOF every node
  * it carried that is still up and has no other connection gets a crash
  * line.  C may then be freed. */
+/* Whether every node C carried has exited or crashed: C has nothing
+ * more to say for them (a writer that waits for its last acknowledgements
+ * need not be waited for). */
+int		 collect_conn_over(const struct collector *,
+		    const struct collect_conn *);
 void		 collect_end(struct collector *, struct collect_conn *,
 		    enum collect_end, trace_time now,
 		    const struct collect_out *);
