@@ -403,6 +403,17 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	}
 	if (check_timing(&cfg->timing, err, errlen) == -1)
 		return NULL;
+	if ((cfg->epoch != 0 || cfg->epoch_pending) &&
+	    !(ops->flags & ALGO_F_EPOCHS)) {
+		snprintf(err, errlen, "%s has no epochs", ops->name);
+		return NULL;
+	}
+	if (cfg->epoch > ALGO_EPOCH_MAX || (cfg->epoch == 0 &&
+	    cfg->epoch_pending)) {
+		snprintf(err, errlen, "epoch %u: 0 (running) to %u allowed",
+		    cfg->epoch, ALGO_EPOCH_MAX);
+		return NULL;
+	}
 	if (cfg->persistlen > ALGO_PERSIST_MAX) {
 		snprintf(err, errlen, "persisted state too long");
 		return NULL;
@@ -436,6 +447,8 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	a->inc = cfg->inc;
 	a->rng = cfg->seed;
 	a->t = cfg->timing;
+	a->epoch = cfg->epoch;
+	a->epoch_pending = cfg->epoch_pending;
 	a->state.status = ST_DOWN;
 	a->since = now;
 	a->now = now;

@@ -116,7 +116,8 @@ lease_on_edict(struct lease *l, const struct algo_msg *m, struct algo_out *o)
 	off = EDICT_HDR + nqt * QT_PAIR;
 	text = m->payload + off;
 	len = m->len - off;
-	if (tok == 0 || seq == 0 || !text_ok(text, len))
+	if (tok == 0 || seq == 0 || !text_ok(text, len) ||
+	    !lease_epoch_k_ok(l, tok))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
 	lease_qt_fmt(qt, nqt, qs, sizeof(qs));

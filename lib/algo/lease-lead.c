@@ -135,7 +135,8 @@ complete(struct lease *l, algo_time now, struct algo_out *o)
 		l->ptok = 0;
 	} else {
 		l->tok = 0;
-		l->ptok = (u->maxk > lease_kq(l) ? u->maxk : lease_kq(l)) + 1;
+		l->ptok = lease_epoch_token(l, (u->maxk > lease_kq(l) ?
+		    u->maxk : lease_kq(l)) + 1);
 	}
 	lease_qt_fmt(l->qt, l->nqt, qs, sizeof(qs));
 	tk[0] = '\0';
@@ -217,6 +218,8 @@ lease_fail(struct lease *l, algo_time now, struct algo_out *o)
 void
 lease_maybe_run(struct lease *l, algo_time now, struct algo_out *o)
 {
+	if (!lease_epoch_may_run(l))
+		return;
 	if (l->a.left || l->run.on || lease_leading(l, now) || now < l->quiet ||
 	    now < l->backoff || l->mon != NONE || lease_granting(l, now))
 		return;
@@ -237,6 +240,8 @@ lease_on_ok(struct lease *l, const struct algo_msg *m, algo_time now,
 	    (t = lease_get_time(m->payload)) < 0)
 		return ALGO_EINVAL;
 	k = algo_get64(m->payload + 16);
+	if (!lease_epoch_k_ok(l, k))
+		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
 	r = lease_rank(l, m->peer);
 	pr = &l->peer[r];
@@ -273,6 +278,7 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 	left = lease_get_time(m->payload + 3);
 	k = algo_get64(m->payload + 11);
 	if (why < R_BUSY || why >= R_NWHY || left < 0 || left > DELTA_MAX ||
+	    !lease_epoch_k_ok(l, k) ||
 	    (g != 0 && algo_rank(&l->a, g) == -1) || (why == R_BUSY) != (g != 0))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
@@ -286,7 +292,7 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 	u->nref++;
 	if (k > u->maxk)
 		u->maxk = k;
-	if (why == R_STALE || why == R_LATE) {
+	if (why == R_STALE || why == R_LATE || why == R_WEDGED) {
 		u->stale |= why == R_STALE;
 		f = NEVER;
 	} else
