@@ -172,18 +172,18 @@ load helper
 	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.16 token=0 echo=0 einc=0 rem=0
 	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.16 token=0 echo=0 einc=0 rem=0
 	persist 0200000000000000000000000008f0d1800000000202
-	trace lease op=grant to=3 until=0.31015 clock=0.16
+	trace lease op=grant to=3 until=0.31015 clock=0.16 epoch=2
 	state status=Elec ldr=- grp=-
 	> 161 recv from=1 msg=Ok elid=3.1.1 t=0.2 inc=1 k=7
-	trace lead until=0.30985 clock=0.161 qt=1:0.2,3:0.16
+	trace lead until=0.30985 clock=0.161 qt=1:0.2,3:0.16 epoch=2
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.161
 	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.161 token=2199023255553 echo=0.2 einc=1 rem=0.148701298
 	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.161 token=2199023255553 echo=0 einc=0 rem=0.148701298
 	persist 0200000200000004010000000008f0d1800000000202
-	trace lease op=grant to=3 until=0.31115 clock=0.161
+	trace lease op=grant to=3 until=0.31115 clock=0.161 epoch=2
 	> 162 recv from=2 msg=Ok elid=3.1.2 t=0.21 inc=1 k=7
-	trace lead until=0.31085 clock=0.162 qt=2:0.21,3:0.161 token=2199023255553
+	trace lead until=0.31085 clock=0.162 qt=2:0.21,3:0.161 token=2199023255553 epoch=2
 	> 162 query
 	status status=Norm ldr=3 grp=- leader=yes since=161 lease_until=0.31085 token=2199023255553 epoch=2
 	> 170 boot inc=2
@@ -193,7 +193,7 @@ load helper
 	trace clock c=0.32015
 	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.32015 token=0 echo=0 einc=0 rem=0
 	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.32015 token=0 echo=0 einc=0 rem=0
-	trace lease op=grant to=3 until=0.4703 clock=0.32015
+	trace lease op=grant to=3 until=0.4703 clock=0.32015 epoch=2
 	state status=Elec ldr=- grp=-
 	EOF
 }
@@ -214,7 +214,7 @@ load helper
 	persist 02000000000000000000000000000000000000000102
 	trace epoch op=learn epoch=1 by=3 clock=0.16
 	persist 0200000000000000000000000008f0d1800000000102
-	trace lease op=grant to=3 until=0.31015 clock=0.16
+	trace lease op=grant to=3 until=0.31015 clock=0.16 epoch=1
 	send to=3 msg=Ok elid=3.1.1 t=0.16 inc=1 k=0
 	state status=Norm ldr=3 grp=-
 	> 160 query
@@ -240,14 +240,14 @@ load helper
 	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
 	persist 0200000000000000000000000008f0d1800000000102
-	trace lease op=grant to=3 until=0.3003 clock=0.15015
+	trace lease op=grant to=3 until=0.3003 clock=0.15015 epoch=1
 	timer set grant at=300.3
 	timer set abort at=300
 	state status=Elec ldr=- grp=-
 	> 151 recv from=1 msg=Refuse elid=3.1.1 why=wedged ldr=0 left=0 k=0
 	> 152 recv from=2 msg=Refuse elid=3.1.1 why=wedged ldr=0 left=0 k=0
 	timer cancel abort
-	trace lease op=release to=3 clock=0.152
+	trace lease op=release to=3 clock=0.152 epoch=1
 	timer cancel grant
 	timer set try at=302
 	state status=Wait ldr=- grp=-
@@ -311,7 +311,86 @@ load helper
 	assert_line --index 13 "error refused"
 	assert_line --index 15 "error refused"
 	assert_line --index 17 "error refused"
-	assert_line --index 19 "trace lead until=0.3 clock=0.154 qt=1:0.2,3:0.15015"
+	assert_line --index 19 "trace lead until=0.3 clock=0.154 qt=1:0.2,3:0.15015 epoch=1"
 	# the top of epoch 1's range: 2 * 2^40 - 1
 	assert_line --partial "token=2199023255551 echo=0.2"
+}
+
+# epoch_sim ARGS...: algo-sim -a lease with its oracle (-O) and the trace
+# certified by elect-check -s lease; the trace is left in $T.
+epoch_sim() {
+	T=$BATS_TEST_TMPDIR/trace
+	algo-sim -a lease -O "$@" >"$T" 2>"$BATS_TEST_TMPDIR/err" ||
+	    fail "algo-sim $*: $(cat "$BATS_TEST_TMPDIR/err")"
+	run elect-check -s lease "$T"
+	[ "$status" -eq 0 ] || fail "algo-sim $*: $output"
+}
+
+# The last epoch's leader, and that its token lies in epoch E's range.
+new_leader() {
+	local e=$1 tok
+	tok=$(awk -v e="epoch=$e" '$3 == "lead" && $NF == e && /token=/ {
+	    sub(/.*token=/, ""); print $1; exit }' "$T")
+	[ -n "$tok" ] || fail "no leader of epoch $e"
+	[ "$((tok >> 40))" -eq "$e" ] || fail "epoch $e token $tok"
+}
+
+@test "epochs in the simulator: grow 3 to 5, shrink 5 to 3, replace a node, a majority one at a time, all at once; under crashes, pauses and partitions" {
+	local s
+	for s in 1 2 3; do
+		epoch_sim -n 6 -E 1,2,3 -s $s -d 4 -e '0.5 reconfigure 1,2,3,4,5' \
+		    -e '1 reconfigure 3,4,5' -e '1.5 reconfigure 3,4,6' \
+		    -e '2 reconfigure 1,4,6' -e '2.5 reconfigure 1,2,6' \
+		    -e '3 reconfigure 3,4,5'
+		new_leader 6
+		[ "$(grep -c 'exit why=epoch' "$T")" -ge 10 ]
+		# the leader of epoch 0 is the highest id, 3; once it leaves
+		# (epoch 4), no line of it comes before it joins again
+		epoch_sim -n 6 -E 1,2,3 -s $s -d 5 -e '0.5 reconfigure 1,2,3,4,5' \
+		    -e '0.51 crash 5' -e '0.7 boot 5' \
+		    -e '1.5 pause 5' -e '1.52 reconfigure 2,3,4' -e '1.7 resume 5' \
+		    -e '2.5 partition 1,2/3,4,5,6' -e '2.5 reconfigure 4,5,6' \
+		    -e '3 heal' -e '3.5 crash 6' -e '3.5 reconfigure 6' \
+		    -e '3.6 boot 6'
+		new_leader 4
+	done
+	# a change waits for the one before: cut off from epoch 0, epoch 1
+	# cannot start, and the second change is skipped
+	epoch_sim -n 6 -E 1,2,3 -d 4 -S -e '0.9 partition 1,2,3/4,5,6' \
+	    -e '1 reconfigure 4,5,6' -e '1.5 reconfigure 4,5' -e '2 heal'
+	assert_regex "$(cat "$BATS_TEST_TMPDIR/err")" "reconfigure skipped: epoch 1 has not started"
+	new_leader 1
+	run grep -c "epoch=2" "$T"
+	assert_output 0
+}
+
+@test "epochs in the simulator: 1000 random runs mixing changes with crashes, pauses and partitions" {
+	# Each seed: the simulator with its oracle, piped into elect-check;
+	# -S counts the changes after which the new epoch agreed on a leader.
+	run_seeds() {
+		local s n ev i
+		set -o pipefail
+		for s; do
+			n=$((3 + s % 4))
+			ev=()
+			for i in $(seq 1 $n); do
+				ev+=(-e "1.5 edict $i a$s" -e "2.5 edict $i b$s")
+			done
+			algo-sim -a lease -O -S -n $n -s $s -d 5 -r 4 \
+			    -k crash,pause,partition,reconfigure "${ev[@]}" \
+			    2>"$dir/$s.err" | elect-check -s lease - \
+			    >"$dir/$s.out" 2>&1 ||
+			    { echo "seed $s: $(cat "$dir/$s.err" "$dir/$s.out")"
+			    exit 255; }
+			grep -c 'after reconfigure' "$dir/$s.err" >>"$dir/changes" ||
+			    :
+			rm -f "$dir/$s.err" "$dir/$s.out"
+		done
+	}
+	export -f run_seeds
+	export dir=$BATS_TEST_TMPDIR
+	run bash -c "seq 1 1000 | xargs -P $(nproc) -n 50 bash -c 'run_seeds \"\$@\"' _"
+	assert_success
+	# the schedules did change the cluster, hundreds of times
+	[ "$(awk '{ s += $1 } END { print s }' "$dir/changes")" -ge 500 ]
 }

@@ -77,6 +77,17 @@ lease_epoch_k_ok(const struct lease *l, uint64_t k)
 	return k < top;
 }
 
+/* " epoch=E" for the trace lines of a later epoch than 0, else "": the
+ * lines of a cluster that never changed stay as they were. */
+const char *
+lease_epoch_key(const struct lease *l, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (l->a.epoch != 0)
+		snprintf(buf, len, " epoch=%u", l->a.epoch);
+	return buf;
+}
+
 int
 lease_epoch_may_run(const struct lease *l)
 {

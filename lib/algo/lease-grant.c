@@ -25,7 +25,7 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
     algo_time delta, algo_time start, uint64_t tok, algo_time now,
     struct algo_out *o, algo_time *left)
 {
-	char c1[32], c2[32];
+	char c1[32], c2[32], ek[LEASE_EKEY];
 	algo_time f;
 	int dirty = 0;
 
@@ -69,9 +69,10 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 	l->grantee = p;
 	l->told = 0;
 	l->granted = *elid;
-	algo_trace(o, "lease op=grant to=%u until=%s clock=%s", p,
+	algo_trace(o, "lease op=grant to=%u until=%s clock=%s%s", p,
 	    lease_fmt_time(l->finish, c1, sizeof(c1)),
-	    lease_fmt_time(now, c2, sizeof(c2)));
+	    lease_fmt_time(now, c2, sizeof(c2)),
+	    lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_set(o, T_GRANT, l->finish);
 	return 0;
 }
@@ -80,14 +81,15 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 void
 lease_ungrant(struct lease *l, uint16_t p, algo_time now, struct algo_out *o)
 {
-	char c[32];
+	char c[32], ek[LEASE_EKEY];
 
 	if (l->grantee != p || now >= l->finish)
 		return;
 	l->finish = now;
 	l->told = 1;
-	algo_trace(o, "lease op=release to=%u clock=%s", p,
-	    lease_fmt_time(now, c, sizeof(c)));
+	algo_trace(o, "lease op=release to=%u clock=%s%s", p,
+	    lease_fmt_time(now, c, sizeof(c)),
+	    lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_cancel(o, T_GRANT);
 }
 

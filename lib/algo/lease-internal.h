@@ -247,6 +247,8 @@ int		 lease_epoch_boot(struct lease *, const uint8_t *persist,
 size_t		 lease_epoch_persist(const struct lease *, uint8_t *, size_t);
 uint64_t	 lease_epoch_token(const struct lease *, uint64_t);
 int		 lease_epoch_may_run(const struct lease *);
+const char	*lease_epoch_key(const struct lease *, char *, size_t);
+#define LEASE_EKEY	24	/* " epoch=16777215", NUL included */
 int		 lease_epoch_k_ok(const struct lease *, uint64_t);
 void		 lease_epoch_learn(struct lease *, uint16_t by, algo_time,
 		    struct algo_out *);

@@ -109,7 +109,7 @@ static void
 complete(struct lease *l, algo_time now, struct algo_out *o)
 {
 	struct run *u = &l->run;
-	char c1[32], c2[32], tk[32], qs[LEASE_QT_STRLEN];
+	char c1[32], c2[32], tk[32], qs[LEASE_QT_STRLEN], ek[LEASE_EKEY];
 	int cont = lease_leading(l, now);
 	size_t r;
 
@@ -143,9 +143,9 @@ complete(struct lease *l, algo_time now, struct algo_out *o)
 	if (l->tok != 0)
 		snprintf(tk, sizeof(tk), " token=%llu",
 		    (unsigned long long)l->tok);
-	algo_trace(o, "lead until=%s clock=%s qt=%s%s",
+	algo_trace(o, "lead until=%s clock=%s qt=%s%s%s",
 	    lease_fmt_time(l->expire, c1, sizeof(c1)), lease_fmt_time(now, c2, sizeof(c2)),
-	    qs, tk);
+	    qs, tk, lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_set(o, T_LEAD, l->expire);
 	lease_show(l, now, o);
 	if (l->ptok != 0)
@@ -314,7 +314,7 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 void
 lease_resign(struct lease *l, int why, algo_time now, struct algo_out *o)
 {
-	char c[32];
+	char c[32], ek[LEASE_EKEY];
 
 	if (l->run.on) {
 		l->run.on = 0;
@@ -323,7 +323,8 @@ lease_resign(struct lease *l, int why, algo_time now, struct algo_out *o)
 	if (lease_leading(l, now)) {
 		l->expire = now;
 		lease_fmt_time(now, c, sizeof(c));
-		algo_trace(o, "lead until=%s clock=%s", c, c);
+		algo_trace(o, "lead until=%s clock=%s%s", c, c,
+		    lease_epoch_key(l, ek, sizeof(ek)));
 		algo_timer_cancel(o, T_LEAD);
 	}
 	l->tok = l->ptok = 0;
