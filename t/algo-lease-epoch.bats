@@ -316,6 +316,51 @@ load helper
 	assert_line --partial "token=2199023255551 echo=0.2"
 }
 
+
+@test "epochs: a fresh core (its first life) asks at once once it learns, without a quiet period; restarted, it waits as any restart (E7)" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 3 -n 3 -e 1 -p -F <<-EOF
+	0 boot inc=1
+	0 query
+	1 cmd terminated
+	2 recv from=1 msg=Ok elid=3.1.1 t=0.2 inc=1 k=0
+	3 boot inc=2
+	3 query
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	state status=Wait ldr=- grp=-
+	> 0 query
+	status status=Wait ldr=- grp=- leader=no since=0 epoch=1 pending=yes
+	> 1 cmd terminated
+	persist 02000000000000000000000000000000000000000102
+	trace epoch op=learn epoch=1 clock=0.001
+	trace clock c=0.001
+	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.001 token=0 echo=0 einc=0 rem=0
+	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.001 token=0 echo=0 einc=0 rem=0
+	persist 0200000000000000000000000008f0d1800000000102
+	trace lease op=grant to=3 until=0.15115 clock=0.001 epoch=1
+	state status=Elec ldr=- grp=-
+	> 2 recv from=1 msg=Ok elid=3.1.1 t=0.2 inc=1 k=0
+	trace lead until=0.15085 clock=0.002 qt=1:0.2,3:0.001 epoch=1
+	state status=Norm ldr=3 grp=-
+	trace clock c=0.002
+	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.002 token=1099511627777 echo=0.2 einc=1 rem=0.148701298
+	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.002 token=1099511627777 echo=0 einc=0 rem=0.148701298
+	persist 0200000100000004010000000008f0d1800000000102
+	trace lease op=grant to=3 until=0.15215 clock=0.002 epoch=1
+	> 3 boot inc=2
+	trace clock c=0.003
+	state status=Wait ldr=- grp=-
+	> 3 query
+	status status=Wait ldr=- grp=- leader=no since=3 quiet_until=0.15315 epoch=1
+	EOF
+	run algo-drive -q -a lease -i 3 -n 3 -F <<<"0 boot inc=1"
+	assert_failure 2
+	assert_line --partial "a fresh core is of an epoch above 0 and has no persisted state"
+}
+
 # epoch_sim ARGS...: algo-sim -a lease with its oracle (-O) and the trace
 # certified by elect-check -s lease; the trace is left in $T.
 epoch_sim() {

@@ -403,7 +403,7 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	}
 	if (check_timing(&cfg->timing, err, errlen) == -1)
 		return NULL;
-	if ((cfg->epoch != 0 || cfg->epoch_pending) &&
+	if ((cfg->epoch != 0 || cfg->epoch_pending || cfg->epoch_fresh) &&
 	    !(ops->flags & ALGO_F_EPOCHS)) {
 		snprintf(err, errlen, "%s has no epochs", ops->name);
 		return NULL;
@@ -412,6 +412,11 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	    cfg->epoch_pending)) {
 		snprintf(err, errlen, "epoch %u: 0 (running) to %u allowed",
 		    cfg->epoch, ALGO_EPOCH_MAX);
+		return NULL;
+	}
+	if (cfg->epoch_fresh && (cfg->epoch == 0 || cfg->persistlen != 0)) {
+		snprintf(err, errlen, "a fresh core is of an epoch above 0 and "
+		    "has no persisted state");
 		return NULL;
 	}
 	if (cfg->persistlen > ALGO_PERSIST_MAX) {
@@ -449,6 +454,7 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	a->t = cfg->timing;
 	a->epoch = cfg->epoch;
 	a->epoch_pending = cfg->epoch_pending;
+	a->epoch_fresh = cfg->epoch_fresh;
 	a->state.status = ST_DOWN;
 	a->since = now;
 	a->now = now;

@@ -193,6 +193,11 @@ struct algo_config {
 	 * changed. */
 	uint32_t	 epoch;
 	int		 epoch_pending;
+	/* The first life of this epoch's core on this host, as the caller
+	 * recorded in stable storage before this boot: it granted nothing
+	 * before, so it waits out no quiet period (e > 0, no persisted
+	 * blob). */
+	int		 epoch_fresh;
 };
 
 /* Commands from the operator (control socket, signals). */
@@ -460,6 +465,7 @@ struct algo {
 	int		 left;		/* left on purpose: deaf from now on */
 	uint32_t	 epoch;		/* config epoch */
 	int		 epoch_pending;	/* config epoch_pending */
+	int		 epoch_fresh;	/* config epoch_fresh */
 };
 
 struct algo_ops {

@@ -11,13 +11,17 @@
 
 #include "algo/lease-internal.h"
 
-/* The epoch's part of a persisted blob: version 2 when it has one. */
+/* The epoch's part of a persisted blob: version 2 when it has one.  A
+ * fresh core granted nothing in an earlier life: no quiet period (E7). */
 int
-lease_epoch_boot(struct lease *l, const uint8_t *persist, size_t len)
+lease_epoch_boot(struct lease *l, const uint8_t *persist, size_t len,
+    algo_time now)
 {
 	uint8_t f;
 
 	l->pending = l->a.epoch_pending;
+	if (l->a.epoch_fresh)
+		l->quiet = now;
 	if (len == 0)
 		return ALGO_OK;
 	if (len != PERSIST_V2_LEN)	/* version 1: epoch 0, unwedged */

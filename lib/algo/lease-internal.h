@@ -243,7 +243,7 @@ void		 lease_lapsed(struct lease *, algo_time, struct algo_out *);
 
 /* lease-epoch.c */
 int		 lease_epoch_boot(struct lease *, const uint8_t *persist,
-		    size_t len);
+		    size_t len, algo_time now);
 size_t		 lease_epoch_persist(const struct lease *, uint8_t *, size_t);
 uint64_t	 lease_epoch_token(const struct lease *, uint64_t);
 int		 lease_epoch_may_run(const struct lease *);

@@ -220,7 +220,7 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 
 	if (a->n > LEASE_NODES_MAX ||
 	    lease_boot_grantor(l, persist, len, now) != ALGO_OK ||
-	    lease_epoch_boot(l, persist, len) != ALGO_OK)
+	    lease_epoch_boot(l, persist, len, now) != ALGO_OK)
 		return ALGO_EINVAL;
 	for (r = 0; r < a->n; r++)
 		l->peer[r].up = 1;

@@ -153,6 +153,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (algo_flags(ops) & ALGO_F_EPOCHS) {	/* Nerio 10.6 */
 		cfg.epoch = byte(&f) % 3;
 		cfg.epoch_pending = cfg.epoch != 0 && byte(&f) % 2;
+		cfg.epoch_fresh = cfg.epoch != 0 && byte(&f) % 2;
 	}
 	algo_timing_default(&cfg.timing);
 	for (t = 0; t < ALGO_TIMERS_MAX; t++)

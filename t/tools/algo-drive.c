@@ -4,10 +4,11 @@
  * tests can assert the exact messages and states without sockets.
  *
  *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED]
- *	    [-t NAME=MS ...] [-e EPOCH [-p]] < script
+ *	    [-t NAME=MS ...] [-e EPOCH [-p] [-F]] < script
  *
  * -e boots the core in an epoch (Nerio 10.6), -p pending: not yet told
- * that the epoch before ended.
+ * that the epoch before ended; -F fresh: the first life of that epoch's
+ * core (its first boot only: a restart is not fresh).
  *
  * Script lines are "TIME INPUT ARGS", TIME in milliseconds:
  *
@@ -63,7 +64,7 @@ static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s -a ALGO -i ID "
-	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] [-e EPOCH [-p]] "
+	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] [-e EPOCH [-p] [-F]] "
 	    "< script\n",
 	    getprogname());
 	exit(status);
@@ -183,8 +184,10 @@ do_boot(char **argv, int argc, algo_time now)
 			bad("boot takes inc=K [epoch=E]");
 		cfg.epoch = arg_num(v, 0, ALGO_EPOCH_MAX, "epoch");
 	}
-	if (core != NULL)
+	if (core != NULL) {
 		algo_free(core);
+		cfg.epoch_fresh = 0;	/* a restart */
+	}
 	for (i = 0; i < ALGO_TIMERS_MAX; i++)
 		deadline[i] = -1;
 	cfg.persist = npersisted > 0 ? persisted : NULL;
@@ -376,7 +379,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	algo_timing_default(&cfg.timing);
-	while ((ch = getopt_long(argc, argv, "a:c:e:hi:n:pqs:t:", NULL, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "a:c:e:Fhi:n:pqs:t:", NULL, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'a':
@@ -401,6 +404,9 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			cfg.epoch_pending = 1;
+			break;
+		case 'F':
+			cfg.epoch_fresh = 1;
 			break;
 		case 'q':
 			quiet = 1;

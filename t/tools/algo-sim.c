@@ -48,12 +48,14 @@
  * reconfigure starts epoch e+1, unless e+1 is still waiting for e to end
  * (then it is skipped, and -S says so).  A host that stays asks its own
  * core of e to wedge, and once it is wedged ends it (`exit why=epoch')
- * and boots its core of e+1 (`boot ... epoch=E'), pending; a host that
- * joins boots it at once.  Every pending member of e+1 asks the members
- * of e, every renewal period over the simulated network, to wedge (the
- * paper's grant request of infinite delta, given to the core as
- * ALGO_CMD_WEDGE) and tells its core ALGO_CMD_TERMINATED once a majority
- * of them answered that they are wedged.  These requests and answers are
+ * and boots its core of e+1 (`boot ... epoch=E'), pending and fresh (its
+ * first life: no quiet period); a host that joins boots it at once.
+ * Every pending member of e+1 asks the members of e, every renewal period
+ * over the simulated network, to wedge (the paper's grant request of
+ * infinite delta, given to the core as ALGO_CMD_WEDGE); a member answers
+ * as soon as its core is wedged, and the asker tells its core
+ * ALGO_CMD_TERMINATED once a majority of them answered.  These requests
+ * and answers are
  * the caller's, not the core's, and are not traced; a core's message
  * reaching a host in another epoch is dropped (`drop why=epoch').  -O
  * also checks that no node of e+1 leads before a majority of e is
@@ -146,8 +148,10 @@ struct node {
 	uint32_t	 ep;
 	int		 crashed;	/* down until a scheduled boot */
 	int		 selfwedge, asking;
+	int		 fresh;		/* its next boot is its core's first */
 	uint8_t		*heard;
 	size_t		 nheard;
+	uint8_t		*askedby;	/* to answer once its core wedges */
 	uint64_t	 askgen;
 };
 
@@ -624,11 +628,14 @@ boot(size_t i, algo_time now)
 	cfg.nids = epochs[nd->ep].n;
 	cfg.epoch = nd->ep;
 	cfg.epoch_pending = nd->ep > 0;
+	cfg.epoch_fresh = nd->fresh && nd->ep > 0 && nd->persistlen == 0;
+	nd->fresh = 0;
 	nd->crashed = 0;
 	nd->selfwedge = nd->asking = 0;
 	nd->askgen++;
 	nd->nheard = 0;
 	memset(nd->heard, 0, n);
+	memset(nd->askedby, 0, n);
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
 	cfg.timing = timing;
@@ -745,6 +752,7 @@ epoch_after(size_t i, algo_time now)
 	struct node *nd = &nodes[i];
 	struct algo_status st;
 	uint32_t e = nd->ep;
+	size_t j;
 
 	if (!epochs_used || !nd->up || nd->core == NULL)
 		return;
@@ -752,6 +760,9 @@ epoch_after(size_t i, algo_time now)
 	if (st.wedged && !epochs[e].wedged[i]) {
 		epochs[e].wedged[i] = 1;
 		epochs[e].nwedged++;
+		for (j = 0; j < n; j++)		/* who asked meanwhile */
+			if (nd->askedby[j])
+				send_ctl(i, j, EV_WEDGED, e, now);
 	}
 	if (e < cur && epochs[cur].in[i]) {
 		if (!st.wedged) {
@@ -765,6 +776,7 @@ epoch_after(size_t i, algo_time now)
 		stop(i, now);
 		nd->ep = cur;
 		nd->persistlen = 0;	/* a new core, a new state */
+		nd->fresh = 1;
 		boot(i, now);
 		return;
 	}
@@ -809,6 +821,8 @@ on_wedge(struct event *ev)
 	}
 	if (epochs[ev->ep].wedged[ev->node])
 		send_ctl(ev->node, ev->peer, EV_WEDGED, ev->ep, ev->at);
+	else if (nd->ep == ev->ep)
+		nd->askedby[ev->peer] = 1;
 }
 
 static void
@@ -852,6 +866,7 @@ reconfigure(const struct sched *s, algo_time now)
 		else if (!nodes[i].crashed) {
 			nodes[i].ep = cur;
 			nodes[i].persistlen = 0;
+			nodes[i].fresh = 1;
 			boot(i, now);
 		}
 	}
@@ -1579,7 +1594,8 @@ main(int argc, char *argv[])
 		    (nodes[i].playdead = calloc(n, 1)) == NULL ||
 		    (nodes[i].lastdel = calloc(n,
 		    sizeof(*nodes[i].lastdel))) == NULL ||
-		    (nodes[i].heard = calloc(n, 1)) == NULL)
+		    (nodes[i].heard = calloc(n, 1)) == NULL ||
+		    (nodes[i].askedby = calloc(n, 1)) == NULL)
 			err(1, NULL);
 	/* Epoch 0: -E, or every host. */
 	if (members0 != NULL)
@@ -1663,6 +1679,7 @@ main(int argc, char *argv[])
 		free(nodes[i].playdead);
 		free(nodes[i].lastdel);
 		free(nodes[i].heard);
+		free(nodes[i].askedby);
 	}
 	for (i = 0; i <= cur; i++) {
 		free(epochs[i].in);
