@@ -52,3 +52,19 @@ END {
 		    "median %.1f ms, max %.1f ms\n", n["g"],
 		    v["g", int(n["g"] / 2)], v["g", n["g"] - 1]
 }'
+
+# More random seeds than make check runs: changes mixed with crashes,
+# pauses and partitions, each run checked by the oracle and elect-check.
+N=${EPOCH_SEEDS:-5000}
+fails=$(seq 1001 $((1000 + N)) | xargs -P "$(nproc)" -n 100 bash -c '
+	set -o pipefail
+	for s; do
+		n=$((3 + s % 4))
+		"$0/t/algo-sim" -a lease -O -n $n -s $s -d 5 -r 4 \
+		    -k crash,pause,partition,reconfigure \
+		    -e "1.5 edict $n a" -e "2.5 edict 2 b" 2>/dev/null |
+		    "$0/bin/elect-check" -s lease - >/dev/null 2>&1 ||
+		    echo "seed $s"
+	done' "$B")
+[ -z "$fails" ] || { echo "epoch: failed: $fails"; exit 1; }
+echo "epoch: $N random seeds with changes, crashes, pauses and partitions: all certified"
