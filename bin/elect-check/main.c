@@ -31,7 +31,7 @@ usage(int code)
 		    "gm3 gm4 gm4s sle1 sle2\n"
 		    "  ale1 ale2w ale2 fd-complete fd-accurate uniqueness "
 		    "lease-quorum\n"
-		    "  edict-validity edict-order stability election\n");
+		    "  edict-validity edict-order stability election epochs\n");
 	exit(code);
 }
 

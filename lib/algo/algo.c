@@ -403,6 +403,22 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	}
 	if (check_timing(&cfg->timing, err, errlen) == -1)
 		return NULL;
+	if ((cfg->epoch != 0 || cfg->epoch_pending || cfg->epoch_fresh) &&
+	    !(ops->flags & ALGO_F_EPOCHS)) {
+		snprintf(err, errlen, "%s has no epochs", ops->name);
+		return NULL;
+	}
+	if (cfg->epoch > ALGO_EPOCH_MAX || (cfg->epoch == 0 &&
+	    cfg->epoch_pending)) {
+		snprintf(err, errlen, "epoch %u: 0 (running) to %u allowed",
+		    cfg->epoch, ALGO_EPOCH_MAX);
+		return NULL;
+	}
+	if (cfg->epoch_fresh && (cfg->epoch == 0 || cfg->persistlen != 0)) {
+		snprintf(err, errlen, "a fresh core is of an epoch above 0 and "
+		    "has no persisted state");
+		return NULL;
+	}
 	if (cfg->persistlen > ALGO_PERSIST_MAX) {
 		snprintf(err, errlen, "persisted state too long");
 		return NULL;
@@ -436,6 +452,9 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	a->inc = cfg->inc;
 	a->rng = cfg->seed;
 	a->t = cfg->timing;
+	a->epoch = cfg->epoch;
+	a->epoch_pending = cfg->epoch_pending;
+	a->epoch_fresh = cfg->epoch_fresh;
 	a->state.status = ST_DOWN;
 	a->since = now;
 	a->now = now;

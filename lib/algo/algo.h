@@ -77,6 +77,8 @@
 #define ALGO_ELID_STRLEN	48	/* "65535.18446744073709551615.4294967295" */
 #define ALGO_EDICT_MAX		ALGO_CMD_MAX	/* most bytes of an edict's text */
 
+#define ALGO_EPOCH_MAX		0xffffffu	/* epochs 0 .. 2^24 - 1 */
+
 #define ALGO_MS		INT64_C(1000000)
 #define ALGO_DRIFT_MAX	INT64_C(100000000)	/* rho <= 0.1 */
 typedef int64_t algo_time;	/* CLOCK_MONOTONIC, nanoseconds */
@@ -185,6 +187,17 @@ struct algo_config {
 	 * node went down, or NULL, 0 on a first start. */
 	const uint8_t	*persist;
 	size_t		 persistlen;
+	/* Nerio 10.6 (lease): the epoch whose members are ids, and whether
+	 * the epoch before it may still be RUNNING (e > 0: not yet learned
+	 * that it is TERMINATED).  0 and 0 for a cluster that never
+	 * changed. */
+	uint32_t	 epoch;
+	int		 epoch_pending;
+	/* The first life of this epoch's core on this host, as the caller
+	 * recorded in stable storage before this boot: it granted nothing
+	 * before, so it waits out no quiet period (e > 0, no persisted
+	 * blob). */
+	int		 epoch_fresh;
 };
 
 /* Commands from the operator (control socket, signals). */
@@ -193,6 +206,8 @@ enum algo_cmd_code {
 				 * so where its algorithm allows */
 	ALGO_CMD_RELEASE,	/* ALGO_F_DEADLINE: give leadership up now */
 	ALGO_CMD_EDICT,		/* ALGO_F_EDICTS: publish data[0 .. len-1] */
+	ALGO_CMD_WEDGE,		/* ALGO_F_EPOCHS: grant nothing more, ever */
+	ALGO_CMD_TERMINATED,	/* ALGO_F_EPOCHS: the epoch before ended */
 };
 
 struct algo_cmd {
@@ -342,6 +357,10 @@ struct algo_status {
 	 * named by the last grantor that refused, Nerio 10.4), or 0. */
 	uint16_t	 hint;
 	char		 extra[128];	/* more "key=value ..." fields, or "" */
+	/* ALGO_F_EPOCHS: the node's epoch, and whether it waits to learn
+	 * that the one before ended, or is wedged (grants nothing more). */
+	uint32_t	 epoch;
+	int		 pending, wedged;
 };
 
 /* What an algorithm offers beyond an election (algo_flags()). */
@@ -350,6 +369,9 @@ struct algo_status {
 /* The core takes its messages in any order (its own timestamps order
  * them): the wire need not drop a datagram that another overtook. */
 #define ALGO_F_ANYORDER	0x4
+/* Epochs (Nerio 10.6): ALGO_CMD_WEDGE and ALGO_CMD_TERMINATED, and the
+ * status's epoch fields. */
+#define ALGO_F_EPOCHS	0x8
 
 /* Results of algo_boot() (as NULL) and algo_step(). */
 #define ALGO_OK		 0
@@ -441,6 +463,9 @@ struct algo {
 	algo_time	 since;
 	algo_time	 now;		/* of the last input */
 	int		 left;		/* left on purpose: deaf from now on */
+	uint32_t	 epoch;		/* config epoch */
+	int		 epoch_pending;	/* config epoch_pending */
+	int		 epoch_fresh;	/* config epoch_fresh */
 };
 
 struct algo_ops {

@@ -28,14 +28,16 @@ deliver(struct lease *l, uint16_t from, uint64_t tok, uint64_t seq,
     const char *qs, const uint8_t *text, size_t len, struct algo_out *o)
 {
 	int in = tok > l->dtok || (tok == l->dtok && seq > l->dseq);
+	char ek[LEASE_EKEY];
 
 	if (!in)
 		algo_trace(o, "drop from=%u why=edict-order", from);
 	else {
 		l->dtok = tok;
 		l->dseq = seq;
-		algo_trace(o, "deliver from=%u seq=%llu qt=%s", from,
-		    (unsigned long long)seq, qs);
+		algo_trace(o, "deliver from=%u seq=%llu qt=%s%s", from,
+		    (unsigned long long)seq, qs,
+		    lease_epoch_key(l, ek, sizeof(ek)));
 	}
 	algo_edict(o, from, tok, seq, in, text, len);
 }
@@ -45,7 +47,7 @@ lease_make_edict(struct lease *l, const struct algo_cmd *c, algo_time now,
     struct algo_out *o)
 {
 	uint8_t b[ALGO_PAYLOAD_MAX];
-	char t[32], qs[LEASE_QT_STRLEN];
+	char t[32], qs[LEASE_QT_STRLEN], ek[LEASE_EKEY];
 	size_t len, i;
 
 	if (!lease_leading(l, now) || l->tok == 0)
@@ -68,8 +70,9 @@ lease_make_edict(struct lease *l, const struct algo_cmd *c, algo_time now,
 	}
 	memcpy(b + EDICT_HDR + l->nqt * QT_PAIR, c->data, c->len);
 	lease_qt_fmt(l->qt, l->nqt, qs, sizeof(qs));
-	algo_trace(o, "edict seq=%llu qt=%s clock=%s",
-	    (unsigned long long)l->ec, qs, lease_fmt_time(now, t, sizeof(t)));
+	algo_trace(o, "edict seq=%llu qt=%s clock=%s%s",
+	    (unsigned long long)l->ec, qs, lease_fmt_time(now, t, sizeof(t)),
+	    lease_epoch_key(l, ek, sizeof(ek)));
 	deliver(l, l->a.self, l->tok, l->ec, qs, c->data, c->len, o);
 	for (i = 0; i < l->a.n; i++)
 		if (i != l->a.rank)
@@ -116,7 +119,8 @@ lease_on_edict(struct lease *l, const struct algo_msg *m, struct algo_out *o)
 	off = EDICT_HDR + nqt * QT_PAIR;
 	text = m->payload + off;
 	len = m->len - off;
-	if (tok == 0 || seq == 0 || !text_ok(text, len))
+	if (tok == 0 || seq == 0 || !text_ok(text, len) ||
+	    !lease_epoch_k_ok(l, tok))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
 	lease_qt_fmt(qt, nqt, qs, sizeof(qs));

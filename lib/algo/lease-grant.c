@@ -7,15 +7,15 @@
 
 #include "algo/lease-internal.h"
 
-static void
-save(const struct lease *l, struct algo_out *o)
+void
+lease_save(const struct lease *l, struct algo_out *o)
 {
-	uint8_t b[PERSIST_LEN];
+	uint8_t b[PERSIST_V2_LEN];
 
 	b[0] = PERSIST_V1;
 	algo_put64(b + 1, l->khi);
 	algo_put64(b + 9, (uint64_t)l->dmax);
-	algo_persist(o, b, sizeof(b));
+	algo_persist(o, b, lease_epoch_persist(l, b, sizeof(b)));
 }
 
 /* Grant P's request, or say why not (and *LEFT, how long the obstacle
@@ -25,11 +25,13 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
     algo_time delta, algo_time start, uint64_t tok, algo_time now,
     struct algo_out *o, algo_time *left)
 {
-	char c1[32], c2[32];
+	char c1[32], c2[32], ek[LEASE_EKEY];
 	algo_time f;
 	int dirty = 0;
 
 	*left = 0;
+	if (l->wedging)
+		return R_WEDGED;
 	if (now < l->quiet) {
 		*left = l->quiet - now;
 		return R_QUIET;
@@ -60,16 +62,17 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 		dirty = 1;
 	}
 	if (dirty)
-		save(l, o);
+		lease_save(l, o);
 	/* A new grantee's predecessor has lapsed: F <= now < f. */
 	if (f > l->finish)
 		l->finish = f;
 	l->grantee = p;
 	l->told = 0;
 	l->granted = *elid;
-	algo_trace(o, "lease op=grant to=%u until=%s clock=%s", p,
+	algo_trace(o, "lease op=grant to=%u until=%s clock=%s%s", p,
 	    lease_fmt_time(l->finish, c1, sizeof(c1)),
-	    lease_fmt_time(now, c2, sizeof(c2)));
+	    lease_fmt_time(now, c2, sizeof(c2)),
+	    lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_set(o, T_GRANT, l->finish);
 	return 0;
 }
@@ -78,14 +81,15 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 void
 lease_ungrant(struct lease *l, uint16_t p, algo_time now, struct algo_out *o)
 {
-	char c[32];
+	char c[32], ek[LEASE_EKEY];
 
 	if (l->grantee != p || now >= l->finish)
 		return;
 	l->finish = now;
 	l->told = 1;
-	algo_trace(o, "lease op=release to=%u clock=%s", p,
-	    lease_fmt_time(now, c, sizeof(c)));
+	algo_trace(o, "lease op=release to=%u clock=%s%s", p,
+	    lease_fmt_time(now, c, sizeof(c)),
+	    lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_cancel(o, T_GRANT);
 }
 
@@ -136,11 +140,12 @@ lease_on_request(struct lease *l, const struct algo_msg *m, algo_time now,
 	echoinc = algo_get64(m->payload + 32);
 	rem = lease_get_time(m->payload + 40);
 	if (delta <= 0 || delta > DELTA_MAX || start < 0 || echo < 0 ||
-	    rem < 0)
+	    rem < 0 || !lease_epoch_k_ok(l, tok))
 		return ALGO_EINVAL;
 	if (!in_order(l, p, &m->elid, 0))
 		return ALGO_EINVAL;
 	lease_heard(l, p, o);
+	lease_epoch_learn(l, p, now, o);
 	/* 10.5: P led at least REM real time after we sampled ECHO. */
 	if (rem > 0 && echoinc == l->a.inc && echo <= now) {
 		v = echo + lease_slow(l, rem);
@@ -179,8 +184,10 @@ lease_on_release(struct lease *l, const struct algo_msg *m, algo_time now,
 		return ALGO_EINVAL;
 	if (!in_order(l, p, &m->elid, 1))
 		return ALGO_EINVAL;
-	if (l->grantee == p && elid_cmp(&l->granted, &m->elid) <= 0)
+	if (l->grantee == p && elid_cmp(&l->granted, &m->elid) <= 0) {
 		lease_ungrant(l, p, now, o);
+		lease_epoch_settle(l, now, o);
+	}
 	if (m->payload[0] == L_ABORT)
 		lease_heard(l, p, o);
 	else {
@@ -201,8 +208,10 @@ lease_boot_grantor(struct lease *l, const uint8_t *persist, size_t len,
 	algo_time base;
 
 	if (len != 0) {
-		if (len != PERSIST_LEN || persist[0] != PERSIST_V1 ||
-		    algo_get64(persist + 9) > (uint64_t)DELTA_MAX)
+		if ((len != PERSIST_LEN || persist[0] != PERSIST_V1) &&
+		    (len != PERSIST_V2_LEN || persist[0] != PERSIST_V2))
+			return ALGO_EINVAL;
+		if (algo_get64(persist + 9) > (uint64_t)DELTA_MAX)
 			return ALGO_EINVAL;
 		/* Every token acknowledged before is at most the bound;
 		 * the stale check starts afresh (tokens still in use may be

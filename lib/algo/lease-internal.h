@@ -8,6 +8,7 @@
  *			the fencing token)
  *	lease-watch.c	the weak leader's watch (section 9, mirrored)
  *	lease-edict.c	edicts, made and received (section 7)
+ *	lease-epoch.c	epochs: pending, learning, the wedge (10.6)
  *	lease.c		inputs, boot, status, invariants, payload codecs
  *
  * Why it is safe, and the decisions the paper leaves open (restarts,
@@ -33,7 +34,7 @@ enum {
 enum { T_TRY, T_ABORT, T_LEAD, T_GRANT, T_QUIET, NTIMER };
 
 /* Why a grantor refuses. */
-enum { R_BUSY = 1, R_QUIET, R_STALE, R_LATE, R_NWHY };
+enum { R_BUSY = 1, R_QUIET, R_STALE, R_LATE, R_WEDGED, R_NWHY };
 
 /* What a Release says of its sender. */
 enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
@@ -63,6 +64,14 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
  * disk once in TOKEN_STRIDE leaderships, not on every handover. */
 #define PERSIST_V1	1
 #define PERSIST_LEN	17
+/* Version 2 (epochs, share/elect/lease.md E6): version 1's fields, the
+ * epoch (4) and flags (1). */
+#define PERSIST_V2	2
+#define PERSIST_V2_LEN	22
+#define EP_WEDGED	0x1
+#define EP_LEARNED	0x2
+/* Tokens of epoch e lie in (e 2^EPOCH_SHIFT, (e+1) 2^EPOCH_SHIFT). */
+#define EPOCH_SHIFT	40
 #define TOKEN_STRIDE	1024
 
 struct qt {
@@ -130,6 +139,10 @@ struct lease {
 	/* Edicts received: the last delivered. */
 	uint64_t	 dtok, dseq;
 	struct peer	 peer[LEASE_NODES_MAX];
+	/* Epochs (10.6): ours is a.epoch. */
+	int		 pending;	/* the epoch before not known ended */
+	int		 wedging;	/* asked to wedge: grants nothing */
+	int		 wedged;	/* A = bot, F = infinity */
 };
 
 /* ---- arithmetic on the clock (share/elect/lease.md, Clock) ---- */
@@ -227,6 +240,27 @@ void		 lease_heard(struct lease *, uint16_t, struct algo_out *);
 void		 lease_lost(struct lease *, uint16_t, algo_time,
 		    struct algo_out *);
 void		 lease_lapsed(struct lease *, algo_time, struct algo_out *);
+
+/* lease-epoch.c */
+int		 lease_epoch_boot(struct lease *, const uint8_t *persist,
+		    size_t len, algo_time now);
+size_t		 lease_epoch_persist(const struct lease *, uint8_t *, size_t);
+uint64_t	 lease_epoch_token(const struct lease *, uint64_t);
+int		 lease_epoch_may_run(const struct lease *);
+const char	*lease_epoch_key(const struct lease *, char *, size_t);
+#define LEASE_EKEY	24	/* " epoch=16777215", NUL included */
+int		 lease_epoch_k_ok(const struct lease *, uint64_t);
+void		 lease_epoch_learn(struct lease *, uint16_t by, algo_time,
+		    struct algo_out *);
+void		 lease_epoch_settle(struct lease *, algo_time,
+		    struct algo_out *);
+int		 lease_epoch_cmd(struct lease *, const struct algo_cmd *,
+		    algo_time, struct algo_out *);
+void		 lease_epoch_query(const struct lease *, struct algo_status *);
+const char	*lease_epoch_check(const struct lease *);
+
+/* lease-grant.c */
+void		 lease_save(const struct lease *, struct algo_out *);
 
 /* lease-edict.c */
 int		 lease_make_edict(struct lease *, const struct algo_cmd *,

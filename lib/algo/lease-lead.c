@@ -109,7 +109,7 @@ static void
 complete(struct lease *l, algo_time now, struct algo_out *o)
 {
 	struct run *u = &l->run;
-	char c1[32], c2[32], tk[32], qs[LEASE_QT_STRLEN];
+	char c1[32], c2[32], tk[32], qs[LEASE_QT_STRLEN], ek[LEASE_EKEY];
 	int cont = lease_leading(l, now);
 	size_t r;
 
@@ -135,16 +135,17 @@ complete(struct lease *l, algo_time now, struct algo_out *o)
 		l->ptok = 0;
 	} else {
 		l->tok = 0;
-		l->ptok = (u->maxk > lease_kq(l) ? u->maxk : lease_kq(l)) + 1;
+		l->ptok = lease_epoch_token(l, (u->maxk > lease_kq(l) ?
+		    u->maxk : lease_kq(l)) + 1);
 	}
 	lease_qt_fmt(l->qt, l->nqt, qs, sizeof(qs));
 	tk[0] = '\0';
 	if (l->tok != 0)
 		snprintf(tk, sizeof(tk), " token=%llu",
 		    (unsigned long long)l->tok);
-	algo_trace(o, "lead until=%s clock=%s qt=%s%s",
+	algo_trace(o, "lead until=%s clock=%s qt=%s%s%s",
 	    lease_fmt_time(l->expire, c1, sizeof(c1)), lease_fmt_time(now, c2, sizeof(c2)),
-	    qs, tk);
+	    qs, tk, lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_set(o, T_LEAD, l->expire);
 	lease_show(l, now, o);
 	if (l->ptok != 0)
@@ -217,6 +218,8 @@ lease_fail(struct lease *l, algo_time now, struct algo_out *o)
 void
 lease_maybe_run(struct lease *l, algo_time now, struct algo_out *o)
 {
+	if (!lease_epoch_may_run(l))
+		return;
 	if (l->a.left || l->run.on || lease_leading(l, now) || now < l->quiet ||
 	    now < l->backoff || l->mon != NONE || lease_granting(l, now))
 		return;
@@ -237,6 +240,8 @@ lease_on_ok(struct lease *l, const struct algo_msg *m, algo_time now,
 	    (t = lease_get_time(m->payload)) < 0)
 		return ALGO_EINVAL;
 	k = algo_get64(m->payload + 16);
+	if (!lease_epoch_k_ok(l, k))
+		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
 	r = lease_rank(l, m->peer);
 	pr = &l->peer[r];
@@ -273,6 +278,7 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 	left = lease_get_time(m->payload + 3);
 	k = algo_get64(m->payload + 11);
 	if (why < R_BUSY || why >= R_NWHY || left < 0 || left > DELTA_MAX ||
+	    !lease_epoch_k_ok(l, k) ||
 	    (g != 0 && algo_rank(&l->a, g) == -1) || (why == R_BUSY) != (g != 0))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
@@ -286,7 +292,7 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 	u->nref++;
 	if (k > u->maxk)
 		u->maxk = k;
-	if (why == R_STALE || why == R_LATE) {
+	if (why == R_STALE || why == R_LATE || why == R_WEDGED) {
 		u->stale |= why == R_STALE;
 		f = NEVER;
 	} else
@@ -308,7 +314,7 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 void
 lease_resign(struct lease *l, int why, algo_time now, struct algo_out *o)
 {
-	char c[32];
+	char c[32], ek[LEASE_EKEY];
 
 	if (l->run.on) {
 		l->run.on = 0;
@@ -317,7 +323,8 @@ lease_resign(struct lease *l, int why, algo_time now, struct algo_out *o)
 	if (lease_leading(l, now)) {
 		l->expire = now;
 		lease_fmt_time(now, c, sizeof(c));
-		algo_trace(o, "lead until=%s clock=%s", c, c);
+		algo_trace(o, "lead until=%s clock=%s%s", c, c,
+		    lease_epoch_key(l, ek, sizeof(ek)));
 		algo_timer_cancel(o, T_LEAD);
 	}
 	l->tok = l->ptok = 0;

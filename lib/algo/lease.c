@@ -34,7 +34,7 @@ static const char *const timernames[NTIMER] = {
 
 static const char *const whynames[R_NWHY] = {
 	[R_BUSY] = "busy", [R_QUIET] = "quiet", [R_STALE] = "stale",
-	[R_LATE] = "late",
+	[R_LATE] = "late", [R_WEDGED] = "wedged",
 };
 
 static const char *const relnames[L_NWHY] = {
@@ -143,6 +143,9 @@ on_cmd(struct lease *l, const struct algo_cmd *c, algo_time now,
 	switch (c->code) {
 	case ALGO_CMD_EDICT:
 		return lease_make_edict(l, c, now, o);
+	case ALGO_CMD_WEDGE:
+	case ALGO_CMD_TERMINATED:
+		return lease_epoch_cmd(l, c, now, o);
 	case ALGO_CMD_RELEASE:
 		if (!lease_leading(l, now) && !l->run.on)
 			return ALGO_ENOTLEADER;
@@ -180,6 +183,7 @@ step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	if ((in->type != ALGO_IN_RECV || in->msg.peer != l->grantee) &&
 	    (in->type != ALGO_IN_TIMER || in->timer != T_GRANT))
 		lease_lapsed(l, in->now, o);
+	lease_epoch_settle(l, in->now, o);
 	switch (in->type) {
 	case ALGO_IN_RECV:
 		switch (in->msg.type) {
@@ -215,7 +219,8 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 	size_t r;
 
 	if (a->n > LEASE_NODES_MAX ||
-	    lease_boot_grantor(l, persist, len, now) != ALGO_OK)
+	    lease_boot_grantor(l, persist, len, now) != ALGO_OK ||
+	    lease_epoch_boot(l, persist, len, now) != ALGO_OK)
 		return ALGO_EINVAL;
 	for (r = 0; r < a->n; r++)
 		l->peer[r].up = 1;
@@ -256,6 +261,7 @@ query(const struct algo *a, algo_time now, struct algo_status *st)
 			snprintf(c2, sizeof(c2), "-");
 		snprintf(st->extra, sizeof(st->extra), "lease_until=%s token=%s",
 		    lease_fmt_time(st->until, c1, sizeof(c1)), c2);
+		lease_epoch_query(l, st);
 		return;
 	}
 	if (lease_granting(l, now)) {
@@ -276,6 +282,7 @@ query(const struct algo *a, algo_time now, struct algo_status *st)
 		    "%squiet_until=%s", off ? " " : "",
 		    lease_fmt_time(l->quiet, c1, sizeof(c1)));
 	}
+	lease_epoch_query(l, st);
 }
 
 /*
@@ -312,7 +319,7 @@ check(const struct algo *a)
 	if (l->mon != NONE && (l->mon <= a->rank || l->mon >= a->n ||
 	    !l->peer[l->mon].up))
 		return "lease: the watched node is above and correct";
-	return NULL;
+	return lease_epoch_check(l);
 }
 
 /* ---- payload fields, for traces and test scripts ---- */
@@ -479,7 +486,8 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 
 const struct algo_ops algo_lease = {
 	.name = "lease",
-	.flags = ALGO_F_DEADLINE | ALGO_F_EDICTS | ALGO_F_ANYORDER,
+	.flags = ALGO_F_DEADLINE | ALGO_F_EDICTS | ALGO_F_ANYORDER |
+	    ALGO_F_EPOCHS,
 	.msgnames = msgnames,
 	.nmsg = NMSG,
 	.timernames = timernames,

@@ -108,7 +108,7 @@ extern const struct check_ops check_ale1, check_ale2w, check_ale2;
 extern const struct check_ops check_fd_complete, check_fd_accurate;
 extern const struct check_ops check_uniqueness, check_lease_quorum,
 	    check_edict_validity, check_edict_order, check_stability,
-	    check_election;
+	    check_election, check_epochs;
 
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")

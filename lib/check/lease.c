@@ -225,7 +225,10 @@ const struct check_ops check_uniqueness = {
 struct qrun {
 	unsigned	 to;		/* 0: any grantee */
 	struct inst	 g, h;		/* the grant's line, its latest end */
+	uint64_t	 epoch;		/* QANY: any epoch */
 };
+
+#define QANY	UINT64_MAX
 
 struct qregion {
 	int		 on;
@@ -236,6 +239,7 @@ struct qregion {
 	struct inst	 chk;
 	int		 dvalid;
 	struct inst	 d;		/* no lack before it */
+	uint64_t	 epoch;		/* grants of this epoch count */
 };
 
 struct qnode {
@@ -290,12 +294,14 @@ quorum_free(void *arg)
  * began at A; *U its end. */
 static int
 run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
-    struct inst a, struct inst t, struct inst *u)
+    struct inst a, uint64_t e, struct inst t, struct inst *u)
 {
 	trace_time skew = j == p ? 0 : q->w->skew;
 	struct inst from, to;
 
 	if (r->to != 0 && r->to != q->w->node[p].id)
+		return 0;
+	if (r->epoch != QANY && r->epoch != e)	/* another epoch's grant */
 		return 0;
 	if (skew != 0)
 		from = inst_early(r->g, skew);
@@ -310,11 +316,11 @@ run_covers(const struct quorum *q, const struct qrun *r, size_t j, size_t p,
 	return 1;
 }
 
-/* Whether J grants to P's leadership begun at A at T, and until when at
- * least (*U). */
+/* Whether J grants to P's leadership of epoch E begun at A at T, and
+ * until when at least (*U). */
 static int
 grants(const struct quorum *q, size_t j, size_t p, struct inst a,
-    struct inst t, struct inst *u)
+    uint64_t e, struct inst t, struct inst *u)
 {
 	const struct lw_node *n = &q->w->node[j];
 	const struct qnode *x = &q->n[j];
@@ -327,13 +333,14 @@ grants(const struct quorum *q, size_t j, size_t p, struct inst a,
 	if (n->grant.gen > 0) {
 		r.to = n->grant.to;
 		r.g = n->grant.a;
+		r.epoch = n->grant.epoch;
 		lw_end(q->w, n, &n->grant, &lo, &r.h);
-		yes |= run_covers(q, &r, j, p, a, t, u);
+		yes |= run_covers(q, &r, j, p, a, e, t, u);
 	}
 	for (k = 0; k < x->nold; k++)
-		yes |= run_covers(q, &x->old[k], j, p, a, t, u);
+		yes |= run_covers(q, &x->old[k], j, p, a, e, t, u);
 	if (x->wild)
-		yes |= run_covers(q, &x->any, j, p, a, t, u);
+		yes |= run_covers(q, &x->any, j, p, a, e, t, u);
 	return yes;
 }
 
@@ -358,29 +365,29 @@ kth_latest(struct inst *a, size_t n, size_t k)
  * P's leadership begun at A, as far as is known; *COUNT how many grant
  * then. */
 static struct inst
-deficit(struct quorum *q, size_t p, struct inst a, struct inst from,
-    unsigned *count)
+deficit(struct quorum *q, size_t p, struct inst a, uint64_t e,
+    struct inst from, unsigned *count)
 {
-	unsigned need = lw_quorum(q->w);
+	unsigned need = lw_quorum_of(q->w, e);
 	struct inst t = from, u;
 	size_t j, iter, nn = q->w->ids.n;
 
 	if (q->endcap < nn) {
-		struct inst *e = reallocarray(q->ends, nn, sizeof(*e));
+		struct inst *ends = reallocarray(q->ends, nn, sizeof(*ends));
 
-		if (e == NULL) {
+		if (ends == NULL) {
 			q->w->nomem = 1;
 			*count = need;
 			return inst_make(TIME_MAX, INST_LAST);
 		}
-		q->ends = e;
+		q->ends = ends;
 		q->endcap = nn;
 	}
 	for (iter = 0; iter <= nn * (QRUNS + 3); iter++) {
 		size_t c = 0;
 
 		for (j = 0; j < nn; j++)
-			if (grants(q, j, p, a, t, &u))
+			if (grants(q, j, p, a, e, t, &u))
 				q->ends[c++] = u;
 		if (c < need) {
 			*count = (unsigned)c;
@@ -447,7 +454,8 @@ static void
 keep_run(struct quorum *q, const struct lw_change *ch)
 {
 	struct qnode *x = &q->n[ch->node];
-	struct qrun r = { ch->span.to, ch->span.a, ch->span.hi };
+	struct qrun r = { ch->span.to, ch->span.a, ch->span.hi,
+	    ch->span.epoch };
 
 	if (x->nold == QRUNS) {
 		struct qrun *o = &x->old[0];
@@ -455,6 +463,8 @@ keep_run(struct quorum *q, const struct lw_change *ch)
 		if (!x->wild)
 			x->any = *o;
 		x->any.to = 0;
+		if (x->any.epoch != o->epoch)
+			x->any.epoch = QANY;
 		x->any.g = inst_min(x->any.g, o->g);
 		x->any.h = inst_max(x->any.h, o->h);
 		x->wild = 1;
@@ -491,6 +501,7 @@ quorum_change(struct quorum *q, const struct lw_change *ch)
 		q->next = inst_make(TIME_MIN, 0);
 		x->r[x->nr].on = 1;
 		x->r[x->nr].gen = ch->span.gen;
+		x->r[x->nr].epoch = ch->span.epoch;
 		x->r[x->nr].a = ch->span.a;
 		x->r[x->nr++].chk = inst_after(ch->span.a);
 		if (x->listed)
@@ -549,14 +560,15 @@ quorum_check(struct quorum *q, size_t p, struct qregion *r, struct inst h,
 	/* Grants may have been renewed since d was found, or d may be a
 	 * bound below a lack: look again before saying so. */
 	if (!r->dvalid || inst_lt(r->d, limit)) {
-		r->d = deficit(q, p, r->a, r->chk, &count);
+		r->d = deficit(q, p, r->a, r->epoch, r->chk, &count);
 		r->dvalid = 1;
 	}
 	if (inst_lt(r->d, limit)) {
 		check_violation(out, ev, "node %u leads at %s while at most %u "
 		    "of %u node%s grant it a lease, %u needed", n->id,
-		    time_str(b, r->d.t), count, lw_size(q->w),
-		    PLURAL(lw_size(q->w)), lw_quorum(q->w));
+		    time_str(b, r->d.t), count, lw_size_of(q->w, r->epoch),
+		    PLURAL(lw_size_of(q->w, r->epoch)),
+		    lw_quorum_of(q->w, r->epoch));
 		r->on = 0;
 		return;
 	}
@@ -613,8 +625,8 @@ quorum_event(void *arg, const struct trace_event *ev, struct check_out *out)
 		quorum_change(q, &q->w->ch[c]);
 	/* A larger cluster needs a larger quorum: every lack is to be
 	 * found again. */
-	if (q->need != lw_quorum(q->w)) {
-		q->need = lw_quorum(q->w);
+	if (q->need != lw_quorum(q->w) + q->w->esz_gen) {
+		q->need = lw_quorum(q->w) + q->w->esz_gen;
 		q->next = inst_make(TIME_MIN, 0);
 		for (j = 0; j < q->nact; j++)
 			for (i = 0; i < q->n[q->act[j]].nr; i++)

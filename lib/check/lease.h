@@ -40,6 +40,12 @@
  * The cluster's size is --nodes when given, else the largest nodes= of
  * the boots seen so far, else the number of distinct node ids seen so far
  * on lines; quorums are majorities of it.
+ *
+ * Epochs (Nerio 10.6).  A boot's epoch= says which epoch the node runs
+ * from there on, and its nodes= that epoch's size; spans carry the epoch
+ * they belong to.  A leadership's quorum is a majority of its own epoch
+ * (lw_quorum_of); the cluster's size, for liveness, is the newest
+ * epoch's.
  */
 #ifndef ELECT_CHECK_LEASE_H
 #define ELECT_CHECK_LEASE_H
@@ -70,6 +76,7 @@ struct lw_span {
 	struct inst	 lo, hi;	/* its end, once !on */
 	trace_time	 nominal;	/* its end at clock rate 1, once !on */
 	enum lw_why	 why;		/* why it ended */
+	uint64_t	 epoch;		/* of its node when it started */
 };
 
 struct lw_clock {
@@ -86,6 +93,12 @@ struct lw_node {
 	struct inst	 last;		/* its last line */
 	struct lw_clock	 clk;
 	struct lw_span	 lead, grant;
+	uint64_t	 epoch;		/* of its last boot */
+};
+
+struct lw_esize {
+	uint64_t	 epoch;
+	unsigned	 n;		/* the largest nodes= of its boots */
 };
 
 /* What a line changed, for the checkers to react to. */
@@ -138,6 +151,11 @@ struct lw {
 	 * decided at the line before stands. */
 	int		 quiet;
 	int		 nomem;
+	/* Epochs: their sizes, and a count of changes to them. */
+	struct lw_esize	*esz;
+	size_t		 nesz, escap;
+	uint64_t	 newest;
+	unsigned	 esz_gen;
 };
 
 /*
@@ -153,6 +171,10 @@ void		 lw_finish(const struct lw *, const struct trace_event *last,
 struct lw_node	*lw_node(struct lw *, unsigned id);	/* NULL: unknown */
 unsigned	 lw_size(const struct lw *);
 unsigned	 lw_quorum(const struct lw *);
+/* Epoch E's size and quorum: lw_size() for a trace without epochs or
+ * an epoch whose boots said none. */
+unsigned	 lw_size_of(const struct lw *, uint64_t e);
+unsigned	 lw_quorum_of(const struct lw *, uint64_t e);
 /* Bounds on the end of a span; for a running span as known now. */
 void		 lw_end(const struct lw *, const struct lw_node *,
 		    const struct lw_span *, struct inst *lo, struct inst *hi);

@@ -48,6 +48,7 @@ lw_free(struct lw *w)
 	free(w->node);
 	free(w->live);
 	free(w->ch);
+	free(w->esz);
 }
 
 static void *
@@ -98,10 +99,63 @@ lw_node(struct lw *w, unsigned id)
 }
 
 unsigned
+lw_size_of(const struct lw *w, uint64_t e)
+{
+	size_t k;
+
+	if (w->opt_nodes == 0)
+		for (k = 0; k < w->nesz; k++)
+			if (w->esz[k].epoch == e)
+				return w->esz[k].n;
+	return lw_size(w);
+}
+
+unsigned
+lw_quorum_of(const struct lw *w, uint64_t e)
+{
+	return lw_size_of(w, e) / 2 + 1;
+}
+
+/* Epoch E has at least N nodes. */
+static void
+epoch_size(struct lw *w, uint64_t e, unsigned n)
+{
+	size_t k;
+
+	for (k = 0; k < w->nesz && w->esz[k].epoch != e; k++)
+		;
+	if (k == w->nesz) {
+		if (w->nesz == w->escap) {
+			struct lw_esize *p = array_grow(w->esz, &w->escap,
+			    sizeof(*p));
+
+			if (p == NULL) {
+				w->nomem = 1;
+				return;
+			}
+			w->esz = p;
+		}
+		w->esz[w->nesz].epoch = e;
+		w->esz[w->nesz++].n = 0;
+	}
+	if (n > w->esz[k].n) {
+		w->esz[k].n = n;
+		w->esz_gen++;
+	}
+	if (e > w->newest)
+		w->newest = e;
+}
+
+unsigned
 lw_size(const struct lw *w)
 {
+	size_t k;
+
 	if (w->opt_nodes > 0)
 		return w->opt_nodes;
+	for (k = 0; k < w->nesz; k++)	/* with epochs: the newest */
+		if (w->esz[k].epoch == w->newest && w->esz[k].n > 0)
+			return w->esz[k].n;
 	if (w->boot_nodes > 0)
 		return w->boot_nodes;
 	return w->seen;
@@ -380,6 +434,7 @@ start_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
 	s->a = w->now;
 	s->until = ev->until;
 	s->to = grant ? ev->to : 0;
+	s->epoch = (ev->have & HAVE_EPOCH) ? ev->epoch : w->node[i].epoch;
 	change(w, grant ? LW_GRANT_START : LW_LEAD_START, i, s);
 	track(w, i);
 }
@@ -509,6 +564,9 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 			end_by_line(w, i, 0, inst_after(n->last), LW_DOWN);
 		if ((ev->have & HAVE_NODES) && ev->nodes > w->boot_nodes)
 			w->boot_nodes = ev->nodes;
+		n->epoch = ev->epoch;
+		if ((ev->have & HAVE_EPOCH) && (ev->have & HAVE_NODES))
+			epoch_size(w, ev->epoch, ev->nodes);
 		set_up(w, i, 1, 0);
 		break;
 	case TR_CRASH:
@@ -565,6 +623,7 @@ take(struct lw *w, const struct trace_event *ev)
 	switch (ev->type) {
 	case TR_CLOCK:
 	case TR_EDICT:
+	case TR_EPOCH:
 		sample(w, (size_t)i, ev->clock);
 		break;
 	case TR_LEAD:

@@ -11,7 +11,7 @@ const struct check_ops *const check_all[] = {
 	&check_fd_complete, &check_fd_accurate,
 	&check_uniqueness, &check_lease_quorum, &check_edict_validity,
 	&check_edict_order, &check_stability, &check_election,
-	NULL
+	&check_epochs, NULL
 };
 
 static const struct check_ops *const set_sync[] = {
@@ -25,7 +25,8 @@ static const struct check_ops *const set_fd[] = {
 };
 static const struct check_ops *const set_lease[] = {
 	&check_uniqueness, &check_lease_quorum, &check_edict_validity,
-	&check_edict_order, &check_stability, &check_election, NULL
+	&check_edict_order, &check_stability, &check_election,
+	&check_epochs, NULL
 };
 
 static const struct {

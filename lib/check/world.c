@@ -189,7 +189,7 @@ add_node(struct world *w, unsigned id)
 	if (idmap_new(&w->ids, id) == -1)
 		err(2, NULL);
 	w->n++;
-	if (w->size != 0 && w->n > w->size)
+	if (w->size != 0 && w->n > w->size && !w->epochs)
 		w->anomaly |= WA_SIZE;
 	return (int)w->n - 1;
 }
@@ -266,10 +266,14 @@ boot(struct world *w, struct wnode *nd, const struct trace_event *ev)
 	nd->inc = ev->inc;
 	nd->t_up = ev->t;
 	w->changed |= W_UP;
+	/* With epochs (Nerio 10.6) nodes= is the size of the node's epoch:
+	 * the hosts of all epochs may be more. */
+	if (ev->have & HAVE_EPOCH)
+		w->epochs = 1;
 	if ((ev->have & HAVE_NODES) && ev->nodes > w->size &&
 	    w->size_opt == 0) {
 		w->size = ev->nodes;
-		if (w->n > w->size)
+		if (w->n > w->size && !w->epochs)
 			w->anomaly |= WA_SIZE;
 	}
 	set_state(w, nd, ST_DOWN, 0, none, ev->t);

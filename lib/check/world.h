@@ -55,6 +55,7 @@ struct world {
 	size_t		 words;		/* per row of the matrices */
 	unsigned	 size;		/* the cluster's size, 0 until known */
 	unsigned	 size_opt;	/* --nodes */
+	int		 epochs;		/* boots say their epoch (Nerio 10.6) */
 	trace_time	 skew;		/* --skew */
 	unsigned	 nup, npaused;
 	trace_time	 first, now;	/* first and latest time seen */

@@ -18,7 +18,7 @@
 static const char type_names[TR_NTYPES][8] = {
 	"boot", "crash", "exit", "pause", "resume", "state", "send", "recv",
 	"drop", "fd", "lease", "lead", "edict", "deliver", "clock", "net",
-	"task", "lost", "quiet"
+	"task", "lost", "quiet", "epoch"
 };
 
 static const char *const status_names[ST_NSTATUS] = {
@@ -403,6 +403,7 @@ enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT };
 		  1u << OP_PLAYDEAD | 1u << OP_PLAYALIVE)
 #define OPS_LEASE (1u << OP_GRANT | 1u << OP_RELEASE)
 #define OPS_TASK (1u << OP_START | 1u << OP_STOP)
+#define OPS_EPOCH (1u << OP_WEDGE | 1u << OP_LEARN)
 #define F(f)	offsetof(struct trace_event, f)
 #define K(s)	s, sizeof(s) - 1
 
@@ -421,6 +422,7 @@ static const struct keyspec boot_keys[] = {
 	{ K("inc"), K_U64, 1, F(inc), 0, 0 },
 	{ K("algo"), K_STR, 0, F(algo), HAVE_ALGO, 0 },
 	{ K("nodes"), K_ID, 0, F(nodes), HAVE_NODES, 0 },
+	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 };
 static const struct keyspec exit_keys[] = {
 	{ K("why"), K_STR, 1, F(why), HAVE_WHY, 0 },
@@ -454,21 +456,25 @@ static const struct keyspec lease_keys[] = {
 	{ K("to"), K_ID, 1, F(to), 0, 0 },
 	{ K("until"), K_TIME, 0, F(until), HAVE_UNTIL, 0 },
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
+	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 };
 static const struct keyspec lead_keys[] = {
 	{ K("until"), K_TIME, 1, F(until), HAVE_UNTIL, 0 },
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
 	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
+	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 };
 static const struct keyspec edict_keys[] = {
 	{ K("seq"), K_U64, 1, F(seq), 0, 0 },
 	{ K("qt"), K_QT, 1, F(qt), HAVE_QT, 0 },
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
+	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 };
 static const struct keyspec deliver_keys[] = {
 	{ K("from"), K_ID, 1, F(from), 0, 0 },
 	{ K("seq"), K_U64, 1, F(seq), 0, 0 },
 	{ K("qt"), K_QT, 1, F(qt), HAVE_QT, 0 },
+	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 };
 static const struct keyspec clock_keys[] = {
 	{ K("c"), K_TIME, 1, F(clock), 0, 0 },
@@ -486,6 +492,12 @@ static const struct keyspec task_keys[] = {
 };
 static const struct keyspec lost_keys[] = {
 	{ K("n"), K_U64, 1, F(n), 0, 0 },
+};
+static const struct keyspec epoch_keys[] = {
+	{ K("op"), K_OP, 1, F(op), 0, OPS_EPOCH },
+	{ K("epoch"), K_U64, 1, F(epoch), HAVE_EPOCH, 0 },
+	{ K("by"), K_ID, 0, F(by), HAVE_BY, 0 },
+	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
 };
 
 #define KEYS(t, a)	[t] = { a, sizeof(a) / sizeof(a[0]) }
@@ -508,6 +520,7 @@ static const struct {
 	KEYS(TR_NET, net_keys),
 	KEYS(TR_TASK, task_keys),
 	KEYS(TR_LOST, lost_keys),
+	KEYS(TR_EPOCH, epoch_keys),
 };
 
 static int
@@ -545,7 +558,7 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
     struct trace_memo *memo, int slack, char *why, size_t whylen)
 {
 	static const char *const ops[] = { "", "start", "stop", "down",
-	    "playdead", "playalive", "grant", "release" };
+	    "playdead", "playalive", "grant", "release", "wedge", "learn" };
 	static const char *const links[] = { "up", "down", "flaky" };
 	void *f = (char *)ev + ks->off;
 	int i;
@@ -578,7 +591,7 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 		*(enum trace_status *)f = (enum trace_status)i;
 		break;
 	case K_OP:
-		if ((i = lookup(v, ops, 8)) <= 0 || !(ks->ops & 1u << i))
+		if ((i = lookup(v, ops, 10)) <= 0 || !(ks->ops & 1u << i))
 			goto bad;
 		*(enum trace_op *)f = (enum trace_op)i;
 		break;
@@ -725,7 +738,7 @@ event_type(struct trace_str w, int slack)
 		['b' - 'a'] = { T(TR_BOOT) },
 		['c' - 'a'] = { T(TR_CRASH), T(TR_CLOCK) },
 		['d' - 'a'] = { T(TR_DROP), T(TR_DELIVER) },
-		['e' - 'a'] = { T(TR_EXIT), T(TR_EDICT) },
+		['e' - 'a'] = { T(TR_EXIT), T(TR_EDICT), T(TR_EPOCH) },
 		['f' - 'a'] = { T(TR_FD) },
 		['l' - 'a'] = { T(TR_LEASE), T(TR_LEAD), T(TR_LOST) },
 		['n' - 'a'] = { T(TR_NET) },
@@ -738,7 +751,7 @@ event_type(struct trace_str w, int slack)
 #undef T
 	/* The lengths of type_names[]. */
 	static const unsigned char len[TR_NTYPES] = { 4, 5, 4, 5, 6, 5, 4, 4,
-	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5 };
+	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5, 5 };
 	const unsigned char *c;
 
 	if (w.p[0] < 'a' || w.p[0] > 'z')
@@ -770,6 +783,7 @@ trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
 	int t;
 
 	ev->have = 0;
+	ev->epoch = 0;
 	ev->nkv = 0;
 	ev->line.p = line;
 	ev->line.n = len;

@@ -21,7 +21,7 @@ typedef int64_t trace_time;
 enum trace_type {
 	TR_BOOT, TR_CRASH, TR_EXIT, TR_PAUSE, TR_RESUME, TR_STATE, TR_SEND,
 	TR_RECV, TR_DROP, TR_FD, TR_LEASE, TR_LEAD, TR_EDICT, TR_DELIVER,
-	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_QUIET, TR_NTYPES
+	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_QUIET, TR_EPOCH, TR_NTYPES
 };
 
 enum trace_status {
@@ -32,7 +32,7 @@ enum trace_status {
 /* op= values; which are allowed depends on the event. */
 enum trace_op {
 	OP_NONE, OP_START, OP_STOP, OP_DOWN, OP_PLAYDEAD, OP_PLAYALIVE,
-	OP_GRANT, OP_RELEASE
+	OP_GRANT, OP_RELEASE, OP_WEDGE, OP_LEARN
 };
 
 enum trace_link { LINK_UP, LINK_DOWN, LINK_FLAKY };
@@ -62,6 +62,9 @@ struct trace_qt {
 #define HAVE_XSTATUS	0x0040u
 #define HAVE_WHY	0x0080u
 #define HAVE_UNTIL	0x0100u
+#define HAVE_EPOCH	0x0200u	/* Nerio 10.6: boot, lease, lead, edict,
+				 * deliver (epoch: always) */
+#define HAVE_BY		0x0400u
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
@@ -101,6 +104,8 @@ struct trace_event {
 	struct trace_str token;		/* task */
 	struct trace_str xstatus;	/* task status= */
 	uint64_t	 n;		/* lost */
+	uint64_t	 epoch;		/* epoch= (0 without it) */
+	unsigned	 by;		/* epoch op=learn by= */
 
 	size_t		 nkv;
 	struct trace_kv	 kv[TRACE_KV_MAX];

@@ -150,6 +150,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.nids = n;
 	cfg.self = ids[byte(&f) % n];
 	cfg.inc = 1;
+	if (algo_flags(ops) & ALGO_F_EPOCHS) {	/* Nerio 10.6 */
+		cfg.epoch = byte(&f) % 3;
+		cfg.epoch_pending = cfg.epoch != 0 && byte(&f) % 2;
+		cfg.epoch_fresh = cfg.epoch != 0 && byte(&f) % 2;
+	}
 	algo_timing_default(&cfg.timing);
 	for (t = 0; t < ALGO_TIMERS_MAX; t++)
 		deadline[t] = -1;
@@ -196,7 +201,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3:
 			in.type = ALGO_IN_CMD;
-			in.cmd.code = 1 + byte(&f) % 3;
+			in.cmd.code = 1 + byte(&f) % 5;
 			in.cmd.len = byte(&f) % 16;
 			for (i = 0; i < in.cmd.len; i++)
 				in.cmd.data[i] = byte(&f);

@@ -4,16 +4,21 @@
  * tests can assert the exact messages and states without sockets.
  *
  *	algo-drive -a ALGO -i ID (-n N | -c ID,ID,...) [-q] [-s SEED]
- *	    [-t NAME=MS ...] < script
+ *	    [-t NAME=MS ...] [-e EPOCH [-p] [-F]] < script
+ *
+ * -e boots the core in an epoch (Nerio 10.6), -p pending: not yet told
+ * that the epoch before ended; -F fresh: the first life of that epoch's
+ * core (its first boot only: a restart is not fresh).
  *
  * Script lines are "TIME INPUT ARGS", TIME in milliseconds:
  *
- *	0 boot inc=1			recovery (again: a restart, given
+ *	0 boot inc=1 [epoch=E]		recovery (again: a restart, given
  *					the state last persisted)
  *	5 recv from=5 msg=Halt elid=5.1.0 [field=value ...]
  *	10 down 5			DownSig
  *	12 timer call			a timer's deadline passed
- *	20 cmd leave			a command (leave, release, edict TEXT)
+ *	20 cmd leave			a command (leave, release, edict TEXT,
+ *					wedge, terminated)
  *	20 query			print the status
  *	20 leadership			print its deadline, token, hint
  *
@@ -59,7 +64,8 @@ static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s -a ALGO -i ID "
-	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] < script\n",
+	    "(-n N | -c ID,...) [-q] [-s SEED] [-t NAME=MS ...] [-e EPOCH [-p] [-F]] "
+	    "< script\n",
 	    getprogname());
 	exit(status);
 }
@@ -166,14 +172,22 @@ do_boot(char **argv, int argc, algo_time now)
 	char err[128], *k, *v;
 	int i;
 
-	if (argc != 1)
-		bad("boot takes inc=K");
+	if (argc < 1 || argc > 2)
+		bad("boot takes inc=K [epoch=E]");
 	split(argv[0], &k, &v);
 	if (strcmp(k, "inc") != 0)
-		bad("boot takes inc=K");
+		bad("boot takes inc=K [epoch=E]");
 	cfg.inc = arg_num(v, 0, LLONG_MAX, "inc");
-	if (core != NULL)
+	if (argc == 2) {	/* a restart in another epoch's state */
+		split(argv[1], &k, &v);
+		if (strcmp(k, "epoch") != 0)
+			bad("boot takes inc=K [epoch=E]");
+		cfg.epoch = arg_num(v, 0, ALGO_EPOCH_MAX, "epoch");
+	}
+	if (core != NULL) {
 		algo_free(core);
+		cfg.epoch_fresh = 0;	/* a restart */
+	}
 	for (i = 0; i < ALGO_TIMERS_MAX; i++)
 		deadline[i] = -1;
 	cfg.persist = npersisted > 0 ? persisted : NULL;
@@ -223,6 +237,10 @@ do_cmd(char **argv, int argc, struct algo_input *in)
 		c->code = ALGO_CMD_RELEASE;
 	else if (strcmp(argv[0], "edict") == 0)
 		c->code = ALGO_CMD_EDICT;
+	else if (strcmp(argv[0], "wedge") == 0)
+		c->code = ALGO_CMD_WEDGE;
+	else if (strcmp(argv[0], "terminated") == 0)
+		c->code = ALGO_CMD_TERMINATED;
 	else
 		bad("unknown command %s", argv[0]);
 	if (argc > 1) {
@@ -361,7 +379,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	algo_timing_default(&cfg.timing);
-	while ((ch = getopt_long(argc, argv, "a:c:hi:n:qs:t:", NULL, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "a:c:e:Fhi:n:pqs:t:", NULL, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'a':
@@ -370,6 +388,9 @@ main(int argc, char *argv[])
 			break;
 		case 'c':
 			cfg.nids = parse_ids(optarg);
+			break;
+		case 'e':
+			cfg.epoch = arg_num(optarg, 0, ALGO_EPOCH_MAX, "-e");
 			break;
 		case 'h':
 			usage(0);
@@ -380,6 +401,12 @@ main(int argc, char *argv[])
 			cfg.nids = arg_num(optarg, 1, ALGO_NODES_MAX, "-n");
 			for (i = 0; i < cfg.nids; i++)
 				ids[i] = i + 1;
+			break;
+		case 'p':
+			cfg.epoch_pending = 1;
+			break;
+		case 'F':
+			cfg.epoch_fresh = 1;
 			break;
 		case 'q':
 			quiet = 1;

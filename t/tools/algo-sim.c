@@ -12,6 +12,7 @@
  *	    [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS] [-t NAME=MS ...]
  *	    [-D RHO] [-o MS] [-R] [-x PERCENT] [-O]
  *	    [-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]
+ *	    [-E ID,...]
  *
  * -m: message delay in ms (default 0.1:1); -l: detector latency in ms
  * (default 20:50); -L: the detector's latency grows with the monitor's
@@ -35,10 +36,30 @@
  * aborts on a broken invariant, so that a run never goes on past one.)
  *
  * Events (-e, and the random schedule of -r COUNT faults of the KINDS
- * crash, pause, partition, each repaired within its slot):
+ * crash, pause, partition, reconfigure, each repaired within its slot):
  *	crash ID | boot ID | leave ID | pause ID | resume ID
  *	cut A B | mend A B | partition A,B,.../C,D,... | heal
  *	release ID | edict ID TEXT	(commands)
+ *	reconfigure ID,ID,...		(a new epoch with these members)
+ *
+ * Epochs (Nerio 10.6, lease; share/elect/lease.md, Epochs): -n or -c
+ * names every host a run may use, -E the members of epoch 0 (default:
+ * all); the others stay down until an epoch takes them in.  A
+ * reconfigure starts epoch e+1, unless e+1 is still waiting for e to end
+ * (then it is skipped, and -S says so).  A host that stays asks its own
+ * core of e to wedge, and once it is wedged ends it (`exit why=epoch')
+ * and boots its core of e+1 (`boot ... epoch=E'), pending and fresh (its
+ * first life: no quiet period); a host that joins boots it at once.
+ * Every pending member of e+1 asks the members of e, every renewal period
+ * over the simulated network, to wedge (the paper's grant request of
+ * infinite delta, given to the core as ALGO_CMD_WEDGE); a member answers
+ * as soon as its core is wedged, and the asker tells its core
+ * ALGO_CMD_TERMINATED once a majority of them answered.  These requests
+ * and answers are
+ * the caller's, not the core's, and are not traced; a core's message
+ * reaching a host in another epoch is dropped (`drop why=epoch').  -O
+ * also checks that no node of e+1 leads before a majority of e is
+ * wedged.
  * A paused node is a frozen host: it handles nothing and its detector
  * sends nothing, so that the other detectors report it; on resume it
  * handles what queued up meanwhile, in order.
@@ -59,18 +80,22 @@
 #define SIM_NODES	ALGO_NODES_MAX
 #define EVENTS_MAX	1024
 
-enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED };
+enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
+	EV_WEDGED, EV_ASK };
+
+#define EPOCHS_MAX	EVENTS_MAX
 
 enum sched_op {
 	S_CRASH, S_BOOT, S_LEAVE, S_PAUSE, S_RESUME, S_CUT, S_MEND,
-	S_PARTITION, S_HEAL, S_RELEASE, S_EDICT
+	S_PARTITION, S_HEAL, S_RELEASE, S_EDICT, S_RECONFIGURE
 };
 
 struct sched {
 	algo_time	 at;
 	enum sched_op	 op;
 	size_t		 a, b;		/* node indices */
-	uint8_t		*side;		/* partition: a byte per node index */
+	uint8_t		*side;		/* partition, reconfigure: a byte per
+					 * node index */
 	char		 text[ALGO_CMD_MAX + 1];	/* edict */
 };
 
@@ -82,6 +107,7 @@ struct event {
 	size_t		 peer;		/* sender, monitored node */
 	unsigned	 timer;
 	uint64_t	 gen, epoch;
+	uint32_t	 ep;		/* deliver: the sender's epoch */
 	const struct sched *s;
 	struct event	*next;		/* in a backlog */
 	/* Allocated only as far as its payload: with N^2 messages in
@@ -117,6 +143,24 @@ struct node {
 	algo_time	 until, ghost;
 	uint64_t	 tok;
 	algo_time	 lastmade;	/* of the last edict it delivered */
+	/* Epochs: its core's (persisted with it), whether that core was
+	 * seen wedged, and who of the epoch before answered wedged. */
+	uint32_t	 ep;
+	int		 crashed;	/* down until a scheduled boot */
+	int		 selfwedge, asking;
+	int		 fresh;		/* its next boot is its core's first */
+	uint8_t		*heard;
+	size_t		 nheard;
+	uint8_t		*askedby;	/* to answer once its core wedges */
+	uint64_t	 askgen;
+};
+
+/* An epoch's members, a byte per node index, and how many of them were
+ * seen wedged. */
+struct epoch {
+	uint8_t		*in, *wedged;
+	uint16_t	 ids[SIM_NODES];
+	size_t		 n, nwedged;
 };
 
 #define NS	INT64_C(1000000000)
@@ -150,6 +194,9 @@ static algo_time fault_at = -1;
 static const char *fault_what = "boot";
 static int agreed;
 
+static struct epoch epochs[EPOCHS_MAX];
+static uint32_t cur;		/* the newest epoch */
+static int epochs_used;
 /* -O: the oracle, and the edicts made so far with their real times. */
 static int oracle;
 static unsigned long violations;
@@ -168,7 +215,8 @@ usage(int status)
 	fprintf(status ? stderr : stdout, "usage: %s -a ALGO (-n N | -c ID,...) "
 	    "[-s SEED] [-d SECONDS] [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS]\n"
 	    "\t[-t NAME=MS ...] [-D RHO] [-o MS] [-R] [-x PERCENT] [-O]\n"
-	    "\t[-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]\n",
+	    "\t[-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S] "
+	    "[-E ID,...]\n",
 	    getprogname());
 	exit(status);
 }
@@ -400,6 +448,7 @@ fd_update(algo_time now)
 
 static void	handle(struct event *);
 static void	note_edict(size_t, const struct algo_edict *, algo_time);
+static void	epoch_after(size_t, algo_time);
 
 /* ---- carrying out a core's actions ---- */
 
@@ -426,6 +475,7 @@ send_msg(size_t from, const struct algo_msg *m, algo_time now)
 		err(1, NULL);
 	e->node = to;
 	e->peer = from;
+	e->ep = nodes[from].ep;
 	memcpy(e->msg, m, MSG_SIZE(m));
 	e->msg->peer = nodes[from].id;
 	push(e);
@@ -533,6 +583,18 @@ step(size_t i, struct algo_input *in, algo_time now)
 	    !(rc == ALGO_ENOTLEADER && in->type == ALGO_IN_CMD))
 		errx(1, "node %u: input refused (%d)", nodes[i].id, rc);
 	carry_out(i, now);
+	epoch_after(i, now);
+}
+
+static void
+command(size_t i, enum algo_cmd_code code, algo_time now)
+{
+	struct algo_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.type = ALGO_IN_CMD;
+	in.cmd.code = code;
+	step(i, &in, now);
 }
 
 /* ---- the schedule ---- */
@@ -553,12 +615,27 @@ boot(size_t i, algo_time now)
 	for (j = 0; j < n; j++)
 		nd->mon[j].looks_down = looks_down(i, j);
 	fd_update_node(i, now);
-	trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu", nd->inc,
-	    ops->name, n);
+	if (epochs_used)
+		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu "
+		    "epoch=%" PRIu32, nd->inc, ops->name, epochs[nd->ep].n,
+		    nd->ep);
+	else
+		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
+		    nd->inc, ops->name, n);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.self = nd->id;
-	cfg.ids = ids;
-	cfg.nids = n;
+	cfg.ids = epochs[nd->ep].ids;
+	cfg.nids = epochs[nd->ep].n;
+	cfg.epoch = nd->ep;
+	cfg.epoch_pending = nd->ep > 0;
+	cfg.epoch_fresh = nd->fresh && nd->ep > 0 && nd->persistlen == 0;
+	nd->fresh = 0;
+	nd->crashed = 0;
+	nd->selfwedge = nd->asking = 0;
+	nd->askgen++;
+	nd->nheard = 0;
+	memset(nd->heard, 0, n);
+	memset(nd->askedby, 0, n);
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
 	cfg.timing = timing;
@@ -568,6 +645,7 @@ boot(size_t i, algo_time now)
 	    sizeof(err))) == NULL)
 		errx(1, "node %u: %s", nd->id, err);
 	carry_out(i, now);
+	epoch_after(i, now);
 }
 
 static void
@@ -621,12 +699,185 @@ set_link(size_t a, size_t b, int down, algo_time now)
 	    down ? "down" : loss > 0 ? "flaky" : "up");
 }
 
+
+/* ---- epochs (Nerio 10.6): what the caller does ---- */
+
+static size_t
+majority(uint32_t e)
+{
+	return epochs[e].n / 2 + 1;
+}
+
+/* The change to the newest epoch still waits for the one before to end. */
+static int
+change_pending(void)
+{
+	return cur > 0 && epochs[cur - 1].nwedged < majority(cur - 1);
+}
+
+/* A request or answer of a change, from host FROM to TO, over the
+ * simulated links. */
+static void
+send_ctl(size_t from, size_t to, enum ev_type type, uint32_t ep,
+    algo_time now)
+{
+	struct event *e;
+
+	if (from != to && (cut(from, to) ||
+	    (loss > 0 && rnd() % 100 < (uint64_t)loss)))
+		return;
+	e = new_event(type, from == to ? now : now + uniform(dmin, dmax));
+	e->node = to;
+	e->peer = from;
+	e->ep = ep;
+	push(e);
+}
+
+static void
+ask_at(size_t i, algo_time at)
+{
+	struct event *e = new_event(EV_ASK, at);
+
+	e->node = i;
+	e->gen = nodes[i].askgen;
+	push(e);
+}
+
+/* After every step and boot of host I: note a wedge, move a host whose
+ * core of an older epoch is wedged into the newest, and have a pending
+ * core's host ask the epoch before to wedge. */
+static void
+epoch_after(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct algo_status st;
+	uint32_t e = nd->ep;
+	size_t j;
+
+	if (!epochs_used || !nd->up || nd->core == NULL)
+		return;
+	algo_query(nd->core, clock_at(nd, now), &st);
+	if (st.wedged && !epochs[e].wedged[i]) {
+		epochs[e].wedged[i] = 1;
+		epochs[e].nwedged++;
+		for (j = 0; j < n; j++)		/* who asked meanwhile */
+			if (nd->askedby[j])
+				send_ctl(i, j, EV_WEDGED, e, now);
+	}
+	if (e < cur && epochs[cur].in[i]) {
+		if (!st.wedged) {
+			if (!nd->selfwedge)	/* as if asked by itself */
+				send_ctl(i, i, EV_WEDGE, e, now);
+			nd->selfwedge = 1;
+			return;
+		}
+		trace(now, i, "exit why=epoch");
+		nd->until = 0;		/* wedged: it resigned */
+		stop(i, now);
+		nd->ep = cur;
+		nd->persistlen = 0;	/* a new core, a new state */
+		nd->fresh = 1;
+		boot(i, now);
+		return;
+	}
+	if (st.pending && !st.wedged && !nd->asking) {
+		nd->asking = 1;
+		ask_at(i, now);
+	}
+}
+
+static void
+on_ask(struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+	struct algo_status st;
+	size_t j;
+
+	if (ev->gen != nd->askgen)
+		return;
+	algo_query(nd->core, clock_at(nd, ev->at), &st);
+	if (!st.pending || st.wedged || nd->ep == 0) {
+		nd->asking = 0;
+		return;
+	}
+	for (j = 0; j < n; j++)
+		if (epochs[nd->ep - 1].in[j] && !nd->heard[j])
+			send_ctl(ev->node, j, EV_WEDGE, nd->ep - 1, ev->at);
+	ask_at(ev->node, ev->at + timing.renew);
+}
+
+/* The paper's grant request of infinite delta, for epoch ev->ep: wedge
+ * the core of that epoch, and say so once it is. */
+static void
+on_wedge(struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+	struct algo_status st;
+
+	if (nd->ep == ev->ep) {
+		algo_query(nd->core, clock_at(nd, ev->at), &st);
+		if (!st.wedged)
+			command(ev->node, ALGO_CMD_WEDGE, ev->at);
+	}
+	if (epochs[ev->ep].wedged[ev->node])
+		send_ctl(ev->node, ev->peer, EV_WEDGED, ev->ep, ev->at);
+	else if (nd->ep == ev->ep)
+		nd->askedby[ev->peer] = 1;
+}
+
+static void
+on_wedged(struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+
+	if (nd->ep != ev->ep + 1 || nd->heard[ev->peer])
+		return;
+	nd->heard[ev->peer] = 1;
+	if (++nd->nheard == majority(ev->ep))
+		command(ev->node, ALGO_CMD_TERMINATED, ev->at);
+}
+
+static void
+reconfigure(const struct sched *s, algo_time now)
+{
+	struct epoch *ep;
+	size_t i;
+
+	if (cur + 1 == EPOCHS_MAX || change_pending()) {
+		if (stats)
+			fprintf(stderr, "reconfigure skipped: epoch %" PRIu32
+			    " has not started\n", cur);
+		return;
+	}
+	ep = &epochs[++cur];
+	if ((ep->in = calloc(n, 1)) == NULL ||
+	    (ep->wedged = calloc(n, 1)) == NULL)
+		err(1, NULL);
+	for (i = 0; i < n; i++)
+		if (s->side[i]) {
+			ep->in[i] = 1;
+			ep->ids[ep->n++] = ids[i];
+		}
+	for (i = 0; i < n; i++) {
+		if (!ep->in[i])
+			continue;
+		if (nodes[i].up)
+			epoch_after(i, now);
+		else if (!nodes[i].crashed) {
+			nodes[i].ep = cur;
+			nodes[i].persistlen = 0;
+			nodes[i].fresh = 1;
+			boot(i, now);
+		}
+	}
+}
+
 static void
 run_sched(const struct sched *s, algo_time now)
 {
 	static const char *const what[] = {
 		"crash", "boot", "leave", "pause", "resume", "cut", "mend",
-		"partition", "heal", "release", "edict"
+		"partition", "heal", "release", "edict", "reconfigure"
 	};
 	struct algo_input in;
 	size_t a, b;
@@ -642,6 +893,7 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		trace(now, s->a, "crash");
 		stop(s->a, now);
+		nodes[s->a].crashed = 1;
 		break;
 	case S_LEAVE:
 		if (!nodes[s->a].up || nodes[s->a].paused)
@@ -652,6 +904,7 @@ run_sched(const struct sched *s, algo_time now)
 		step(s->a, &in, now);
 		trace(now, s->a, "exit why=leave");
 		stop(s->a, now);
+		nodes[s->a].crashed = 1;
 		break;
 	case S_RELEASE:
 	case S_EDICT:
@@ -666,7 +919,7 @@ run_sched(const struct sched *s, algo_time now)
 		step(s->a, &in, now);
 		break;
 	case S_BOOT:
-		if (nodes[s->a].up)
+		if (nodes[s->a].up || !epochs[nodes[s->a].ep].in[s->a])
 			return;
 		boot(s->a, now);
 		break;
@@ -702,6 +955,9 @@ run_sched(const struct sched *s, algo_time now)
 			for (b = a + 1; b < n; b++)
 				set_link(a, b, 0, now);
 		fd_update(now);
+		break;
+	case S_RECONFIGURE:
+		reconfigure(s, now);
 		break;
 	}
 }
@@ -743,6 +999,11 @@ handle(struct event *e)
 	case EV_DELIVER:
 		if (cut(e->peer, e->node))
 			break;
+		if (e->ep != nd->ep) {	/* a core of another epoch */
+			trace(e->at, e->node, "drop from=%u why=epoch",
+			    e->msg->peer);
+			break;
+		}
 		in.type = ALGO_IN_RECV;
 		memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
 		trace_msg(e->at, e->node, "recv from", e->msg);
@@ -766,6 +1027,18 @@ handle(struct event *e)
 		in.down = ids[e->peer];
 		step(e->node, &in, e->at);
 		break;
+	case EV_ASK:
+		on_ask(e);
+		break;
+	case EV_WEDGE:
+	case EV_WEDGED:
+		if (cut(e->peer, e->node))
+			break;
+		if (e->type == EV_WEDGE)
+			on_wedge(e);
+		else
+			on_wedged(e);
+		break;
 	case EV_SCHED:
 		break;
 	}
@@ -783,9 +1056,9 @@ all_agree(algo_time now)
 	int split = ncut > 0;
 
 	for (i = 0; i < n; i++) {
-		if (!nodes[i].up)
+		if (!nodes[i].up || (epochs_used && !epochs[cur].in[i]))
 			continue;
-		if (nodes[i].paused)
+		if (nodes[i].paused || nodes[i].ep != cur)
 			return 0;
 		algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
 		if (st.state.status != ST_NORM || st.state.ldr == 0)
@@ -829,7 +1102,8 @@ note_agreement(algo_time now)
 	if (agreed || !all_agree(now))
 		return;
 	agreed = 1;
-	for (i = 0; i < n && !nodes[i].up; i++)
+	for (i = 0; i < n && (!nodes[i].up || (epochs_used &&
+	    !epochs[cur].in[i])); i++)
 		;
 	algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
 	trace_format_time(fault_at < 0 ? 0 : fault_at, t0, sizeof(t0));
@@ -931,6 +1205,11 @@ check_leaders(algo_time now)
 				maxtok = st.token > maxtok ? st.token : maxtok;
 			}
 			nd->tok = st.token;
+			if (st.until != 0 && nd->ep > 0 &&
+			    epochs[nd->ep - 1].nwedged < majority(nd->ep - 1))
+				violation(now, "node %u leads in epoch %" PRIu32
+				    " before a majority of epoch %" PRIu32
+				    " is wedged", nd->id, nd->ep, nd->ep - 1);
 		}
 		if (clock_at(nd, now) < nd->until ||
 		    clock_at(nd, now) < nd->ghost) {
@@ -973,6 +1252,25 @@ side_arg(char *s)
 	while ((p = strsep(&s, ",")) != NULL)
 		side[node_arg(p)] = 1;
 	return side;
+}
+
+/* "A,B,...": a byte per node index, 1 for those named. */
+static uint8_t *
+members_arg(char *s, const char *what)
+{
+	uint8_t *in;
+	char *p;
+
+	if ((in = calloc(n, 1)) == NULL)
+		err(1, NULL);
+	while ((p = strsep(&s, ",")) != NULL)
+		if (*p != '\0')
+			in[node_arg(p)] = 1;
+	for (p = (char *)in; p < (char *)in + n && !*p; p++)
+		;
+	if (p == (char *)in + n)
+		errx(EXIT_USAGE, "%s: expected ID,ID,...", what);
+	return in;
 }
 
 /* A random side of a partition, neither empty nor everyone: a draw per
@@ -1018,7 +1316,7 @@ event_arg(char *arg)
 		{ "resume", S_RESUME, 1 }, { "cut", S_CUT, 2 },
 		{ "mend", S_MEND, 2 }, { "partition", S_PARTITION, 1 },
 		{ "heal", S_HEAL, 0 }, { "release", S_RELEASE, 1 },
-		{ "edict", S_EDICT, 2 },
+		{ "edict", S_EDICT, 2 }, { "reconfigure", S_RECONFIGURE, 1 },
 	};
 	struct sched s;
 	char *f[4], *p;
@@ -1045,6 +1343,10 @@ event_arg(char *arg)
 	s.op = ops_[k].op;
 	if (s.op == S_PARTITION)
 		s.side = side_arg(f[2]);
+	else if (s.op == S_RECONFIGURE) {
+		s.side = members_arg(f[2], "reconfigure");
+		epochs_used = 1;
+	}
 	else if (s.op == S_EDICT) {
 		s.a = node_arg(f[2]);
 		if (strlcpy(s.text, f[3], sizeof(s.text)) >= sizeof(s.text))
@@ -1106,22 +1408,25 @@ victim(const int *up)
 static void
 random_schedule(unsigned count, const char *kinds, algo_time dur)
 {
-	int want[3] = { 0, 0, 0 }, up[SIM_NODES];
+	int want[4] = { 0, 0, 0, 0 }, up[SIM_NODES];
 	algo_time start = 1000 * ALGO_MS, slot, t0, t1;
 	struct sched s;
-	const char *names[3] = { "crash", "pause", "partition" };
+	const char *names[4] = { "crash", "pause", "partition",
+	    "reconfigure" };
 	char *k, *list, *p;
-	size_t i, nk = 0, v, kind[3];
+	size_t i, j, nk = 0, v, kind[4];
 	unsigned c;
 
 	if ((list = strdup(kinds)) == NULL)
 		err(1, NULL);
 	for (p = list; (k = strsep(&p, ",")) != NULL;) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 4; i++)
 			if (strcmp(k, names[i]) == 0)
 				break;
-		if (i == 3)
+		if (i == 4)
 			errx(EXIT_USAGE, "-k: unknown kind %s", k);
+		if (i == 3)
+			epochs_used = 1;
 		if (!want[i])
 			kind[nk++] = i;
 		want[i] = 1;
@@ -1159,6 +1464,15 @@ random_schedule(unsigned count, const char *kinds, algo_time dur)
 			s.side = NULL;
 			s.at = t1, s.op = S_HEAL, add_sched(&s);
 			break;
+		case 3:		/* any members but none: grow, shrink, replace */
+			if ((s.side = calloc(n, 1)) == NULL)
+				err(1, NULL);
+			do
+				for (i = j = 0; i < n; i++)
+					j += s.side[i] = rnd() % 2;
+			while (j == 0);
+			s.at = t0, s.op = S_RECONFIGURE, add_sched(&s);
+			break;
 		}
 	}
 }
@@ -1178,7 +1492,7 @@ parse_ids(char *s)
 int
 main(int argc, char *argv[])
 {
-	char **evargs = NULL, *kinds = "crash";
+	char **evargs = NULL, *kinds = "crash", *members0 = NULL;
 	algo_time dur = 5000 * ALGO_MS, bootspread = 0, rho = 0, offmax = 0;
 	struct event *e;
 	struct sched *boots;
@@ -1189,7 +1503,7 @@ main(int argc, char *argv[])
 	algo_timing_default(&timing);
 	if ((evargs = calloc(argc, sizeof(*evargs))) == NULL)
 		err(1, NULL);
-	while ((ch = getopt_long(argc, argv, "a:b:c:D:d:e:hk:Ll:m:n:Oo:Rr:s:St:x:",
+	while ((ch = getopt_long(argc, argv, "a:b:c:D:d:E:e:hk:Ll:m:n:Oo:Rr:s:St:x:",
 	    NULL, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -1209,6 +1523,10 @@ main(int argc, char *argv[])
 			break;
 		case 'd':
 			dur = arg_seconds(optarg, "-d");
+			break;
+		case 'E':
+			members0 = optarg;
+			epochs_used = 1;
 			break;
 		case 'e':
 			evargs[nev++] = optarg;
@@ -1262,6 +1580,8 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc || ops == NULL || n == 0)
 		usage(EXIT_USAGE);
+	if (epochs_used && !(algo_flags(ops) & ALGO_F_EPOCHS))
+		errx(EXIT_USAGE, "%s has no epochs", ops->name);
 	if (oracle && !(algo_flags(ops) & ALGO_F_DEADLINE))
 		errx(EXIT_USAGE, "-O checks algorithms whose leadership has a "
 		    "deadline only");
@@ -1273,8 +1593,22 @@ main(int argc, char *argv[])
 		if ((nodes[i].mon = calloc(n, sizeof(*nodes[i].mon))) == NULL ||
 		    (nodes[i].playdead = calloc(n, 1)) == NULL ||
 		    (nodes[i].lastdel = calloc(n,
-		    sizeof(*nodes[i].lastdel))) == NULL)
+		    sizeof(*nodes[i].lastdel))) == NULL ||
+		    (nodes[i].heard = calloc(n, 1)) == NULL ||
+		    (nodes[i].askedby = calloc(n, 1)) == NULL)
 			err(1, NULL);
+	/* Epoch 0: -E, or every host. */
+	if (members0 != NULL)
+		epochs[0].in = members_arg(members0, "-E");
+	else if ((epochs[0].in = malloc(n)) == NULL)
+		err(1, NULL);
+	else
+		memset(epochs[0].in, 1, n);
+	if ((epochs[0].wedged = calloc(n, 1)) == NULL)
+		err(1, NULL);
+	for (i = 0; i < n; i++)
+		if (epochs[0].in[i])
+			epochs[0].ids[epochs[0].n++] = ids[i];
 	/* Clocks first, and only when asked: other runs replay as before. */
 	for (i = 0; i < n; i++) {
 		if (rho > 0)
@@ -1295,8 +1629,11 @@ main(int argc, char *argv[])
 			    ids[j]);
 	if ((boots = calloc(n, sizeof(*boots))) == NULL)
 		err(1, NULL);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		nodes[i].id = ids[i];
+	for (i = 0; i < n; i++) {
+		if (!epochs[0].in[i])
+			continue;
 		boots[i].a = i;
 		boots[i].op = S_BOOT;
 		boots[i].at = uniform(0, bootspread);
@@ -1341,6 +1678,12 @@ main(int argc, char *argv[])
 		free(nodes[i].mon);
 		free(nodes[i].playdead);
 		free(nodes[i].lastdel);
+		free(nodes[i].heard);
+		free(nodes[i].askedby);
+	}
+	for (i = 0; i <= cur; i++) {
+		free(epochs[i].in);
+		free(epochs[i].wedged);
 	}
 	free(nodes);
 	free(cuts);
