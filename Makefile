@@ -116,10 +116,9 @@ deps deps-quiet:
 # (BATS_TEST_TMPDIR), clusters on free ports (t/tools/freeport), network
 # namespaces of unique names, and waits for conditions, never for speed,
 # so that a loaded host slows the suite down but does not change a verdict.
-# One job per core: more would overlap more of the tests' waiting, but
-# with both cores busy elsewhere too the daemons under AddressSanitizer
-# were then starved for a second at a time, past their detectors'
-# time-outs.  Without GNU parallel, one at a time.
+# Most of a test's time is spent waiting (for a detector's time-out, a
+# lease, a stable period): two jobs per core overlap those waits.  With
+# GNU parallel missing, one at a time.
 #
 # The sanitizer pass runs every file: it is there to catch memory and
 # undefined-behaviour errors in every binary, every core and the daemons'
@@ -129,7 +128,8 @@ deps deps-quiet:
 # (the three-node run of each algorithm goes through the same code, and
 # the seven-node ones are the slowest tests of the suite).
 NPROC !=	nproc 2>/dev/null || echo 1
-TEST_JOBS ?=	$(NPROC)
+TWICE !=	echo $$(($(NPROC) * 2))
+TEST_JOBS ?=	$(TWICE)
 BATS =		bats --timing $$(command -v parallel >/dev/null && \
 		    echo --jobs $(TEST_JOBS))
 

@@ -21,10 +21,15 @@ teardown() {
 # started ARGS...: starts a node with ARGS, waits for its start line,
 # prints it and stops the node.
 started() {
-	elect-node "$@" 2>node.err 3>&- &
+	local err
+	# A file of its own: the redirection of a background job may come
+	# after the wait below has begun reading, and an earlier node's
+	# detector may still hold its file.
+	err=$(mktemp -p "$BATS_TEST_TMPDIR" node.err.XXXXXX)
+	elect-node "$@" 2>"$err" 3>&- &
 	NODE=$!
-	wait_for 10 grep -q 'start node=' node.err || { cat node.err; return 1; }
-	grep 'start node=' node.err
+	wait_for 10 grep -q 'start node=' "$err" || { cat "$err"; return 1; }
+	grep 'start node=' "$err"
 	kill "$NODE"
 	wait "$NODE" || true
 	NODE=
