@@ -78,6 +78,34 @@ cluster() {
 	assert_output --partial 'c.conf: no nodes'
 }
 
+@test "cluster: an epoch line, once; a file without one is of epoch 0" {
+	cluster 'epoch 7  # the seventh' 'node 1 a:7000'
+	assert_success
+	assert_output - <<-EOF
+	1 a 7000 fd=7001 line=2
+	epoch 7 line=1
+	EOF
+	cluster 'node 1 a:7000' 'epoch 16777215'
+	assert_success
+	assert_line 'epoch 16777215 line=2'
+	cluster 'node 1 a:7000'
+	assert_success
+	refute_output --partial epoch
+	cluster 'epoch 1' 'node 1 a:7000' 'epoch 2'
+	assert_failure 2
+	assert_output --partial 'c.conf:3: epoch already given on line 1'
+	cluster 'epoch 16777216' 'node 1 a:7000'
+	assert_output --partial 'c.conf:1: epoch "16777216" is not 0 to 16777215'
+	cluster 'epoch -1' 'node 1 a:7000'
+	assert_output --partial 'epoch "-1" is not 0 to'
+	cluster 'epoch' 'node 1 a:7000'
+	assert_output --partial 'c.conf:1: epoch: missing N'
+	cluster 'epoch 3 4' 'node 1 a:7000'
+	assert_output --partial 'c.conf:1: epoch 3: unexpected "4"'
+	cluster 'epoch 3'
+	assert_output --partial 'c.conf: no nodes'
+}
+
 @test "cluster: duplicate ids and endpoints are refused" {
 	cluster 'node 1 a:7000' 'node 1 b:7000'
 	assert_failure 2

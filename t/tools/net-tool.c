@@ -74,6 +74,8 @@ cmd_cluster(const char *path)
 		printf("%u %s %u fd=%u line=%u\n", c.nodes[i].id,
 		    c.nodes[i].host, c.nodes[i].port, c.nodes[i].fd_port,
 		    c.nodes[i].line);
+	if (c.epoch_line != 0)
+		printf("epoch %u line=%u\n", c.epoch, c.epoch_line);
 	cluster_free(&c);
 	return 0;
 }
