@@ -369,3 +369,64 @@ cluster() {
 	old-incarnation confirmed=1
 	EOF
 }
+
+@test "epoch record: a cluster file in canonical form, read back the same" {
+	printf 'node 2 [::1]:7000\nepoch 5\nnode 1 host-a:7000 fd=9000 # a\n' > c.conf
+	run net-tool format c.conf
+	assert_success
+	assert_output - <<-EOF
+	epoch 5
+	node 1 host-a:7000 fd=9000
+	node 2 [::1]:7000 fd=7001
+	EOF
+	net-tool format c.conf > f.conf
+	run net-tool format f.conf
+	assert_output "$(cat f.conf)"
+	printf 'node 1 a:7000\n' > c.conf
+	run net-tool format c.conf
+	assert_line --index 0 'epoch 0'
+	net-tool record "$BATS_TEST_TMPDIR/s" c.conf
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/s/epoch")" = 600 ]
+	run cat "$BATS_TEST_TMPDIR/s/epoch"
+	assert_output - <<-EOF
+	epoch 0
+	node 1 a:7000 fd=7001
+	EOF
+}
+
+@test "epoch record: where a starting node goes, given its file and record" {
+	S=$BATS_TEST_TMPDIR/s
+	printf 'node 1 a:7000\nnode 2 b:7000\nnode 3 c:7000\n' > e0.conf
+	{ echo 'epoch 1'; cat e0.conf; } > e1.conf
+	{ echo 'epoch 1'; cat e0.conf; echo 'node 4 d:7000'; } > e1x.conf
+	printf 'epoch 2\nnode 2 b:7000\nnode 4 d:7000\nnode 5 e:7000\n' > e2.conf
+	# No record: epoch 0 as always; a later epoch is joined, fresh.
+	run net-tool plan 1 e0.conf
+	assert_output run
+	run net-tool plan 4 e2.conf
+	assert_output join
+	run net-tool plan 1 e2.conf
+	assert_failure 2
+	assert_output --partial 'e2.conf: no node 1 in epoch 2'
+	# A record of epoch 1 {1,2,3}.
+	net-tool record "$S" e1.conf
+	run net-tool plan 1 e1.conf "$S"
+	assert_output run
+	run net-tool plan 1 e0.conf "$S"	# an older file: the record
+	assert_output run
+	run net-tool plan 2 e2.conf "$S"	# in both epochs
+	assert_output change
+	run net-tool plan 1 e2.conf "$S"	# not in the next one
+	assert_output left
+	run net-tool plan 1 e1x.conf "$S"
+	assert_failure 2
+	assert_output --partial "e1x.conf: epoch 1, whose members in the state directory differ"
+	run net-tool plan 4 e2.conf "$S"
+	assert_failure 2
+	assert_output --partial "the state directory's epoch 1 has no node 4"
+	# A damaged record is refused, naming its line.
+	printf 'epoch 1\nnode 1 a:7000\nnode x\n' > "$S/epoch"
+	run net-tool plan 1 e1.conf "$S"
+	assert_failure 2
+	assert_output --partial 'epoch:3: node id "x"'
+}

@@ -2,6 +2,10 @@
  * net-tool: drives lib/net from the shell for t/net.bats.
  *
  *	net-tool cluster FILE		parse (pure), print the nodes
+ *	net-tool format FILE		parse, print as an epoch record
+ *	net-tool record DIR FILE	save FILE as DIR's epoch record
+ *	net-tool plan ID FILE [DIR]	where node ID starting with FILE
+ *					goes, given DIR's record (if any)
  *	net-tool resolve FILE		load and resolve, print the addresses
  *	net-tool key FILE		load a key file
  *	net-tool wire [options]		encode a datagram, damage it, decode it
@@ -32,7 +36,9 @@
 #include <sodium.h>
 
 #include "fd/fd.h"
+#include "store/store.h"
 #include "net/cluster.h"
+#include "net/epoch.h"
 #include "net/key.h"
 #include "net/session.h"
 #include "net/wire.h"
@@ -44,7 +50,9 @@ static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20 };
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: net-tool cluster|resolve|key FILE\n"
+	fprintf(stderr, "usage: net-tool cluster|resolve|key|format FILE\n"
+	    "       net-tool record DIR FILE\n"
+	    "       net-tool plan ID FILE [DIR]\n"
 	    "       net-tool window|session\n"
 	    "       net-tool wire [-r] [-k key] [-K key] [-p proto] [-P proto]"
 	    " [-t type]\n"
@@ -55,21 +63,84 @@ usage(void)
 	exit(EXIT_USAGE);
 }
 
-static int
-cmd_cluster(const char *path)
+static void
+parse_file(const char *path, struct cluster *c)
 {
 	static char text[CLUSTER_FILE_MAX + 1];
-	struct cluster c;
 	char ebuf[512];
-	size_t i, len;
+	size_t len;
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL)
 		err(EXIT_USAGE, "%s", path);
 	len = fread(text, 1, sizeof(text), f);
 	fclose(f);
-	if (cluster_parse(text, len, path, &c, ebuf, sizeof(ebuf)) == -1)
+	if (cluster_parse(text, len, path, c, ebuf, sizeof(ebuf)) == -1)
 		errx(EXIT_USAGE, "%s", ebuf);
+}
+
+static int
+cmd_format(const char *path)
+{
+	static char buf[CLUSTER_FILE_MAX];
+	struct cluster c;
+	size_t len;
+
+	parse_file(path, &c);
+	if ((len = cluster_format(&c, buf, sizeof(buf))) == 0)
+		errx(1, "%s: too large", path);
+	fwrite(buf, 1, len, stdout);
+	cluster_free(&c);
+	return 0;
+}
+
+static int
+cmd_record(const char *dir, const char *path)
+{
+	struct cluster c;
+	int dirfd;
+
+	parse_file(path, &c);
+	if ((dirfd = store_open(dir)) == -1 || epoch_save(dirfd, &c) == -1)
+		err(1, "%s", dir);
+	cluster_free(&c);
+	close(dirfd);
+	return 0;
+}
+
+static int
+cmd_plan(const char *id, const char *path, const char *dir)
+{
+	struct cluster c, r;
+	enum epoch_plan plan;
+	char ebuf[512];
+	int dirfd, rc = 1;
+
+	parse_file(path, &c);
+	if (dir != NULL) {
+		if ((dirfd = store_open(dir)) == -1)
+			err(1, "%s", dir);
+		if ((rc = epoch_load(dirfd, &r, ebuf, sizeof(ebuf))) == -1)
+			errx(EXIT_USAGE, "%s", ebuf);
+		close(dirfd);
+	}
+	if (epoch_plan(&c, rc == 0 ? &r : NULL, (unsigned)atoi(id), &plan,
+	    ebuf, sizeof(ebuf)) == -1)
+		errx(EXIT_USAGE, "%s", ebuf);
+	printf("%s\n", epoch_plan_name(plan));
+	cluster_free(&c);
+	if (rc == 0)
+		cluster_free(&r);
+	return 0;
+}
+
+static int
+cmd_cluster(const char *path)
+{
+	struct cluster c;
+	size_t i;
+
+	parse_file(path, &c);
 	for (i = 0; i < c.n; i++)
 		printf("%u %s %u fd=%u line=%u\n", c.nodes[i].id,
 		    c.nodes[i].host, c.nodes[i].port, c.nodes[i].fd_port,
@@ -330,6 +401,10 @@ main(int argc, char *argv[])
 		return cmd_window();
 	if (strcmp(argv[1], "session") == 0 && argc == 2)
 		return cmd_session();
+	if (strcmp(argv[1], "record") == 0 && argc == 4)
+		return cmd_record(argv[2], argv[3]);
+	if (strcmp(argv[1], "plan") == 0 && (argc == 4 || argc == 5))
+		return cmd_plan(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc != 3)
 		usage();
 	if (strcmp(argv[1], "cluster") == 0)
@@ -338,5 +413,7 @@ main(int argc, char *argv[])
 		return cmd_resolve(argv[2]);
 	if (strcmp(argv[1], "key") == 0)
 		return cmd_key(argv[2]);
+	if (strcmp(argv[1], "format") == 0)
+		return cmd_format(argv[2]);
 	usage();
 }

@@ -1,0 +1,142 @@
+/* Epochs as a host keeps them: the record, and where a node starts. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "net/epoch.h"
+#include "store/store.h"
+
+/* The record is a cluster file: no larger than one. */
+#define RECORD_MAX	CLUSTER_FILE_MAX
+
+int
+cluster_same_members(const struct cluster *a, const struct cluster *b)
+{
+	const struct cluster_node *x, *y;
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++) {	/* both sorted by id */
+		x = &a->nodes[i];
+		y = &b->nodes[i];
+		if (x->id != y->id || x->port != y->port ||
+		    x->fd_port != y->fd_port ||
+		    strcasecmp(x->host, y->host) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+int
+epoch_plan(const struct cluster *file, const struct cluster *rec,
+    unsigned self, enum epoch_plan *plan, char *err, size_t errlen)
+{
+	int in_file = cluster_find(file, self) != NULL;
+
+	if (rec == NULL) {
+		if (!in_file) {
+			snprintf(err, errlen, "%s: no node %u in epoch %u",
+			    file->file, self, file->epoch);
+			return -1;
+		}
+		*plan = file->epoch == 0 ? EPOCH_RUN : EPOCH_JOIN;
+		return 0;
+	}
+	if (cluster_find(rec, self) == NULL) {
+		snprintf(err, errlen, "the state directory's epoch %u has no "
+		    "node %u", rec->epoch, self);
+		return -1;
+	}
+	if (file->epoch < rec->epoch) {
+		*plan = EPOCH_RUN;
+		return 0;
+	}
+	if (file->epoch == rec->epoch) {
+		if (!cluster_same_members(file, rec)) {
+			snprintf(err, errlen, "%s: epoch %u, whose members in "
+			    "the state directory differ", file->file,
+			    file->epoch);
+			return -1;
+		}
+		*plan = EPOCH_RUN;
+		return 0;
+	}
+	*plan = in_file ? EPOCH_CHANGE : EPOCH_LEFT;
+	return 0;
+}
+
+const char *
+epoch_plan_name(enum epoch_plan p)
+{
+	static const char *const names[] = {
+		[EPOCH_RUN] = "run", [EPOCH_JOIN] = "join",
+		[EPOCH_CHANGE] = "change", [EPOCH_LEFT] = "left",
+	};
+
+	return p <= EPOCH_LEFT ? names[p] : "?";
+}
+
+size_t
+cluster_format(const struct cluster *c, char *buf, size_t len)
+{
+	char ep[CLUSTER_HOST_MAX + 16];
+	size_t i, off;
+	int n;
+
+	n = snprintf(buf, len, "epoch %u\n", c->epoch);
+	if (n < 0 || (size_t)n >= len)
+		return 0;
+	off = (size_t)n;
+	for (i = 0; i < c->n; i++) {
+		cluster_endpoint(&c->nodes[i], c->nodes[i].port, ep,
+		    sizeof(ep));
+		n = snprintf(buf + off, len - off, "node %u %s fd=%u\n",
+		    c->nodes[i].id, ep, c->nodes[i].fd_port);
+		if (n < 0 || (size_t)n >= len - off)
+			return 0;
+		off += (size_t)n;
+	}
+	return off;
+}
+
+int
+epoch_load(int dirfd, struct cluster *c, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if ((buf = malloc(RECORD_MAX)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", EPOCH_RECORD);
+		return -1;
+	}
+	rc = store_read(dirfd, EPOCH_RECORD, buf, RECORD_MAX, &len);
+	if (rc == -1)
+		snprintf(err, errlen, "%s: %s", EPOCH_RECORD, strerror(errno));
+	else if (rc == 0 && cluster_parse(buf, len, EPOCH_RECORD, c, err,
+	    errlen) == -1)
+		rc = -1;
+	free(buf);
+	return rc;
+}
+
+int
+epoch_save(int dirfd, const struct cluster *c)
+{
+	char *buf;
+	size_t len;
+	int rc = -1;
+
+	if ((buf = malloc(RECORD_MAX)) == NULL)
+		return -1;
+	if ((len = cluster_format(c, buf, RECORD_MAX)) == 0)
+		errno = EFBIG;
+	else
+		rc = store_write(dirfd, EPOCH_RECORD, buf, len);
+	free(buf);
+	return rc;
+}
