@@ -370,6 +370,33 @@ cluster() {
 	EOF
 }
 
+@test "session: nodes of two epochs confirm each other whatever their memberships; of one, only with the same" {
+	run net-tool session <<-EOF
+	epoch 0
+	hello 1 1 answer c=x
+	hello 1 2 answer e=1 c=x
+	data 1 3
+	epoch 1
+	hello 2 1 answer e=1 c=x
+	hello 2 2 answer e=1
+	data 2 3
+	epoch 2
+	hello 3 1 answer e=1 c=y
+	hello 4 1 answer e=0 c=z
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	mismatch confirmed=0 epoch=0
+	hello confirmed=1 epoch=1
+	ok confirmed=1 epoch=1
+	mismatch confirmed=0 epoch=1
+	hello confirmed=1 epoch=1
+	ok confirmed=1 epoch=1
+	hello confirmed=1 epoch=1
+	hello confirmed=1 epoch=0
+	EOF
+}
+
 @test "epoch record: a cluster file in canonical form, read back the same" {
 	printf 'node 2 [::1]:7000\nepoch 5\nnode 1 host-a:7000 fd=9000 # a\n' > c.conf
 	run net-tool format c.conf

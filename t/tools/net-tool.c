@@ -11,10 +11,13 @@
  *	net-tool wire [options]		encode a datagram, damage it, decode it
  *	net-tool window			"INC SEQ" lines through a replay window
  *	net-tool session		lines through one peer's handshake state:
- *		"hello INC SEQ answer|other|none [confirmed]" (a HELLO whose
- *		echo is our nonce, another one, or zeros), "data INC SEQ";
- *		prints why each does not count ("ok" when it does) and
- *		whether the peer is confirmed
+ *		"hello INC SEQ answer|other|none [confirmed] [e=EPOCH]
+ *		[c=CHAR]" (a HELLO whose echo is our nonce, another one, or
+ *		zeros; of the peer's EPOCH, with a cluster digest of CHAR
+ *		bytes), "data INC SEQ", "epoch N" (ours, which starts at 0);
+ *		prints why each does not count ("ok" when it does), whether
+ *		the peer is confirmed and, once an epoch was named, the
+ *		peer's as its session keeps it
  *
  * wire options: -k KEYFILE (default: insecure), -K KEYFILE (decode with
  * another key; "-": insecure), -p fd|node (encode), -P fd|node (decode), -t TYPE,
@@ -343,19 +346,38 @@ cmd_session(void)
 	struct sess_conf conf = { 0 };
 	struct sess_hello h = { 0 };
 	struct wire_msg m = { 0 };
-	uint8_t mine[SESS_NONCE], payload[SESS_PAYLOAD];
+	uint8_t mine[SESS_NONCE], payload[SESS_PAYLOAD_MAX];
 	unsigned long long inc, seq;
-	char line[128], what[16], echo[16], flag[16];
+	char line[128], what[16], echo[16], flag[3][16];
 	const char *why;
 	int64_t now = 0;
-	int changed, n;
+	int changed, n, i, epochs = 0;
+	unsigned e;
 
 	memset(mine, 'm', sizeof(mine));
 	sess_init(&s, mine);
 	while (fgets(line, sizeof(line), stdin) != NULL) {
-		flag[0] = '\0';
-		n = sscanf(line, "%15s %llu %llu %15s %15s", what, &inc, &seq,
-		    echo, flag);
+		if (sscanf(line, "epoch %u", &e) == 1) {
+			conf.epoch = e;
+			epochs = 1;
+			continue;
+		}
+		memset(flag, 0, sizeof(flag));
+		n = sscanf(line, "%15s %llu %llu %15s %15s %15s %15s", what,
+		    &inc, &seq, echo, flag[0], flag[1], flag[2]);
+		h.confirmed = 0;
+		h.conf = conf;
+		for (i = 0; i < 3; i++) {
+			if (strcmp(flag[i], "confirmed") == 0)
+				h.confirmed = 1;
+			else if (sscanf(flag[i], "e=%u", &e) == 1)
+				h.conf.epoch = e, epochs = 1;
+			else if (flag[i][0] == 'c' && flag[i][1] == '=')
+				memset(h.conf.d[2], flag[i][2],
+				    sizeof(h.conf.d[2]));
+			else if (flag[i][0] != '\0')
+				errx(EXIT_USAGE, "bad flag: %s", line);
+		}
 		now += SESS_RETRY;
 		m.inc = inc;
 		m.seq = seq;
@@ -369,12 +391,9 @@ cmd_session(void)
 				memset(h.echo, 0, sizeof(h.echo));
 			else
 				errx(EXIT_USAGE, "bad echo: %s", line);
-			h.conf = conf;
-			h.confirmed = strcmp(flag, "confirmed") == 0;
-			sess_hello_put(&h, payload);
 			m.type = WIRE_TYPE_HELLO;
 			m.payload = payload;
-			m.len = sizeof(payload);
+			m.len = sess_hello_put(&h, payload);
 		} else if (n == 3 && strcmp(what, "data") == 0) {
 			m.type = 1;
 			m.payload = NULL;
@@ -382,8 +401,11 @@ cmd_session(void)
 		} else
 			errx(EXIT_USAGE, "expected hello or data: %s", line);
 		why = sess_recv(&s, &conf, &m, now, &changed);
-		printf("%s confirmed=%d\n", why == NULL ? "ok" : why,
+		printf("%s confirmed=%d", why == NULL ? "ok" : why,
 		    s.confirmed);
+		if (epochs)
+			printf(" epoch=%u", s.epoch);
+		printf("\n");
 	}
 	return 0;
 }

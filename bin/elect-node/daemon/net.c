@@ -372,7 +372,7 @@ algo_time
 net_tick(struct node *nd, algo_time now)
 {
 	struct sess_hello h;
-	uint8_t pl[SESS_PAYLOAD];
+	uint8_t pl[SESS_PAYLOAD_MAX];
 	struct wire_msg w;
 	algo_time next = INT64_MAX, d;
 	size_t i;
@@ -382,11 +382,10 @@ net_tick(struct node *nd, algo_time now)
 			continue;
 		if (sess_due(&nd->sess[i], now)) {
 			sess_hello(&nd->sess[i], &nd->conf, now, &h);
-			sess_hello_put(&h, pl);
 			memset(&w, 0, sizeof(w));
 			w.type = WIRE_TYPE_HELLO;
 			w.payload = pl;
-			w.len = sizeof(pl);
+			w.len = sess_hello_put(&h, pl);
 			emit(nd, (long)i, &w);
 		}
 		/* After our answer, which confirms us to the peer. */
