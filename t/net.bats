@@ -457,3 +457,40 @@ cluster() {
 	assert_failure 2
 	assert_output --partial 'epoch:3: node id "x"'
 }
+
+@test "wire: the epoch types pass only a protocol with epochs" {
+	for t in 252 253 254; do
+		run net-tool wire -p node -t "$t"
+		assert_output 'bad-type from=2'
+		run net-tool wire -p epochs -t "$t"
+		assert_output --partial 'ok type='"$t"
+	done
+	run net-tool wire -p epochs -t 251
+	assert_output 'bad-type from=2'
+	run net-tool wire -p fd -t 254
+	assert_output 'bad-type from=2'
+}
+
+@test "epoch messages: wedge, wedged and change, strictly" {
+	d=0102030405060708
+	run net-tool epoch-msg 254 "00000003$d"
+	assert_success
+	assert_output "epoch=3 digest=$d"
+	run net-tool epoch-msg 253 "000000030005$d"
+	assert_output "epoch=3 members=5 digest=$d"
+	run net-tool epoch-msg 252 "000000040000004000000030${d}6e6f6465"
+	assert_output "epoch=4 total=64 off=48 len=4 digest=$d"
+	# Lengths, ranges and types the parser refuses.
+	for bad in "254 00000003${d}00" "254 00000003" "253 000000030000$d" \
+	    "253 000000030401$d" "254 01000000$d" \
+	    "252 000000040000004000000030$d" \
+	    "252 000000000000004000000030${d}6e6f6465" \
+	    "252 000000040000004000000040${d}6e6f6465" \
+	    "252 00000004000000400000003e${d}6e6f6465" \
+	    "252 000000040010000100000000${d}6e6f6465" \
+	    "251 00000003$d" "255 00000003$d"; do
+		run net-tool epoch-msg $bad
+		assert_failure 1
+		assert_output bad-payload
+	done
+}

@@ -140,3 +140,91 @@ epoch_save(int dirfd, const struct cluster *c)
 	free(buf);
 	return rc;
 }
+
+/* The rules of a message, shared by the parser and the writer. */
+static int
+msg_ok(const struct epoch_msg *m)
+{
+	if (m->epoch > CLUSTER_EPOCH_MAX)
+		return 0;
+	switch (m->type) {
+	case WIRE_TYPE_WEDGE:
+		return 1;
+	case WIRE_TYPE_WEDGED:
+		return m->members >= 1 && m->members <= CLUSTER_NODES_MAX;
+	case WIRE_TYPE_CHANGE:
+		return m->epoch >= 1 && m->total >= 1 &&
+		    m->total <= CLUSTER_FILE_MAX && m->len >= 1 &&
+		    m->len <= EPOCH_PART_MAX && m->off < m->total &&
+		    m->len <= m->total - m->off;
+	default:
+		return 0;
+	}
+}
+
+const char *
+epoch_msg_parse(uint8_t type, const uint8_t *p, size_t len,
+    struct epoch_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	if (len < 4 + EPOCH_DIGEST)
+		return "bad-payload";
+	m->epoch = wire_get32(p);
+	switch (type) {
+	case WIRE_TYPE_WEDGE:
+		if (len != EPOCH_WEDGE_LEN)
+			return "bad-payload";
+		memcpy(m->digest, p + 4, EPOCH_DIGEST);
+		break;
+	case WIRE_TYPE_WEDGED:
+		if (len != EPOCH_WEDGED_LEN)
+			return "bad-payload";
+		m->members = wire_get16(p + 4);
+		memcpy(m->digest, p + 6, EPOCH_DIGEST);
+		break;
+	case WIRE_TYPE_CHANGE:
+		if (len <= EPOCH_CHANGE_HDR)
+			return "bad-payload";
+		m->total = wire_get32(p + 4);
+		m->off = wire_get32(p + 8);
+		memcpy(m->digest, p + 12, EPOCH_DIGEST);
+		m->part = p + EPOCH_CHANGE_HDR;
+		m->len = len - EPOCH_CHANGE_HDR;
+		break;
+	default:
+		return "bad-payload";
+	}
+	return msg_ok(m) ? NULL : "bad-payload";
+}
+
+size_t
+epoch_msg_put(const struct epoch_msg *m, uint8_t *p, size_t cap)
+{
+	size_t n;
+
+	if (!msg_ok(m))
+		return 0;
+	n = m->type == WIRE_TYPE_WEDGE ? EPOCH_WEDGE_LEN :
+	    m->type == WIRE_TYPE_WEDGED ? EPOCH_WEDGED_LEN :
+	    EPOCH_CHANGE_HDR + m->len;
+	if (n > cap)
+		return 0;
+	wire_put32(p, m->epoch);
+	switch (m->type) {
+	case WIRE_TYPE_WEDGE:
+		memcpy(p + 4, m->digest, EPOCH_DIGEST);
+		break;
+	case WIRE_TYPE_WEDGED:
+		wire_put16(p + 4, m->members);
+		memcpy(p + 6, m->digest, EPOCH_DIGEST);
+		break;
+	default:
+		wire_put32(p + 4, m->total);
+		wire_put32(p + 8, m->off);
+		memcpy(p + 12, m->digest, EPOCH_DIGEST);
+		memcpy(p + EPOCH_CHANGE_HDR, m->part, m->len);
+		break;
+	}
+	return n;
+}

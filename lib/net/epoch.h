@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "net/cluster.h"
+#include "net/wire.h"
 
 #define EPOCH_RECORD	"epoch"
 
@@ -61,5 +62,52 @@ size_t	 cluster_format(const struct cluster *c, char *buf, size_t len);
  */
 int	 epoch_load(int dirfd, struct cluster *c, char *err, size_t errlen);
 int	 epoch_save(int dirfd, const struct cluster *c);
+
+/*
+ * The messages of a change between hosts, elect-node's envelopes (net/
+ * wire.h) of the epoch types, authenticated and windowed as any other;
+ * integers big-endian, digests the first 8 bytes of BLAKE2b ones.
+ *
+ *	WEDGE	the paper's grant request of infinite delta: wedge your
+ *		core of epoch E (net/cluster of E+1 named by its digest)
+ *		  0  4  epoch E
+ *		  4  8  digest of E+1's members (sess_cluster_digest())
+ *	WEDGED	the answer: my core of E is wedged, for good
+ *		  0  4  epoch E
+ *		  4  2  members of E, 1 .. CLUSTER_NODES_MAX (a majority of
+ *		        them ends E, rule E3)
+ *		  6  8  digest of E's members
+ *	CHANGE	a part of E's record (cluster_format()), for a host that
+ *		was not given the file
+ *		  0  4  epoch E, 1 .. 2^24 - 1
+ *		  4  4  the record's length, 1 .. CLUSTER_FILE_MAX
+ *		  8  4  this part's offset; it ends within the record
+ *		 12  8  digest of the whole record (sess_digest())
+ *		 20  N  the part, 1 .. EPOCH_PART_MAX bytes
+ *
+ * Parsing is strict: exact lengths, epochs and counts in range.
+ */
+#define EPOCH_WEDGE_LEN		12
+#define EPOCH_WEDGED_LEN	14
+#define EPOCH_CHANGE_HDR	20
+#define EPOCH_PART_MAX		(WIRE_PAYLOAD_MAX - EPOCH_CHANGE_HDR)
+#define EPOCH_DIGEST		8
+
+struct epoch_msg {
+	uint8_t		 type;		/* WIRE_TYPE_WEDGE, _WEDGED, _CHANGE */
+	uint32_t	 epoch;
+	uint16_t	 members;	/* WEDGED */
+	uint8_t		 digest[EPOCH_DIGEST];
+	uint32_t	 total, off;	/* CHANGE */
+	const uint8_t	*part;		/* CHANGE: into the payload parsed */
+	size_t		 len;
+};
+
+/* NULL and *M filled, or "bad-payload". */
+const char *epoch_msg_parse(uint8_t type, const uint8_t *p, size_t len,
+	    struct epoch_msg *m);
+/* M's payload into P (CAP bytes): its length, or 0 when M breaks a rule
+ * of the parser or CAP is short. */
+size_t	 epoch_msg_put(const struct epoch_msg *m, uint8_t *p, size_t cap);
 
 #endif

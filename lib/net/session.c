@@ -39,9 +39,7 @@ sess_hello_parse(const uint8_t *p, size_t len, struct sess_hello *h)
 	h->confirmed = p[SESS_PAYLOAD - 1] & SESS_F_CONFIRMED;
 	h->conf.epoch = 0;
 	if (len == SESS_PAYLOAD_MAX)
-		h->conf.epoch = (uint32_t)p[SESS_PAYLOAD] << 24 |
-		    (uint32_t)p[SESS_PAYLOAD + 1] << 16 |
-		    (uint32_t)p[SESS_PAYLOAD + 2] << 8 | p[SESS_PAYLOAD + 3];
+		h->conf.epoch = wire_get32(p + SESS_PAYLOAD);
 	if (memcmp(h->nonce, zero, SESS_NONCE) == 0 ||
 	    (p[SESS_PAYLOAD - 1] & ~(SESS_F_CONFIRMED | SESS_F_EPOCH)) != 0 ||
 	    ((p[SESS_PAYLOAD - 1] & SESS_F_EPOCH) != 0) !=
@@ -67,10 +65,7 @@ sess_hello_put(const struct sess_hello *h, uint8_t *p)
 	if (e == 0)
 		return SESS_PAYLOAD;
 	p[SESS_PAYLOAD - 1] |= SESS_F_EPOCH;
-	p[SESS_PAYLOAD] = (uint8_t)(e >> 24);
-	p[SESS_PAYLOAD + 1] = (uint8_t)(e >> 16);
-	p[SESS_PAYLOAD + 2] = (uint8_t)(e >> 8);
-	p[SESS_PAYLOAD + 3] = (uint8_t)e;
+	wire_put32(p + SESS_PAYLOAD, e);
 	return SESS_PAYLOAD_MAX;
 }
 

@@ -6,6 +6,8 @@
  *	net-tool record DIR FILE	save FILE as DIR's epoch record
  *	net-tool plan ID FILE [DIR]	where node ID starting with FILE
  *					goes, given DIR's record (if any)
+ *	net-tool epoch-msg TYPE HEX	parse the payload HEX of an epoch
+ *					message, print it, write it again
  *	net-tool resolve FILE		load and resolve, print the addresses
  *	net-tool key FILE		load a key file
  *	net-tool wire [options]		encode a datagram, damage it, decode it
@@ -20,7 +22,8 @@
  *		peer's as its session keeps it
  *
  * wire options: -k KEYFILE (default: insecure), -K KEYFILE (decode with
- * another key; "-": insecure), -p fd|node (encode), -P fd|node (decode), -t TYPE,
+ * another key; "-": insecure), -p fd|node|epochs (encode), -P (decode; epochs:
+ * elect-node's with the epoch types), -t TYPE,
  * -f FROM, -d TO, -s SELF (decoder), -i INC, -q SEQ, -n PAYLOAD-BYTES,
  * -x OFF (flip a byte), -c LEN (cut to LEN bytes), -a N (append N bytes),
  * -r (print the datagram in hex instead of decoding it).
@@ -48,7 +51,8 @@
 #include "util/util.h"
 
 /* elect-node's types are its own business: any count will do here. */
-static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20 };
+static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20, 0 };
+static const struct wire_proto epochs_proto = { WIRE_MAGIC_NODE, 20, 1 };
 
 static void __attribute__((noreturn))
 usage(void)
@@ -56,6 +60,7 @@ usage(void)
 	fprintf(stderr, "usage: net-tool cluster|resolve|key|format FILE\n"
 	    "       net-tool record DIR FILE\n"
 	    "       net-tool plan ID FILE [DIR]\n"
+	    "       net-tool epoch-msg TYPE HEX\n"
 	    "       net-tool window|session\n"
 	    "       net-tool wire [-r] [-k key] [-K key] [-p proto] [-P proto]"
 	    " [-t type]\n"
@@ -138,6 +143,37 @@ cmd_plan(const char *id, const char *path, const char *dir)
 }
 
 static int
+cmd_epoch_msg(const char *type, const char *hex)
+{
+	static uint8_t p[WIRE_PAYLOAD_MAX + 1], back[WIRE_PAYLOAD_MAX + 1];
+	struct epoch_msg m;
+	const char *why;
+	size_t len, i;
+
+	if (sodium_hex2bin(p, sizeof(p), hex, strlen(hex), NULL, &len,
+	    NULL) != 0)
+		errx(EXIT_USAGE, "bad hex");
+	if ((why = epoch_msg_parse((uint8_t)arg_num(type, 0, 255, "TYPE"),
+	    p, len, &m)) != NULL) {
+		printf("%s\n", why);
+		return EXIT_NO;
+	}
+	printf("epoch=%u", m.epoch);
+	if (m.type == WIRE_TYPE_WEDGED)
+		printf(" members=%u", m.members);
+	if (m.type == WIRE_TYPE_CHANGE)
+		printf(" total=%u off=%u len=%zu", m.total, m.off, m.len);
+	printf(" digest=");
+	for (i = 0; i < sizeof(m.digest); i++)
+		printf("%02x", m.digest[i]);
+	printf("\n");
+	if (epoch_msg_put(&m, back, sizeof(back)) != len ||
+	    memcmp(back, p, len) != 0)
+		errx(1, "written back otherwise");
+	return 0;
+}
+
+static int
 cmd_cluster(const char *path)
 {
 	struct cluster c;
@@ -210,6 +246,8 @@ proto(const char *s)
 		return &fd_wire;
 	if (strcmp(s, "node") == 0)
 		return &node_proto;
+	if (strcmp(s, "epochs") == 0)
+		return &epochs_proto;
 	errx(EXIT_USAGE, "unknown protocol %s", s);
 }
 
@@ -425,6 +463,8 @@ main(int argc, char *argv[])
 		return cmd_session();
 	if (strcmp(argv[1], "record") == 0 && argc == 4)
 		return cmd_record(argv[2], argv[3]);
+	if (strcmp(argv[1], "epoch-msg") == 0 && argc == 4)
+		return cmd_epoch_msg(argv[2], argv[3]);
 	if (strcmp(argv[1], "plan") == 0 && (argc == 4 || argc == 5))
 		return cmd_plan(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc != 3)
