@@ -46,7 +46,8 @@ int	 epoch_plan(const struct cluster *file, const struct cluster *rec,
 const char *epoch_plan_name(enum epoch_plan);
 
 /* Same ids at the same endpoints (as written), whatever the epochs. */
-int	 cluster_same_members(const struct cluster *, const struct cluster *);
+int	 cluster_same_members(const struct cluster *,
+	    const struct cluster *);
 
 /*
  * C as a cluster file: its epoch line, then one canonical node line per
@@ -94,12 +95,12 @@ int	 epoch_save(int dirfd, const struct cluster *c);
 #define EPOCH_DIGEST		8
 
 struct epoch_msg {
-	uint8_t		 type;		/* WIRE_TYPE_WEDGE, _WEDGED, _CHANGE */
+	uint8_t		 type;		/* WIRE_TYPE_WEDGE, ... */
 	uint32_t	 epoch;
 	uint16_t	 members;	/* WEDGED */
 	uint8_t		 digest[EPOCH_DIGEST];
 	uint32_t	 total, off;	/* CHANGE */
-	const uint8_t	*part;		/* CHANGE: into the payload parsed */
+	const uint8_t	*part;		/* CHANGE: into the payload */
 	size_t		 len;
 };
 

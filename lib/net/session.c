@@ -139,7 +139,8 @@ on_hello(struct sess *s, const struct sess_conf *conf,
 	 * compared within one epoch only. */
 	for (i = 0; i < SESS_DIGESTS; i++)
 		if (memcmp(h.conf.d[i], conf->d[i], SESS_DIGEST) != 0 &&
-		    (SESS_ALGO + i != SESS_CLUSTER || h.conf.epoch == conf->epoch))
+		    (SESS_ALGO + i != SESS_CLUSTER ||
+		    h.conf.epoch == conf->epoch))
 			break;
 	/* A challenge not answered yet, or a peer still waiting (but a
 	 * misfit, never confirmed, only hears us every SESS_RETRY_ODD). */

@@ -48,7 +48,7 @@
 #define WIRE_VERSION		2	/* 2: the handshake */
 #define WIRE_TYPE_HELLO		255
 /* Epoch changes (net/epoch.h), elect-node's only: */
-#define WIRE_TYPE_WEDGE		254	/* wedge your core of an epoch */
+#define WIRE_TYPE_WEDGE		254	/* wedge your core of epoch e */
 #define WIRE_TYPE_WEDGED	253	/* mine is wedged */
 #define WIRE_TYPE_CHANGE	252	/* a part of the next membership */
 #define WIRE_TYPE_EPOCH_MIN	252
