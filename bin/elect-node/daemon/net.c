@@ -93,6 +93,7 @@ net_conf(struct node *nd)
 		    "%lld ", (long long)t[i]);
 	sess_digest(text, len, nd->conf.d[1]);
 	sess_cluster_digest(&nd->cluster, nd->conf.d[2]);
+	nd->conf.epoch = nd->cluster.epoch;
 }
 
 void
@@ -453,6 +454,10 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		misfit_changed(nd, i);
 	if (why != NULL)
 		return why;
+	/* A peer of another epoch confirms (session.h), but a core only
+	 * hears the cores of its own epoch. */
+	if (nd->sess[i].epoch != nd->conf.epoch)
+		return "epoch";
 	memset(m, 0, sizeof(*m));
 	m->peer = w->from;
 	m->type = w->type;
