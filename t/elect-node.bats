@@ -108,6 +108,18 @@ start_stub() {
 	[ ! -e "$ELECT_DIR/s" ]
 }
 
+@test "a cluster file of a later epoch is refused; epoch 0 is as none" {
+	{ echo 'epoch 3'; cat "$C"; } >"$ELECT_DIR/e3.conf"
+	run elect-node -f "$ELECT_DIR/e3.conf" -i 1 --insecure -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "e3.conf:1: epoch 3: this elect-node runs epoch 0 only"
+	[ ! -e "$ELECT_DIR/s" ]
+	{ cat "$C"; echo 'epoch 0'; } >"$ELECT_DIR/e0.conf"
+	run elect-node -f "$ELECT_DIR/e0.conf" -i 9 --insecure -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "no node 9 in this cluster"
+}
+
 @test "a port in use is refused, naming the node and address" {
 	start_stub
 	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/other" \

@@ -78,6 +78,34 @@ cluster() {
 	assert_output --partial 'c.conf: no nodes'
 }
 
+@test "cluster: an epoch line, once; a file without one is of epoch 0" {
+	cluster 'epoch 7  # the seventh' 'node 1 a:7000'
+	assert_success
+	assert_output - <<-EOF
+	1 a 7000 fd=7001 line=2
+	epoch 7 line=1
+	EOF
+	cluster 'node 1 a:7000' 'epoch 16777215'
+	assert_success
+	assert_line 'epoch 16777215 line=2'
+	cluster 'node 1 a:7000'
+	assert_success
+	refute_output --partial epoch
+	cluster 'epoch 1' 'node 1 a:7000' 'epoch 2'
+	assert_failure 2
+	assert_output --partial 'c.conf:3: epoch already given on line 1'
+	cluster 'epoch 16777216' 'node 1 a:7000'
+	assert_output --partial 'c.conf:1: epoch "16777216" is not 0 to 16777215'
+	cluster 'epoch -1' 'node 1 a:7000'
+	assert_output --partial 'epoch "-1" is not 0 to'
+	cluster 'epoch' 'node 1 a:7000'
+	assert_output --partial 'c.conf:1: epoch: missing N'
+	cluster 'epoch 3 4' 'node 1 a:7000'
+	assert_output --partial 'c.conf:1: epoch 3: unexpected "4"'
+	cluster 'epoch 3'
+	assert_output --partial 'c.conf: no nodes'
+}
+
 @test "cluster: duplicate ids and endpoints are refused" {
 	cluster 'node 1 a:7000' 'node 1 b:7000'
 	assert_failure 2
@@ -340,4 +368,129 @@ cluster() {
 	ok confirmed=1
 	old-incarnation confirmed=1
 	EOF
+}
+
+@test "session: nodes of two epochs confirm each other whatever their memberships; of one, only with the same" {
+	run net-tool session <<-EOF
+	epoch 0
+	hello 1 1 answer c=x
+	hello 1 2 answer e=1 c=x
+	data 1 3
+	epoch 1
+	hello 2 1 answer e=1 c=x
+	hello 2 2 answer e=1
+	data 2 3
+	epoch 2
+	hello 3 1 answer e=1 c=y
+	hello 4 1 answer e=0 c=z
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	mismatch confirmed=0 epoch=0
+	hello confirmed=1 epoch=1
+	ok confirmed=1 epoch=1
+	mismatch confirmed=0 epoch=1
+	hello confirmed=1 epoch=1
+	ok confirmed=1 epoch=1
+	hello confirmed=1 epoch=1
+	hello confirmed=1 epoch=0
+	EOF
+}
+
+@test "epoch record: a cluster file in canonical form, read back the same" {
+	printf 'node 2 [::1]:7000\nepoch 5\nnode 1 host-a:7000 fd=9000 # a\n' > c.conf
+	run net-tool format c.conf
+	assert_success
+	assert_output - <<-EOF
+	epoch 5
+	node 1 host-a:7000 fd=9000
+	node 2 [::1]:7000 fd=7001
+	EOF
+	net-tool format c.conf > f.conf
+	run net-tool format f.conf
+	assert_output "$(cat f.conf)"
+	printf 'node 1 a:7000\n' > c.conf
+	run net-tool format c.conf
+	assert_line --index 0 'epoch 0'
+	net-tool record "$BATS_TEST_TMPDIR/s" c.conf
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/s/epoch")" = 600 ]
+	run cat "$BATS_TEST_TMPDIR/s/epoch"
+	assert_output - <<-EOF
+	epoch 0
+	node 1 a:7000 fd=7001
+	EOF
+}
+
+@test "epoch record: where a starting node goes, given its file and record" {
+	S=$BATS_TEST_TMPDIR/s
+	printf 'node 1 a:7000\nnode 2 b:7000\nnode 3 c:7000\n' > e0.conf
+	{ echo 'epoch 1'; cat e0.conf; } > e1.conf
+	{ echo 'epoch 1'; cat e0.conf; echo 'node 4 d:7000'; } > e1x.conf
+	printf 'epoch 2\nnode 2 b:7000\nnode 4 d:7000\nnode 5 e:7000\n' > e2.conf
+	# No record: epoch 0 as always; a later epoch is joined, fresh.
+	run net-tool plan 1 e0.conf
+	assert_output run
+	run net-tool plan 4 e2.conf
+	assert_output join
+	run net-tool plan 1 e2.conf
+	assert_failure 2
+	assert_output --partial 'e2.conf: no node 1 in epoch 2'
+	# A record of epoch 1 {1,2,3}.
+	net-tool record "$S" e1.conf
+	run net-tool plan 1 e1.conf "$S"
+	assert_output run
+	run net-tool plan 1 e0.conf "$S"	# an older file: the record
+	assert_output run
+	run net-tool plan 2 e2.conf "$S"	# in both epochs
+	assert_output change
+	run net-tool plan 1 e2.conf "$S"	# not in the next one
+	assert_output left
+	run net-tool plan 1 e1x.conf "$S"
+	assert_failure 2
+	assert_output --partial "e1x.conf: epoch 1, whose members in the state directory differ"
+	run net-tool plan 4 e2.conf "$S"
+	assert_failure 2
+	assert_output --partial "the state directory's epoch 1 has no node 4"
+	# A damaged record is refused, naming its line.
+	printf 'epoch 1\nnode 1 a:7000\nnode x\n' > "$S/epoch"
+	run net-tool plan 1 e1.conf "$S"
+	assert_failure 2
+	assert_output --partial 'epoch:3: node id "x"'
+}
+
+@test "wire: the epoch types pass only a protocol with epochs" {
+	for t in 252 253 254; do
+		run net-tool wire -p node -t "$t"
+		assert_output 'bad-type from=2'
+		run net-tool wire -p epochs -t "$t"
+		assert_output --partial 'ok type='"$t"
+	done
+	run net-tool wire -p epochs -t 251
+	assert_output 'bad-type from=2'
+	run net-tool wire -p fd -t 254
+	assert_output 'bad-type from=2'
+}
+
+@test "epoch messages: wedge, wedged and change, strictly" {
+	d=0102030405060708
+	run net-tool epoch-msg 254 "00000003$d"
+	assert_success
+	assert_output "epoch=3 digest=$d"
+	run net-tool epoch-msg 253 "000000030005$d"
+	assert_output "epoch=3 members=5 digest=$d"
+	run net-tool epoch-msg 252 "000000040000004000000030${d}6e6f6465"
+	assert_output "epoch=4 total=64 off=48 len=4 digest=$d"
+	# Lengths, ranges and types the parser refuses.
+	for bad in "254 00000003${d}00" "254 00000003" "253 000000030000$d" \
+	    "253 000000030401$d" "254 01000000$d" \
+	    "252 000000040000004000000030$d" \
+	    "252 000000000000004000000030${d}6e6f6465" \
+	    "252 000000040000004000000040${d}6e6f6465" \
+	    "252 00000004000000400000003e${d}6e6f6465" \
+	    "252 000000040010000100000000${d}6e6f6465" \
+	    "251 00000003$d" "255 00000003$d"; do
+		run net-tool epoch-msg $bad
+		assert_failure 1
+		assert_output bad-payload
+	done
 }

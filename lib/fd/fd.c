@@ -7,7 +7,7 @@
 
 #include "fd/fd.h"
 
-const struct wire_proto fd_wire = { WIRE_MAGIC_FD, FD_MSG_MAX };
+const struct wire_proto fd_wire = { WIRE_MAGIC_FD, FD_MSG_MAX, 0 };
 
 /* Inter-arrival times of one peer's heartbeats, for phi accrual. */
 struct phi {
@@ -554,12 +554,11 @@ static void
 due_peer(struct fd *fd, struct peer *p, int64_t now)
 {
 	struct sess_hello h;
-	uint8_t pl[SESS_PAYLOAD];
+	uint8_t pl[SESS_PAYLOAD_MAX];
 
 	if (sess_due(&p->sess, now)) {
 		sess_hello(&p->sess, &fd->cfg.conf, now, &h);
-		sess_hello_put(&h, pl);
-		send_msg(fd, p, WIRE_TYPE_HELLO, pl, sizeof(pl));
+		send_msg(fd, p, WIRE_TYPE_HELLO, pl, sess_hello_put(&h, pl));
 	}
 	if (p->subscribed && now >= p->sub_until)
 		p->subscribed = 0;

@@ -231,6 +231,30 @@ grow(struct parser *p)
 	return 0;
 }
 
+/* "epoch N": once, alone on its line. */
+static int
+parse_epoch(struct parser *p, char *s)
+{
+	unsigned long v;
+	char *num;
+
+	if (p->c->epoch_line != 0)
+		return fail(p, "epoch already given on line %u",
+		    p->c->epoch_line);
+	s += s == NULL ? 0 : strspn(s, BLANKS);
+	if (s == NULL || *(num = strsep(&s, BLANKS)) == '\0')
+		return fail(p, "epoch: missing N");
+	if (parse_num(num, 0, CLUSTER_EPOCH_MAX, &v) == -1)
+		return fail(p, "epoch \"%s\" is not 0 to %u", num,
+		    CLUSTER_EPOCH_MAX);
+	if (s != NULL && s[strspn(s, BLANKS)] != '\0')
+		return fail(p, "epoch %lu: unexpected \"%s\"", v,
+		    s + strspn(s, BLANKS));
+	p->c->epoch = (uint32_t)v;
+	p->c->epoch_line = p->line;
+	return 0;
+}
+
 /* One line, NUL-terminated and without its newline; S may be changed. */
 static int
 parse_line(struct parser *p, char *s)
@@ -250,6 +274,8 @@ parse_line(struct parser *p, char *s)
 	/* A setting shared by every node (lib/conf, elect.conf(5)). */
 	if (strcmp(kw, "set") == 0)
 		return 0;
+	if (strcmp(kw, "epoch") == 0)
+		return parse_epoch(p, s);
 	if (strcmp(kw, "node") != 0)
 		return fail(p, "unknown keyword \"%s\" (expected \"node ID "
 		    "HOST:PORT [fd=PORT]\")", kw);

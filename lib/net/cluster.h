@@ -3,6 +3,11 @@
  *
  *	# comment (a '#' starts a comment anywhere on a line)
  *	node ID HOST:PORT [fd=PORT]
+ *	epoch N
+ *
+ * "epoch N" (at most once; 0 when absent, so that every older file stays
+ * valid) names the epoch whose membership the nodes are (Nerio 10.6,
+ * share/elect/lease.md, Epochs): 0 .. CLUSTER_EPOCH_MAX.
  *
  * ID is 1..65535 (a higher id wins elections).  HOST is a host name, a
  * numeric IPv4 address, or a numeric IPv6 address in brackets
@@ -27,6 +32,7 @@
 #define CLUSTER_HOST_MAX	253	/* longest DNS name */
 #define CLUSTER_FILE_MAX	(1024 * 1024)	/* cluster_load() reads no more */
 #define CLUSTER_ID_MAX		65535
+#define CLUSTER_EPOCH_MAX	0xffffffu	/* ALGO_EPOCH_MAX */
 
 struct cluster_node {
 	unsigned	 id;
@@ -45,6 +51,8 @@ struct cluster {
 	char			*file;	/* name used in messages */
 	size_t			 n;
 	struct cluster_node	*nodes;	/* sorted by id */
+	uint32_t		 epoch;	/* "epoch N", or 0 */
+	unsigned		 epoch_line;	/* where, or 0: none */
 };
 
 /*

@@ -29,23 +29,31 @@ sess_hello_parse(const uint8_t *p, size_t len, struct sess_hello *h)
 	static const uint8_t zero[SESS_NONCE];
 	size_t i;
 
-	if (len != SESS_PAYLOAD)
+	if (len != SESS_PAYLOAD && len != SESS_PAYLOAD_MAX)
 		return "bad-payload";
 	memcpy(h->nonce, p, SESS_NONCE);
 	memcpy(h->echo, p + SESS_NONCE, SESS_NONCE);
 	for (i = 0; i < SESS_DIGESTS; i++)
 		memcpy(h->conf.d[i], p + 2 * SESS_NONCE + i * SESS_DIGEST,
 		    SESS_DIGEST);
-	h->confirmed = p[SESS_PAYLOAD - 1] & 1;
+	h->confirmed = p[SESS_PAYLOAD - 1] & SESS_F_CONFIRMED;
+	h->conf.epoch = 0;
+	if (len == SESS_PAYLOAD_MAX)
+		h->conf.epoch = wire_get32(p + SESS_PAYLOAD);
 	if (memcmp(h->nonce, zero, SESS_NONCE) == 0 ||
-	    (p[SESS_PAYLOAD - 1] & ~1) != 0)
+	    (p[SESS_PAYLOAD - 1] & ~(SESS_F_CONFIRMED | SESS_F_EPOCH)) != 0 ||
+	    ((p[SESS_PAYLOAD - 1] & SESS_F_EPOCH) != 0) !=
+	    (len == SESS_PAYLOAD_MAX) ||
+	    (len == SESS_PAYLOAD_MAX && (h->conf.epoch == 0 ||
+	    h->conf.epoch > SESS_EPOCH_MAX)))
 		return "bad-payload";
 	return NULL;
 }
 
-void
+size_t
 sess_hello_put(const struct sess_hello *h, uint8_t *p)
 {
+	uint32_t e = h->conf.epoch;
 	size_t i;
 
 	memcpy(p, h->nonce, SESS_NONCE);
@@ -53,7 +61,12 @@ sess_hello_put(const struct sess_hello *h, uint8_t *p)
 	for (i = 0; i < SESS_DIGESTS; i++)
 		memcpy(p + 2 * SESS_NONCE + i * SESS_DIGEST, h->conf.d[i],
 		    SESS_DIGEST);
-	p[SESS_PAYLOAD - 1] = h->confirmed ? 1 : 0;
+	p[SESS_PAYLOAD - 1] = h->confirmed ? SESS_F_CONFIRMED : 0;
+	if (e == 0)
+		return SESS_PAYLOAD;
+	p[SESS_PAYLOAD - 1] |= SESS_F_EPOCH;
+	wire_put32(p + SESS_PAYLOAD, e);
+	return SESS_PAYLOAD_MAX;
 }
 
 static int64_t
@@ -122,8 +135,12 @@ on_hello(struct sess *s, const struct sess_conf *conf,
 		return why;
 	if ((why = wire_window_check(&s->hwin, m->inc, m->seq)) != NULL)
 		return why;
+	/* Each epoch has its own membership: the cluster's digest is
+	 * compared within one epoch only. */
 	for (i = 0; i < SESS_DIGESTS; i++)
-		if (memcmp(h.conf.d[i], conf->d[i], SESS_DIGEST) != 0)
+		if (memcmp(h.conf.d[i], conf->d[i], SESS_DIGEST) != 0 &&
+		    (SESS_ALGO + i != SESS_CLUSTER ||
+		    h.conf.epoch == conf->epoch))
 			break;
 	/* A challenge not answered yet, or a peer still waiting (but a
 	 * misfit, never confirmed, only hears us every SESS_RETRY_ODD). */
@@ -149,6 +166,7 @@ on_hello(struct sess *s, const struct sess_conf *conf,
 	if (s->confirmed && s->win.valid && m->inc == s->win.inc)
 		return "hello";
 	s->confirmed = 1;
+	s->epoch = h.conf.epoch;	/* of this incarnation, for good */
 	s->win.valid = 1;
 	s->win.inc = m->inc;
 	s->win.top = m->seq;

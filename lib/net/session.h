@@ -15,7 +15,19 @@
  *	 40    8  timing   } the sender's configuration: they must equal the
  *	 48    8  cluster  } receiver's for the peer to count
  *	 56    1  flags    bit 0: the sender has confirmed the receiver,
- *	                   which then owes it no answer; others zero
+ *	                   which then owes it no answer; bit 1: the epoch
+ *	                   follows; others zero
+ *	 57    4  epoch    the sender's epoch (Nerio 10.6), 1 .. 2^24 - 1;
+ *	                   only with bit 1, absent in epoch 0
+ *
+ * Epochs: a HELLO of epoch 0 is the one of a cluster that never changed.
+ * Nodes of the same epoch must agree on all three digests; nodes of two
+ * epochs (during a change, share/elect/lease.md, Epochs) on the algo and
+ * timing only, as each epoch has its own membership: they confirm each
+ * other, and the peer's epoch is kept (struct sess, epoch) for the
+ * caller, which passes a core's message only between nodes of one
+ * epoch.  A node that moves to another epoch does so in a new
+ * incarnation, which its peers confirm afresh.
  *
  * A HELLO whose echo is the receiver's own nonce for that peer, whose
  * digests agree and whose (inc, seq) is fresh confirms the peer: its
@@ -49,6 +61,10 @@
 #define SESS_DIGESTS	3
 #define SESS_DIGEST	8
 #define SESS_PAYLOAD	(2 * SESS_NONCE + SESS_DIGESTS * SESS_DIGEST + 1)
+#define SESS_PAYLOAD_MAX (SESS_PAYLOAD + 4)	/* with an epoch */
+#define SESS_F_CONFIRMED 0x1
+#define SESS_F_EPOCH	0x2
+#define SESS_EPOCH_MAX	0xffffffu
 #define SESS_JUMP	(UINT64_C(1) << 20)	/* seq leap taken unasked */
 #define SESS_RETRY	(200 * INT64_C(1000000))	/* ns between HELLOs */
 #define SESS_RETRY_ODD	(1000 * INT64_C(1000000))	/* ... to a misfit */
@@ -63,6 +79,7 @@ enum sess_misfit {
 /* This process's configuration, as digests (sess_digest()). */
 struct sess_conf {
 	uint8_t		 d[SESS_DIGESTS][SESS_DIGEST];
+	uint32_t	 epoch;		/* 0 .. SESS_EPOCH_MAX */
 };
 
 /* A HELLO's payload. */
@@ -81,6 +98,8 @@ struct sess {
 	struct wire_window win;		/* its messages, once confirmed */
 	struct wire_window hwin;	/* its HELLOs */
 	enum sess_misfit misfit;	/* what differs, as last seen */
+	uint32_t	 epoch;		/* the peer's, as the HELLO that
+					 * confirmed it said */
 	unsigned	 badmacs;	/* in a row from its address */
 	int		 owed;		/* a HELLO is due at once */
 	int64_t		 next;		/* time of the next HELLO */
@@ -99,11 +118,13 @@ void		 sess_digest(const char *text, size_t len,
 void		 sess_cluster_digest(const struct cluster *c,
 		    uint8_t out[SESS_DIGEST]);
 
-/* Strict: exactly SESS_PAYLOAD bytes, a nonce not all zero, no unknown
- * flag. */
+/* Strict: exactly SESS_PAYLOAD bytes, or SESS_PAYLOAD + 4 with the
+ * epoch flag and an epoch of 1 .. SESS_EPOCH_MAX; a nonce not all zero,
+ * no unknown flag. */
 const char	*sess_hello_parse(const uint8_t *p, size_t len,
 		    struct sess_hello *);
-void		 sess_hello_put(const struct sess_hello *, uint8_t *p);
+/* Writes the payload into P (SESS_PAYLOAD_MAX bytes); its length. */
+size_t		 sess_hello_put(const struct sess_hello *, uint8_t *p);
 
 /* The HELLO to send to the peer of S now (fills *H); clears what is owed
  * and sets the time of the next one. */

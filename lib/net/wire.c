@@ -41,14 +41,23 @@ mac_ok(const struct wire_key *key, const uint8_t *buf, size_t len,
 	return ok;
 }
 
+static int
+type_ok(const struct wire_proto *proto, uint8_t type)
+{
+	if (type == 0 || type > proto->maxtype)
+		return type == WIRE_TYPE_HELLO || (proto->epochs &&
+		    type >= WIRE_TYPE_EPOCH_MIN && type < WIRE_TYPE_HELLO);
+	return 1;
+}
+
 size_t
 wire_encode(const struct wire_key *key, const struct wire_proto *proto,
     const struct wire_msg *m, uint8_t *buf, size_t buflen)
 {
 	size_t n = WIRE_HDR_LEN + m->len;
 
-	if (m->type == 0 || (m->type > proto->maxtype &&
-	    m->type != WIRE_TYPE_HELLO) || m->len > WIRE_PAYLOAD_MAX || n + WIRE_MAC_LEN > buflen ||
+	if (!type_ok(proto, m->type) || m->len > WIRE_PAYLOAD_MAX ||
+	    n + WIRE_MAC_LEN > buflen ||
 	    m->from == 0 || m->to == 0 || m->seq == 0)
 		return 0;
 	wire_put32(buf, proto->magic);
@@ -103,8 +112,7 @@ wire_decode(const struct wire_key *key, const struct wire_proto *proto,
 	m->grp.ctr = wire_get64(buf + 40);
 	m->payload = buf + WIRE_HDR_LEN;
 	m->len = plen;
-	if (m->type == 0 || (m->type > proto->maxtype &&
-	    m->type != WIRE_TYPE_HELLO))
+	if (!type_ok(proto, m->type))
 		return "bad-type";
 	if (wire_get16(buf + 14) != 0 || m->seq == 0)
 		return "bad-header";

@@ -15,7 +15,7 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-static const struct wire_proto proto = { WIRE_MAGIC_NODE, 20 };
+static const struct wire_proto proto = { WIRE_MAGIC_NODE, 20, 1 };
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sess_conf conf;
 	struct wire_msg m;
 	struct sess s;
-	uint8_t nonce[SESS_NONCE], back[SESS_PAYLOAD];
+	uint8_t nonce[SESS_NONCE], back[SESS_PAYLOAD_MAX];
 	uint64_t inc, top;
 	size_t i = 0, n;
 	int64_t now = 1;
@@ -35,8 +35,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sodium_init() == -1)
 		abort();
 	if (sess_hello_parse(data, size, &h) == NULL) {
-		sess_hello_put(&h, back);
-		if (memcmp(back, data, SESS_PAYLOAD) != 0)
+		if (sess_hello_put(&h, back) != size ||
+		    memcmp(back, data, size) != 0)
 			abort();
 	}
 	/* Nonces the fuzzer can echo: 0x11 repeated; digests of zeros. */

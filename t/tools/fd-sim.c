@@ -102,9 +102,9 @@ static void
 handshake(struct fd *fd, const struct fd_config *cfg)
 {
 	struct sess_hello h;
-	uint8_t pl[SESS_PAYLOAD], buf[FD_DGRAM_MAX];
+	uint8_t pl[SESS_PAYLOAD_MAX], buf[FD_DGRAM_MAX];
 	struct wire_msg m = { .type = WIRE_TYPE_HELLO, .to = 1, .inc = 1,
-	    .payload = pl, .len = sizeof(pl) };
+	    .payload = pl };
 	size_t len;
 	unsigned p;
 
@@ -114,7 +114,7 @@ handshake(struct fd *fd, const struct fd_config *cfg)
 		memset(h.echo, (int)p, sizeof(h.echo));
 		h.conf = cfg->conf;
 		h.confirmed = 1;
-		sess_hello_put(&h, pl);
+		m.len = sess_hello_put(&h, pl);
 		m.from = (uint16_t)p;
 		m.seq = ++seq[p];
 		len = wire_encode(&insecure, &fd_wire, &m, buf, sizeof(buf));

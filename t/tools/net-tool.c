@@ -2,18 +2,28 @@
  * net-tool: drives lib/net from the shell for t/net.bats.
  *
  *	net-tool cluster FILE		parse (pure), print the nodes
+ *	net-tool format FILE		parse, print as an epoch record
+ *	net-tool record DIR FILE	save FILE as DIR's epoch record
+ *	net-tool plan ID FILE [DIR]	where node ID starting with FILE
+ *					goes, given DIR's record (if any)
+ *	net-tool epoch-msg TYPE HEX	parse the payload HEX of an epoch
+ *					message, print it, write it again
  *	net-tool resolve FILE		load and resolve, print the addresses
  *	net-tool key FILE		load a key file
  *	net-tool wire [options]		encode a datagram, damage it, decode it
  *	net-tool window			"INC SEQ" lines through a replay window
  *	net-tool session		lines through one peer's handshake state:
- *		"hello INC SEQ answer|other|none [confirmed]" (a HELLO whose
- *		echo is our nonce, another one, or zeros), "data INC SEQ";
- *		prints why each does not count ("ok" when it does) and
- *		whether the peer is confirmed
+ *		"hello INC SEQ answer|other|none [confirmed] [e=EPOCH]
+ *		[c=CHAR]" (a HELLO whose echo is our nonce, another one, or
+ *		zeros; of the peer's EPOCH, with a cluster digest of CHAR
+ *		bytes), "data INC SEQ", "epoch N" (ours, which starts at 0);
+ *		prints why each does not count ("ok" when it does), whether
+ *		the peer is confirmed and, once an epoch was named, the
+ *		peer's as its session keeps it
  *
  * wire options: -k KEYFILE (default: insecure), -K KEYFILE (decode with
- * another key; "-": insecure), -p fd|node (encode), -P fd|node (decode), -t TYPE,
+ * another key; "-": insecure), -p fd|node|epochs (encode), -P (decode; epochs:
+ * elect-node's with the epoch types), -t TYPE,
  * -f FROM, -d TO, -s SELF (decoder), -i INC, -q SEQ, -n PAYLOAD-BYTES,
  * -x OFF (flip a byte), -c LEN (cut to LEN bytes), -a N (append N bytes),
  * -r (print the datagram in hex instead of decoding it).
@@ -32,19 +42,25 @@
 #include <sodium.h>
 
 #include "fd/fd.h"
+#include "store/store.h"
 #include "net/cluster.h"
+#include "net/epoch.h"
 #include "net/key.h"
 #include "net/session.h"
 #include "net/wire.h"
 #include "util/util.h"
 
 /* elect-node's types are its own business: any count will do here. */
-static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20 };
+static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20, 0 };
+static const struct wire_proto epochs_proto = { WIRE_MAGIC_NODE, 20, 1 };
 
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: net-tool cluster|resolve|key FILE\n"
+	fprintf(stderr, "usage: net-tool cluster|resolve|key|format FILE\n"
+	    "       net-tool record DIR FILE\n"
+	    "       net-tool plan ID FILE [DIR]\n"
+	    "       net-tool epoch-msg TYPE HEX\n"
 	    "       net-tool window|session\n"
 	    "       net-tool wire [-r] [-k key] [-K key] [-p proto] [-P proto]"
 	    " [-t type]\n"
@@ -55,25 +71,121 @@ usage(void)
 	exit(EXIT_USAGE);
 }
 
-static int
-cmd_cluster(const char *path)
+static void
+parse_file(const char *path, struct cluster *c)
 {
 	static char text[CLUSTER_FILE_MAX + 1];
-	struct cluster c;
 	char ebuf[512];
-	size_t i, len;
+	size_t len;
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL)
 		err(EXIT_USAGE, "%s", path);
 	len = fread(text, 1, sizeof(text), f);
 	fclose(f);
-	if (cluster_parse(text, len, path, &c, ebuf, sizeof(ebuf)) == -1)
+	if (cluster_parse(text, len, path, c, ebuf, sizeof(ebuf)) == -1)
 		errx(EXIT_USAGE, "%s", ebuf);
+}
+
+static int
+cmd_format(const char *path)
+{
+	static char buf[CLUSTER_FILE_MAX];
+	struct cluster c;
+	size_t len;
+
+	parse_file(path, &c);
+	if ((len = cluster_format(&c, buf, sizeof(buf))) == 0)
+		errx(1, "%s: too large", path);
+	fwrite(buf, 1, len, stdout);
+	cluster_free(&c);
+	return 0;
+}
+
+static int
+cmd_record(const char *dir, const char *path)
+{
+	struct cluster c;
+	int dirfd;
+
+	parse_file(path, &c);
+	if ((dirfd = store_open(dir)) == -1 || epoch_save(dirfd, &c) == -1)
+		err(1, "%s", dir);
+	cluster_free(&c);
+	close(dirfd);
+	return 0;
+}
+
+static int
+cmd_plan(const char *id, const char *path, const char *dir)
+{
+	struct cluster c, r;
+	enum epoch_plan plan;
+	char ebuf[512];
+	int dirfd, rc = 1;
+
+	parse_file(path, &c);
+	if (dir != NULL) {
+		if ((dirfd = store_open(dir)) == -1)
+			err(1, "%s", dir);
+		if ((rc = epoch_load(dirfd, &r, ebuf, sizeof(ebuf))) == -1)
+			errx(EXIT_USAGE, "%s", ebuf);
+		close(dirfd);
+	}
+	if (epoch_plan(&c, rc == 0 ? &r : NULL, (unsigned)atoi(id), &plan,
+	    ebuf, sizeof(ebuf)) == -1)
+		errx(EXIT_USAGE, "%s", ebuf);
+	printf("%s\n", epoch_plan_name(plan));
+	cluster_free(&c);
+	if (rc == 0)
+		cluster_free(&r);
+	return 0;
+}
+
+static int
+cmd_epoch_msg(const char *type, const char *hex)
+{
+	static uint8_t p[WIRE_PAYLOAD_MAX + 1], back[WIRE_PAYLOAD_MAX + 1];
+	struct epoch_msg m;
+	const char *why;
+	size_t len, i;
+
+	if (sodium_hex2bin(p, sizeof(p), hex, strlen(hex), NULL, &len,
+	    NULL) != 0)
+		errx(EXIT_USAGE, "bad hex");
+	if ((why = epoch_msg_parse((uint8_t)arg_num(type, 0, 255, "TYPE"),
+	    p, len, &m)) != NULL) {
+		printf("%s\n", why);
+		return EXIT_NO;
+	}
+	printf("epoch=%u", m.epoch);
+	if (m.type == WIRE_TYPE_WEDGED)
+		printf(" members=%u", m.members);
+	if (m.type == WIRE_TYPE_CHANGE)
+		printf(" total=%u off=%u len=%zu", m.total, m.off, m.len);
+	printf(" digest=");
+	for (i = 0; i < sizeof(m.digest); i++)
+		printf("%02x", m.digest[i]);
+	printf("\n");
+	if (epoch_msg_put(&m, back, sizeof(back)) != len ||
+	    memcmp(back, p, len) != 0)
+		errx(1, "written back otherwise");
+	return 0;
+}
+
+static int
+cmd_cluster(const char *path)
+{
+	struct cluster c;
+	size_t i;
+
+	parse_file(path, &c);
 	for (i = 0; i < c.n; i++)
 		printf("%u %s %u fd=%u line=%u\n", c.nodes[i].id,
 		    c.nodes[i].host, c.nodes[i].port, c.nodes[i].fd_port,
 		    c.nodes[i].line);
+	if (c.epoch_line != 0)
+		printf("epoch %u line=%u\n", c.epoch, c.epoch_line);
 	cluster_free(&c);
 	return 0;
 }
@@ -134,6 +246,8 @@ proto(const char *s)
 		return &fd_wire;
 	if (strcmp(s, "node") == 0)
 		return &node_proto;
+	if (strcmp(s, "epochs") == 0)
+		return &epochs_proto;
 	errx(EXIT_USAGE, "unknown protocol %s", s);
 }
 
@@ -270,19 +384,38 @@ cmd_session(void)
 	struct sess_conf conf = { 0 };
 	struct sess_hello h = { 0 };
 	struct wire_msg m = { 0 };
-	uint8_t mine[SESS_NONCE], payload[SESS_PAYLOAD];
+	uint8_t mine[SESS_NONCE], payload[SESS_PAYLOAD_MAX];
 	unsigned long long inc, seq;
-	char line[128], what[16], echo[16], flag[16];
+	char line[128], what[16], echo[16], flag[3][16];
 	const char *why;
 	int64_t now = 0;
-	int changed, n;
+	int changed, n, i, epochs = 0;
+	unsigned e;
 
 	memset(mine, 'm', sizeof(mine));
 	sess_init(&s, mine);
 	while (fgets(line, sizeof(line), stdin) != NULL) {
-		flag[0] = '\0';
-		n = sscanf(line, "%15s %llu %llu %15s %15s", what, &inc, &seq,
-		    echo, flag);
+		if (sscanf(line, "epoch %u", &e) == 1) {
+			conf.epoch = e;
+			epochs = 1;
+			continue;
+		}
+		memset(flag, 0, sizeof(flag));
+		n = sscanf(line, "%15s %llu %llu %15s %15s %15s %15s", what,
+		    &inc, &seq, echo, flag[0], flag[1], flag[2]);
+		h.confirmed = 0;
+		h.conf = conf;
+		for (i = 0; i < 3; i++) {
+			if (strcmp(flag[i], "confirmed") == 0)
+				h.confirmed = 1;
+			else if (sscanf(flag[i], "e=%u", &e) == 1)
+				h.conf.epoch = e, epochs = 1;
+			else if (flag[i][0] == 'c' && flag[i][1] == '=')
+				memset(h.conf.d[2], flag[i][2],
+				    sizeof(h.conf.d[2]));
+			else if (flag[i][0] != '\0')
+				errx(EXIT_USAGE, "bad flag: %s", line);
+		}
 		now += SESS_RETRY;
 		m.inc = inc;
 		m.seq = seq;
@@ -296,12 +429,9 @@ cmd_session(void)
 				memset(h.echo, 0, sizeof(h.echo));
 			else
 				errx(EXIT_USAGE, "bad echo: %s", line);
-			h.conf = conf;
-			h.confirmed = strcmp(flag, "confirmed") == 0;
-			sess_hello_put(&h, payload);
 			m.type = WIRE_TYPE_HELLO;
 			m.payload = payload;
-			m.len = sizeof(payload);
+			m.len = sess_hello_put(&h, payload);
 		} else if (n == 3 && strcmp(what, "data") == 0) {
 			m.type = 1;
 			m.payload = NULL;
@@ -309,8 +439,11 @@ cmd_session(void)
 		} else
 			errx(EXIT_USAGE, "expected hello or data: %s", line);
 		why = sess_recv(&s, &conf, &m, now, &changed);
-		printf("%s confirmed=%d\n", why == NULL ? "ok" : why,
+		printf("%s confirmed=%d", why == NULL ? "ok" : why,
 		    s.confirmed);
+		if (epochs)
+			printf(" epoch=%u", s.epoch);
+		printf("\n");
 	}
 	return 0;
 }
@@ -328,6 +461,12 @@ main(int argc, char *argv[])
 		return cmd_window();
 	if (strcmp(argv[1], "session") == 0 && argc == 2)
 		return cmd_session();
+	if (strcmp(argv[1], "record") == 0 && argc == 4)
+		return cmd_record(argv[2], argv[3]);
+	if (strcmp(argv[1], "epoch-msg") == 0 && argc == 4)
+		return cmd_epoch_msg(argv[2], argv[3]);
+	if (strcmp(argv[1], "plan") == 0 && (argc == 4 || argc == 5))
+		return cmd_plan(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc != 3)
 		usage();
 	if (strcmp(argv[1], "cluster") == 0)
@@ -336,5 +475,7 @@ main(int argc, char *argv[])
 		return cmd_resolve(argv[2]);
 	if (strcmp(argv[1], "key") == 0)
 		return cmd_key(argv[2]);
+	if (strcmp(argv[1], "format") == 0)
+		return cmd_format(argv[2]);
 	usage();
 }

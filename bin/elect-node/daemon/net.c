@@ -93,6 +93,7 @@ net_conf(struct node *nd)
 		    "%lld ", (long long)t[i]);
 	sess_digest(text, len, nd->conf.d[1]);
 	sess_cluster_digest(&nd->cluster, nd->conf.d[2]);
+	nd->conf.epoch = nd->cluster.epoch;
 }
 
 void
@@ -372,7 +373,7 @@ algo_time
 net_tick(struct node *nd, algo_time now)
 {
 	struct sess_hello h;
-	uint8_t pl[SESS_PAYLOAD];
+	uint8_t pl[SESS_PAYLOAD_MAX];
 	struct wire_msg w;
 	algo_time next = INT64_MAX, d;
 	size_t i;
@@ -382,11 +383,10 @@ net_tick(struct node *nd, algo_time now)
 			continue;
 		if (sess_due(&nd->sess[i], now)) {
 			sess_hello(&nd->sess[i], &nd->conf, now, &h);
-			sess_hello_put(&h, pl);
 			memset(&w, 0, sizeof(w));
 			w.type = WIRE_TYPE_HELLO;
 			w.payload = pl;
-			w.len = sizeof(pl);
+			w.len = sess_hello_put(&h, pl);
 			emit(nd, (long)i, &w);
 		}
 		/* After our answer, which confirms us to the peer. */
@@ -454,6 +454,10 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		misfit_changed(nd, i);
 	if (why != NULL)
 		return why;
+	/* A peer of another epoch confirms (session.h), but a core only
+	 * hears the cores of its own epoch. */
+	if (nd->sess[i].epoch != nd->conf.epoch)
+		return "epoch";
 	memset(m, 0, sizeof(*m));
 	m->peer = w->from;
 	m->type = w->type;

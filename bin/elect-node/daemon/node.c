@@ -184,6 +184,13 @@ setup(struct node *nd)
 	if ((nd->self = cluster_find(&nd->cluster, nd->opts->id)) == NULL)
 		errx(EXIT_USAGE, "%s: no node %u in this cluster",
 		    nd->opts->cluster, nd->opts->id);
+	/* Epoch changes (share/elect/lease.md, Epochs) need the daemon's
+	 * part of a change, which this one lacks: a node of a later epoch
+	 * would wait for ever to learn that the one before ended. */
+	if (nd->cluster.epoch != 0)
+		errx(EXIT_USAGE, "%s:%u: epoch %u: this elect-node runs "
+		    "epoch 0 only", nd->opts->cluster, nd->cluster.epoch_line,
+		    nd->cluster.epoch);
 	net_key(nd);
 	open_state(nd);
 	net_open(nd);
