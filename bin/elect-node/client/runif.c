@@ -265,9 +265,11 @@ signal_group(struct runif *r, int sig)
 	 * A killed process dies only once it is scheduled.  On a busy host
 	 * a job at its own (or a lower) priority may wait a second for that,
 	 * past the deadline: the whole group is first raised to nice -20
-	 * (where allowed: root or CAP_SYS_NICE), in one call.
+	 * (where allowed: root or CAP_SYS_NICE), in one call.  So it is
+	 * before SIGTERM: a stop holds up a handover until the group is
+	 * dead, and its grace ends at the deadline too.
 	 */
-	if (sig == SIGKILL)
+	if (sig == SIGKILL || sig == SIGTERM)
 		(void)setpriority(PRIO_PGRP, (id_t)r->g, -20);
 	if (kill(-r->g, sig) == -1 && errno != ESRCH)
 		warn("kill %d", -(int)r->g);
