@@ -122,6 +122,26 @@ guard_loop() {
 	LOOPS+=($!)
 }
 
+# Waits until every loop's --run-if-leader waits on its daemon (in
+# poll(2)), so that a failover measures the election, not a standby's
+# command still starting on a loaded host; up to 5 s.
+standby() {
+	local i p k n
+	for ((i = 0; i < 500; i++)); do
+		n=0
+		for p in "${LOOPS[@]}"; do
+			for k in $(pgrep -P "$p"); do
+				[ "$(cat "/proc/$k/comm" 2>/dev/null)" = elect-node ] &&
+				    grep -q poll "/proc/$k/wchan" 2>/dev/null &&
+				    n=$((n + 1))
+			done
+		done
+		[ "$n" = "${#LOOPS[@]}" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
 # The node whose guarded command runs now (a task op=start without a
 # stop after it), and since when; waits up to 20 s.
 running() {
@@ -167,6 +187,7 @@ failover() {
 	: >"$f"
 	for ((r = 0; r < RUNS; r++)); do
 		read -r ldr since < <(running) || { echo "no job runs" >&2; return 1; }
+		standby || echo "a standby is not waiting on its daemon" >&2
 		t0=$(now)
 		if [ "$how" = kill ]; then elect_kill "$ldr"; else elect_stop "$ldr"; fi
 		t1=$(next_start "$t0" "$ldr") || { echo "no new job" >&2; return 1; }
