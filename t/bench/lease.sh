@@ -109,8 +109,10 @@ EOF
 cat >"$top/loop.sh" <<EOF
 while :; do
 	elect-node -s "\$1/state" --run-if-leader --wait --grace $GRACE \\
-	    -t "\$1/task.trace" -- sh "\$3" "\$2" 2>/dev/null
-	[ \$? = 3 ] && sleep 0.05	# no daemon yet
+	    -t "\$1/task.trace" -- sh "\$3" "\$2" 2>>"\$1/runif.stderr"
+	rc=\$?
+	[ \$rc = 3 ] && { sleep 0.05; continue; }	# no daemon yet
+	echo "exit \$rc \$EPOCHREALTIME" >>"\$1/runif.stderr"
 done
 EOF
 
