@@ -570,9 +570,12 @@ watch(struct runif *r)
 			err(1, "poll");
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);
-		if (n > 0 && r->qfd != -1 && pfd[1].revents)
+		/* A group reaped by the signals above ends the guard: the
+		 * daemon's hang-up in the same wake-up (it was killed) is
+		 * no input any more. */
+		if (n > 0 && !r->done && r->qfd != -1 && pfd[1].revents)
 			query_read(r);
-		if (n > 0 && r->tfd != -1 && pfd[2].revents)
+		if (n > 0 && !r->done && r->tfd != -1 && pfd[2].revents)
 			task_read(r);
 		/* The last of the group is dying. */
 		if (r->gdead)
