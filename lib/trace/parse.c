@@ -650,6 +650,22 @@ blanks64(const char *p, uint64_t *nul, uint64_t *nl)
 	return m;
 }
 
+/* The word of LINE from *START to END, if not empty, into W; the next
+ * starts after END.  -1: one word too many. */
+static inline __attribute__((always_inline)) int
+word(const char *line, size_t *start, size_t end, struct trace_str *w,
+    size_t *n)
+{
+	if (end > *start) {
+		if (*n == TRACE_KV_MAX + 3)
+			return -1;
+		w[*n].p = line + *start;
+		w[(*n)++].n = end - *start;
+	}
+	*start = end + 1;
+	return 0;
+}
+
 /*
  * Splits the line into words; TIME NODE EVENT come first.  The blanks of
  * 64 bytes at a time become one mask, walked a blank at a time: a loop
@@ -679,24 +695,13 @@ split(const char *line, size_t len, int slack, struct trace_str *w,
 		}
 		if (nul != 0)
 			return "NUL byte in line";
-		for (; m != 0; m &= m - 1) {
-			size_t pos = base + (size_t)__builtin_ctzll(m);
-
-			if (pos > start) {
-				if (n == TRACE_KV_MAX + 3)
-					return "too many fields";
-				w[n].p = line + start;
-				w[n++].n = pos - start;
-			}
-			start = pos + 1;
-		}
+		for (; m != 0; m &= m - 1)
+			if (word(line, &start, base + (size_t)__builtin_ctzll(m),
+			    w, &n) == -1)
+				return "too many fields";
 	}
-	if (start < len) {
-		if (n == TRACE_KV_MAX + 3)
-			return "too many fields";
-		w[n].p = line + start;
-		w[n++].n = len - start;
-	}
+	if (word(line, &start, len, w, &n) == -1)
+		return "too many fields";
 	*nw = n;
 	return NULL;
 }
@@ -727,26 +732,15 @@ split_scan(const char *line, size_t avail, struct trace_str *w, size_t *nw,
 		}
 		if ((nul & keep) != 0)
 			return "NUL byte in line";
-		for (m &= keep; m != 0; m &= m - 1) {
-			size_t pos = base + (size_t)__builtin_ctzll(m);
-
-			if (pos > start) {
-				if (n == TRACE_KV_MAX + 3)
-					return "too many fields";
-				w[n].p = line + start;
-				w[n++].n = pos - start;
-			}
-			start = pos + 1;
-		}
+		for (m &= keep; m != 0; m &= m - 1)
+			if (word(line, &start, base + (size_t)__builtin_ctzll(m),
+			    w, &n) == -1)
+				return "too many fields";
 	}
 	if (!found)
 		return "no newline";
-	if (start < end) {
-		if (n == TRACE_KV_MAX + 3)
-			return "too many fields";
-		w[n].p = line + start;
-		w[n++].n = end - start;
-	}
+	if (word(line, &start, end, w, &n) == -1)
+		return "too many fields";
 	*nw = n;
 	*len = end;
 	return NULL;
