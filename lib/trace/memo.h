@@ -28,4 +28,14 @@ const char	*trace_parse_memo(const char *line, size_t len,
 		    struct trace_event *ev, int flags, char *why, size_t whylen,
 		    struct trace_memo *memo, int slack);
 
+/*
+ * trace_parse_memo() of the line at BUF that ends at the first newline
+ * within AVAIL bytes (TRACE_SLACK more may be read), found in the same
+ * pass: *LEN is its length.  NULL, TRACE_SKIP or an error, as
+ * trace_parse_memo(); an error also when there is no newline (*LEN is 0).
+ */
+const char	*trace_parse_scan(const char *buf, size_t avail, size_t *len,
+		    struct trace_event *ev, int flags, char *why,
+		    size_t whylen, struct trace_memo *memo);
+
 #endif

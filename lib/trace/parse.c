@@ -620,16 +620,16 @@ zero_bytes(uint64_t x)
 
 /*
  * Bit i set: byte i of the 64 at P is a blank (space or tab); in *NUL,
- * the same for NUL bytes.
+ * the same for NUL bytes, and in *NL (unless NULL) for newlines.
  */
 static inline __attribute__((always_inline)) uint64_t
-blanks64(const char *p, uint64_t *nul)
+blanks64(const char *p, uint64_t *nul, uint64_t *nl)
 {
-	uint64_t m = 0, z = 0;
+	uint64_t m = 0, z = 0, e = 0;
 	int k;
 #ifdef __SSE2__
 	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
-	const __m128i zero = _mm_setzero_si128();
+	const __m128i zero = _mm_setzero_si128(), lf = _mm_set1_epi8('\n');
 
 	for (k = 0; k < 4; k++) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
@@ -638,6 +638,9 @@ blanks64(const char *p, uint64_t *nul)
 		    _mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab))) << 16 * k;
 		z |= (uint64_t)(unsigned)_mm_movemask_epi8(
 		    _mm_cmpeq_epi8(v, zero)) << 16 * k;
+		if (nl != NULL)
+			e |= (uint64_t)(unsigned)_mm_movemask_epi8(
+			    _mm_cmpeq_epi8(v, lf)) << 16 * k;
 	}
 #else
 	for (k = 0; k < 8; k++) {
@@ -650,10 +653,30 @@ blanks64(const char *p, uint64_t *nul)
 		m |= GATHER(zero_bytes(v ^ (ONES * ' ')) |
 		    zero_bytes(v ^ (ONES * '\t'))) << 8 * k;
 		z |= GATHER(zero_bytes(v)) << 8 * k;
+		if (nl != NULL)
+			e |= GATHER(zero_bytes(v ^ (ONES * '\n'))) << 8 * k;
 	}
 #endif
 	*nul = z;
+	if (nl != NULL)
+		*nl = e;
 	return m;
+}
+
+/* The word of LINE from *START to END, if not empty, into W; the next
+ * starts after END.  -1: one word too many. */
+static inline __attribute__((always_inline)) int
+word(const char *line, size_t *start, size_t end, struct trace_str *w,
+    size_t *n)
+{
+	if (end > *start) {
+		if (*n == TRACE_KV_MAX + 3)
+			return -1;
+		w[*n].p = line + *start;
+		w[(*n)++].n = end - *start;
+	}
+	*start = end + 1;
+	return 0;
 }
 
 /*
@@ -672,38 +695,67 @@ split(const char *line, size_t len, int slack, struct trace_str *w,
 		uint64_t m, nul;
 
 		if (len - base >= 64)
-			m = blanks64(line + base, &nul);
+			m = blanks64(line + base, &nul, NULL);
 		else if (slack) {
-			m = blanks64(line + base, &nul) &
+			m = blanks64(line + base, &nul, NULL) &
 			    ((UINT64_C(1) << (len - base)) - 1);
 			nul &= (UINT64_C(1) << (len - base)) - 1;
 		} else {
 			memset(pad, ' ', sizeof(pad));
 			memcpy(pad, line + base, len - base);
-			m = blanks64(pad, &nul) &
+			m = blanks64(pad, &nul, NULL) &
 			    ((UINT64_C(1) << (len - base)) - 1);
 		}
 		if (nul != 0)
 			return "NUL byte in line";
-		for (; m != 0; m &= m - 1) {
-			size_t pos = base + (size_t)__builtin_ctzll(m);
-
-			if (pos > start) {
-				if (n == TRACE_KV_MAX + 3)
-					return "too many fields";
-				w[n].p = line + start;
-				w[n++].n = pos - start;
-			}
-			start = pos + 1;
-		}
+		for (; m != 0; m &= m - 1)
+			if (word(line, &start, base + (size_t)__builtin_ctzll(m),
+			    w, &n) == -1)
+				return "too many fields";
 	}
-	if (start < len) {
-		if (n == TRACE_KV_MAX + 3)
-			return "too many fields";
-		w[n].p = line + start;
-		w[n++].n = len - start;
-	}
+	if (word(line, &start, len, w, &n) == -1)
+		return "too many fields";
 	*nw = n;
+	return NULL;
+}
+
+/*
+ * split() of the line at LINE that ends at the first newline within AVAIL
+ * bytes, found in the same pass: *LEN is its length.  TRACE_SLACK bytes
+ * past AVAIL may be read.  An error, or "no newline" (*LEN is 0 then).
+ */
+static const char *
+split_scan(const char *line, size_t avail, struct trace_str *w, size_t *nw,
+    size_t *len)
+{
+	size_t base, start = 0, n = 0, end = 0;
+	int found = 0;
+
+	*len = 0;
+	for (base = 0; base < avail && !found; base += 64) {
+		uint64_t m, nul, nl, keep = ~UINT64_C(0);
+
+		m = blanks64(line + base, &nul, &nl);
+		if (avail - base < 64)
+			keep = (UINT64_C(1) << (avail - base)) - 1;
+		if ((nl &= keep) != 0) {
+			end = base + (size_t)__builtin_ctzll(nl);
+			keep = (UINT64_C(1) << (end - base)) - 1;
+			found = 1;
+		}
+		if ((nul & keep) != 0)
+			return "NUL byte in line";
+		for (m &= keep; m != 0; m &= m - 1)
+			if (word(line, &start, base + (size_t)__builtin_ctzll(m),
+			    w, &n) == -1)
+				return "too many fields";
+	}
+	if (!found)
+		return "no newline";
+	if (word(line, &start, end, w, &n) == -1)
+		return "too many fields";
+	*nw = n;
+	*len = end;
 	return NULL;
 }
 
@@ -771,14 +823,15 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 	return trace_parse_memo(line, len, ev, flags, why, whylen, NULL, 0);
 }
 
-const char *
-trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
-    int flags, char *why, size_t whylen, struct trace_memo *memo, int slack)
+/* The event of LINE, split into the words W. */
+static const char *
+parse_words(const char *line, size_t len, const struct trace_str *w,
+    size_t nw, struct trace_event *ev, int flags, char *why, size_t whylen,
+    struct trace_memo *memo, int slack)
 {
-	struct trace_str w[TRACE_KV_MAX + 3];
 	const struct keyspec *ks, *specs;
 	const char *err;
-	size_t nw, i, nspecs;
+	size_t i, nspecs;
 	unsigned seen = 0;
 	int t;
 
@@ -787,8 +840,6 @@ trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
 	ev->nkv = 0;
 	ev->line.p = line;
 	ev->line.n = len;
-	if ((err = split(line, len, slack, w, &nw)) != NULL)
-		return err;
 	if (nw < 3)
 		return "expected TIME NODE EVENT";
 	if (trace_parse_time(w[0].p, w[0].n, &ev->t) == -1)
@@ -864,3 +915,34 @@ trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
 	return NULL;
 }
 
+const char *
+trace_parse_memo(const char *line, size_t len, struct trace_event *ev,
+    int flags, char *why, size_t whylen, struct trace_memo *memo, int slack)
+{
+	struct trace_str w[TRACE_KV_MAX + 3];
+	const char *err;
+	size_t nw;
+
+	ev->have = 0;
+	ev->nkv = 0;
+	ev->line.p = line;
+	ev->line.n = len;
+	if ((err = split(line, len, slack, w, &nw)) != NULL)
+		return err;
+	return parse_words(line, len, w, nw, ev, flags, why, whylen, memo,
+	    slack);
+}
+
+const char *
+trace_parse_scan(const char *buf, size_t avail, size_t *len,
+    struct trace_event *ev, int flags, char *why, size_t whylen,
+    struct trace_memo *memo)
+{
+	struct trace_str w[TRACE_KV_MAX + 3];
+	const char *err;
+	size_t nw;
+
+	if ((err = split_scan(buf, avail, w, &nw, len)) != NULL)
+		return err;
+	return parse_words(buf, *len, w, nw, ev, flags, why, whylen, memo, 1);
+}

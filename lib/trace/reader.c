@@ -173,6 +173,32 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 			if (open_next(r) == -1)
 				return -1;
 		}
+		/*
+		 * A whole line is surely in the buffer: its end is found while
+		 * it is split, in one pass.  Whatever that does not take (an
+		 * error, a blank or a comment, a carriage return) goes the
+		 * long way, which says what is wrong.
+		 */
+		line = r->buf + r->start;
+		if (r->end - r->start >= TRACE_LINE_MAX ||
+		    (r->eof && r->end > r->start)) {
+			why = trace_parse_scan(line, r->end - r->start <
+			    TRACE_LINE_MAX ? r->end - r->start : TRACE_LINE_MAX,
+			    &len, ev, r->flags, r->why, sizeof(r->why), &r->memo);
+			if ((why == NULL || why == TRACE_SKIP) && len > 0 &&
+			    line[len - 1] != '\r') {
+				r->start += len + 1;
+				r->lineno++;
+				r->lines++;
+				if (why == TRACE_SKIP) {
+					r->skipped++;
+					continue;
+				}
+				ev->file = r->name;
+				ev->lineno = r->lineno;
+				return 1;
+			}
+		}
 		if (fill(r, &nl) == -1)
 			return -1;
 		line = r->buf + r->start;

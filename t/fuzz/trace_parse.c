@@ -11,12 +11,47 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check/check.h"
+#include "trace/memo.h"
 #include "trace/trace.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/*
+ * The reader's one pass (trace_parse_scan) against the line cut first
+ * and parsed (trace_parse_memo): the same length, verdict and event for
+ * the first line of the input.
+ */
+static void
+same_scan(const uint8_t *data, size_t size)
+{
+	static char buf[TRACE_LINE_MAX + TRACE_SLACK];
+	struct trace_event e1, e2;
+	char why1[160], why2[160];
+	const char *r1, *r2, *nl;
+	size_t avail = size < TRACE_LINE_MAX ? size : TRACE_LINE_MAX, len;
+
+	memset(buf, '\n', sizeof(buf));	/* past AVAIL: read, never used */
+	memcpy(buf, data, avail);
+	r1 = trace_parse_scan(buf, avail, &len, &e1, 0, why1, sizeof(why1),
+	    NULL);
+	if ((nl = memchr(buf, '\n', avail)) == NULL) {
+		if (r1 == NULL || r1 == TRACE_SKIP)
+			abort();
+		return;
+	}
+	if (r1 != NULL && r1 != TRACE_SKIP)
+		return;		/* the reader goes the long way */
+	if (len != (size_t)(nl - buf))
+		abort();
+	r2 = trace_parse_memo(buf, len, &e2, 0, why2, sizeof(why2), NULL, 1);
+	if (r2 != r1 || (r1 == NULL && (e1.t != e2.t || e1.node != e2.node ||
+	    e1.type != e2.type || e1.nkv != e2.nkv || e1.have != e2.have)))
+		abort();
+}
 
 static void
 run(int fd, int flags, trace_time skew, FILE *out)
@@ -61,5 +96,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(fd, 0, 0, out);
 	run(fd, TRACE_LENIENT, TRACE_NS / 10, out);
 	close(fd);
+	same_scan(data, size);
 	return 0;
 }

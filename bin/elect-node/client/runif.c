@@ -275,9 +275,11 @@ signal_group(struct runif *r, int sig)
 	 * A killed process dies only once it is scheduled.  On a busy host
 	 * a job at its own (or a lower) priority may wait a second for that,
 	 * past the deadline: the whole group is first raised to nice -20
-	 * (where allowed: root or CAP_SYS_NICE), in one call.
+	 * (where allowed: root or CAP_SYS_NICE), in one call.  So it is
+	 * before SIGTERM: a stop holds up a handover until the group is
+	 * dead, and its grace ends at the deadline too.
 	 */
-	if (sig == SIGKILL)
+	if (sig == SIGKILL || sig == SIGTERM)
 		(void)setpriority(PRIO_PGRP, (id_t)r->g, -20);
 	if (kill(-r->g, sig) == -1 && errno != ESRCH)
 		warn("kill %d", -(int)r->g);
@@ -597,9 +599,12 @@ watch(struct runif *r)
 			err(1, "poll");
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);
-		if (n > 0 && r->qfd != -1 && pfd[1].revents)
+		/* A group reaped by the signals above ends the guard: the
+		 * daemon's hang-up in the same wake-up (it was killed) is
+		 * no input any more. */
+		if (n > 0 && !r->done && r->qfd != -1 && pfd[1].revents)
 			query_read(r);
-		if (n > 0 && r->tfd != -1 && pfd[2].revents)
+		if (n > 0 && !r->done && r->tfd != -1 && pfd[2].revents)
 			task_read(r);
 		/* The last of the group is dying. */
 		if (r->gdead)
