@@ -117,8 +117,10 @@ deps deps-quiet:
 # namespaces of unique names, and waits for conditions, never for speed,
 # so that a loaded host slows the suite down but does not change a verdict.
 # Most of a test's time is spent waiting (for a detector's time-out, a
-# lease, a stable period): two jobs per core overlap those waits.  With
-# GNU parallel missing, one at a time.
+# lease, a stable period): two jobs per core overlap those waits.  The
+# sanitizer pass runs one per core: its daemons need several times the
+# CPU, and four such jobs on two busy cores delayed a SIGKILLed job's exit
+# past its guard's margin.  With GNU parallel missing, one at a time.
 #
 # The sanitizer pass runs every file: it is there to catch memory and
 # undefined-behaviour errors in every binary, every core and the daemons'
@@ -130,8 +132,9 @@ deps deps-quiet:
 NPROC !=	nproc 2>/dev/null || echo 1
 TWICE !=	echo $$(($(NPROC) * 2))
 TEST_JOBS ?=	$(TWICE)
+ASAN_JOBS ?=	$(NPROC)
 BATS =		bats --timing $$(command -v parallel >/dev/null && \
-		    echo --jobs $(TEST_JOBS))
+		    echo --jobs $(1))
 
 # Each step's time is printed at the end: where the minutes go.
 check: deps
@@ -147,12 +150,12 @@ check: deps
 test: test-plain
 
 test-plain: plain
-	ELECT_BUILD=$(CURDIR)/build/plain $(BATS) t
+	ELECT_BUILD=$(CURDIR)/build/plain $(call BATS,$(TEST_JOBS)) t
 
 test-asan: asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	ELECT_SHORT=1 ELECT_BUILD=$(CURDIR)/build/asan $(BATS) t
+	ELECT_SHORT=1 ELECT_BUILD=$(CURDIR)/build/asan $(call BATS,$(ASAN_JOBS)) t
 
 demo: deps
 	$(MAKE) plain
