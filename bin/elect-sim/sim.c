@@ -1,83 +1,54 @@
 /*
- * algo-sim: a deterministic simulator for the election cores.  N copies
- * of one core run over a simulated network (per-message delays drawn from
- * a seeded generator, FIFO per pair of nodes, as the papers assume) and a
- * simulated failure detector with a latency, through a schedule of
- * crashes, recoveries, pauses and partitions.  The run is written to
- * stdout in the trace format, up to the end of the run (-d), where every
- * running node writes a clock sample; the same arguments give the same
- * trace, byte for byte.
- *
- *	algo-sim -a ALGO (-n N | -c ID,...) [-s SEED] [-d SECONDS]
- *	    [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS] [-t NAME=MS ...]
- *	    [-D RHO] [-o MS] [-R] [-x PERCENT] [-O]
- *	    [-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]
- *
- * -m: message delay in ms (default 0.1:1); -l: detector latency in ms
- * (default 20:50); -L: the detector's latency grows with the monitor's
- * rank, so that the lowest id detects a failure first; -b: nodes boot at
- * random times within MS (default 0: all at once); -t: a timing
- * parameter of struct algo_timing (drift as a ratio: -t drift=0.001);
- * -S: statistics on stderr.
+ * The simulator: N copies of one core run over a simulated network
+ * (per-message delays drawn from a seeded generator, FIFO per pair of
+ * nodes, as the papers assume) and a simulated failure detector with a
+ * latency, through a schedule of crashes, recoveries, pauses and
+ * partitions.  Every trace line goes to a sink as it is made, up to the
+ * end of the run, where every running node writes a clock sample; the
+ * same configuration gives the same lines, byte for byte.
  *
  * Clocks: each node's clock reads OFFSET + t (1 + r) at real time t, with
- * r drawn in [-RHO, RHO] (-D, default 0) and OFFSET in [0, MS] (-o,
- * default 0); the cores see their own clock, the trace is stamped with
- * real time.  A crashed node keeps its clock and its persisted state
- * (ALGO_PERSIST) for its next boot.  -R lets messages overtake each other
- * (no FIFO); -x loses PERCENT of them, and the trace then says every link
- * is flaky from the start (and flaky again, not up, when a cut mends).  -O checks, in real time, what an
- * algorithm whose leadership has a deadline promises (ALGO_F_DEADLINE,
- * lib/algo/algo.h): at most one node leads, fencing tokens grow from one
- * leadership to the next, every node delivers edicts in the order they
- * were made, and every core's invariants hold (algo_check()); a violation
- * is reported on stderr and the exit status is 1.  (algo_step() itself
- * aborts on a broken invariant, so that a run never goes on past one.)
+ * r drawn in [-RHO, RHO] and OFFSET in [0, offmax]; the cores see their
+ * own clock, the trace is stamped with real time.  A crashed node keeps
+ * its clock and its persisted state (ALGO_PERSIST) for its next boot.
  *
- * Events (-e, and the random schedule of -r COUNT faults of the KINDS
- * crash, pause, partition, each repaired within its slot):
- *	crash ID | boot ID | leave ID | pause ID | resume ID
- *	cut A B | mend A B | partition A,B,.../C,D,... | heal
- *	release ID | edict ID TEXT	(commands)
+ * The network plays elect-node's wire too: a duplicated datagram is
+ * dropped as a replay (`drop why=replay').  Loss, a one-way cut and a
+ * mended cut under loss make the link flaky in the trace, as it is.
+ *
+ * The oracle (-O) checks, in real time, what an algorithm whose
+ * leadership has a deadline promises (ALGO_F_DEADLINE, lib/algo/algo.h):
+ * at most one node leads, fencing tokens grow from one leadership to the
+ * next, every node delivers edicts in the order they were made, and every
+ * core's invariants hold (algo_check()).  (algo_step() itself aborts on a
+ * broken invariant, so that a run never goes on past one.)
+ *
  * A paused node is a frozen host: it handles nothing and its detector
  * sends nothing, so that the other detectors report it; on resume it
  * handles what queued up meanwhile, in order.
+ *
+ * The state of a run is static: one run at a time, each started afresh by
+ * sim_run() and freed at its end.
  */
 #include <err.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo.h"
+#include "elect-sim.h"
+#include "trace/trace.h"
 #include "util/util.h"
 
-#define SIM_NODES	ALGO_NODES_MAX
-#define EVENTS_MAX	1024
-
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED };
-
-enum sched_op {
-	S_CRASH, S_BOOT, S_LEAVE, S_PAUSE, S_RESUME, S_CUT, S_MEND,
-	S_PARTITION, S_HEAL, S_RELEASE, S_EDICT
-};
-
-struct sched {
-	algo_time	 at;
-	enum sched_op	 op;
-	size_t		 a, b;		/* node indices */
-	uint8_t		*side;		/* partition: a byte per node index */
-	char		 text[ALGO_CMD_MAX + 1];	/* edict */
-};
 
 struct event {
 	algo_time	 at;
 	uint64_t	 seq;		/* ties: order of scheduling */
 	enum ev_type	 type;
+	int		 dup;		/* a copy the wire drops */
 	size_t		 node;		/* receiver, owner, monitor */
 	size_t		 peer;		/* sender, monitored node */
 	unsigned	 timer;
@@ -121,37 +92,39 @@ struct node {
 
 #define NS	INT64_C(1000000000)
 
+/* The run's configuration, and what it reads often. */
+static const struct sim_conf *C;
 static const struct algo_ops *ops;
-static struct algo_timing timing;
+static sim_sink sink;
+static void *sinkarg;
+static struct sim_result *res;
+
 static struct node *nodes;
-static uint16_t ids[SIM_NODES];
+static const uint16_t *ids;
 static size_t n;
+static uint16_t *idx;		/* node id to index + 1 */
 static uint8_t *cuts;		/* n * n: the link from a to b is down */
-static size_t ncut;		/* links down */
+static size_t ncut;		/* directed links down */
 #define cut(a, b)	cuts[(a) * n + (b)]
-static uint64_t rng;
-static algo_time dmin = ALGO_MS / 10, dmax = ALGO_MS;
-static algo_time lmin = 20 * ALGO_MS, lmax = 50 * ALGO_MS;
-static int lowest_first;
-static int reorder, loss;
+static uint64_t rng;		/* the network, clocks, boots */
+static uint64_t srng;		/* the random schedule, apart, so that it
+				 * replays the same as -e events */
 static struct algo_out out;
 
 static struct event **heap;
 static size_t nheap, capheap;
 static uint64_t nextseq;
 
-static struct sched scheds[EVENTS_MAX];
+static struct sched *scheds;
 static size_t nscheds;
 
 /* -S: messages by type since the last fault, and agreement. */
-static int stats;
 static unsigned long sent[256], sent_total[256];
-static algo_time fault_at = -1;
-static const char *fault_what = "boot";
+static algo_time fault_at;
+static const char *fault_what;
 static int agreed;
 
 /* -O: the oracle, and the edicts made so far with their real times. */
-static int oracle;
 static unsigned long violations;
 static uint64_t maxtok;
 struct made {
@@ -161,17 +134,6 @@ struct made {
 };
 static struct made *made;
 static size_t nmade, capmade;
-
-static void __attribute__((noreturn))
-usage(int status)
-{
-	fprintf(status ? stderr : stdout, "usage: %s -a ALGO (-n N | -c ID,...) "
-	    "[-s SEED] [-d SECONDS] [-m MIN:MAX] [-l MIN:MAX] [-L] [-b MS]\n"
-	    "\t[-t NAME=MS ...] [-D RHO] [-o MS] [-R] [-x PERCENT] [-O]\n"
-	    "\t[-e 'SECONDS EVENT ARGS' ...] [-r COUNT [-k KINDS]] [-S]\n",
-	    getprogname());
-	exit(status);
-}
 
 static uint64_t
 rnd(void)
@@ -293,12 +255,17 @@ trace(algo_time t, size_t node, const char *fmt, ...)
 {
 	char l[TRACE_LINE_MAX];
 	va_list ap;
+	int len;
 
 	va_start(ap, fmt);
-	trace_vformat_line(l, sizeof(l), t, node == SIZE_MAX ? 0 :
+	len = trace_vformat_line(l, sizeof(l), t, node == SIZE_MAX ? 0 :
 	    nodes[node].id, fmt, ap);
 	va_end(ap);
-	puts(l);
+	if (len < 0 || (size_t)len >= sizeof(l))
+		errx(1, "trace line too long");
+	if (res != NULL)
+		res->events++;
+	sink(sinkarg, l, (size_t)len);
 }
 
 static void
@@ -321,29 +288,26 @@ trace_msg(algo_time t, size_t node, const char *dir, const struct algo_msg *m)
 static size_t
 index_of(uint16_t id)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return i;
-	errx(1, "core named unknown node %u", id);
+	if (idx[id] == 0)
+		errx(1, "core named unknown node %u", id);
+	return idx[id] - 1;
 }
 
 /* Whether J looks down to I's detector. */
 static int
 looks_down(size_t i, size_t j)
 {
-	return !nodes[j].up || nodes[j].paused || cut(i, j) ||
+	return !nodes[j].up || nodes[j].paused || cut(j, i) ||
 	    nodes[j].playdead[i];
 }
 
 static algo_time
 latency(size_t monitor)
 {
-	if (lowest_first)
-		return lmin + (lmax - lmin) * (algo_time)monitor /
+	if (C->lowest_first)
+		return C->lmin + (C->lmax - C->lmin) * (algo_time)monitor /
 		    (algo_time)(n > 1 ? n - 1 : 1);
-	return uniform(lmin, lmax);
+	return uniform(C->lmin, C->lmax);
 }
 
 static void
@@ -399,36 +363,53 @@ fd_update(algo_time now)
 }
 
 static void	handle(struct event *);
+static void	oracle_note(size_t, algo_time);
 static void	note_edict(size_t, const struct algo_edict *, algo_time);
 
 /* ---- carrying out a core's actions ---- */
 
 static void
-send_msg(size_t from, const struct algo_msg *m, algo_time now)
+deliver_at(size_t from, size_t to, const struct algo_msg *m, algo_time at,
+    int dup)
 {
 	struct event *e;
+
+	e = new_event(EV_DELIVER, at);
+	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
+		err(1, NULL);
+	e->node = to;
+	e->peer = from;
+	e->dup = dup;
+	memcpy(e->msg, m, MSG_SIZE(m));
+	e->msg->peer = nodes[from].id;
+	push(e);
+}
+
+static void
+send_msg(size_t from, const struct algo_msg *m, algo_time now)
+{
 	size_t to = index_of(m->peer);
 	algo_time at;
 
 	trace_msg(now, from, "send to", m);
 	sent[m->type]++;
 	sent_total[m->type]++;
+	if (res != NULL)
+		res->msgs++;
 	if (cut(from, to))
 		return;
-	if (loss > 0 && rnd() % 100 < (uint64_t)loss)
+	if (C->loss > 0 && rnd() % 100 < C->loss)
 		return;
-	at = now + uniform(dmin, dmax);
-	if (!reorder && at < nodes[from].lastdel[to])
+	at = now + uniform(C->dmin, C->dmax);
+	/* A late datagram: up to ten times the longest delay more. */
+	if (C->delay > 0 && rnd() % 100 < C->delay)
+		at += uniform(0, 10 * C->dmax);
+	if (!C->reorder && at < nodes[from].lastdel[to])
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
-	e = new_event(EV_DELIVER, at);
-	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
-		err(1, NULL);
-	e->node = to;
-	e->peer = from;
-	memcpy(e->msg, m, MSG_SIZE(m));
-	e->msg->peer = nodes[from].id;
-	push(e);
+	deliver_at(from, to, m, at, 0);
+	if (C->dup > 0 && rnd() % 100 < C->dup)
+		deliver_at(from, to, m, at + uniform(C->dmin, C->dmax), 1);
 }
 
 static void
@@ -511,12 +492,14 @@ carry_out(size_t i, algo_time now)
 			trace(now, i, "%s", algo_out_text(&out, a));
 			break;
 		case ALGO_EDICT:
-			if (oracle)
+			if (C->oracle)
 				note_edict(i, &a->edict, now);
 			break;
 		}
 	}
 	algo_out_clear(&out);
+	if (C->oracle && nodes[i].core != NULL)
+		oracle_note(i, now);
 }
 
 /* Input IN at real time NOW: the core sees its own clock. */
@@ -561,7 +544,7 @@ boot(size_t i, algo_time now)
 	cfg.nids = n;
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
-	cfg.timing = timing;
+	cfg.timing = C->timing;
 	cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
 	cfg.persistlen = nd->persistlen;
 	if ((nd->core = algo_boot(ops, &cfg, clock_at(nd, now), &out, err,
@@ -610,30 +593,47 @@ resume(size_t i, algo_time now)
 	}
 }
 
-static void
-set_link(size_t a, size_t b, int down, algo_time now)
+/* The pair's link as the trace names it: down both ways, flaky one way
+ * or under loss, else up. */
+static const char *
+link_name(size_t a, size_t b)
 {
-	if (a == b || cut(a, b) == down)
+	if (cut(a, b) && cut(b, a))
+		return "down";
+	return cut(a, b) || cut(b, a) || C->loss > 0 ? "flaky" : "up";
+}
+
+/* The links from A to B (and from B to A unless ONEWAY). */
+static void
+set_link(size_t a, size_t b, int down, int oneway, algo_time now)
+{
+	const char *was;
+
+	if (a == b)
 		return;
-	cut(a, b) = cut(b, a) = down;
-	ncut = down ? ncut + 2 : ncut - 2;
-	trace(now, SIZE_MAX, "net a=%u b=%u link=%s", ids[a], ids[b],
-	    down ? "down" : loss > 0 ? "flaky" : "up");
+	was = link_name(a, b);
+	if (cut(a, b) != down)
+		ncut = down ? ncut + 1 : ncut - 1;
+	cut(a, b) = down;
+	if (!oneway) {
+		if (cut(b, a) != down)
+			ncut = down ? ncut + 1 : ncut - 1;
+		cut(b, a) = down;
+	}
+	if (strcmp(was, link_name(a, b)) != 0)
+		trace(now, SIZE_MAX, "net a=%u b=%u link=%s", ids[a < b ? a : b],
+		    ids[a < b ? b : a], link_name(a, b));
 }
 
 static void
 run_sched(const struct sched *s, algo_time now)
 {
-	static const char *const what[] = {
-		"crash", "boot", "leave", "pause", "resume", "cut", "mend",
-		"partition", "heal", "release", "edict"
-	};
 	struct algo_input in;
 	size_t a, b;
 
 	/* -S counts from here. */
 	fault_at = now;
-	fault_what = what[s->op];
+	fault_what = sched_op_name(s->op);
 	memset(sent, 0, sizeof(sent));
 	agreed = 0;
 	switch (s->op) {
@@ -684,24 +684,29 @@ run_sched(const struct sched *s, algo_time now)
 		break;
 	case S_CUT:
 	case S_MEND:
-		set_link(s->a, s->b, s->op == S_CUT, now);
+		set_link(s->a, s->b, s->op == S_CUT, 0, now);
 		a = s->a < s->b ? s->a : s->b;
 		b = s->a < s->b ? s->b : s->a;
 		fd_note(a, b, now);
 		fd_note(b, a, now);
 		break;
 	case S_PARTITION:
+	case S_ONEWAY:
 		for (a = 0; a < n; a++)
-			for (b = a + 1; b < n; b++)
-				if (s->side[a] != s->side[b])
-					set_link(a, b, 1, now);
+			for (b = 0; b < n; b++)
+				if (s->side[a] == SIDE_L &&
+				    s->side[b] == SIDE_R)
+					set_link(a, b, 1, s->op == S_ONEWAY,
+					    now);
 		fd_update(now);
 		break;
 	case S_HEAL:
-		for (a = 0; a < n; a++)
+		for (a = 0; a < n && ncut > 0; a++)
 			for (b = a + 1; b < n; b++)
-				set_link(a, b, 0, now);
+				set_link(a, b, 0, 0, now);
 		fd_update(now);
+		break;
+	case S_NOPS:
 		break;
 	}
 }
@@ -743,6 +748,11 @@ handle(struct event *e)
 	case EV_DELIVER:
 		if (cut(e->peer, e->node))
 			break;
+		if (e->dup) {
+			trace(e->at, e->node, "drop from=%u why=replay",
+			    ids[e->peer]);
+			break;
+		}
 		in.type = ALGO_IN_RECV;
 		memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
 		trace_msg(e->at, e->node, "recv from", e->msg);
@@ -849,12 +859,20 @@ violation(algo_time now, const char *fmt, ...)
 	va_list ap;
 
 	trace_format_time(now, t, sizeof(t));
-	fprintf(stderr, "%s: at %s: ", getprogname(), t);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	violations++;
+	if (violations++ == 0 && res != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(res->first, sizeof(res->first), fmt, ap);
+		va_end(ap);
+	}
+	if (res != NULL)
+		res->violations = violations;
+	if (res == NULL || !res->quiet) {
+		fprintf(stderr, "%s: at %s: ", getprogname(), t);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
 }
 
 static struct made *
@@ -909,29 +927,11 @@ note_edict(size_t i, const struct algo_edict *e, algo_time now)
 static void
 check_leaders(algo_time now)
 {
-	struct algo_status st;
 	struct node *nd;
-	const char *why;
 	size_t i, lead[2], nlead = 0;
 
 	for (i = 0; i < n; i++) {
 		nd = &nodes[i];
-		if (nd->up) {
-			if ((why = algo_check(nd->core)) != NULL)
-				violation(now, "node %u: invariant broken: %s",
-				    nd->id, why);
-			algo_query(nd->core, clock_at(nd, now), &st);
-			nd->until = st.until;
-			if (st.token != 0 && st.token != nd->tok) {
-				if (st.token <= maxtok)
-					violation(now, "node %u leads with token "
-					    "%llu, not above %llu", nd->id,
-					    (unsigned long long)st.token,
-					    (unsigned long long)maxtok);
-				maxtok = st.token > maxtok ? st.token : maxtok;
-			}
-			nd->tok = st.token;
-		}
 		if (clock_at(nd, now) < nd->until ||
 		    clock_at(nd, now) < nd->ghost) {
 			if (nlead < 2)
@@ -944,394 +944,170 @@ check_leaders(algo_time now)
 		    nodes[lead[0]].id, nodes[lead[1]].id);
 }
 
-/* ---- arguments ---- */
-
-static size_t
-node_arg(const char *s)
+/* After each step of node I: its invariants, its leadership and its
+ * token (a core's status changes only when it steps). */
+static void
+oracle_note(size_t i, algo_time now)
 {
-	unsigned id = arg_id(s, "node");
-	size_t i;
+	struct algo_status st;
+	struct node *nd = &nodes[i];
+	const char *why;
 
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return i;
-	errx(EXIT_USAGE, "node %u is not in the cluster", id);
+	if ((why = algo_check(nd->core)) != NULL)
+		violation(now, "node %u: invariant broken: %s", nd->id, why);
+	algo_query(nd->core, clock_at(nd, now), &st);
+	nd->until = st.until;
+	if (st.token != 0 && st.token != nd->tok) {
+		if (st.token <= maxtok)
+			violation(now, "node %u leads with token %llu, not "
+			    "above %llu", nd->id, (unsigned long long)st.token,
+			    (unsigned long long)maxtok);
+		maxtok = st.token > maxtok ? st.token : maxtok;
+	}
+	nd->tok = st.token;
 }
 
-static uint8_t *
-side_arg(char *s)
-{
-	uint8_t *side;
-	char *p;
+/* ---- the random schedule ---- */
 
-	/* "A,B/C,D": the nodes before the slash on one side. */
-	if ((p = strchr(s, '/')) == NULL)
-		errx(EXIT_USAGE, "partition: expected A,B,.../C,D,...");
-	*p = '\0';
-	if ((side = calloc(n, 1)) == NULL)
-		err(1, NULL);
-	while ((p = strsep(&s, ",")) != NULL)
-		side[node_arg(p)] = 1;
-	return side;
+static uint64_t
+srnd(void)
+{
+	return algo_splitmix(&srng);
 }
 
-/* A random side of a partition, neither empty nor everyone: a draw per
- * 64 nodes (one for up to 64, as the replays of earlier runs have it). */
-static uint8_t *
-random_side(void)
+static algo_time
+suniform(algo_time lo, algo_time hi)
 {
-	uint8_t *side;
-	uint64_t w = 0;
-	size_t i, in;
-
-	if ((side = calloc(n, 1)) == NULL)
-		err(1, NULL);
-	do {
-		for (i = in = 0; i < n; i++) {
-			if (i % 64 == 0)
-				w = rnd();
-			side[i] = w >> (i % 64) & 1;
-			in += side[i];
-		}
-	} while (in == 0 || in == n);
-	return side;
+	if (hi <= lo)
+		return lo;
+	return lo + (algo_time)(srnd() % (uint64_t)(hi - lo + 1));
 }
 
 static void
 add_sched(const struct sched *s)
 {
-	if (nscheds == EVENTS_MAX)
-		errx(EXIT_USAGE, "too many events");
+	if (nscheds == SIM_EVENTS_MAX)
+		errx(EXIT_USAGE, "more than %d events", SIM_EVENTS_MAX);
 	scheds[nscheds++] = *s;
 }
 
-static void
-event_arg(char *arg)
+/* Random sides of a partition, L and R neither empty, and with THREE a
+ * node or more on B, reaching both. */
+static uint8_t *
+random_side(int three)
 {
-	static const struct {
-		const char	*name;
-		enum sched_op	 op;
-		int		 nargs;
-	} ops_[] = {
-		{ "crash", S_CRASH, 1 }, { "boot", S_BOOT, 1 },
-		{ "leave", S_LEAVE, 1 }, { "pause", S_PAUSE, 1 },
-		{ "resume", S_RESUME, 1 }, { "cut", S_CUT, 2 },
-		{ "mend", S_MEND, 2 }, { "partition", S_PARTITION, 1 },
-		{ "heal", S_HEAL, 0 }, { "release", S_RELEASE, 1 },
-		{ "edict", S_EDICT, 2 },
-	};
-	struct sched s;
-	char *f[4], *p;
-	size_t nf = 0, k;
+	uint8_t *side;
+	size_t i, cnt[3];
 
-	while ((p = strsep(&arg, " \t")) != NULL)
-		if (*p != '\0') {
-			if (nf == nitems(f))
-				errx(EXIT_USAGE, "-e: too many fields");
-			f[nf++] = p;
+	if ((side = calloc(n, 1)) == NULL)
+		err(1, NULL);
+	do {
+		cnt[0] = cnt[1] = cnt[2] = 0;
+		for (i = 0; i < n; i++) {
+			side[i] = (uint8_t)(srnd() % (three ? 3 : 2));
+			cnt[side[i]]++;
 		}
-	if (nf < 2)
-		errx(EXIT_USAGE, "-e: expected 'SECONDS EVENT ARGS'");
-	memset(&s, 0, sizeof(s));
-	s.at = arg_seconds(f[0], "-e");
-	for (k = 0; k < nitems(ops_); k++)
-		if (strcmp(f[1], ops_[k].name) == 0)
-			break;
-	if (k == nitems(ops_))
-		errx(EXIT_USAGE, "-e: unknown event %s", f[1]);
-	if ((int)nf - 2 != ops_[k].nargs)
-		errx(EXIT_USAGE, "-e: %s takes %d arguments", f[1],
-		    ops_[k].nargs);
-	s.op = ops_[k].op;
-	if (s.op == S_PARTITION)
-		s.side = side_arg(f[2]);
-	else if (s.op == S_EDICT) {
-		s.a = node_arg(f[2]);
-		if (strlcpy(s.text, f[3], sizeof(s.text)) >= sizeof(s.text))
-			errx(EXIT_USAGE, "-e: edict text too long");
-	} else if (nf > 2) {
-		s.a = node_arg(f[2]);
-		if (nf > 3)
-			s.b = node_arg(f[3]);
-	}
-	add_sched(&s);
-}
-
-static void
-range_arg(char *s, algo_time *lo, algo_time *hi, const char *what)
-{
-	char *p;
-
-	if ((p = strchr(s, ':')) == NULL)
-		errx(EXIT_USAGE, "%s: expected MIN:MAX", what);
-	*p++ = '\0';
-	/* Milliseconds: arg_seconds reads seconds, so scale down. */
-	*lo = arg_seconds(s, what) / 1000;
-	*hi = arg_seconds(p, what) / 1000;
-	if (*lo > *hi)
-		errx(EXIT_USAGE, "%s: MIN above MAX", what);
-}
-
-static void
-timing_arg(const char *s)
-{
-	if (algo_timing_set(&timing, s) == -1)
-		errx(EXIT_USAGE, "-t %s: expected NAME=MS with a timing of "
-		    "struct algo_timing (drift=RATIO)", s);
+	} while (cnt[SIDE_L] == 0 || cnt[SIDE_R] == 0 ||
+	    (three && cnt[SIDE_B] == 0));
+	return side;
 }
 
 /* The node a random fault hits: half the time the highest one up (most
- * likely the leader), else any. */
+ * likely the leader), else any; SIZE_MAX when none may be hit. */
 static size_t
-victim(const int *up)
+victim(const uint8_t *up, size_t keep)
 {
-	size_t i, k, cand[SIM_NODES], nc = 0;
+	size_t i, nc = 0, last = SIZE_MAX, k;
 
 	for (i = 0; i < n; i++)
-		if (up[i])
-			cand[nc++] = i;
-	if (nc == 0)
+		if (up[i]) {
+			nc++;
+			last = i;
+		}
+	if (nc <= keep)
 		return SIZE_MAX;
-	if (rnd() % 2)
-		return cand[nc - 1];
-	k = rnd() % nc;
-	return cand[k];
+	if (srnd() % 2)
+		return last;
+	k = srnd() % nc;
+	for (i = 0; i < n; i++)
+		if (up[i] && k-- == 0)
+			break;
+	return i;
 }
 
 /*
- * COUNT faults of the given kinds, one per slot of the time between the
- * first second and the last three, each repaired within its slot, so that
- * the run ends with a stable period the liveness assertions can judge.
+ * COUNT faults of the kinds KINDS, one per slot of the time between the
+ * first second and the last three, each repaired within its slot (a crash
+ * only with recovery; without, a majority stays up), so that the run ends
+ * with a stable period the liveness assertions can judge.
  */
 static void
-random_schedule(unsigned count, const char *kinds, algo_time dur)
+random_schedule(unsigned count, unsigned kinds, algo_time dur)
 {
-	int want[3] = { 0, 0, 0 }, up[SIM_NODES];
 	algo_time start = 1000 * ALGO_MS, slot, t0, t1;
+	unsigned kind[F_NKINDS], nk = 0, k, c;
 	struct sched s;
-	const char *names[3] = { "crash", "pause", "partition" };
-	char *k, *list, *p;
-	size_t i, nk = 0, v, kind[3];
-	unsigned c;
+	uint8_t *up;
+	size_t v;
 
-	if ((list = strdup(kinds)) == NULL)
-		err(1, NULL);
-	for (p = list; (k = strsep(&p, ",")) != NULL;) {
-		for (i = 0; i < 3; i++)
-			if (strcmp(k, names[i]) == 0)
-				break;
-		if (i == 3)
-			errx(EXIT_USAGE, "-k: unknown kind %s", k);
-		if (!want[i])
-			kind[nk++] = i;
-		want[i] = 1;
-	}
-	free(list);
+	for (k = 0; k < F_NKINDS; k++)
+		if (kinds & F_SCHEDULED & 1u << k)
+			kind[nk++] = 1u << k;
+	if (count == 0 || nk == 0)
+		return;
 	if (dur < start + 3000 * ALGO_MS)
 		errx(EXIT_USAGE, "-r needs a duration of at least 4 seconds");
+	if ((up = malloc(n)) == NULL)
+		err(1, NULL);
+	memset(up, 1, n);
 	slot = (dur - start - 3000 * ALGO_MS) / count;
-	for (i = 0; i < n; i++)
-		up[i] = 1;
 	for (c = 0; c < count; c++) {
-		t0 = start + c * slot + uniform(0, slot / 4);
-		t1 = t0 + uniform(slot / 8, slot / 2);
+		t0 = start + c * slot + suniform(0, slot / 4);
+		t1 = t0 + suniform(slot / 8, slot / 2);
 		memset(&s, 0, sizeof(s));
-		switch (kind[rnd() % nk]) {
-		case 0:
-			if ((v = victim(up)) == SIZE_MAX)
+		switch ((k = kind[srnd() % nk])) {
+		case F_CRASH:
+			if ((v = victim(up, (kinds & F_RECOVERY) ? 0 :
+			    n / 2 + 1)) == SIZE_MAX)
 				continue;
 			s.a = v;
 			s.at = t0, s.op = S_CRASH, add_sched(&s);
-			s.at = t1, s.op = S_BOOT, add_sched(&s);
+			if (kinds & F_RECOVERY)
+				s.at = t1, s.op = S_BOOT, add_sched(&s);
+			else
+				up[v] = 0;
 			break;
-		case 1:
-			if ((v = victim(up)) == SIZE_MAX)
+		case F_PAUSE:
+			if ((v = victim(up, 0)) == SIZE_MAX)
 				continue;
 			s.a = v;
 			s.at = t0, s.op = S_PAUSE, add_sched(&s);
 			s.at = t1, s.op = S_RESUME, add_sched(&s);
 			break;
-		case 2:
-			if (n < 2)
+		case F_PARTITION:
+		case F_BRIDGE:
+		case F_ONEWAY:
+			if (n < 2 || (k == F_BRIDGE && n < 3))
 				continue;
-			s.side = random_side();
-			s.at = t0, s.op = S_PARTITION, add_sched(&s);
+			s.side = random_side(k == F_BRIDGE);
+			s.op = k == F_ONEWAY ? S_ONEWAY : S_PARTITION;
+			s.at = t0, add_sched(&s);
 			s.side = NULL;
 			s.at = t1, s.op = S_HEAL, add_sched(&s);
 			break;
 		}
 	}
+	free(up);
 }
+
+/* ---- a run ---- */
 
 static void
-parse_ids(char *s)
+run_free(void)
 {
-	char *p;
-
-	while ((p = strsep(&s, ",")) != NULL) {
-		if (n == SIM_NODES)
-			errx(EXIT_USAGE, "-c: at most %d nodes", SIM_NODES);
-		ids[n++] = arg_id(p, "-c");
-	}
-}
-
-int
-main(int argc, char *argv[])
-{
-	char **evargs = NULL, *kinds = "crash";
-	algo_time dur = 5000 * ALGO_MS, bootspread = 0, rho = 0, offmax = 0;
 	struct event *e;
-	struct sched *boots;
-	size_t i, j, nev = 0;
-	unsigned count = 0;
-	int ch;
+	size_t i;
 
-	algo_timing_default(&timing);
-	if ((evargs = calloc(argc, sizeof(*evargs))) == NULL)
-		err(1, NULL);
-	while ((ch = getopt_long(argc, argv, "a:b:c:D:d:e:hk:Ll:m:n:Oo:Rr:s:St:x:",
-	    NULL, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			if ((ops = algo_find(optarg)) == NULL)
-				errx(EXIT_USAGE, "unknown algorithm %s", optarg);
-			break;
-		case 'b':
-			bootspread = arg_seconds(optarg, "-b") / 1000;
-			break;
-		case 'c':
-			parse_ids(optarg);
-			break;
-		case 'D':
-			rho = arg_seconds(optarg, "-D");
-			if (rho >= NS / 10)
-				errx(EXIT_USAGE, "-D: at most 0.1");
-			break;
-		case 'd':
-			dur = arg_seconds(optarg, "-d");
-			break;
-		case 'e':
-			evargs[nev++] = optarg;
-			break;
-		case 'h':
-			usage(0);
-		case 'k':
-			kinds = optarg;
-			break;
-		case 'L':
-			lowest_first = 1;
-			break;
-		case 'l':
-			range_arg(optarg, &lmin, &lmax, "-l");
-			break;
-		case 'm':
-			range_arg(optarg, &dmin, &dmax, "-m");
-			break;
-		case 'n':
-			n = arg_num(optarg, 1, SIM_NODES, "-n");
-			for (i = 0; i < n; i++)
-				ids[i] = i + 1;
-			break;
-		case 'O':
-			oracle = 1;
-			break;
-		case 'o':
-			offmax = arg_seconds(optarg, "-o") / 1000;
-			break;
-		case 'R':
-			reorder = 1;
-			break;
-		case 'x':
-			loss = arg_num(optarg, 0, 100, "-x");
-			break;
-		case 'r':
-			count = arg_num(optarg, 1, EVENTS_MAX / 2, "-r");
-			break;
-		case 's':
-			rng = arg_num(optarg, 0, LLONG_MAX, "-s");
-			break;
-		case 'S':
-			stats = 1;
-			break;
-		case 't':
-			timing_arg(optarg);
-			break;
-		default:
-			usage(EXIT_USAGE);
-		}
-	}
-	if (optind != argc || ops == NULL || n == 0)
-		usage(EXIT_USAGE);
-	if (oracle && !(algo_flags(ops) & ALGO_F_DEADLINE))
-		errx(EXIT_USAGE, "-O checks algorithms whose leadership has a "
-		    "deadline only");
-	/* Per-pair state grows as N^2: 1024 nodes take some 45 MB. */
-	if ((nodes = calloc(n, sizeof(*nodes))) == NULL ||
-	    (cuts = calloc(n, n)) == NULL)
-		err(1, NULL);
-	for (i = 0; i < n; i++)
-		if ((nodes[i].mon = calloc(n, sizeof(*nodes[i].mon))) == NULL ||
-		    (nodes[i].playdead = calloc(n, 1)) == NULL ||
-		    (nodes[i].lastdel = calloc(n,
-		    sizeof(*nodes[i].lastdel))) == NULL)
-			err(1, NULL);
-	/* Clocks first, and only when asked: other runs replay as before. */
-	for (i = 0; i < n; i++) {
-		if (rho > 0)
-			nodes[i].ppb = (int64_t)uniform(0, 2 * rho) - rho;
-		if (offmax > 0)
-			nodes[i].off = uniform(0, offmax);
-	}
-	for (i = 0; i < nev; i++)
-		event_arg(evargs[i]);
-	free(evargs);
-	if (count > 0)
-		random_schedule(count, kinds, dur);
-	algo_out_init(&out);
-	/* Loss (-x) makes every link flaky (trace format), and says so. */
-	for (i = 0; loss > 0 && i < n; i++)
-		for (j = i + 1; j < n; j++)
-			trace(0, SIZE_MAX, "net a=%u b=%u link=flaky", ids[i],
-			    ids[j]);
-	if ((boots = calloc(n, sizeof(*boots))) == NULL)
-		err(1, NULL);
-	for (i = 0; i < n; i++) {
-		nodes[i].id = ids[i];
-		boots[i].a = i;
-		boots[i].op = S_BOOT;
-		boots[i].at = uniform(0, bootspread);
-		e = new_event(EV_SCHED, boots[i].at);
-		e->s = &boots[i];
-		push(e);
-	}
-	for (i = 0; i < nscheds; i++) {
-		e = new_event(EV_SCHED, scheds[i].at);
-		e->s = &scheds[i];
-		push(e);
-	}
-	while (nheap > 0 && heap[0]->at <= dur) {
-		e = pop();
-		algo_time now = e->at;
-		handle(e);
-		if (stats)
-			note_agreement(now);
-		if (oracle)
-			check_leaders(now);
-	}
-	/* The trace ends at -d, not at the last event: a clock sample of
-	 * every running node, so that the final stable period is judged. */
-	for (i = 0; i < n; i++)
-		if (nodes[i].up && !nodes[i].paused) {
-			char c[32];
-
-			trace_format_time(clock_at(&nodes[i], dur), c,
-			    sizeof(c));
-			trace(dur, i, "clock c=%s", c);
-		}
-	if (stats) {
-		fprintf(stderr, "total");
-		print_counts(sent_total);
-	}
 	for (i = 0; i < n; i++) {
 		algo_free(nodes[i].core);
 		while ((e = nodes[i].backlog) != NULL) {
@@ -1344,17 +1120,136 @@ main(int argc, char *argv[])
 	}
 	free(nodes);
 	free(cuts);
-	free(boots);
-	for (i = 0; i < nscheds; i++)
-		free(scheds[i].side);
+	free(idx);
 	while (nheap > 0)
 		free_event(pop());
 	free(heap);
 	free(made);
 	algo_out_free(&out);
-	if (oracle)
-		fprintf(stderr, "%s: oracle: %lu violations, %zu edicts, "
-		    "largest token %llu\n", getprogname(), violations, nmade,
-		    (unsigned long long)maxtok);
-	return violations > 0;
+	nodes = NULL, cuts = NULL, idx = NULL, heap = NULL, made = NULL;
+	nheap = capheap = nmade = capmade = 0;
+}
+
+void
+sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
+    struct sim_result *r)
+{
+	struct sched *boots;
+	struct event *e;
+	algo_time now;
+	size_t i, j;
+	char t[32];
+
+	C = c, ops = c->ops, sink = fn, sinkarg = arg, res = r;
+	n = c->n, ids = c->ids;
+	rng = c->seed;
+	srng = c->seed ^ UINT64_C(0x5ced5ced5ced5ced);
+	ncut = 0, nextseq = 0, violations = 0, maxtok = 0, agreed = 0;
+	fault_at = -1, fault_what = "boot";
+	memset(sent, 0, sizeof(sent));
+	memset(sent_total, 0, sizeof(sent_total));
+	if (r != NULL) {
+		int quiet = r->quiet;
+
+		memset(r, 0, sizeof(*r));
+		r->quiet = quiet;
+	}
+	/* Per-pair state grows as N^2: 1024 nodes take some 45 MB. */
+	if ((nodes = calloc(n, sizeof(*nodes))) == NULL ||
+	    (cuts = calloc(n, n)) == NULL ||
+	    (idx = calloc(UINT16_MAX + 1, sizeof(*idx))) == NULL ||
+	    (scheds = calloc(SIM_EVENTS_MAX, sizeof(*scheds))) == NULL ||
+	    (boots = calloc(n, sizeof(*boots))) == NULL)
+		err(1, NULL);
+	for (i = 0; i < n; i++) {
+		if ((nodes[i].mon = calloc(n, sizeof(*nodes[i].mon))) == NULL ||
+		    (nodes[i].playdead = calloc(n, 1)) == NULL ||
+		    (nodes[i].lastdel = calloc(n,
+		    sizeof(*nodes[i].lastdel))) == NULL)
+			err(1, NULL);
+		nodes[i].id = ids[i];
+		idx[ids[i]] = (uint16_t)(i + 1);
+	}
+	/* Clocks first, and only when asked: other runs replay as before. */
+	for (i = 0; i < n; i++) {
+		if (c->rho > 0)
+			nodes[i].ppb = (int64_t)uniform(0, 2 * c->rho) - c->rho;
+		if (c->offmax > 0)
+			nodes[i].off = uniform(0, c->offmax);
+	}
+	nscheds = 0;
+	for (i = 0; i < c->nev; i++) {
+		add_sched(&c->ev[i]);
+		if (c->ev[i].side != NULL) {
+			if ((scheds[i].side = malloc(n)) == NULL)
+				err(1, NULL);
+			memcpy(scheds[i].side, c->ev[i].side, n);
+		}
+	}
+	random_schedule(c->count, c->faults, c->dur);
+	algo_out_init(&out);
+	/* Loss makes every link flaky (trace format), and says so. */
+	for (i = 0; c->loss > 0 && i < n; i++)
+		for (j = i + 1; j < n; j++)
+			trace(0, SIZE_MAX, "net a=%u b=%u link=flaky", ids[i],
+			    ids[j]);
+	for (i = 0; i < n; i++) {
+		boots[i].a = i;
+		boots[i].op = S_BOOT;
+		boots[i].at = uniform(0, c->bootspread);
+		e = new_event(EV_SCHED, boots[i].at);
+		e->s = &boots[i];
+		push(e);
+	}
+	for (i = 0; i < nscheds; i++) {
+		e = new_event(EV_SCHED, scheds[i].at);
+		e->s = &scheds[i];
+		push(e);
+	}
+	while (nheap > 0 && heap[0]->at <= c->dur) {
+		e = pop();
+		now = e->at;
+		handle(e);
+		if (c->stats)
+			note_agreement(now);
+		if (c->oracle)
+			check_leaders(now);
+	}
+	/* The trace ends at -d, not at the last event: a clock sample of
+	 * every running node, so that the final stable period is judged. */
+	for (i = 0; i < n; i++)
+		if (nodes[i].up && !nodes[i].paused) {
+			trace_format_time(clock_at(&nodes[i], c->dur), t,
+			    sizeof(t));
+			trace(c->dur, i, "clock c=%s", t);
+		}
+	if (c->stats) {
+		fprintf(stderr, "total");
+		print_counts(sent_total);
+	}
+	if (r != NULL) {
+		r->edicts = nmade;
+		r->maxtok = maxtok;
+		r->sched = scheds;
+		r->nsched = nscheds;
+	} else {
+		for (i = 0; i < nscheds; i++)
+			sched_free(&scheds[i]);
+		free(scheds);
+	}
+	scheds = NULL;
+	run_free();
+	free(boots);
+}
+
+void
+sim_result_free(struct sim_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsched; i++)
+		sched_free(&r->sched[i]);
+	free(r->sched);
+	r->sched = NULL;
+	r->nsched = 0;
 }

@@ -1,0 +1,294 @@
+#!/usr/bin/env bats
+# elect-sim, the deterministic simulator the core tests stand on, its
+# faults, in-process checking, campaigns and shrinking.
+
+load helper
+load elect-sim
+
+@test "elect-sim: the same seed gives the same trace, byte for byte" {
+	for a in bully bully-fd async-bully; do
+		elect-sim -a $a -n 6 -s 42 -d 10 -r 5 -k crash,recovery,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/a"
+		elect-sim -a $a -n 6 -s 42 -d 10 -r 5 -k crash,recovery,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/b"
+		elect-sim -a $a -n 6 -s 43 -d 10 -r 5 -k crash,recovery,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/c"
+		cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+		! cmp -s "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	done
+}
+
+@test "elect-sim: every node boots with its incarnation, algorithm and cluster size" {
+	run elect-sim -a async-bully -c 2,7,9 -d 2 -e '0.5 crash 7' -e '1 boot 7'
+	assert_success
+	assert_line --index 0 "0 2 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0 7 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0 9 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0.5 7 crash"
+	assert_line "1 7 boot inc=2 algo=async-bully nodes=3"
+}
+
+# Without crashes or cuts nothing is lost: what a node receives from a
+# peer is what the peer sent it, in the order it was sent.
+@test "elect-sim: messages between two nodes arrive in the order they were sent" {
+	elect-sim -a async-bully -n 5 -s 7 -d 8 -r 4 -k pause -m 0.1:20 \
+	    >"$BATS_TEST_TMPDIR/t"
+	run awk '
+	$3 == "send" { sub(/^to=/, "", $4); q[$2 " " $4] = q[$2 " " $4] " " $5 $6; n++ }
+	$3 == "recv" { sub(/^from=/, "", $4); k = $4 " " $2
+		if (index(q[k], " " $5 $6) != 1) { print "out of order: " $0; exit 1 }
+		q[k] = substr(q[k], length($5 $6) + 2); r++ }
+	END { if (r < 100 || n - r > 50) { print n " sent, " r " received"; exit 1 } }
+	' "$BATS_TEST_TMPDIR/t"
+	assert_success
+}
+
+# The trace ends at -d, with a clock sample of each running node, so that
+# elect-check judges the last stable period too, not only up to the last
+# message.
+@test "elect-sim: the trace ends at -d with a clock sample of every running node" {
+	run elect-sim -a modified-bully -n 3 -s 5 -d 4 -e '1 crash 3' \
+	    -e '1.045 boot 3' -e '2 crash 1' -e '3 pause 2'
+	assert_success
+	assert_equal "${lines[-1]}" "4 3 clock c=4"
+	refute_line --regexp '^4 [12] '
+	run elect-sim -a lease -n 2 -d 3 -D 0.01 -s 1
+	assert_line --regexp '^3 1 clock c=[0-9.]+$'
+	assert_line --regexp '^3 2 clock c=[0-9.]+$'
+}
+
+@test "elect-sim: a paused node handles nothing until it resumes, then all that queued up" {
+	elect-sim -a bully-fd -n 4 -d 3 -e '1 pause 2' -e '2 resume 2' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run awk '$2 == 2 && $1 >= 1 && $1 < 2' "$BATS_TEST_TMPDIR/t"
+	assert_output "1 2 pause"
+	run awk '$2 == 2 && $1 == 2 && $3 == "recv"' "$BATS_TEST_TMPDIR/t"
+	assert_line --index 0 --regexp '^2 2 recv from=4 msg=Norm\? elid=4\.1\.'
+	run grep -c ' fd op=down peer=2$' "$BATS_TEST_TMPDIR/t"
+	assert_output 1
+}
+
+@test "elect-sim: a partition cuts every link across, and heal mends them" {
+	run elect-sim -a async-bully -n 3 -d 2 -e '1 partition 1/2,3' -e '1.5 heal'
+	assert_success
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1 - net a=1 b=3 link=down"
+	refute_line "1 - net a=2 b=3 link=down"
+	assert_line "1.5 - net a=1 b=2 link=up"
+}
+
+# Loss makes every link flaky, and the trace says so from the start (a
+# mended cut is flaky again, not up), so that elect-check does not judge
+# liveness over links that lose datagrams.
+@test "elect-sim: lossy links are traced flaky" {
+	run elect-sim -a invitation -n 3 -d 2 -x 3 -e '1 cut 1 2' -e '1.5 mend 1 2'
+	assert_success
+	assert_line --index 0 "0 - net a=1 b=2 link=flaky"
+	assert_line --index 1 "0 - net a=1 b=3 link=flaky"
+	assert_line --index 2 "0 - net a=2 b=3 link=flaky"
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1.5 - net a=1 b=2 link=flaky"
+	run elect-sim -a invitation -n 3 -d 2
+	refute_line --partial "link=flaky"
+}
+
+# Partitions beyond 64 nodes (a byte per node, not a 64-bit mask), up to
+# ALGO_NODES_MAX nodes.
+@test "elect-sim: clusters of up to 1024 nodes, partitions across any of them" {
+	run elect-sim -a bully-fd -n 100 -d 1.2 -e '1 partition 70,100/1'
+	assert_success
+	run grep -c '^1 - net a=[0-9]* b=[0-9]* link=down$' <<<"$output"
+	assert_output $((2 * 98))
+	run elect-sim -a async-bully -n 80 -s 3 -d 5 -r 1 -k partition
+	assert_success
+	assert_line --regexp '^[0-9.]+ - net a=[0-9]+ b=(6[5-9]|7[0-9]|80) link=down$'
+	run elect-sim -a bully-fd -n 1024 -d 0.01
+	assert_success
+	run elect-sim -a bully-fd -n 1025 -d 0.01
+	assert_failure 2
+}
+
+@test "elect-sim: bad usage is refused with exit 2" {
+	run elect-sim -a nonesuch -n 3
+	assert_failure 2
+	assert_output --partial "unknown algorithm nonesuch"
+	run elect-sim -a bully -n 3 -e '1 explode 2'
+	assert_failure 2
+	assert_output --partial "unknown event explode"
+	run elect-sim -a bully -n 3 -e '1 crash 9'
+	assert_failure 2
+	assert_output --partial "node 9 is not in the cluster"
+	run elect-sim -a bully -n 3 -t nonesuch=5
+	assert_failure 2
+	run elect-sim -a bully -n 3 -m 5:1
+	assert_failure 2
+	run elect-sim -a bully
+	assert_failure 2
+	run elect-sim -a bully -n 3 --faults crash,meteor
+	assert_failure 2
+	assert_output "elect-sim: --faults: unknown fault meteor (try --help)"
+	run elect-sim -a bully -n 3 -e '1 partition 1,2'
+	assert_failure 2
+	assert_output --partial "partition: expected L,.../R,...[/B,...]"
+	run elect-sim -a bully -n 3 -e '1 partition 1/1'
+	assert_failure 2
+	assert_output --partial "node 1 named twice"
+	run elect-sim -a bully -n 3 -e '1 partition 1,2,3/'
+	assert_failure 2
+	run elect-sim -a bully -n 3 -e 'x crash 1'
+	assert_failure 2
+	assert_output --partial 'bad time "x"'
+	run elect-sim -a bully -n 3 -e '1 crash 1 2'
+	assert_failure 2
+	assert_output --partial "crash takes 1 argument"
+	run elect-sim -a bully -c 1,2,1
+	assert_failure 2
+	assert_output --partial "node 1 named twice"
+	run elect-sim -a bully -n 3 extra
+	assert_failure 2
+	assert_output "elect-sim: unexpected argument extra (try --help)"
+	run elect-sim -a bully -n 3 --faults crash -d 3
+	assert_failure 2
+	assert_output --partial "at least 4 seconds"
+	run elect-sim -a bully -n 3 -O
+	assert_failure 2
+	run elect-sim -a bully --campaign 5 --check
+	assert_failure 2
+	run elect-sim -a bully --campaign 0
+	assert_failure 2
+	# One line each, prefixed with the program's name.
+	run elect-sim -a bully -n 0
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_line --index 0 --regexp '^elect-sim: '
+}
+
+@test "elect-sim: --help names the algorithms, faults and events; --version" {
+	run elect-sim --help
+	assert_success
+	assert_line --index 0 --regexp '^usage: elect-sim -a ALGO'
+	assert_line --regexp '^algorithms \(-a\): bully .*lease'
+	assert_line --partial "faults: crash recovery pause partition bridge oneway"
+	assert_output --partial "partition L/R[/B]"
+	run elect-sim --version
+	assert_success
+	assert_output --regexp '^elect-sim [0-9]+\.[0-9]+'
+}
+
+# The example of the manual, twice: the same trace byte for byte, and one
+# that elect-check certifies; another seed gives another trace.
+@test "elect-sim: the same arguments give the same trace, byte for byte, which elect-check certifies" {
+	need_check
+	elect-sim -a async-bully -n 7 --faults crash,pause,partition -s 42 \
+	    >"$BATS_TEST_TMPDIR/a"
+	elect-sim -a async-bully -n 7 --faults crash,pause,partition -s 42 \
+	    >"$BATS_TEST_TMPDIR/b"
+	elect-sim -a async-bully -n 7 --faults crash,pause,partition -s 43 \
+	    >"$BATS_TEST_TMPDIR/c"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	! cmp -s "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	run grep -cE ' (crash|pause|net a=.* link=down)$' "$BATS_TEST_TMPDIR/a"
+	[ "$output" -ge 3 ] || fail "only $output faults in the trace"
+	run elect-check - <"$BATS_TEST_TMPDIR/a"
+	assert_success
+	# lease under its whole admissible set.
+	elect-sim -a lease -n 5 -s 7 -d 12 -r 8 -O >"$BATS_TEST_TMPDIR/l1"
+	elect-sim -a lease -n 5 -s 7 -d 12 -r 8 -O >"$BATS_TEST_TMPDIR/l2"
+	cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l2"
+}
+
+@test "elect-sim: faults by name: one-way and non-transitive partitions, duplicates" {
+	run elect-sim -a async-bully -n 3 -d 2 -e '1 oneway 1/2,3' -e '1.5 heal'
+	assert_success
+	assert_line "1 - net a=1 b=2 link=flaky"
+	assert_line "1 - net a=1 b=3 link=flaky"
+	assert_line "1.5 - net a=1 b=2 link=up"
+	# What 1 sends to 2 is lost, not what 2 sends to 1.
+	run awk '$1 > 1 && $1 < 1.5 && $2 == 2 && $3 == "recv" && $4 == "from=1"' <<<"$output"
+	assert_output ""
+	run elect-sim -a async-bully -n 3 -d 2 -e '1 partition 1/2/3' -e '1.5 heal'
+	assert_line "1 - net a=1 b=2 link=down"
+	refute_line --regexp '^1 - net a=[0-9] b=3 '
+	run elect-sim -a async-bully -n 3 -d 2 --dup 50 -s 1
+	assert_line --regexp '^[0-9.]+ [123] drop from=[123] why=replay$'
+	run elect-sim -a lease -n 4 -d 12 -s 3 --faults crash,recovery,bridge,oneway,drift,offset -r 6 -O --check
+	assert_success
+	assert_output --partial "every assertion holds"
+}
+
+# A run checked in process agrees with elect-check on its trace: here a
+# timeout shorter than the messages take, outside what the synchronous
+# model promises, breaks Garcia-Molina's assertions.
+@test "elect-sim: --check gives elect-check's verdict, in process" {
+	need_check
+	local t=$BATS_TEST_TMPDIR
+	local rc=0
+	elect-sim -a bully -n 4 -s 1 -d 4 -m 0.1:5 -t reply=1 --check \
+	    2>"$t/verdict" >"$t/t1" || rc=$?
+	assert_equal "$rc" 1
+	run cat "$t/verdict"
+	assert_line --regexp '^-:[0-9]+: gm1: '
+	assert_line --index -1 "elect-sim: gm1,gm2,sle1,sle2"
+	grep '^-:' "$t/verdict" >"$t/sim"
+	elect-sim -a bully -n 4 -s 1 -d 4 -m 0.1:5 -t reply=1 >"$t/t2"
+	cmp "$t/t1" "$t/t2"
+	run elect-check -s sync -c 1.5 - <"$t/t2"
+	assert_failure 1
+	assert_output --partial "violated: gm1 "
+	assert_output --partial " sle1 "
+	grep '^-:' <<<"$output" >"$t/check"
+	cmp "$t/sim" "$t/check"
+	elect-sim -a bully -n 4 -s 1 -d 4 -m 0.1:5 --check 2>"$t/verdict" >/dev/null
+	run cat "$t/verdict"
+	assert_output "elect-sim: every assertion holds"
+}
+
+# A few thousand seeded runs in all, within make check's seconds: each
+# algorithm under its admissible faults, checked in process.
+@test "elect-sim: --campaign: 2,800 seeded faulted runs of the seven algorithms find no violation" {
+	local a runs
+	for a in bully bully-fd modified-bully enhanced-bully async-bully invitation lease; do
+		runs=500
+		case $a in invitation) runs=200 ;; lease) runs=100 ;; esac
+		[ -z "${ELECT_SHORT:-}" ] || runs=$((runs / 10))
+		run elect-sim -a $a -d 8 --campaign $runs
+		assert_success
+		assert_line --index 1 --regexp "^$a +$runs +[0-9.]+ +0 .* none$"
+	done
+}
+
+# The campaign finds what the assertions catch, and names the command
+# that replays each failure; shrinking makes it small.
+@test "elect-sim: a failing campaign lists replayable commands, shrunk" {
+	run elect-sim -a modified-bully -t t_tx=1 -m 0.1:5 --campaign 4
+	assert_failure 1
+	assert_line --index 1 --regexp '^modified-bully +4 .* gm1=[1-4] sle1=[1-4]$'
+	assert_line --regexp '^failed: seed [0-9]+: gm1,sle1: elect-sim -a modified-bully .* --check$'
+	assert_line --regexp '^  shrunk to [01] faults, 2 nodes, '
+	cmd=$(sed -n 's/^  shrunk to [^:]*: //p' <<<"$output" | head -1)
+	[ -n "$cmd" ]
+	eval "run $cmd"
+	assert_failure 1
+	assert_line "elect-sim: gm1,sle1"
+}
+
+@test "elect-sim: --shrink reduces a failing run to a small one that still fails" {
+	need_check
+	local t=$BATS_TEST_TMPDIR
+	local rc=0
+	elect-sim -a bully -n 9 -s 4 -d 12 -m 0.1:5 -t reply=1 -r 6 \
+	    --shrink 2>"$t/err" >"$t/out" || rc=$?
+	assert_equal "$rc" 1
+	run cat "$t/out"
+	assert_output --regexp '^elect-sim -a bully -n 2 -s 4 -d [0-9.]+ .*-t reply=1 --check$'
+	cmd=$output
+	run cat "$t/err"
+	assert_output --regexp '^elect-sim: gm1,.*: shrunk from [0-9]+ faults and 9 nodes to 0 faults, 2 nodes, '
+	eval "${cmd% --check}" >"$t/t"
+	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_failure 1
+	# A run that holds has nothing to shrink.
+	run elect-sim -a bully -n 3 -s 4 -d 6 -r 2 --shrink
+	assert_success
+	assert_output --partial "nothing to shrink"
+}
