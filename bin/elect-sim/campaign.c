@@ -147,7 +147,7 @@ sim_campaign(const struct sim_conf *base, unsigned given, uint64_t first,
 	printf("%-15s %8s %9s %6s %8s %8s %12s  %s\n", "algorithm", "runs",
 	    "sim-hours", "failed", "wall-s", "runs/s", "sim-s/wall-s",
 	    "violations by assertion (runs)");
-	printf("%-15s %8lu %9.2f %6lu %8.1f %8.0f %12.0f  ",
+	printf("%-15s %8lu %9.2f %6lu %8.1f %8.1f %12.1f  ",
 	    algo_name(base->ops), done, simsec / 3600, failed, wall,
 	    wall > 0 ? done / wall : 0, wall > 0 ? simsec / wall : 0);
 	if (nt == 0)

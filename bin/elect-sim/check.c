@@ -27,14 +27,17 @@ sim_check_set(const struct sim_conf *c)
 	return set != NULL ? set : "async";
 }
 
-/* Elections settle within a second and a half in the simulator; lease
- * gets elect-check's own bound, as its quorums wait out leases. */
+/* Elections of up to 17 nodes settle within a second and a half in the
+ * simulator, larger ones take some 30 ms more per node (bully asks the
+ * nodes above it one after another); lease gets elect-check's own bound,
+ * as its quorums wait out leases. */
 algo_time
 sim_check_c(const struct sim_conf *c)
 {
 	if (strcmp(sim_check_set(c), "lease") == 0)
 		return CHECK_C_DEFAULT;
-	return 1500 * ALGO_MS;
+	return 1500 * ALGO_MS + (c->n > 17 ? (algo_time)(c->n - 17) *
+	    30 * ALGO_MS : 0);
 }
 
 static void

@@ -6,7 +6,8 @@
 #
 #	campaign.sh [-j JOBS] [-d SECONDS] [-f FIRST] [RUNS [ALGO ...]]
 #
-# RUNS seeded runs per algorithm (default 300) from seed FIRST (default
+# RUNS seeded runs per algorithm (default 100000, make bench's figure:
+# an hour or more on two cores; CAMPAIGN_RUNS) from seed FIRST (default
 # 1), 12 simulated seconds each (-d), split among JOBS processes (default
 # 2), niced.  elect-sim(1), CAMPAIGNS, says how each run is drawn.  Each
 # failing run is listed with the command that replays it and, for the
@@ -26,7 +27,7 @@ while getopts d:f:j: o; do
 	esac
 done
 shift $((OPTIND - 1))
-runs=${1:-300}
+runs=${1:-${CAMPAIGN_RUNS:-100000}}
 [ $# -gt 0 ] && shift
 algos=${*:-bully bully-fd modified-bully enhanced-bully async-bully invitation lease}
 tmp=$(mktemp -d)
