@@ -292,3 +292,34 @@ load elect-sim
 	assert_success
 	assert_output --partial "nothing to shrink"
 }
+
+# Murshed & Allen's Tables 1-3, as the paper prints them ([2], [9],
+# theirs), and what the cores send: the modified and the enhanced bully
+# match the paper in the best and worst cases and SEC; NRC as the manual
+# says.
+@test "elect-sim: --table murshed-allen-1..3 gives the paper's numbers, and the cores send them" {
+	local paper=(
+	    "1 best 4 4 4 4" "1 worst 1 20 11 9" "1 SEC 1,3 20 18 11" "1 NRC 2 13 5 5"
+	    "2 best 9 9 9 9" "2 worst 1 90 26 18" "2 SEC 2,5,7 73 56 26" "2 NRC 3 58 13 9"
+	    "3 best 19 19 19 19" "3 worst 1 380 56 38" "3 SEC 4,5,16 275 124 52"
+	    "3 NRC 20 19 19 13")
+	local row t c keys p2 p9 pt got
+	for row in "${paper[@]}"; do
+		read -r t c keys p2 p9 pt <<<"$row"
+		run elect-sim --table murshed-allen-$t
+		assert_success
+		got=$(awk -v c="$c" '$1 == c { print $2, $3, $4, $5, $7, $8 }' <<<"$output")
+		read -r -a g <<<"$got"
+		assert_equal "${g[0]} ${g[1]} ${g[2]} ${g[3]}" "$keys $p2 $p9 $pt"
+		case $t.$c in
+		[12].NRC)
+			assert_equal "${g[4]} ${g[5]}" "$((p9 + 1)) $((pt + 1))" ;;
+		3.NRC)
+			assert_equal "${g[4]} ${g[5]}" "19 19" ;;
+		*)
+			assert_equal "${g[4]} ${g[5]}" "$p9 $pt" ;;
+		esac
+	done
+	run elect-sim --table murshed-allen-4
+	assert_failure 2
+}

@@ -45,7 +45,10 @@ struct sim_conf {
 	unsigned	 faults;		/* F_ kinds -r draws from */
 	unsigned	 count;			/* -r */
 	int		 oracle;		/* -O */
-	int		 stats;			/* -S */
+	int		 stats;			/* -S; 2: agreement noted, not
+						 * printed (struct sim_result) */
+	const algo_time	*fdlat;			/* detector latency by monitor
+						 * index, or NULL */
 	struct sched	 ev[SIM_EVENTS_MAX];	/* -e, in order */
 	size_t		 nev;
 };
@@ -56,6 +59,12 @@ struct sim_result {
 	char		 first[256];		/* the first of them */
 	unsigned long	 events, msgs;
 	size_t		 edicts;		/* made, under -O */
+	/* stats: the last agreement after the last fault, its leader, the
+	 * messages sent since that fault and how long it took. */
+	int		 agreed;
+	uint16_t	 agreed_ldr;
+	unsigned long	 agreed_msgs;
+	algo_time	 agreed_after;
 	uint64_t	 maxtok;		/* the largest token, under -O */
 	int		 quiet;			/* set by the caller: no oracle lines */
 	struct sched	*sched;			/* -e and -r, in order */
@@ -130,3 +139,6 @@ void		 sim_conf_copy(struct sim_conf *, const struct sim_conf *);
 #define G_R	0x20
 #define G_F	0x40
 #define G_B	0x80
+
+/* Prints a paper's table, measured (--table NAME); the exit status. */
+int		 sim_table(const char *name);

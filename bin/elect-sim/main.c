@@ -29,7 +29,9 @@ usage(int status)
 	    "\t[-t NAME=MS ...] [-D RHO] [-o MS] [-R] [-x PERCENT] "
 	    "[--dup PERCENT]\n"
 	    "\t[--delay PERCENT] [-O] [-S] [--check | --shrink | "
-	    "--campaign RUNS [--first SEED]]\n", getprogname());
+	    "--campaign RUNS [--first SEED]]\n"
+	    "       %s --table murshed-allen-1|2|3\n", getprogname(),
+	    getprogname());
 	if (status == 0) {
 		fputs("algorithms (-a):", fp);
 		for (i = 0; (o = algo_nth(i)) != NULL; i++)
@@ -89,7 +91,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_FAULTS = 256, O_DUP, O_DELAY, O_CHECK, O_SHRINK, O_CAMPAIGN,
-	    O_FIRST, O_HELP, O_VERSION };
+	    O_FIRST, O_TABLE, O_HELP, O_VERSION };
 	static const struct option longopts[] = {
 		{ "faults", required_argument, NULL, O_FAULTS },
 		{ "dup", required_argument, NULL, O_DUP },
@@ -98,6 +100,7 @@ main(int argc, char *argv[])
 		{ "shrink", no_argument, NULL, O_SHRINK },
 		{ "campaign", required_argument, NULL, O_CAMPAIGN },
 		{ "first", required_argument, NULL, O_FIRST },
+		{ "table", required_argument, NULL, O_TABLE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -225,6 +228,11 @@ main(int argc, char *argv[])
 			first = (uint64_t)arg_num(optarg, 0, LLONG_MAX / 2,
 			    "--first");
 			break;
+		case O_TABLE:
+			if (optind != argc || argc != 3)
+				errx(EXIT_USAGE, "--table takes no other "
+				    "option");
+			return sim_table(optarg);
 		case 'h':
 		case O_HELP:
 			usage(0);

@@ -141,14 +141,17 @@ rnd(void)
 	return algo_splitmix(&rng);
 }
 
-/* Uniform in [lo, hi]. */
+/* Uniform in [lo, hi], drawn from generator G. */
 static algo_time
-uniform(algo_time lo, algo_time hi)
+uniform_in(uint64_t *g, algo_time lo, algo_time hi)
 {
 	if (hi <= lo)
 		return lo;
-	return lo + (algo_time)(rnd() % (uint64_t)(hi - lo + 1));
+	return lo + (algo_time)(algo_splitmix(g) % (uint64_t)(hi - lo + 1));
 }
+
+#define uniform(lo, hi)		uniform_in(&rng, (lo), (hi))
+#define suniform(lo, hi)	uniform_in(&srng, (lo), (hi))
 
 /* ---- the nodes' clocks ---- */
 
@@ -304,6 +307,8 @@ looks_down(size_t i, size_t j)
 static algo_time
 latency(size_t monitor)
 {
+	if (C->fdlat != NULL)
+		return C->fdlat[monitor];
 	if (C->lowest_first)
 		return C->lmin + (C->lmax - C->lmin) * (algo_time)monitor /
 		    (algo_time)(n > 1 ? n - 1 : 1);
@@ -636,6 +641,8 @@ run_sched(const struct sched *s, algo_time now)
 	fault_what = sched_op_name(s->op);
 	memset(sent, 0, sizeof(sent));
 	agreed = 0;
+	if (res != NULL)
+		res->agreed = 0;
 	switch (s->op) {
 	case S_CRASH:
 		if (!nodes[s->a].up)
@@ -836,12 +843,25 @@ note_agreement(algo_time now)
 	struct algo_status st;
 	size_t i;
 
+	unsigned long total = 0;
+	unsigned t;
+
 	if (agreed || !all_agree(now))
 		return;
 	agreed = 1;
 	for (i = 0; i < n && !nodes[i].up; i++)
 		;
 	algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
+	for (t = 1; t < ops->nmsg; t++)
+		total += sent[t];
+	if (res != NULL) {
+		res->agreed = 1;
+		res->agreed_ldr = st.state.ldr;
+		res->agreed_msgs = total;
+		res->agreed_after = now - (fault_at < 0 ? 0 : fault_at);
+	}
+	if (C->stats != 1)
+		return;
 	trace_format_time(fault_at < 0 ? 0 : fault_at, t0, sizeof(t0));
 	trace_format_time(now, t1, sizeof(t1));
 	fprintf(stderr, "agreed ldr=%u at %s after %s at %s (+%.3f ms)",
@@ -973,14 +993,6 @@ static uint64_t
 srnd(void)
 {
 	return algo_splitmix(&srng);
-}
-
-static algo_time
-suniform(algo_time lo, algo_time hi)
-{
-	if (hi <= lo)
-		return lo;
-	return lo + (algo_time)(srnd() % (uint64_t)(hi - lo + 1));
 }
 
 static void
@@ -1223,7 +1235,7 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 			    sizeof(t));
 			trace(c->dur, i, "clock c=%s", t);
 		}
-	if (c->stats) {
+	if (c->stats == 1) {
 		fprintf(stderr, "total");
 		print_counts(sent_total);
 	}
