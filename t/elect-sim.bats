@@ -323,3 +323,19 @@ load elect-sim
 	run elect-sim --table murshed-allen-4
 	assert_failure 2
 }
+
+# Messages per election against N beside the papers' analyses: the
+# counts that are exact in the papers are met exactly.
+@test "elect-sim: --table messages: the papers' exact counts, met" {
+	run elect-sim --table messages
+	assert_success
+	run awk '
+	$1 == "bully" && $2 <= 50 && $3 != 9 * $2 - 17 { print; bad = 1 }
+	$1 == "bully-fd" && $3 != 3 * ($2 - 2) { print; bad = 1 }
+	$1 == "modified-bully" && $3 != 3 * $2 - 4 { print; bad = 1 }
+	$1 == "enhanced-bully" && $3 > 2 * $2 - 1 { print; bad = 1 }
+	$1 ~ /^(bully|bully-fd|modified-bully|enhanced-bully)$/ { rows++ }
+	$3 == "-" { print; bad = 1 }
+	END { if (rows != 20) { print rows " rows"; bad = 1 }; exit bad }' <<<"$output"
+	assert_success
+}

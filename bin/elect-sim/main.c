@@ -30,7 +30,7 @@ usage(int status)
 	    "[--dup PERCENT]\n"
 	    "\t[--delay PERCENT] [-O] [-S] [--check | --shrink | "
 	    "--campaign RUNS [--first SEED]]\n"
-	    "       %s --table murshed-allen-1|2|3\n", getprogname(),
+	    "       %s --table murshed-allen-1|2|3|messages\n", getprogname(),
 	    getprogname());
 	if (status == 0) {
 		fputs("algorithms (-a):", fp);
