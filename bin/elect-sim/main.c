@@ -109,7 +109,8 @@ main(int argc, char *argv[])
 	struct sim_conf small;
 	struct sim_result res;
 	struct sim_verdict v;
-	char **evargs, why[256], names[512];
+	static char **evargs;	/* static: reachable at any exit */
+	char why[256], names[512];
 	unsigned given = 0;
 	unsigned long runs = 0;
 	uint64_t first = 1;
