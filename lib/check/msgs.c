@@ -175,7 +175,10 @@ add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 		m->dropped++;
 	}
 	if (m->tail == m->cap) {
-		if (m->head > 0) {
+		/* Moved down only when that frees half the array: else it
+		 * grows, so that a window stuck behind an old record costs
+		 * no copy of itself per message. */
+		if (m->head > 0 && m->head >= m->tail - m->head) {
 			memmove(m->r, m->r + m->head,
 			    (m->tail - m->head) * sizeof(*m->r));
 			m->tail -= m->head;
@@ -201,6 +204,7 @@ on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
 {
 	uint64_t k = key(ev);
 	size_t j, at;
+	int i;
 
 	for (at = m->head; at < m->tail; at++) {
 		const struct mrec *r = &m->r[at];
@@ -212,7 +216,11 @@ on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
 	if (at == m->tail)
 		return;		/* sent before the trace, or let go */
 	done(m, w, &m->r[at], ev->t);
-	/* Overdue messages sent before it on the same way are lost. */
+	/* Overdue messages sent before it on the same way are lost (none
+	 * when none to this node is overdue). */
+	if ((i = world_find(w, ev->node)) >= 0 && (unsigned)i < m->nod &&
+	    m->od_now[i] == 0)
+		return;
 	for (j = m->head; j < at; j++) {
 		struct mrec *r = &m->r[j];
 
