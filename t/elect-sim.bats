@@ -152,6 +152,9 @@ load elect-sim
 	assert_output --partial "at least 4 seconds"
 	run elect-sim -a bully -n 3 -O
 	assert_failure 2
+	run elect-sim -a lease -n 300 -d 1
+	assert_failure 2
+	assert_output --partial "lease refuses the cluster"
 	run elect-sim -a bully --campaign 5 --check
 	assert_failure 2
 	run elect-sim -a bully --campaign 0

@@ -554,7 +554,7 @@ boot(size_t i, algo_time now)
 	cfg.persistlen = nd->persistlen;
 	if ((nd->core = algo_boot(ops, &cfg, clock_at(nd, now), &out, err,
 	    sizeof(err))) == NULL)
-		errx(1, "node %u: %s", nd->id, err);
+		errx(EXIT_USAGE, "node %u: %s", nd->id, err);
 	carry_out(i, now);
 }
 
