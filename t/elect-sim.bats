@@ -108,60 +108,38 @@ load elect-sim
 	assert_failure 2
 }
 
+# refused MESSAGE ARGS...: elect-sim ARGS exits 2 and says MESSAGE (when
+# not empty).
+refused() {
+	local msg=$1
+	shift
+	run elect-sim "$@"
+	assert_failure 2
+	[ -z "$msg" ] || assert_output --partial "$msg"
+}
+
 @test "elect-sim: bad usage is refused with exit 2" {
-	run elect-sim -a nonesuch -n 3
-	assert_failure 2
-	assert_output --partial "unknown algorithm nonesuch"
-	run elect-sim -a bully -n 3 -e '1 explode 2'
-	assert_failure 2
-	assert_output --partial "unknown event explode"
-	run elect-sim -a bully -n 3 -e '1 crash 9'
-	assert_failure 2
-	assert_output --partial "node 9 is not in the cluster"
-	run elect-sim -a bully -n 3 -t nonesuch=5
-	assert_failure 2
-	run elect-sim -a bully -n 3 -m 5:1
-	assert_failure 2
-	run elect-sim -a bully
-	assert_failure 2
-	run elect-sim -a bully -n 3 --faults crash,meteor
-	assert_failure 2
-	assert_output "elect-sim: --faults: unknown fault meteor (try --help)"
-	run elect-sim -a bully -n 3 -e '1 partition 1,2'
-	assert_failure 2
-	assert_output --partial "partition: expected L,.../R,...[/B,...]"
-	run elect-sim -a bully -n 3 -e '1 partition 1/1'
-	assert_failure 2
-	assert_output --partial "node 1 named twice"
-	run elect-sim -a bully -n 3 -e '1 partition 1,2,3/'
-	assert_failure 2
-	run elect-sim -a bully -n 3 -e 'x crash 1'
-	assert_failure 2
-	assert_output --partial 'bad time "x"'
-	run elect-sim -a bully -n 3 -e '1 crash 1 2'
-	assert_failure 2
-	assert_output --partial "crash takes 1 argument"
-	run elect-sim -a bully -c 1,2,1
-	assert_failure 2
-	assert_output --partial "node 1 named twice"
-	run elect-sim -a bully -n 3 extra
-	assert_failure 2
-	assert_output "elect-sim: unexpected argument extra (try --help)"
-	run elect-sim -a bully -n 3 --faults crash -d 3
-	assert_failure 2
-	assert_output --partial "at least 4 seconds"
-	run elect-sim -a bully -n 3 -O
-	assert_failure 2
-	run elect-sim -a lease -n 300 -d 1
-	assert_failure 2
-	assert_output --partial "lease refuses the cluster"
-	run elect-sim -a bully --campaign 5 --check
-	assert_failure 2
-	run elect-sim -a bully --campaign 0
-	assert_failure 2
+	refused "unknown algorithm nonesuch" -a nonesuch -n 3
+	refused "unknown event explode" -a bully -n 3 -e '1 explode 2'
+	refused "node 9 is not in the cluster" -a bully -n 3 -e '1 crash 9'
+	refused "" -a bully -n 3 -t nonesuch=5
+	refused "" -a bully -n 3 -m 5:1
+	refused "" -a bully
+	refused "elect-sim: --faults: unknown fault meteor (try --help)" -a bully -n 3 --faults crash,meteor
+	refused "partition: expected L,.../R,...[/B,...]" -a bully -n 3 -e '1 partition 1,2'
+	refused "node 1 named twice" -a bully -n 3 -e '1 partition 1/1'
+	refused "" -a bully -n 3 -e '1 partition 1,2,3/'
+	refused 'bad time "x"' -a bully -n 3 -e 'x crash 1'
+	refused "crash takes 1 argument" -a bully -n 3 -e '1 crash 1 2'
+	refused "node 1 named twice" -a bully -c 1,2,1
+	refused "elect-sim: unexpected argument extra (try --help)" -a bully -n 3 extra
+	refused "at least 4 seconds" -a bully -n 3 --faults crash -d 3
+	refused "" -a bully -n 3 -O
+	refused "lease refuses the cluster" -a lease -n 300 -d 1
+	refused "" -a bully --campaign 5 --check
+	refused "" -a bully --campaign 0
 	# One line each, prefixed with the program's name.
-	run elect-sim -a bully -n 0
-	assert_failure 2
+	refused "" -a bully -n 0
 	assert_equal "${#lines[@]}" 1
 	assert_line --index 0 --regexp '^elect-sim: '
 }
