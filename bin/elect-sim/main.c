@@ -230,7 +230,8 @@ main(int argc, char *argv[])
 			    "--first");
 			break;
 		case O_TABLE:
-			if (optind != argc || argc != 3)
+			if (optind != argc ||
+			    strncmp(argv[1], "--table", 7) != 0)
 				errx(EXIT_USAGE, "--table takes no other "
 				    "option");
 			return sim_table(optarg);
