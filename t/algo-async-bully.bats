@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The async-bully core (Stoller 1997, Figure 3, mirrored: a higher id
-# wins), driven without sockets by algo-drive, and run in algo-sim.
+# wins), driven without sockets by algo-drive, and run in elect-sim.
 
 load helper
-load algo-sim
+load elect-sim
 
 @test "async-bully: the lowest node leads its own group at once" {
 	run algo-drive -a async-bully -i 1 -n 3 <<-EOF
@@ -305,14 +305,14 @@ load algo-sim
 @test "async-bully: 100 seeded runs with crashes, pauses and partitions satisfy the async assertions" {
 	need_check
 	sim_sweep async 100 -a async-bully -d 12 -r 6 \
-	    -k crash,pause,partition -m 0.1:10
+	    -k crash,recovery,pause,partition -m 0.1:10
 }
 
 # What breaks the synchronous bullies is only a split into groups here:
 # the woken leader's Norm? draws NotNorm and it takes everyone back.
 @test "async-bully: a paused leader splits the group for a while and ALE1 holds" {
 	need_check
-	algo-sim -a async-bully -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
+	elect-sim -a async-bully -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
 	    >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s async -c 1 "$BATS_TEST_TMPDIR/t"
 	assert_success
@@ -326,7 +326,7 @@ load algo-sim
 
 @test "async-bully: a lasting partition leaves one group led from inside each side" {
 	need_check
-	algo-sim -a async-bully -n 5 -d 4 -e '1 partition 1,2/3,4,5' \
+	elect-sim -a async-bully -n 5 -d 4 -e '1 partition 1,2/3,4,5' \
 	    >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s async -c 1 "$BATS_TEST_TMPDIR/t"
 	assert_success
@@ -353,7 +353,7 @@ load algo-sim
 	run elect-check -s async -c 1.5 "$BATS_TEST_DIRNAME/fixtures/algo/async-bully-figure3.trace"
 	assert_failure 1
 	assert_output --partial "gm4s: not settled by 2.741, c after the system became stable at 1.241: node 2 is in group 3.1.0, its leader 3 in 3.1.1"
-	algo-sim -a async-bully -n 3 -s 1 -d 4 -e '1 crash 1' -e '1.2 boot 1' \
+	elect-sim -a async-bully -n 3 -s 1 -d 4 -e '1 crash 1' -e '1.2 boot 1' \
 	    -e '1.2031 cut 2 3' -e '1.241 mend 2 3' >"$BATS_TEST_TMPDIR/t"
 	run grep -c '^1\.30[0-9]* 2 send to=3 msg=NotNorm elid=3\.1\.1$' "$BATS_TEST_TMPDIR/t"
 	assert_output 1
@@ -378,6 +378,6 @@ load algo-sim
 # elections: a call is said again within its wait before it fails.  (Before,
 # invitation at 3% reached group counter 81 with twice the messages, and
 # async-bully re-elected on each lost Ldr and settled fewer times.)
-@test "async-bully: 3% message loss costs at most 10% more messages and no settling" {
+@test "async-bully: 3% message loss costs at most 10% more messages and hardly a settling" {
 	loss_cheap async-bully
 }

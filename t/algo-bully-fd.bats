@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The bully-fd core (Stoller 1997, Figure 1, mirrored: a higher id wins),
-# driven without sockets by algo-drive, and run in algo-sim.
+# driven without sockets by algo-drive, and run in elect-sim.
 
 load helper
-load algo-sim
+load elect-sim
 
 @test "bully-fd: the highest node skips stage 1 and halts the lower nodes one by one" {
 	run algo-drive -a bully-fd -i 3 -n 3 <<-EOF
@@ -228,14 +228,14 @@ load algo-sim
 @test "bully-fd: 100 seeded runs with crashes and recoveries satisfy the sync and detector assertions" {
 	need_check
 	sim_sweep sync 100 -a bully-fd -d 12 -r 6 -m 0.1:5
-	algo-sim -a bully-fd -n 7 -s 1 -d 12 -r 6 >"$BATS_TEST_TMPDIR/t"
+	elect-sim -a bully-fd -n 7 -s 1 -d 12 -r 6 >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s fd --fd-latency 0.05 "$BATS_TEST_TMPDIR/t"
 	assert_success
 }
 
 @test "bully-fd: a paused leader breaks SLE1 (Theorem 2), and elect-check says so" {
 	need_check
-	algo-sim -a bully-fd -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
+	elect-sim -a bully-fd -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
 	    >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s sync -c 1 "$BATS_TEST_TMPDIR/t"
 	assert_failure 1

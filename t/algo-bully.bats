@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The bully core (Garcia-Molina 1982, Appendix I), driven without sockets
-# by algo-drive, and run in algo-sim.
+# by algo-drive, and run in elect-sim.
 
 load helper
-load algo-sim
+load elect-sim
 
 @test "bully: the highest node halts, names and readies every lower node" {
 	run algo-drive -t check=100 -t timeout=300 -a bully -i 3 -n 3 <<-EOF
@@ -314,12 +314,12 @@ load algo-sim
 # wakes up still Norm and its own leader: elect-check must see it.
 @test "bully: a paused coordinator breaks SLE1 (Theorem 2), and elect-check says so" {
 	need_check
-	algo-sim -a bully -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
+	elect-sim -a bully -n 3 -d 4 -e '1 pause 3' -e '2 resume 3' \
 	    >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s sync -c 1 "$BATS_TEST_TMPDIR/t"
 	assert_failure 1
 	assert_output --partial "sle1: "
-	algo-sim -a bully -n 3 -d 4 -e '1 crash 3' -e '2 boot 3' \
+	elect-sim -a bully -n 3 -d 4 -e '1 crash 3' -e '2 boot 3' \
 	    >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s sync -c 1 "$BATS_TEST_TMPDIR/t"
 	assert_success

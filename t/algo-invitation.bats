@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 # The invitation core (Garcia-Molina 1982, Appendix II), driven without
-# sockets by algo-drive, and run in algo-sim.  Defaults: T (reply) 50 ms,
+# sockets by algo-drive, and run in elect-sim.  Defaults: T (reply) 50 ms,
 # check 50 ms, timeout 120 ms, merge_wait and accept_wait 100 ms; scripts
 # written for check 100 ms and timeout 300 ms say so with -t.
 
 load helper
-load algo-sim
+load elect-sim
 
 # Recovery on boot: a group of one.  Check finds coordinator 4 below us:
 # we merge at once (new group, Invitation) and take its Accept, 1 ms
@@ -565,7 +565,7 @@ load algo-sim
 # maximal connected set {1, 2}, Stoller's Assertion 4' holds.
 @test "invitation: Stoller's Appendix A, Assertion 4 fails and 4' holds" {
 	need_check
-	algo-sim -a invitation -n 3 -d 5 -e '1 crash 3' -e '1.23 cut 3 1' \
+	elect-sim -a invitation -n 3 -d 5 -e '1 crash 3' -e '1.23 cut 3 1' \
 	    -e '1.23 boot 3' >"$BATS_TEST_TMPDIR/t"
 	run grep -E '^1\.[0-9]+ 1 (send to=3 msg=Accept|state status=Norm ldr=1 )' \
 	    "$BATS_TEST_TMPDIR/t"
@@ -589,7 +589,7 @@ load algo-sim
 # talk: Stoller's Figure 1, which Assertion 4' allows but never requires.
 @test "invitation: a node reaching two that cannot talk may lead them both" {
 	need_check
-	algo-sim -a invitation -n 3 -d 5 -e '1 crash 3' -e '1.01 cut 1 2' \
+	elect-sim -a invitation -n 3 -d 5 -e '1 crash 3' -e '1.01 cut 1 2' \
 	    -e '1.01 boot 3' >"$BATS_TEST_TMPDIR/t"
 	run final_states "$BATS_TEST_TMPDIR/t"
 	assert_output - <<-EOF
@@ -603,7 +603,7 @@ load algo-sim
 
 @test "invitation: a partition makes two groups, and they merge when it heals" {
 	need_check
-	algo-sim -a invitation -n 5 -d 4 -e '1 partition 1,2/3,4,5' \
+	elect-sim -a invitation -n 5 -d 4 -e '1 partition 1,2/3,4,5' \
 	    -e '2 heal' >"$BATS_TEST_TMPDIR/t"
 	run final_states <(awk '$1 < 2' "$BATS_TEST_TMPDIR/t")
 	assert_output --regexp '^1 status=Norm ldr=2 grp=2\.1\.[0-9]+
@@ -629,7 +629,7 @@ load algo-sim
 # merges everyone back.
 @test "invitation: a paused coordinator loses its group and merges it back on resume" {
 	need_check
-	algo-sim -a invitation -n 4 -d 4 -e '1 pause 4' -e '2 resume 4' \
+	elect-sim -a invitation -n 4 -d 4 -e '1 pause 4' -e '2 resume 4' \
 	    >"$BATS_TEST_TMPDIR/t"
 	run final_states <(awk '$1 < 2' "$BATS_TEST_TMPDIR/t")
 	assert_output - <<-EOF
@@ -674,7 +674,7 @@ load algo-sim
 @test "invitation: crashes, pauses and partitions over 100 seeds pass elect-check -s async" {
 	need_check
 	sim_sweep async 100 -a invitation -d 12 -r 6 \
-	    -k crash,pause,partition -m 0.1:10
+	    -k crash,recovery,pause,partition -m 0.1:10
 }
 
 # Under reordering a Ready can overtake the AcceptAnswer.  The member used
@@ -718,7 +718,7 @@ load algo-sim
 	timer set timeout at=404
 	EOF
 	need_check
-	algo-sim -a invitation -n 3 -s 5 -d 4 -R -m 0.1:10 >"$BATS_TEST_TMPDIR/t"
+	elect-sim -a invitation -n 3 -s 5 -d 4 -R -m 0.1:10 >"$BATS_TEST_TMPDIR/t"
 	run grep -A1 '^0\.077416565 2 recv from=3 msg=Ready ' "$BATS_TEST_TMPDIR/t"
 	assert_line --index 1 "0.077416565 2 state status=Norm ldr=3 grp=3.1.2"
 	run elect-check -s async -c 1.5 "$BATS_TEST_TMPDIR/t"
@@ -729,6 +729,6 @@ load algo-sim
 # elections: a call is said again within its wait before it fails.  (Before,
 # invitation at 3% reached group counter 81 with twice the messages, and
 # async-bully re-elected on each lost Ldr and settled fewer times.)
-@test "invitation: 3% message loss costs at most 10% more messages and no settling" {
+@test "invitation: 3% message loss costs at most 10% more messages and hardly a settling" {
 	loss_cheap invitation
 }

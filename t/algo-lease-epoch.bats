@@ -361,14 +361,14 @@ load helper
 	assert_line --partial "a fresh core is of an epoch above 0 and has no persisted state"
 }
 
-# epoch_sim ARGS...: algo-sim -a lease with its oracle (-O) and the trace
+# epoch_sim ARGS...: elect-sim -a lease with its oracle (-O) and the trace
 # certified by elect-check -s lease; the trace is left in $T.
 epoch_sim() {
 	T=$BATS_TEST_TMPDIR/trace
-	algo-sim -a lease -O "$@" >"$T" 2>"$BATS_TEST_TMPDIR/err" ||
-	    fail "algo-sim $*: $(cat "$BATS_TEST_TMPDIR/err")"
+	elect-sim -a lease -O "$@" >"$T" 2>"$BATS_TEST_TMPDIR/err" ||
+	    fail "elect-sim $*: $(cat "$BATS_TEST_TMPDIR/err")"
 	run elect-check -s lease "$T"
-	[ "$status" -eq 0 ] || fail "algo-sim $*: $output"
+	[ "$status" -eq 0 ] || fail "elect-sim $*: $output"
 }
 
 # The last epoch's leader, and that its token lies in epoch E's range.
@@ -421,8 +421,9 @@ new_leader() {
 			for i in $(seq 1 $n); do
 				ev+=(-e "1.5 edict $i a$s" -e "2.5 edict $i b$s")
 			done
-			algo-sim -a lease -O -S -n $n -s $s -d 5 -r 4 \
-			    -k crash,pause,partition,reconfigure "${ev[@]}" \
+			elect-sim -a lease -O -S -n $n -s $s -d 5 -r 4 \
+			    --faults crash,recovery,pause,partition,reconfigure \
+			    "${ev[@]}" \
 			    2>"$dir/$s.err" | elect-check -s lease - \
 			    >"$dir/$s.out" 2>&1 ||
 			    { echo "seed $s: $(cat "$dir/$s.err" "$dir/$s.out")"

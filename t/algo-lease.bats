@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # The lease core (Nerio: van Renesse, Schneider and Gehrke), driven
-# without sockets by algo-drive, and run in algo-sim over many seeds with
+# without sockets by algo-drive, and run in elect-sim over many seeds with
 # the simulator's own real-time oracle (-O) and elect-check -s lease.
 # The algo-drive scripts pin lease 150 ms and renew 50 ms (rtt 5 ms and
 # drift 1e-3 are the defaults), so a boot's quiet period is 150.15 ms and
 # a grant holds 150.15 ms; the simulated runs use the defaults.
 
 load helper
-load algo-sim
+load elect-sim
 
 # Every Ok carries the grantor's clock and incarnation; the leader echoes
 # them with its remaining leadership, so the grantor verifies it (10.5):
@@ -624,26 +624,26 @@ lease_sweep() {
 	shift
 	for s in $(seq 1 "$seeds"); do
 		n=$((3 + s % 5))
-		algo-sim -a lease -n $n -s $s -O -e "3.3 edict $n a" \
+		elect-sim -a lease -n $n -s $s -O -e "3.3 edict $n a" \
 		    -e "3.31 edict $n b" -e "6 edict 2 c" -e "6 edict 3 d" \
 		    "$@" >"$BATS_TEST_TMPDIR/trace" 2>"$BATS_TEST_TMPDIR/err" ||
-		    fail "algo-sim -n $n -s $s $*: $(cat "$BATS_TEST_TMPDIR/err")"
+		    fail "elect-sim -n $n -s $s $*: $(cat "$BATS_TEST_TMPDIR/err")"
 		run elect-check -s lease "$BATS_TEST_TMPDIR/trace"
-		[ "$status" -eq 0 ] || fail "algo-sim -n $n -s $s $*: $output"
+		[ "$status" -eq 0 ] || fail "elect-sim -n $n -s $s $*: $output"
 	done
 }
 
 @test "lease: simulated crashes, pauses and partitions never give two leaders, stale tokens or misordered edicts" {
-	lease_sweep 40 -d 12 -r 6 -k crash,pause,partition
+	lease_sweep 40 -d 12 -r 6 -k crash,recovery,pause,partition
 }
 
 @test "lease: so do clocks drifting within the bound, message loss and reordering" {
-	lease_sweep 40 -d 12 -r 6 -k crash,pause,partition -D 0.001 \
+	lease_sweep 40 -d 12 -r 6 -k crash,recovery,pause,partition -D 0.001 \
 	    -o 3000 -x 3 -R -m 0.1:3
 }
 
 @test "lease: OQwBS keeps the promises under a skew bound" {
-	lease_sweep 20 -d 12 -r 6 -k crash,pause,partition -t skew=5 -o 5
+	lease_sweep 20 -d 12 -r 6 -k crash,recovery,pause,partition -t skew=5 -o 5
 }
 
 # The oracle and the checker must be able to fail: clocks that drift 9%
@@ -651,7 +651,7 @@ lease_sweep() {
 @test "lease: the oracle and elect-check both catch clocks drifting beyond the bound" {
 	local s caught=0
 	for s in $(seq 1 20); do
-		algo-sim -a lease -n 3 -s $s -d 12 -r 8 -k crash,pause,partition \
+		elect-sim -a lease -n 3 -s $s -d 12 -r 8 -k crash,recovery,pause,partition \
 		    -D 0.09 -t drift=0 -O >"$BATS_TEST_TMPDIR/trace" \
 		    2>"$BATS_TEST_TMPDIR/err" && continue
 		grep -q 'leaders, among them' "$BATS_TEST_TMPDIR/err" ||
@@ -668,7 +668,7 @@ lease_sweep() {
 # twice, and the leader with it whenever it is hit.
 @test "lease: fencing tokens grow across every change of leader and every restart" {
 	local t=1 i r ev=()
-	run algo-sim -a lease -n 3 -s 1 -d 4 -O -e '1 crash 3' -e '2 crash 2' \
+	run elect-sim -a lease -n 3 -s 1 -d 4 -O -e '1 crash 3' -e '2 crash 2' \
 	    -e '3 boot 3'
 	assert_success
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
@@ -680,7 +680,7 @@ lease_sweep() {
 			t=$((t + 1))
 		done
 	done
-	run algo-sim -a lease -n 5 -s 1 -d 12 -O "${ev[@]}"
+	run elect-sim -a lease -n 5 -s 1 -d 12 -O "${ev[@]}"
 	assert_success
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
 		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
@@ -692,11 +692,11 @@ lease_sweep() {
 @test "lease: a crashed leader is replaced within the lease, a departing one within milliseconds" {
 	local s ms
 	for s in $(seq 1 20); do
-		ms=$(algo-sim -a lease -n 5 -s $s -d 3 -S -O \
+		ms=$(elect-sim -a lease -n 5 -s $s -d 3 -S -O \
 		    -e "2.0$((s % 50)) crash 5" 2>&1 >/dev/null |
 		    sed -n 's/.*after crash.*(+\([0-9]*\)\..*/\1/p')
 		[[ -n $ms && $ms -le 160 ]] || fail "seed $s: crash, $ms ms"
-		ms=$(algo-sim -a lease -n 5 -s $s -d 3 -S -O \
+		ms=$(elect-sim -a lease -n 5 -s $s -d 3 -S -O \
 		    -e "2.0$((s % 50)) leave 5" 2>&1 >/dev/null |
 		    sed -n 's/.*after leave.*(+\([0-9]*\)\..*/\1/p')
 		[[ -n $ms && $ms -lt 10 ]] || fail "seed $s: leave, $ms ms"
@@ -704,7 +704,7 @@ lease_sweep() {
 }
 
 @test "lease: a leader paused past its lease is replaced, and does not lead again when it resumes" {
-	algo-sim -a lease -n 5 -s 3 -d 4 -O -e '1 pause 5' -e '2 resume 5' \
+	elect-sim -a lease -n 5 -s 3 -d 4 -O -e '1 pause 5' -e '2 resume 5' \
 	    >"$BATS_TEST_TMPDIR/trace"
 	run awk '$3 == "lead" && $1 > 1 && $1 < 2 { print $2 }' \
 	    "$BATS_TEST_TMPDIR/trace"
@@ -718,7 +718,7 @@ lease_sweep() {
 }
 
 @test "lease: a leader cut off in a minority stops leading; the majority elects another" {
-	algo-sim -a lease -n 5 -s 2 -d 4 -O -e '1 partition 4,5/1,2,3' \
+	elect-sim -a lease -n 5 -s 2 -d 4 -O -e '1 partition 4,5/1,2,3' \
 	    -e '3 heal' >"$BATS_TEST_TMPDIR/trace"
 	run awk '$3 == "lead" && $1 > 1.2 && $1 < 3 { print $2 }' \
 	    "$BATS_TEST_TMPDIR/trace"
@@ -736,7 +736,7 @@ lease_sweep() {
 	for i in $(seq 0 9); do
 		ev+=(-e "2.00$i edict 5 e$i")
 	done
-	algo-sim -a lease -n 5 -s 4 -d 3 -R -m 0.1:30 -t lease=400 \
+	elect-sim -a lease -n 5 -s 4 -d 3 -R -m 0.1:30 -t lease=400 \
 	    -t renew=100 -t rtt=60 -O "${ev[@]}" >"$BATS_TEST_TMPDIR/trace"
 	run grep -c ' edict seq=' "$BATS_TEST_TMPDIR/trace"
 	assert_output 10
@@ -751,21 +751,21 @@ lease_sweep() {
 }
 
 @test "lease: the timing must leave a lease room for two renewals" {
-	run algo-sim -a lease -n 3 -t renew=100
+	run elect-sim -a lease -n 3 -t renew=100
 	assert_failure
 	assert_output --partial "timing lease must be at least 2 renew + rtt"
-	run algo-sim -a lease -n 3 -t rtt=60
+	run elect-sim -a lease -n 3 -t rtt=60
 	assert_failure
 	assert_output --partial "timing rtt must not exceed renew"
-	run algo-sim -a lease -n 3 -t drift=0.2
+	run elect-sim -a lease -n 3 -t drift=0.2
 	assert_failure
 	assert_output --partial "timing drift out of range"
 }
 
 @test "lease: the same seed gives the same trace, with drifting clocks too" {
-	algo-sim -a lease -n 5 -s 9 -d 6 -r 3 -k crash,pause,partition \
+	elect-sim -a lease -n 5 -s 9 -d 6 -r 3 -k crash,recovery,pause,partition \
 	    -D 0.001 -o 100 -x 5 -R >"$BATS_TEST_TMPDIR/a"
-	algo-sim -a lease -n 5 -s 9 -d 6 -r 3 -k crash,pause,partition \
+	elect-sim -a lease -n 5 -s 9 -d 6 -r 3 -k crash,recovery,pause,partition \
 	    -D 0.001 -o 100 -x 5 -R >"$BATS_TEST_TMPDIR/b"
 	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 }

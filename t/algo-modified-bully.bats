@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The modified bully of Mamun et al., as Murshed and Allen (2012, section 3)
-# describe it, driven without sockets by algo-drive, and run in algo-sim.
+# describe it, driven without sockets by algo-drive, and run in elect-sim.
 
 load helper
-load algo-sim
+load elect-sim
 
 # Node 1 of 5 revives: it queries the nodes above it and, when T (50 ms)
 # is over, takes the highest leader it heard of.  Then it detects the
@@ -417,7 +417,7 @@ load algo-sim
 # lowest id".
 @test "modified-bully: a revival costs 2(N-1) messages for the lowest id, N-1 for the highest" {
 	for n in 5 10 20; do
-		out=$(algo-sim -a modified-bully -n $n -d 3 -S -e '1 crash 1' \
+		out=$(elect-sim -a modified-bully -n $n -d 3 -S -e '1 crash 1' \
 		    -e '1.5 boot 1' -e "2 crash $n" -e "2.5 boot $n" 2>&1 \
 		    >/dev/null)
 		[[ $out == *"after boot at 1.5 "*" msgs=$((2 * n - 2)) Query=$((n - 1)) Answer=$((n - 1))"* ]] ||
@@ -433,11 +433,11 @@ load algo-sim
 # elect-check catches the two leaders of a one-phase announcement.
 @test "modified-bully: Update waits out the delivery bound, or SLE1 breaks" {
 	need_check
-	algo-sim -a modified-bully -n 7 -s 3 -d 12 -r 6 -m 0.1:5 \
+	elect-sim -a modified-bully -n 7 -s 3 -d 12 -r 6 -m 0.1:5 \
 	    -t t_tx=5 >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
 	assert_success
-	algo-sim -a modified-bully -n 7 -s 3 -d 12 -r 6 -m 0.1:5 \
+	elect-sim -a modified-bully -n 7 -s 3 -d 12 -r 6 -m 0.1:5 \
 	    -t t_tx=1 >"$BATS_TEST_TMPDIR/t"
 	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
 	assert_failure 1

@@ -8,7 +8,7 @@
  * and it answers with actions appended to an output list which the caller
  * drains and carries out in order.  The same core runs in elect-node (real
  * sockets, elect-fd, stable storage), in t/tools/algo-drive (a script) and
- * in t/tools/algo-sim (a simulated network); so a failing simulator seed
+ * in elect-sim (a simulated network); so a failing simulator seed
  * replays the exact run.
  *
  * Life of a node, as the caller sees it:

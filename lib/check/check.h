@@ -138,6 +138,10 @@ const char	*checker_event(struct checker *, const struct trace_event *);
 const char	*checker_finish(struct checker *);
 /* One line per assertion: what was checked and its verdict. */
 void		 checker_summary(const struct checker *, FILE *);
+/* The I-th assertion judged: its name and its counts of violations,
+ * undecided and not judged; 0 past the last. */
+int		 checker_tally(const struct checker *, size_t i,
+		    const char **name, unsigned long counts[3]);
 /* 0: every assertion holds; 1: some violated or undecided. */
 int		 checker_verdict(const struct checker *);
 void		 checker_free(struct checker *);

@@ -5,6 +5,8 @@
  * What is received, lost or moot (its receiver went down) is done, and
  * the head moves over done records, so memory follows the messages in
  * flight, at most MSGS_MAX of them (the oldest are let go, counted).
+ * Each record is linked to the next of its way (sender, receiver), so
+ * that a recv finds its send among its way's, not among all in flight.
  */
 #include <err.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@ void
 msgs_free(struct msgs *m)
 {
 	free(m->r);
+	free(m->way);
 	free(m->od_now);
 	free(m->od_last);
 	free(m->od_rec);
@@ -52,6 +55,82 @@ key(const struct trace_event *ev)
 
 	h = hash(h, ev->msg);
 	return (ev->have & HAVE_ELID) ? hash(h, ev->elid) : h;
+}
+
+/* The way from FROM to TO, made if ADD; NULL if not there. */
+static struct mway *
+way(struct msgs *m, unsigned from, unsigned to, int add)
+{
+	struct mway *w, *old;
+	size_t i, n, mask;
+
+	if (m->capway == 0 || (add && 2 * (m->nway + 1) > m->capway)) {
+		if (!add)
+			return NULL;
+		old = m->way;
+		n = m->capway;
+		m->capway = n ? 2 * n : 1024;
+		if ((m->way = calloc(m->capway, sizeof(*m->way))) == NULL)
+			err(2, NULL);
+		m->nway = 0;
+		for (i = 0; i < n; i++)
+			if (old[i].from != 0)
+				*way(m, old[i].from, old[i].to, 1) = old[i];
+		free(old);
+	}
+	mask = m->capway - 1;
+	for (i = ((size_t)from * 65599 + to) & mask;; i = (i + 1) & mask) {
+		w = &m->way[i];
+		if (w->from == from && w->to == to)
+			return w;
+		if (w->from == 0)
+			break;
+	}
+	if (!add)
+		return NULL;
+	w->from = from;
+	w->to = to;
+	w->first = w->last = MSGS_NONE;
+	m->nway++;
+	return w;
+}
+
+/* The record numbered S, or NULL if it left the window. */
+static struct mrec *
+rec(struct msgs *m, uint64_t s)
+{
+	if (s == MSGS_NONE || s < m->base + m->head || s >= m->base + m->tail)
+		return NULL;
+	return &m->r[s - m->base];
+}
+
+/* The oldest record leaves the window: its way starts at the next. */
+static void
+leave(struct msgs *m)
+{
+	struct mrec *r = &m->r[m->head];
+	struct mway *w;
+
+	if ((w = way(m, r->from, r->to, 0)) != NULL &&
+	    w->first == m->base + m->head) {
+		w->first = r->next;
+		if (w->first == MSGS_NONE)
+			w->last = MSGS_NONE;
+	}
+	m->head++;
+}
+
+/* The first record of W not done, dropping the done ones before it. */
+static uint64_t
+way_first(struct msgs *m, struct mway *w)
+{
+	struct mrec *r;
+
+	while ((r = rec(m, w->first)) != NULL && r->state == MR_DONE)
+		w->first = r->next;
+	if (r == NULL)
+		w->first = w->last = MSGS_NONE;
+	return w->first;
 }
 
 const char *
@@ -149,13 +228,14 @@ msgs_due(struct msgs *m, const struct world *w, trace_time t)
 		evidence(m, r);
 	}
 	while (m->head < m->chk && m->r[m->head].state == MR_DONE)
-		m->head++;
+		leave(m);
 }
 
 static void
 add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 {
-	struct mrec *r;
+	struct mrec *r, *prev;
+	struct mway *wy;
 	int i = world_find(w, ev->node), j = world_find(w, ev->to);
 
 	/* Over a link the trace says is down or flaky, a message lost is
@@ -165,19 +245,23 @@ add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 		return;
 
 	while (m->head < m->chk && m->r[m->head].state == MR_DONE)
-		m->head++;
+		leave(m);
 	if (m->tail - m->head == MSGS_MAX) {
 		/* Let the oldest go: it can no longer be evidence. */
 		done(m, w, &m->r[m->head], ev->t);
-		m->head++;
+		leave(m);
 		if (m->chk < m->head)
 			m->chk = m->head;
 		m->dropped++;
 	}
 	if (m->tail == m->cap) {
-		if (m->head > 0) {
+		/* Moved down only when that frees half the array: else it
+		 * grows, so that a window stuck behind an old record costs
+		 * no copy of itself per message. */
+		if (m->head > 0 && m->head >= m->tail - m->head) {
 			memmove(m->r, m->r + m->head,
 			    (m->tail - m->head) * sizeof(*m->r));
+			m->base += m->head;
 			m->tail -= m->head;
 			m->chk -= m->head;
 			m->head = 0;
@@ -193,33 +277,41 @@ add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 	r->from = ev->node;
 	r->to = ev->to;
 	r->state = MR_WAIT;
+	r->next = MSGS_NONE;
 	snprintf(r->msg, sizeof(r->msg), "%.*s", (int)ev->msg.n, ev->msg.p);
+	wy = way(m, r->from, r->to, 1);
+	if ((prev = rec(m, wy->last)) != NULL && rec(m, wy->first) != NULL)
+		prev->next = m->base + m->tail - 1;
+	else
+		wy->first = m->base + m->tail - 1;
+	wy->last = m->base + m->tail - 1;
 }
 
 static void
 on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
 {
-	uint64_t k = key(ev);
-	size_t j, at;
+	uint64_t k = key(ev), s, at;
+	struct mway *wy;
+	struct mrec *r;
+	int i;
 
-	for (at = m->head; at < m->tail; at++) {
-		const struct mrec *r = &m->r[at];
-
-		if (r->state != MR_DONE && r->from == ev->from &&
-		    r->to == ev->node && r->key == k)
-			break;
-	}
-	if (at == m->tail)
+	if ((wy = way(m, ev->from, ev->node, 0)) == NULL)
 		return;		/* sent before the trace, or let go */
-	done(m, w, &m->r[at], ev->t);
-	/* Overdue messages sent before it on the same way are lost. */
-	for (j = m->head; j < at; j++) {
-		struct mrec *r = &m->r[j];
-
-		if (r->state == MR_LATE && r->from == ev->from &&
-		    r->to == ev->node)
+	for (s = way_first(m, wy); (r = rec(m, s)) != NULL; s = r->next)
+		if (r->state != MR_DONE && r->key == k)
+			break;
+	if (r == NULL)
+		return;
+	at = s;
+	done(m, w, r, ev->t);
+	/* Overdue messages sent before it on the same way are lost (none
+	 * when none to this node is overdue). */
+	if ((i = world_find(w, ev->node)) >= 0 && (unsigned)i < m->nod &&
+	    m->od_now[i] == 0)
+		return;
+	for (s = wy->first; s < at && (r = rec(m, s)) != NULL; s = r->next)
+		if (r->state == MR_LATE)
 			done(m, w, r, ev->t);
-	}
 }
 
 /* Node ID went down or came up: what was in flight to it is moot, and

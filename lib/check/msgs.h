@@ -23,6 +23,17 @@ struct mrec {
 	unsigned	 from, to;	/* ids */
 	unsigned char	 state;		/* MR_ */
 	char		 msg[24];	/* msg=, cut, for messages */
+	uint64_t	 next;		/* the next record of its way, by
+					 * number (MSGS_NONE: none) */
+};
+
+#define MSGS_NONE	UINT64_MAX
+
+/* A way (sender, receiver): its records in flight, oldest first, by
+ * number (a record's number is base + its index). */
+struct mway {
+	unsigned	 from, to;	/* 0: a free slot */
+	uint64_t	 first, last;
 };
 
 struct mepisode {
@@ -36,6 +47,9 @@ struct msgs {
 	trace_time	 c;		/* episodes closer than c are one */
 	struct mrec	*r;		/* in the order of the send lines */
 	size_t		 head, chk, tail, cap;
+	uint64_t	 base;		/* the number of r[0] */
+	struct mway	*way;		/* open addressing on (from, to) */
+	size_t		 nway, capway;
 	/* Per node index: overdue messages to it still in flight, when one
 	 * was last in flight overdue, and the last that was. */
 	unsigned	*od_now;

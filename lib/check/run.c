@@ -556,6 +556,23 @@ checker_summary(const struct checker *ck, FILE *fp)
 }
 
 int
+checker_tally(const struct checker *ck, size_t i, const char **name,
+    unsigned long counts[3])
+{
+	size_t k;
+
+	for (k = 0; k < ck->nm; k++)
+		if (ck->m[k].on == 1 && i-- == 0) {
+			*name = ck->m[k].ops->name;
+			counts[0] = ck->m[k].violations;
+			counts[1] = ck->m[k].undecided;
+			counts[2] = ck->m[k].notjudged;
+			return 1;
+		}
+	return 0;
+}
+
+int
 checker_verdict(const struct checker *ck)
 {
 	size_t i;

@@ -158,41 +158,82 @@ trace_parse_time(const char *s, size_t n, trace_time *out)
 	return 0;
 }
 
+/* Decimal digits of V at P, returning their count; P has room for 20. */
+static size_t
+put_u64(char *p, uint64_t v)
+{
+	char d[20];
+	size_t n = 0, i;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	for (i = 0; i < n; i++)
+		p[i] = d[n - 1 - i];
+	return n;
+}
+
+/* Digits by hand, not printf: every trace line has a time, and at a
+ * simulator's pace printf's format parsing was most of the cost. */
 int
 trace_format_time(trace_time t, char *buf, size_t len)
 {
-	int n;
+	char tmp[32];
+	uint64_t f;
+	size_t n, full, i;
 
 	if (t < 0)
 		return snprintf(buf, len, "0");
-	n = snprintf(buf, len, "%lld.%09lld", (long long)(t / TRACE_NS),
-	    (long long)(t % TRACE_NS));
-	if (n <= 0 || (size_t)n >= len)
-		return n;
-	while (buf[n - 1] == '0')
-		buf[--n] = '\0';
-	if (buf[n - 1] == '.')
-		buf[--n] = '\0';
-	return n;
+	n = put_u64(tmp, (uint64_t)(t / TRACE_NS));
+	tmp[n++] = '.';
+	f = (uint64_t)(t % TRACE_NS);
+	for (i = 9; i-- > 0; f /= 10)
+		tmp[n + i] = (char)('0' + f % 10);
+	full = n += 9;
+	/* As snprintf: cut to fit, and the length it would have had. */
+	if (full >= len) {
+		if (len > 0) {
+			memcpy(buf, tmp, len - 1);
+			buf[len - 1] = '\0';
+		}
+		return (int)full;
+	}
+	while (tmp[n - 1] == '0')
+		n--;
+	if (tmp[n - 1] == '.')
+		n--;
+	memcpy(buf, tmp, n);
+	buf[n] = '\0';
+	return (int)n;
 }
 
 int
 trace_vformat_line(char *buf, size_t len, trace_time t, unsigned node,
     const char *fmt, va_list ap)
 {
-	char ts[32];
-	int n, m;
+	char pre[64];
+	size_t n;
+	int m;
 
-	trace_format_time(t, ts, sizeof(ts));
+	n = (size_t)trace_format_time(t, pre, sizeof(pre));
+	pre[n++] = ' ';
 	if (node == 0)
-		n = snprintf(buf, len, "%s - ", ts);
+		pre[n++] = '-';
 	else
-		n = snprintf(buf, len, "%s %u ", ts, node);
-	if (n < 0 || (size_t)n >= len)
-		return n;
-	if ((m = vsnprintf(buf + n, len - (size_t)n, fmt, ap)) < 0)
+		n += put_u64(pre + n, node);
+	pre[n++] = ' ';
+	pre[n] = '\0';
+	if (n >= len) {
+		if (len > 0) {
+			memcpy(buf, pre, len - 1);
+			buf[len - 1] = '\0';
+		}
+		return (int)n;
+	}
+	memcpy(buf, pre, n + 1);
+	if ((m = vsnprintf(buf + n, len - n, fmt, ap)) < 0)
 		return m;
-	return n + m;
+	return (int)n + m;
 }
 
 int

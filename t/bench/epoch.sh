@@ -17,7 +17,7 @@ while [ $i -lt 100 ]; do
 	args="$args -e '$((i + 1)) reconfigure $m'"
 	i=$((i + 1))
 done
-eval "\"$B/t/algo-sim\" -a lease -O -n 6 -E 1,2,3 -s 17 -d 102 $args" \
+eval "\"$B/bin/elect-sim\" -a lease -O -n 6 -E 1,2,3 -s 17 -d 102 $args" \
     >"$T" 2>"$T.err" || { cat "$T.err"; exit 1; }
 "$B/bin/elect-check" -s lease "$T" >/dev/null 2>"$T.err" ||
     { cat "$T.err"; exit 1; }
@@ -60,8 +60,8 @@ fails=$(seq 1001 $((1000 + N)) | xargs -P "$(nproc)" -n 100 bash -c '
 	set -o pipefail
 	for s; do
 		n=$((3 + s % 4))
-		"$0/t/algo-sim" -a lease -O -n $n -s $s -d 5 -r 4 \
-		    -k crash,pause,partition,reconfigure \
+		"$0/bin/elect-sim" -a lease -O -n $n -s $s -d 5 -r 4 \
+		    --faults crash,recovery,pause,partition,reconfigure \
 		    -e "1.5 edict $n a" -e "2.5 edict 2 b" 2>/dev/null |
 		    "$0/bin/elect-check" -s lease - >/dev/null 2>&1 ||
 		    echo "seed $s"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Messages per election and failover time against N, for every algorithm,
 # beside the papers' analyses: the leader (the highest id) crashes once in
-# a stable cluster, and algo-sim -S counts what is sent from the crash
+# a stable cluster, and elect-sim -S counts what is sent from the crash
 # until every node agrees, and how long that takes (detection included:
 # 20-50 ms, or as the scenario says).  Scenarios are the papers' own:
 # the lowest id detecting first (-L) where they count that case, with
@@ -13,14 +13,14 @@
 # SCALE_ALGOS names the rows to print (default: all).
 set -eu
 : "${ELECT_BUILD:?set ELECT_BUILD to a build directory}"
-PATH="$ELECT_BUILD/t:$PATH"
+PATH="$ELECT_BUILD/bin:$PATH"
 ns=${*:-5 10 20 50 100 500 1000}
 
 # one ALGO N ARGS...: "MSGS MS" of the election after the crash.
 one() {
 	a=$1 n=$2
 	shift 2
-	algo-sim -a "$a" -n "$n" -S -t announce=0 "$@" 2>&1 >/dev/null |
+	elect-sim -a "$a" -n "$n" -S -t announce=0 "$@" 2>&1 >/dev/null |
 	    sed -n 's/^agreed .* after crash .*(+\([0-9.]*\) ms) msgs=\([0-9]*\).*/\2 \1/p' |
 	    head -1
 }

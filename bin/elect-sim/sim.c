@@ -1,0 +1,1601 @@
+/*
+ * The simulator: N copies of one core run over a simulated network
+ * (per-message delays drawn from a seeded generator, FIFO per pair of
+ * nodes, as the papers assume) and a simulated failure detector with a
+ * latency, through a schedule of crashes, recoveries, pauses and
+ * partitions.  Every trace line goes to a sink as it is made, up to the
+ * end of the run, where every running node writes a clock sample; the
+ * same configuration gives the same lines, byte for byte.
+ *
+ * Clocks: each node's clock reads OFFSET + t (1 + r) at real time t, with
+ * r drawn in [-RHO, RHO] and OFFSET in [0, offmax]; the cores see their
+ * own clock, the trace is stamped with real time.  A crashed node keeps
+ * its clock and its persisted state (ALGO_PERSIST) for its next boot.
+ *
+ * The network plays elect-node's wire too: a duplicated datagram is
+ * dropped as a replay (`drop why=replay').  Loss, a one-way cut and a
+ * mended cut under loss make the link flaky in the trace, as it is.
+ *
+ * The oracle (-O) checks, in real time, what an algorithm whose
+ * leadership has a deadline promises (ALGO_F_DEADLINE, lib/algo/algo.h):
+ * at most one node leads, fencing tokens grow from one leadership to the
+ * next, every node delivers edicts in the order they were made, and every
+ * core's invariants hold (algo_check()).  (algo_step() itself aborts on a
+ * broken invariant, so that a run never goes on past one.)
+ *
+ * Epochs (Nerio 10.6, lease; share/elect/lease.md, Epochs): the cluster
+ * names every host a run may use, -E the members of epoch 0 (default:
+ * all); the others stay down until an epoch takes them in.  A
+ * reconfigure starts epoch e+1, unless e+1 is still waiting for e to end
+ * (then it is skipped, and -S says so).  A host that stays asks its own
+ * core of e to wedge, and once it is wedged ends it (`exit why=epoch')
+ * and boots its core of e+1 (`boot ... epoch=E'), pending and fresh (its
+ * first life: no quiet period); a host that joins boots it at once.
+ * Every pending member of e+1 asks the members of e, every renewal period
+ * over the simulated network, to wedge (the paper's grant request of
+ * infinite delta, given to the core as ALGO_CMD_WEDGE); a member answers
+ * as soon as its core is wedged, and the asker tells its core
+ * ALGO_CMD_TERMINATED once a majority of them answered.  These requests
+ * and answers are the caller's, not the core's, and are not traced; a
+ * core's message reaching a host in another epoch is dropped (`drop
+ * why=epoch').  The oracle also checks that no node of e+1 leads before
+ * a majority of e is wedged.
+ *
+ * A paused node is a frozen host: it handles nothing and its detector
+ * sends nothing, so that the other detectors report it; on resume it
+ * handles what queued up meanwhile, in order.
+ *
+ * The state of a run is static: one run at a time, each started afresh by
+ * sim_run() and freed at its end.
+ */
+#include <err.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elect-sim.h"
+#include "trace/trace.h"
+#include "util/util.h"
+
+enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
+	EV_WEDGED, EV_ASK };
+
+struct event {
+	algo_time	 at;
+	uint64_t	 seq;		/* ties: order of scheduling */
+	enum ev_type	 type;
+	int		 dup;		/* a copy the wire drops */
+	size_t		 node;		/* receiver, owner, monitor */
+	size_t		 peer;		/* sender, monitored node */
+	unsigned	 timer;
+	uint64_t	 gen, epoch;
+	uint32_t	 ep;		/* deliver: the sender's epoch */
+	const struct sched *s;
+	struct event	*next;		/* in a backlog */
+	/* Allocated only as far as its payload: with N^2 messages in
+	 * flight at N = 1000, full-sized messages took GBs. */
+	struct algo_msg	*msg;
+};
+
+#define MSG_SIZE(m)	(offsetof(struct algo_msg, payload) + (m)->len)
+
+struct monitor {
+	int		 active, reported;
+	uint64_t	 gen;		/* bumped by start and stop */
+	uint64_t	 epoch;		/* bumped when the peer's look changes */
+	int		 looks_down;
+};
+
+struct node {
+	uint16_t	 id;
+	int		 up, paused;
+	uint64_t	 inc;
+	struct algo	*core;
+	uint64_t	 tgen[ALGO_TIMERS_MAX];
+	struct event	*backlog, **backtail;
+	struct monitor	*mon;		/* our detector, per peer */
+	uint8_t		*playdead;	/* we look dead to peer */
+	algo_time	*lastdel;	/* FIFO to peer */
+	algo_time	 off;		/* its clock: off + t (1 + ppb/1e9) */
+	int64_t		 ppb;
+	uint8_t		 persist[ALGO_PERSIST_MAX];
+	size_t		 persistlen;
+	/* -O: its leadership (on its clock) and token, the leadership
+	 * of its last life. */
+	algo_time	 until, ghost;
+	uint64_t	 tok;
+	algo_time	 lastmade;	/* of the last edict it delivered */
+	/* Epochs: its core's (persisted with it), whether that core was
+	 * seen wedged, and who of the epoch before answered wedged. */
+	uint32_t	 ep;
+	int		 crashed;	/* down until a scheduled boot */
+	int		 selfwedge, asking;
+	int		 fresh;		/* its next boot is its core's first */
+	uint8_t		*heard;
+	size_t		 nheard;
+	uint8_t		*askedby;	/* to answer once its core wedges */
+	uint64_t	 askgen;
+};
+
+/* An epoch's members, a byte per node index, and how many of them were
+ * seen wedged. */
+struct epoch {
+	uint8_t		*in, *wedged;
+	uint16_t	*ids;
+	size_t		 n, nwedged;
+};
+
+#define NS	INT64_C(1000000000)
+
+/* The run's configuration, and what it reads often. */
+static const struct sim_conf *C;
+static const struct algo_ops *ops;
+static sim_sink sink;
+static void *sinkarg;
+static struct sim_result *res;
+
+static struct node *nodes;
+static const uint16_t *ids;
+static size_t n;
+static uint16_t *idx;		/* node id to index + 1 */
+static uint8_t *cuts;		/* n * n: the link from a to b is down */
+static size_t ncut;		/* directed links down */
+#define cut(a, b)	cuts[(a) * n + (b)]
+static uint64_t rng;		/* the network, clocks, boots */
+static uint64_t srng;		/* the random schedule, apart, so that it
+				 * replays the same as -e events */
+static struct algo_out out;
+
+static struct event **heap;
+static size_t nheap, capheap;
+static uint64_t nextseq;
+
+static struct sched *scheds;
+static size_t nscheds;
+
+/* -S: messages by type since the last fault, and agreement. */
+static unsigned long sent[256], sent_total[256];
+static algo_time fault_at;
+static const char *fault_what;
+static int agreed;
+
+static int epochs_used;
+static struct epoch *epochs;	/* one per reconfigure, and epoch 0 */
+static uint32_t cur;		/* the newest epoch */
+static size_t nepochs;		/* room in epochs */
+
+/* -O: the oracle, and the edicts made so far with their real times. */
+static unsigned long violations;
+static uint64_t maxtok;
+struct made {
+	uint16_t	 from;
+	uint64_t	 tok, seq;
+	algo_time	 at;
+};
+static struct made *made;
+static size_t nmade, capmade;
+
+static uint64_t
+rnd(void)
+{
+	return algo_splitmix(&rng);
+}
+
+/* Uniform in [lo, hi], drawn from generator G. */
+static algo_time
+uniform_in(uint64_t *g, algo_time lo, algo_time hi)
+{
+	if (hi <= lo)
+		return lo;
+	return lo + (algo_time)(algo_splitmix(g) % (uint64_t)(hi - lo + 1));
+}
+
+#define uniform(lo, hi)		uniform_in(&rng, (lo), (hi))
+#define suniform(lo, hi)	uniform_in(&srng, (lo), (hi))
+
+/* ---- the nodes' clocks ---- */
+
+/* ND's clock at real time T. */
+static algo_time
+clock_at(const struct node *nd, algo_time t)
+{
+	return nd->off + t + (algo_time)((__int128)t * nd->ppb / NS);
+}
+
+/* The first real time at which ND's clock reads AT. */
+static algo_time
+real_at(const struct node *nd, algo_time at)
+{
+	algo_time t;
+
+	if (at <= nd->off)
+		return 0;
+	t = (algo_time)((__int128)(at - nd->off) * NS / (NS + nd->ppb));
+	while (clock_at(nd, t) < at)
+		t++;
+	while (t > 0 && clock_at(nd, t - 1) >= at)
+		t--;
+	return t;
+}
+
+/* ---- the event queue: a binary heap on (at, seq) ---- */
+
+static int
+before(const struct event *a, const struct event *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static struct event *
+new_event(enum ev_type type, algo_time at)
+{
+	struct event *e;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		err(1, NULL);
+	e->type = type;
+	e->at = at;
+	e->seq = nextseq++;
+	return e;
+}
+
+static void
+free_event(struct event *e)
+{
+	free(e->msg);
+	free(e);
+}
+
+static void
+push(struct event *e)
+{
+	struct event *t;
+	size_t i, p;
+
+	if (nheap == capheap) {
+		capheap = capheap ? capheap * 2 : 256;
+		if ((heap = reallocarray(heap, capheap, sizeof(*heap))) == NULL)
+			err(1, NULL);
+	}
+	i = nheap++;
+	heap[i] = e;
+	while (i > 0 && before(heap[i], heap[p = (i - 1) / 2])) {
+		t = heap[i], heap[i] = heap[p], heap[p] = t;
+		i = p;
+	}
+}
+
+static struct event *
+pop(void)
+{
+	struct event *top, *t;
+	size_t i = 0, c;
+
+	top = heap[0];
+	heap[0] = heap[--nheap];
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= nheap)
+			break;
+		if (c + 1 < nheap && before(heap[c + 1], heap[c]))
+			c++;
+		if (!before(heap[c], heap[i]))
+			break;
+		t = heap[i], heap[i] = heap[c], heap[c] = t;
+		i = c;
+	}
+	return top;
+}
+
+/* ---- the trace ---- */
+
+static void
+trace(algo_time t, size_t node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+trace(algo_time t, size_t node, const char *fmt, ...)
+{
+	char l[TRACE_LINE_MAX];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = trace_vformat_line(l, sizeof(l), t, node == SIZE_MAX ? 0 :
+	    nodes[node].id, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= sizeof(l))
+		errx(1, "trace line too long");
+	if (res != NULL)
+		res->events++;
+	sink(sinkarg, l, (size_t)len);
+}
+
+static void
+trace_msg(algo_time t, size_t node, const char *dir, const struct algo_msg *m)
+{
+	char e[ALGO_ELID_STRLEN], f[512];
+
+	algo_msg_fields(ops, m, f, sizeof(f));
+	if (m->elid.node == 0)
+		trace(t, node, "%s=%u msg=%s%s", dir, m->peer,
+		    algo_msg_name(ops, m->type), f);
+	else
+		trace(t, node, "%s=%u msg=%s elid=%s%s", dir, m->peer,
+		    algo_msg_name(ops, m->type),
+		    algo_elid_fmt(&m->elid, e, sizeof(e)), f);
+}
+
+/* ---- the failure detector ---- */
+
+static size_t
+index_of(uint16_t id)
+{
+	if (idx[id] == 0)
+		errx(1, "core named unknown node %u", id);
+	return idx[id] - 1;
+}
+
+/* Whether J looks down to I's detector. */
+static int
+looks_down(size_t i, size_t j)
+{
+	return !nodes[j].up || nodes[j].paused || cut(j, i) ||
+	    nodes[j].playdead[i];
+}
+
+static algo_time
+latency(size_t monitor)
+{
+	if (C->fdlat != NULL)
+		return C->fdlat[monitor];
+	if (C->lowest_first)
+		return C->lmin + (C->lmax - C->lmin) * (algo_time)monitor /
+		    (algo_time)(n > 1 ? n - 1 : 1);
+	return uniform(C->lmin, C->lmax);
+}
+
+static void
+fd_schedule(size_t i, size_t j, algo_time now)
+{
+	struct monitor *m = &nodes[i].mon[j];
+	struct event *e;
+
+	if (!m->active || m->reported || !m->looks_down)
+		return;
+	e = new_event(EV_FDCHECK, now + latency(i));
+	e->node = i;
+	e->peer = j;
+	e->gen = m->gen;
+	e->epoch = m->epoch;
+	push(e);
+}
+
+/* J's look to I's detector may have changed: note it. */
+static void
+fd_note(size_t i, size_t j, algo_time now)
+{
+	struct monitor *m = &nodes[i].mon[j];
+	int d;
+
+	if (i == j || (d = looks_down(i, j)) == m->looks_down)
+		return;
+	m->looks_down = d;
+	m->epoch++;
+	fd_schedule(i, j, now);
+}
+
+/* Node J went up, down, paused or resumed: every detector notes it, so
+ * that the cost is the N monitors of J, not all N^2 pairs. */
+static void
+fd_update_node(size_t j, algo_time now)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fd_note(i, j, now);
+}
+
+/* Links changed (partition, heal): every pair. */
+static void
+fd_update(algo_time now)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			fd_note(i, j, now);
+}
+
+static void	handle(struct event *);
+static void	oracle_note(size_t, algo_time);
+static void	note_edict(size_t, const struct algo_edict *, algo_time);
+static void	epoch_after(size_t, algo_time);
+
+/* ---- carrying out a core's actions ---- */
+
+static void
+deliver_at(size_t from, size_t to, const struct algo_msg *m, algo_time at,
+    int dup)
+{
+	struct event *e;
+
+	e = new_event(EV_DELIVER, at);
+	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
+		err(1, NULL);
+	e->node = to;
+	e->peer = from;
+	e->dup = dup;
+	e->ep = nodes[from].ep;
+	memcpy(e->msg, m, MSG_SIZE(m));
+	e->msg->peer = nodes[from].id;
+	push(e);
+}
+
+static void
+send_msg(size_t from, const struct algo_msg *m, algo_time now)
+{
+	size_t to = index_of(m->peer);
+	algo_time at;
+
+	trace_msg(now, from, "send to", m);
+	sent[m->type]++;
+	sent_total[m->type]++;
+	if (res != NULL)
+		res->msgs++;
+	if (cut(from, to))
+		return;
+	if (C->loss > 0 && rnd() % 100 < C->loss)
+		return;
+	at = now + uniform(C->dmin, C->dmax);
+	/* A late datagram: up to ten times the longest delay more. */
+	if (C->delay > 0 && rnd() % 100 < C->delay)
+		at += uniform(0, 10 * C->dmax);
+	if (!C->reorder && at < nodes[from].lastdel[to])
+		at = nodes[from].lastdel[to];
+	nodes[from].lastdel[to] = at;
+	deliver_at(from, to, m, at, 0);
+	if (C->dup > 0 && rnd() % 100 < C->dup)
+		deliver_at(from, to, m, at + uniform(C->dmin, C->dmax), 1);
+}
+
+static void
+do_fd(size_t i, enum algo_fd_op op, uint16_t peer, algo_time now)
+{
+	struct monitor *m;
+	size_t j = index_of(peer);
+
+	trace(now, i, "fd op=%s peer=%u", algo_fd_op_name(op), peer);
+	m = &nodes[i].mon[j];
+	switch (op) {
+	case ALGO_FD_START:
+		m->active = 1;
+		m->reported = 0;
+		m->gen++;
+		fd_schedule(i, j, now);
+		break;
+	case ALGO_FD_STOP:
+		m->active = 0;
+		m->gen++;
+		break;
+	case ALGO_FD_PLAYDEAD:
+	case ALGO_FD_PLAYALIVE:
+		nodes[i].playdead[j] = op == ALGO_FD_PLAYDEAD;
+		fd_note(j, i, now);
+		break;
+	}
+}
+
+static void
+carry_out(size_t i, algo_time now)
+{
+	const struct algo_action *a;
+	struct event *e;
+	char e1[ALGO_ELID_STRLEN];
+	size_t k;
+
+	if (out.nomem)
+		errx(1, "out of memory in the core");
+	for (k = 0; k < out.n; k++) {
+		a = &out.v[k];
+		switch (a->type) {
+		case ALGO_SEND:
+			send_msg(i, &a->msg, now);
+			break;
+		case ALGO_FD:
+			do_fd(i, a->fd.op, a->fd.peer, now);
+			break;
+		case ALGO_TIMER_SET:
+			e = new_event(EV_TIMER, real_at(&nodes[i],
+			    a->timer.at));
+			if (e->at < now)
+				e->at = now;
+			e->node = i;
+			e->timer = a->timer.id;
+			e->gen = ++nodes[i].tgen[a->timer.id];
+			push(e);
+			break;
+		case ALGO_TIMER_CANCEL:
+			nodes[i].tgen[a->timer.id]++;
+			break;
+		case ALGO_PERSIST:	/* the simulated disk never fails */
+			memcpy(nodes[i].persist, a->persist.data,
+			    a->persist.len);
+			nodes[i].persistlen = a->persist.len;
+			break;
+		case ALGO_STATE:
+			if (a->state.ldr == 0)
+				trace(now, i, "state status=%s ldr=- grp=%s",
+				    trace_status_name(a->state.status),
+				    algo_elid_fmt(&a->state.grp, e1,
+				    sizeof(e1)));
+			else
+				trace(now, i, "state status=%s ldr=%u grp=%s",
+				    trace_status_name(a->state.status),
+				    a->state.ldr, algo_elid_fmt(&a->state.grp,
+				    e1, sizeof(e1)));
+			break;
+		case ALGO_TRACE:
+			trace(now, i, "%s", algo_out_text(&out, a));
+			break;
+		case ALGO_EDICT:
+			if (C->oracle)
+				note_edict(i, &a->edict, now);
+			break;
+		}
+	}
+	algo_out_clear(&out);
+	if (C->oracle && nodes[i].core != NULL)
+		oracle_note(i, now);
+}
+
+/* Input IN at real time NOW: the core sees its own clock. */
+static void
+step(size_t i, struct algo_input *in, algo_time now)
+{
+	int rc;
+
+	in->now = clock_at(&nodes[i], now);
+	rc = algo_step(nodes[i].core, in, &out);
+	if (rc == ALGO_EINVAL && in->type == ALGO_IN_RECV)
+		trace(now, i, "drop from=%u why=refused", in->msg.peer);
+	else if (rc != ALGO_OK && rc != ALGO_ENOTSUP &&
+	    !(rc == ALGO_ENOTLEADER && in->type == ALGO_IN_CMD))
+		errx(1, "node %u: input refused (%d)", nodes[i].id, rc);
+	carry_out(i, now);
+	epoch_after(i, now);
+}
+
+static void
+command(size_t i, enum algo_cmd_code code, algo_time now)
+{
+	struct algo_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.type = ALGO_IN_CMD;
+	in.cmd.code = code;
+	step(i, &in, now);
+}
+
+/* ---- the schedule ---- */
+
+static void
+boot(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct algo_config cfg;
+	char err[128];
+	size_t j;
+
+	nd->up = 1;
+	nd->paused = 0;
+	nd->inc++;
+	memset(nd->mon, 0, n * sizeof(*nd->mon));
+	memset(nd->playdead, 0, n * sizeof(*nd->playdead));
+	for (j = 0; j < n; j++)
+		nd->mon[j].looks_down = looks_down(i, j);
+	fd_update_node(i, now);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.self = nd->id;
+	if (epochs_used) {
+		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu "
+		    "epoch=%" PRIu32, nd->inc, ops->name, epochs[nd->ep].n,
+		    nd->ep);
+		cfg.ids = epochs[nd->ep].ids;
+		cfg.nids = epochs[nd->ep].n;
+		cfg.epoch = nd->ep;
+		cfg.epoch_pending = nd->ep > 0;
+		cfg.epoch_fresh = nd->fresh && nd->ep > 0 &&
+		    nd->persistlen == 0;
+		nd->fresh = 0;
+		nd->crashed = 0;
+		nd->selfwedge = nd->asking = 0;
+		nd->askgen++;
+		nd->nheard = 0;
+		memset(nd->heard, 0, n);
+		memset(nd->askedby, 0, n);
+	} else {
+		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
+		    nd->inc, ops->name, n);
+		cfg.ids = ids;
+		cfg.nids = n;
+	}
+	cfg.inc = nd->inc;
+	cfg.seed = rnd();
+	cfg.timing = C->timing;
+	cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
+	cfg.persistlen = nd->persistlen;
+	if ((nd->core = algo_boot(ops, &cfg, clock_at(nd, now), &out, err,
+	    sizeof(err))) == NULL)
+		errx(EXIT_USAGE, "node %u: %s", nd->id, err);
+	carry_out(i, now);
+	epoch_after(i, now);
+}
+
+static void
+stop(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct event *e;
+	size_t t;
+
+	algo_free(nd->core);
+	nd->core = NULL;
+	nd->up = 0;
+	nd->paused = 0;
+	nd->ghost = nd->until;
+	nd->until = 0;
+	nd->tok = 0;
+	for (t = 0; t < ALGO_TIMERS_MAX; t++)
+		nd->tgen[t]++;
+	while ((e = nd->backlog) != NULL) {
+		nd->backlog = e->next;
+		free_event(e);
+	}
+	fd_update_node(i, now);
+}
+
+static void
+resume(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct event *e;
+
+	nd->paused = 0;
+	trace(now, i, "resume");
+	fd_update_node(i, now);
+	/* What queued up while the host was frozen, in order. */
+	while ((e = nd->backlog) != NULL && !nd->paused && nd->up) {
+		nd->backlog = e->next;
+		e->at = now;
+		handle(e);
+	}
+}
+
+/* The pair's link as the trace names it: down both ways, flaky one way
+ * or under loss, else up. */
+static const char *
+link_name(size_t a, size_t b)
+{
+	if (cut(a, b) && cut(b, a))
+		return "down";
+	return cut(a, b) || cut(b, a) || C->loss > 0 ? "flaky" : "up";
+}
+
+/* The links from A to B (and from B to A unless ONEWAY). */
+static void
+set_link(size_t a, size_t b, int down, int oneway, algo_time now)
+{
+	const char *was;
+
+	if (a == b)
+		return;
+	was = link_name(a, b);
+	if (cut(a, b) != down)
+		ncut = down ? ncut + 1 : ncut - 1;
+	cut(a, b) = down;
+	if (!oneway) {
+		if (cut(b, a) != down)
+			ncut = down ? ncut + 1 : ncut - 1;
+		cut(b, a) = down;
+	}
+	if (strcmp(was, link_name(a, b)) != 0)
+		trace(now, SIZE_MAX, "net a=%u b=%u link=%s", ids[a < b ? a : b],
+		    ids[a < b ? b : a], link_name(a, b));
+}
+
+/* ---- epochs (Nerio 10.6): what the caller does ---- */
+
+static size_t
+majority(uint32_t e)
+{
+	return epochs[e].n / 2 + 1;
+}
+
+/* The change to the newest epoch still waits for the one before to end. */
+static int
+change_pending(void)
+{
+	return cur > 0 && epochs[cur - 1].nwedged < majority(cur - 1);
+}
+
+/* A request or answer of a change, from host FROM to TO, over the
+ * simulated links. */
+static void
+send_ctl(size_t from, size_t to, enum ev_type type, uint32_t ep,
+    algo_time now)
+{
+	struct event *e;
+
+	if (from != to && (cut(from, to) ||
+	    (C->loss > 0 && rnd() % 100 < C->loss)))
+		return;
+	e = new_event(type, from == to ? now : now + uniform(C->dmin,
+	    C->dmax));
+	e->node = to;
+	e->peer = from;
+	e->ep = ep;
+	push(e);
+}
+
+static void
+ask_at(size_t i, algo_time at)
+{
+	struct event *e = new_event(EV_ASK, at);
+
+	e->node = i;
+	e->gen = nodes[i].askgen;
+	push(e);
+}
+
+/* Host I leaves its core of an older epoch for one of the newest. */
+static void
+epoch_move(size_t i, algo_time now)
+{
+	nodes[i].ep = cur;
+	nodes[i].persistlen = 0;	/* a new core, a new state */
+	nodes[i].fresh = 1;
+	boot(i, now);
+}
+
+/* After every step and boot of host I: note a wedge, move a host whose
+ * core of an older epoch is wedged into the newest, and have a pending
+ * core's host ask the epoch before to wedge. */
+static void
+epoch_after(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct algo_status st;
+	uint32_t e = nd->ep;
+	size_t j;
+
+	if (!epochs_used || !nd->up || nd->core == NULL)
+		return;
+	algo_query(nd->core, clock_at(nd, now), &st);
+	if (st.wedged && !epochs[e].wedged[i]) {
+		epochs[e].wedged[i] = 1;
+		epochs[e].nwedged++;
+		for (j = 0; j < n; j++)		/* who asked meanwhile */
+			if (nd->askedby[j])
+				send_ctl(i, j, EV_WEDGED, e, now);
+	}
+	if (e < cur && epochs[cur].in[i]) {
+		if (!st.wedged) {
+			if (!nd->selfwedge)	/* as if asked by itself */
+				send_ctl(i, i, EV_WEDGE, e, now);
+			nd->selfwedge = 1;
+			return;
+		}
+		trace(now, i, "exit why=epoch");
+		nd->until = 0;		/* wedged: it resigned */
+		stop(i, now);
+		epoch_move(i, now);
+		return;
+	}
+	if (st.pending && !st.wedged && !nd->asking) {
+		nd->asking = 1;
+		ask_at(i, now);
+	}
+}
+
+static void
+on_ask(struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+	struct algo_status st;
+	size_t j;
+
+	if (ev->gen != nd->askgen)
+		return;
+	algo_query(nd->core, clock_at(nd, ev->at), &st);
+	if (!st.pending || st.wedged || nd->ep == 0) {
+		nd->asking = 0;
+		return;
+	}
+	for (j = 0; j < n; j++)
+		if (epochs[nd->ep - 1].in[j] && !nd->heard[j])
+			send_ctl(ev->node, j, EV_WEDGE, nd->ep - 1, ev->at);
+	ask_at(ev->node, ev->at + C->timing.renew);
+}
+
+/* The paper's grant request of infinite delta, for epoch ev->ep: wedge
+ * the core of that epoch, and say so once it is. */
+static void
+on_wedge(struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+	struct algo_status st;
+
+	if (nd->ep == ev->ep) {
+		algo_query(nd->core, clock_at(nd, ev->at), &st);
+		if (!st.wedged)
+			command(ev->node, ALGO_CMD_WEDGE, ev->at);
+	}
+	if (epochs[ev->ep].wedged[ev->node])
+		send_ctl(ev->node, ev->peer, EV_WEDGED, ev->ep, ev->at);
+	else if (nd->ep == ev->ep)
+		nd->askedby[ev->peer] = 1;
+}
+
+static void
+on_wedged(struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+
+	if (nd->ep != ev->ep + 1 || nd->heard[ev->peer])
+		return;
+	nd->heard[ev->peer] = 1;
+	if (++nd->nheard == majority(ev->ep))
+		command(ev->node, ALGO_CMD_TERMINATED, ev->at);
+}
+
+/* A byte per node index: epoch E's members. */
+static void
+epoch_new(uint32_t e, const uint8_t *in)
+{
+	struct epoch *ep = &epochs[e];
+	size_t i;
+
+	if ((ep->in = malloc(n)) == NULL ||
+	    (ep->wedged = calloc(n, 1)) == NULL ||
+	    (ep->ids = calloc(n, sizeof(*ep->ids))) == NULL)
+		err(1, NULL);
+	memcpy(ep->in, in, n);
+	for (i = 0; i < n; i++)
+		if (in[i])
+			ep->ids[ep->n++] = ids[i];
+}
+
+static void
+reconfigure(const struct sched *s, algo_time now)
+{
+	size_t i;
+
+	if (cur + 1 == nepochs || change_pending()) {
+		if (C->stats == 1)
+			fprintf(stderr, "reconfigure skipped: epoch %" PRIu32
+			    " has not started\n", cur);
+		return;
+	}
+	epoch_new(++cur, s->side);
+	for (i = 0; i < n; i++) {
+		if (!epochs[cur].in[i])
+			continue;
+		if (nodes[i].up)
+			epoch_after(i, now);
+		else if (!nodes[i].crashed)
+			epoch_move(i, now);
+	}
+}
+
+static void
+run_sched(const struct sched *s, algo_time now)
+{
+	struct algo_input in;
+	size_t a, b;
+
+	/* -S counts from here. */
+	fault_at = now;
+	fault_what = sched_op_name(s->op);
+	memset(sent, 0, sizeof(sent));
+	agreed = 0;
+	if (res != NULL)
+		res->agreed = 0;
+	switch (s->op) {
+	case S_CRASH:
+		if (!nodes[s->a].up)
+			return;
+		trace(now, s->a, "crash");
+		stop(s->a, now);
+		nodes[s->a].crashed = 1;
+		break;
+	case S_LEAVE:
+		if (!nodes[s->a].up || nodes[s->a].paused)
+			return;
+		memset(&in, 0, sizeof(in));
+		in.type = ALGO_IN_CMD;
+		in.cmd.code = ALGO_CMD_LEAVE;
+		step(s->a, &in, now);
+		trace(now, s->a, "exit why=leave");
+		stop(s->a, now);
+		nodes[s->a].crashed = 1;
+		break;
+	case S_RELEASE:
+	case S_EDICT:
+		if (!nodes[s->a].up || nodes[s->a].paused)
+			return;
+		memset(&in, 0, sizeof(in));
+		in.type = ALGO_IN_CMD;
+		in.cmd.code = s->op == S_EDICT ? ALGO_CMD_EDICT :
+		    ALGO_CMD_RELEASE;
+		in.cmd.len = strlen(s->text);
+		memcpy(in.cmd.data, s->text, in.cmd.len);
+		step(s->a, &in, now);
+		break;
+	case S_BOOT:
+		if (nodes[s->a].up || (epochs_used &&
+		    !epochs[nodes[s->a].ep].in[s->a]))
+			return;
+		boot(s->a, now);
+		break;
+	case S_PAUSE:
+		if (!nodes[s->a].up || nodes[s->a].paused)
+			return;
+		nodes[s->a].paused = 1;
+		trace(now, s->a, "pause");
+		fd_update_node(s->a, now);
+		break;
+	case S_RESUME:
+		if (!nodes[s->a].up || !nodes[s->a].paused)
+			return;
+		resume(s->a, now);
+		break;
+	case S_CUT:
+	case S_MEND:
+		set_link(s->a, s->b, s->op == S_CUT, 0, now);
+		a = s->a < s->b ? s->a : s->b;
+		b = s->a < s->b ? s->b : s->a;
+		fd_note(a, b, now);
+		fd_note(b, a, now);
+		break;
+	case S_PARTITION:
+	case S_ONEWAY:
+		for (a = 0; a < n; a++)
+			for (b = 0; b < n; b++)
+				if (s->side[a] == SIDE_L &&
+				    s->side[b] == SIDE_R)
+					set_link(a, b, 1, s->op == S_ONEWAY,
+					    now);
+		fd_update(now);
+		break;
+	case S_HEAL:
+		for (a = 0; a < n && ncut > 0; a++)
+			for (b = a + 1; b < n; b++)
+				set_link(a, b, 0, 0, now);
+		fd_update(now);
+		break;
+	case S_RECONFIGURE:
+		reconfigure(s, now);
+		break;
+	case S_NOPS:
+		break;
+	}
+}
+
+/* ---- the main loop ---- */
+
+static void
+defer(struct node *nd, struct event *e)
+{
+	e->next = NULL;
+	if (nd->backlog == NULL)
+		nd->backtail = &nd->backlog;
+	*nd->backtail = e;
+	nd->backtail = &e->next;
+}
+
+static void
+handle(struct event *e)
+{
+	struct node *nd = &nodes[e->node];
+	struct monitor *m;
+	struct algo_input in;
+
+	if (e->type == EV_SCHED) {
+		run_sched(e->s, e->at);
+		free_event(e);
+		return;
+	}
+	if (!nd->up) {			/* lost with the node */
+		free_event(e);
+		return;
+	}
+	if (nd->paused) {
+		defer(nd, e);
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+	switch (e->type) {
+	case EV_DELIVER:
+		if (cut(e->peer, e->node))
+			break;
+		if (e->ep != nd->ep) {	/* a core of another epoch */
+			trace(e->at, e->node, "drop from=%u why=epoch",
+			    ids[e->peer]);
+			break;
+		}
+		if (e->dup) {
+			trace(e->at, e->node, "drop from=%u why=replay",
+			    ids[e->peer]);
+			break;
+		}
+		in.type = ALGO_IN_RECV;
+		memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
+		trace_msg(e->at, e->node, "recv from", e->msg);
+		step(e->node, &in, e->at);
+		break;
+	case EV_TIMER:
+		if (e->gen != nd->tgen[e->timer])
+			break;
+		in.type = ALGO_IN_TIMER;
+		in.timer = e->timer;
+		step(e->node, &in, e->at);
+		break;
+	case EV_FDCHECK:
+		m = &nd->mon[e->peer];
+		if (!m->active || m->reported || m->gen != e->gen ||
+		    m->epoch != e->epoch || !m->looks_down)
+			break;
+		m->reported = 1;
+		trace(e->at, e->node, "fd op=down peer=%u", ids[e->peer]);
+		in.type = ALGO_IN_DOWN;
+		in.down = ids[e->peer];
+		step(e->node, &in, e->at);
+		break;
+	case EV_ASK:
+		on_ask(e);
+		break;
+	case EV_WEDGE:
+	case EV_WEDGED:
+		if (cut(e->peer, e->node))
+			break;
+		if (e->type == EV_WEDGE)
+			on_wedge(e);
+		else
+			on_wedged(e);
+		break;
+	case EV_SCHED:
+		break;
+	}
+	free_event(e);
+}
+
+/* Every up node Norm, following a leader that is up, reachable, Norm and
+ * leads itself in the same group; one leader unless links are cut. */
+static int
+all_agree(algo_time now)
+{
+	struct algo_status st, ls;
+	uint16_t ldr = 0;
+	size_t i, l;
+	int split = ncut > 0;
+
+	for (i = 0; i < n; i++) {
+		if (!nodes[i].up || (epochs_used && !epochs[cur].in[i]))
+			continue;
+		if (nodes[i].paused || nodes[i].ep != cur)
+			return 0;
+		algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
+		if (st.state.status != ST_NORM || st.state.ldr == 0)
+			return 0;
+		l = index_of(st.state.ldr);
+		if (!nodes[l].up || nodes[l].paused || cut(i, l))
+			return 0;
+		algo_query(nodes[l].core, clock_at(&nodes[l], now), &ls);
+		if (ls.state.status != ST_NORM || ls.state.ldr != ids[l] ||
+		    !algo_elid_eq(&ls.state.grp, &st.state.grp))
+			return 0;
+		if (!split && ldr != 0 && ldr != st.state.ldr)
+			return 0;
+		ldr = st.state.ldr;
+	}
+	return ldr != 0;
+}
+
+static void
+print_counts(const unsigned long *c)
+{
+	unsigned long total = 0;
+	unsigned t;
+
+	for (t = 1; t < ops->nmsg; t++)
+		total += c[t];
+	fprintf(stderr, " msgs=%lu", total);
+	for (t = 1; t < ops->nmsg; t++)
+		if (c[t] > 0)
+			fprintf(stderr, " %s=%lu", algo_msg_name(ops, t), c[t]);
+	fprintf(stderr, "\n");
+}
+
+static void
+note_agreement(algo_time now)
+{
+	char t0[64], t1[64];
+	struct algo_status st;
+	size_t i;
+
+	unsigned long total = 0;
+	unsigned t;
+
+	if (agreed || !all_agree(now))
+		return;
+	agreed = 1;
+	for (i = 0; i < n && (!nodes[i].up || (epochs_used &&
+	    !epochs[cur].in[i])); i++)
+		;
+	algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
+	for (t = 1; t < ops->nmsg; t++)
+		total += sent[t];
+	if (res != NULL) {
+		res->agreed = 1;
+		res->agreed_ldr = st.state.ldr;
+		res->agreed_msgs = total;
+		res->agreed_after = now - (fault_at < 0 ? 0 : fault_at);
+	}
+	if (C->stats != 1)
+		return;
+	trace_format_time(fault_at < 0 ? 0 : fault_at, t0, sizeof(t0));
+	trace_format_time(now, t1, sizeof(t1));
+	fprintf(stderr, "agreed ldr=%u at %s after %s at %s (+%.3f ms)",
+	    st.state.ldr, t1, fault_what, t0,
+	    (double)(now - (fault_at < 0 ? 0 : fault_at)) / ALGO_MS);
+	print_counts(sent);
+}
+
+/* ---- -O: the oracle ---- */
+
+static void __attribute__((format(printf, 2, 3)))
+violation(algo_time now, const char *fmt, ...)
+{
+	char t[64];
+	va_list ap;
+
+	trace_format_time(now, t, sizeof(t));
+	if (violations++ == 0 && res != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(res->first, sizeof(res->first), fmt, ap);
+		va_end(ap);
+	}
+	if (res != NULL)
+		res->violations = violations;
+	if (res == NULL || !res->quiet) {
+		fprintf(stderr, "%s: at %s: ", getprogname(), t);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+}
+
+static struct made *
+find_made(uint16_t from, uint64_t tok, uint64_t seq)
+{
+	size_t k;
+
+	for (k = 0; k < nmade; k++)
+		if (made[k].from == from && made[k].tok == tok &&
+		    made[k].seq == seq)
+			return &made[k];
+	return NULL;
+}
+
+/* An edict node I delivered or refused, as the step gave it out. */
+static void
+note_edict(size_t i, const struct algo_edict *e, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct made *m;
+
+	if (e->from == nd->id && e->delivered) {
+		if (nmade == capmade) {
+			capmade = capmade ? capmade * 2 : 64;
+			if ((made = reallocarray(made, capmade,
+			    sizeof(*made))) == NULL)
+				err(1, NULL);
+		}
+		made[nmade].from = e->from;
+		made[nmade].tok = e->token;
+		made[nmade].seq = e->seq;
+		made[nmade++].at = now;
+	}
+	if (!e->delivered)
+		return;
+	if ((m = find_made(e->from, e->token, e->seq)) == NULL) {
+		violation(now, "node %u delivered an edict nobody made", nd->id);
+		return;
+	}
+	if (m->at < nd->lastmade)
+		violation(now, "node %u delivered edict %u/%llu out of order",
+		    nd->id, e->from, (unsigned long long)e->seq);
+	nd->lastmade = m->at;
+}
+
+/*
+ * After every event: leaderships start only at events, so two that
+ * overlap overlap at the start of the later one.  A crashed node's last
+ * leadership runs on with its clock (Nerio's crashed processes keep their
+ * variables; elect-node --run-if-leader keeps its deadline).
+ */
+static void
+check_leaders(algo_time now)
+{
+	struct node *nd;
+	size_t i, lead[2], nlead = 0;
+
+	for (i = 0; i < n; i++) {
+		nd = &nodes[i];
+		if (clock_at(nd, now) < nd->until ||
+		    clock_at(nd, now) < nd->ghost) {
+			if (nlead < 2)
+				lead[nlead] = i;
+			nlead++;
+		}
+	}
+	if (nlead > 1)
+		violation(now, "%zu leaders, among them %u and %u", nlead,
+		    nodes[lead[0]].id, nodes[lead[1]].id);
+}
+
+/* After each step of node I: its invariants, its leadership and its
+ * token (a core's status changes only when it steps). */
+static void
+oracle_note(size_t i, algo_time now)
+{
+	struct algo_status st;
+	struct node *nd = &nodes[i];
+	const char *why;
+
+	if ((why = algo_check(nd->core)) != NULL)
+		violation(now, "node %u: invariant broken: %s", nd->id, why);
+	algo_query(nd->core, clock_at(nd, now), &st);
+	nd->until = st.until;
+	if (st.token != 0 && st.token != nd->tok) {
+		if (st.token <= maxtok)
+			violation(now, "node %u leads with token %llu, not "
+			    "above %llu", nd->id, (unsigned long long)st.token,
+			    (unsigned long long)maxtok);
+		maxtok = st.token > maxtok ? st.token : maxtok;
+	}
+	nd->tok = st.token;
+	if (st.until != 0 && nd->ep > 0 &&
+	    epochs[nd->ep - 1].nwedged < majority(nd->ep - 1))
+		violation(now, "node %u leads in epoch %" PRIu32 " before a "
+		    "majority of epoch %" PRIu32 " is wedged", nd->id, nd->ep,
+		    nd->ep - 1);
+}
+
+/* ---- the random schedule ---- */
+
+static uint64_t
+srnd(void)
+{
+	return algo_splitmix(&srng);
+}
+
+static void
+add_sched(const struct sched *s)
+{
+	if (nscheds == SIM_EVENTS_MAX)
+		errx(EXIT_USAGE, "more than %d events", SIM_EVENTS_MAX);
+	scheds[nscheds++] = *s;
+}
+
+/* Random sides of a partition, L and R neither empty, and with THREE a
+ * node or more on B, reaching both. */
+static uint8_t *
+random_side(int three)
+{
+	uint8_t *side;
+	size_t i, cnt[3];
+
+	if ((side = calloc(n, 1)) == NULL)
+		err(1, NULL);
+	do {
+		cnt[0] = cnt[1] = cnt[2] = 0;
+		for (i = 0; i < n; i++) {
+			side[i] = (uint8_t)(srnd() % (three ? 3 : 2));
+			cnt[side[i]]++;
+		}
+	} while (cnt[SIDE_L] == 0 || cnt[SIDE_R] == 0 ||
+	    (three && cnt[SIDE_B] == 0));
+	return side;
+}
+
+/* The node a random fault hits: half the time the highest one up (most
+ * likely the leader), else any; SIZE_MAX when none may be hit. */
+static size_t
+victim(const uint8_t *up, size_t keep)
+{
+	size_t i, nc = 0, last = SIZE_MAX, k;
+
+	for (i = 0; i < n; i++)
+		if (up[i]) {
+			nc++;
+			last = i;
+		}
+	if (nc <= keep)
+		return SIZE_MAX;
+	if (srnd() % 2)
+		return last;
+	k = srnd() % nc;
+	for (i = 0; i < n; i++)
+		if (up[i] && k-- == 0)
+			break;
+	return i;
+}
+
+/*
+ * COUNT faults of the kinds KINDS, one per slot of the time between the
+ * first second and the last three, each repaired within its slot (a crash
+ * only with recovery; without, a majority stays up), so that the run ends
+ * with a stable period the liveness assertions can judge.
+ */
+static void
+random_schedule(unsigned count, unsigned kinds, algo_time dur)
+{
+	algo_time start = 1000 * ALGO_MS, slot, t0, t1;
+	unsigned kind[F_NKINDS], nk = 0, k, c;
+	struct sched s;
+	uint8_t *up;
+	size_t v, i, j;
+
+	for (k = 0; k < F_NKINDS; k++)
+		if (kinds & F_SCHEDULED & 1u << k)
+			kind[nk++] = 1u << k;
+	if (count == 0 || nk == 0)
+		return;
+	if (dur < start + 3000 * ALGO_MS)
+		errx(EXIT_USAGE, "-r needs a duration of at least 4 seconds");
+	if ((up = malloc(n)) == NULL)
+		err(1, NULL);
+	memset(up, 1, n);
+	slot = (dur - start - 3000 * ALGO_MS) / count;
+	for (c = 0; c < count; c++) {
+		t0 = start + c * slot + suniform(0, slot / 4);
+		t1 = t0 + suniform(slot / 8, slot / 2);
+		memset(&s, 0, sizeof(s));
+		switch ((k = kind[srnd() % nk])) {
+		case F_CRASH:
+			if ((v = victim(up, (kinds & F_RECOVERY) ? 0 :
+			    n / 2 + 1)) == SIZE_MAX)
+				continue;
+			s.a = v;
+			s.at = t0, s.op = S_CRASH, add_sched(&s);
+			if (kinds & F_RECOVERY)
+				s.at = t1, s.op = S_BOOT, add_sched(&s);
+			else
+				up[v] = 0;
+			break;
+		case F_PAUSE:
+			if ((v = victim(up, 0)) == SIZE_MAX)
+				continue;
+			s.a = v;
+			s.at = t0, s.op = S_PAUSE, add_sched(&s);
+			s.at = t1, s.op = S_RESUME, add_sched(&s);
+			break;
+		case F_PARTITION:
+		case F_BRIDGE:
+		case F_ONEWAY:
+			if (n < 2 || (k == F_BRIDGE && n < 3))
+				continue;
+			s.side = random_side(k == F_BRIDGE);
+			s.op = k == F_ONEWAY ? S_ONEWAY : S_PARTITION;
+			s.at = t0, add_sched(&s);
+			s.side = NULL;
+			s.at = t1, s.op = S_HEAL, add_sched(&s);
+			break;
+		case F_RECONFIGURE:	/* grow, shrink, replace: any hosts
+					 * not crashed for good, but none */
+			if ((s.side = calloc(n, 1)) == NULL)
+				err(1, NULL);
+			do
+				for (i = j = 0; i < n; i++)
+					j += s.side[i] = up[i] && srnd() % 2;
+			while (j == 0);
+			s.at = t0, s.op = S_RECONFIGURE, add_sched(&s);
+			break;
+		}
+	}
+	free(up);
+}
+
+/* ---- a run ---- */
+
+static void
+run_free(void)
+{
+	struct event *e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		algo_free(nodes[i].core);
+		while ((e = nodes[i].backlog) != NULL) {
+			nodes[i].backlog = e->next;
+			free_event(e);
+		}
+		free(nodes[i].mon);
+		free(nodes[i].playdead);
+		free(nodes[i].lastdel);
+		free(nodes[i].heard);
+		free(nodes[i].askedby);
+	}
+	for (i = 0; epochs_used && i <= cur; i++) {
+		free(epochs[i].in);
+		free(epochs[i].wedged);
+		free(epochs[i].ids);
+	}
+	free(epochs);
+	epochs = NULL;
+	free(nodes);
+	free(cuts);
+	free(idx);
+	while (nheap > 0)
+		free_event(pop());
+	free(heap);
+	free(made);
+	algo_out_free(&out);
+	nodes = NULL, cuts = NULL, idx = NULL, heap = NULL, made = NULL;
+	nheap = capheap = nmade = capmade = 0;
+}
+
+void
+sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
+    struct sim_result *r)
+{
+	struct sched *boots;
+	struct event *e;
+	algo_time now;
+	size_t i, j;
+	char t[32];
+
+	C = c, ops = c->ops, sink = fn, sinkarg = arg, res = r;
+	n = c->n, ids = c->ids;
+	rng = c->seed;
+	srng = c->seed ^ UINT64_C(0x5ced5ced5ced5ced);
+	ncut = 0, nextseq = 0, violations = 0, maxtok = 0, agreed = 0;
+	fault_at = -1, fault_what = "boot";
+	memset(sent, 0, sizeof(sent));
+	memset(sent_total, 0, sizeof(sent_total));
+	if (r != NULL) {
+		int quiet = r->quiet;
+
+		memset(r, 0, sizeof(*r));
+		r->quiet = quiet;
+	}
+	/* Per-pair state grows as N^2: 1024 nodes take some 45 MB. */
+	if ((nodes = calloc(n, sizeof(*nodes))) == NULL ||
+	    (cuts = calloc(n, n)) == NULL ||
+	    (idx = calloc(UINT16_MAX + 1, sizeof(*idx))) == NULL ||
+	    (scheds = calloc(SIM_EVENTS_MAX, sizeof(*scheds))) == NULL ||
+	    (boots = calloc(n, sizeof(*boots))) == NULL)
+		err(1, NULL);
+	for (i = 0; i < n; i++) {
+		if ((nodes[i].mon = calloc(n, sizeof(*nodes[i].mon))) == NULL ||
+		    (nodes[i].playdead = calloc(n, 1)) == NULL ||
+		    (nodes[i].lastdel = calloc(n,
+		    sizeof(*nodes[i].lastdel))) == NULL)
+			err(1, NULL);
+		nodes[i].id = ids[i];
+		idx[ids[i]] = (uint16_t)(i + 1);
+	}
+	/* Clocks first, and only when asked: other runs replay as before. */
+	for (i = 0; i < n; i++) {
+		if (c->rho > 0)
+			nodes[i].ppb = (int64_t)uniform(0, 2 * c->rho) - c->rho;
+		if (c->offmax > 0)
+			nodes[i].off = uniform(0, c->offmax);
+	}
+	nscheds = 0;
+	for (i = 0; i < c->nev; i++) {
+		add_sched(&c->ev[i]);
+		if (c->ev[i].side != NULL) {
+			if ((scheds[i].side = malloc(n)) == NULL)
+				err(1, NULL);
+			memcpy(scheds[i].side, c->ev[i].side, n);
+		}
+	}
+	random_schedule(c->count, c->faults, c->dur);
+	/* Epoch 0: -E, or every host; room for one more per change. */
+	cur = 0;
+	nepochs = 1;
+	for (i = 0; i < nscheds; i++)
+		nepochs += scheds[i].op == S_RECONFIGURE;
+	if ((epochs_used = sim_epochs(c))) {
+		if ((epochs = calloc(nepochs, sizeof(*epochs))) == NULL)
+			err(1, NULL);
+		for (i = 0; i < n; i++)
+			if ((nodes[i].heard = calloc(n, 1)) == NULL ||
+			    (nodes[i].askedby = calloc(n, 1)) == NULL)
+				err(1, NULL);
+		if (!c->epoch0) {
+			uint8_t *all;
+
+			if ((all = malloc(n)) == NULL)
+				err(1, NULL);
+			memset(all, 1, n);
+			epoch_new(0, all);
+			free(all);
+		} else
+			epoch_new(0, c->members0);
+	}
+	algo_out_init(&out);
+	/* Loss makes every link flaky (trace format), and says so. */
+	for (i = 0; c->loss > 0 && i < n; i++)
+		for (j = i + 1; j < n; j++)
+			trace(0, SIZE_MAX, "net a=%u b=%u link=flaky", ids[i],
+			    ids[j]);
+	for (i = 0; i < n; i++) {
+		if (epochs_used && !epochs[0].in[i])
+			continue;
+		boots[i].a = i;
+		boots[i].op = S_BOOT;
+		boots[i].at = uniform(0, c->bootspread);
+		e = new_event(EV_SCHED, boots[i].at);
+		e->s = &boots[i];
+		push(e);
+	}
+	for (i = 0; i < nscheds; i++) {
+		e = new_event(EV_SCHED, scheds[i].at);
+		e->s = &scheds[i];
+		push(e);
+	}
+	while (nheap > 0 && heap[0]->at <= c->dur) {
+		e = pop();
+		now = e->at;
+		handle(e);
+		if (c->stats)
+			note_agreement(now);
+		if (c->oracle)
+			check_leaders(now);
+	}
+	/* The trace ends at -d, not at the last event: a clock sample of
+	 * every running node, so that the final stable period is judged. */
+	for (i = 0; i < n; i++)
+		if (nodes[i].up && !nodes[i].paused) {
+			trace_format_time(clock_at(&nodes[i], c->dur), t,
+			    sizeof(t));
+			trace(c->dur, i, "clock c=%s", t);
+		}
+	if (c->stats == 1) {
+		fprintf(stderr, "total");
+		print_counts(sent_total);
+	}
+	if (r != NULL) {
+		r->edicts = nmade;
+		r->maxtok = maxtok;
+		r->sched = scheds;
+		r->nsched = nscheds;
+	} else {
+		for (i = 0; i < nscheds; i++)
+			sched_free(&scheds[i]);
+		free(scheds);
+	}
+	scheds = NULL;
+	run_free();
+	free(boots);
+}
+
+void
+sim_result_free(struct sim_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsched; i++)
+		sched_free(&r->sched[i]);
+	free(r->sched);
+	r->sched = NULL;
+	r->nsched = 0;
+}

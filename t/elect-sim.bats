@@ -1,0 +1,366 @@
+#!/usr/bin/env bats
+# elect-sim, the deterministic simulator the core tests stand on, its
+# faults, in-process checking, campaigns and shrinking.
+
+load helper
+load elect-sim
+
+@test "elect-sim: the same seed gives the same trace, byte for byte" {
+	for a in bully bully-fd async-bully; do
+		elect-sim -a $a -n 6 -s 42 -d 10 -r 5 -k crash,recovery,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/a"
+		elect-sim -a $a -n 6 -s 42 -d 10 -r 5 -k crash,recovery,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/b"
+		elect-sim -a $a -n 6 -s 43 -d 10 -r 5 -k crash,recovery,pause,partition \
+		    -m 0.1:4 >"$BATS_TEST_TMPDIR/c"
+		cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+		! cmp -s "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	done
+}
+
+@test "elect-sim: every node boots with its incarnation, algorithm and cluster size" {
+	run elect-sim -a async-bully -c 2,7,9 -d 2 -e '0.5 crash 7' -e '1 boot 7'
+	assert_success
+	assert_line --index 0 "0 2 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0 7 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0 9 boot inc=1 algo=async-bully nodes=3"
+	assert_line "0.5 7 crash"
+	assert_line "1 7 boot inc=2 algo=async-bully nodes=3"
+}
+
+# Without crashes or cuts nothing is lost: what a node receives from a
+# peer is what the peer sent it, in the order it was sent.
+@test "elect-sim: messages between two nodes arrive in the order they were sent" {
+	elect-sim -a async-bully -n 5 -s 7 -d 8 -r 4 -k pause -m 0.1:20 \
+	    >"$BATS_TEST_TMPDIR/t"
+	run awk '
+	$3 == "send" { sub(/^to=/, "", $4); q[$2 " " $4] = q[$2 " " $4] " " $5 $6; n++ }
+	$3 == "recv" { sub(/^from=/, "", $4); k = $4 " " $2
+		if (index(q[k], " " $5 $6) != 1) { print "out of order: " $0; exit 1 }
+		q[k] = substr(q[k], length($5 $6) + 2); r++ }
+	END { if (r < 100 || n - r > 50) { print n " sent, " r " received"; exit 1 } }
+	' "$BATS_TEST_TMPDIR/t"
+	assert_success
+}
+
+# The trace ends at -d, with a clock sample of each running node, so that
+# elect-check judges the last stable period too, not only up to the last
+# message.
+@test "elect-sim: the trace ends at -d with a clock sample of every running node" {
+	run elect-sim -a modified-bully -n 3 -s 5 -d 4 -e '1 crash 3' \
+	    -e '1.045 boot 3' -e '2 crash 1' -e '3 pause 2'
+	assert_success
+	assert_equal "${lines[-1]}" "4 3 clock c=4"
+	refute_line --regexp '^4 [12] '
+	run elect-sim -a lease -n 2 -d 3 -D 0.01 -s 1
+	assert_line --regexp '^3 1 clock c=[0-9.]+$'
+	assert_line --regexp '^3 2 clock c=[0-9.]+$'
+}
+
+@test "elect-sim: a paused node handles nothing until it resumes, then all that queued up" {
+	elect-sim -a bully-fd -n 4 -d 3 -e '1 pause 2' -e '2 resume 2' \
+	    >"$BATS_TEST_TMPDIR/t"
+	run awk '$2 == 2 && $1 >= 1 && $1 < 2' "$BATS_TEST_TMPDIR/t"
+	assert_output "1 2 pause"
+	run awk '$2 == 2 && $1 == 2 && $3 == "recv"' "$BATS_TEST_TMPDIR/t"
+	assert_line --index 0 --regexp '^2 2 recv from=4 msg=Norm\? elid=4\.1\.'
+	run grep -c ' fd op=down peer=2$' "$BATS_TEST_TMPDIR/t"
+	assert_output 1
+}
+
+@test "elect-sim: a partition cuts every link across, and heal mends them" {
+	run elect-sim -a async-bully -n 3 -d 2 -e '1 partition 1/2,3' -e '1.5 heal'
+	assert_success
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1 - net a=1 b=3 link=down"
+	refute_line "1 - net a=2 b=3 link=down"
+	assert_line "1.5 - net a=1 b=2 link=up"
+}
+
+# Loss makes every link flaky, and the trace says so from the start (a
+# mended cut is flaky again, not up), so that elect-check does not judge
+# liveness over links that lose datagrams.
+@test "elect-sim: lossy links are traced flaky" {
+	run elect-sim -a invitation -n 3 -d 2 -x 3 -e '1 cut 1 2' -e '1.5 mend 1 2'
+	assert_success
+	assert_line --index 0 "0 - net a=1 b=2 link=flaky"
+	assert_line --index 1 "0 - net a=1 b=3 link=flaky"
+	assert_line --index 2 "0 - net a=2 b=3 link=flaky"
+	assert_line "1 - net a=1 b=2 link=down"
+	assert_line "1.5 - net a=1 b=2 link=flaky"
+	run elect-sim -a invitation -n 3 -d 2
+	refute_line --partial "link=flaky"
+}
+
+# Partitions beyond 64 nodes (a byte per node, not a 64-bit mask), up to
+# ALGO_NODES_MAX nodes.
+@test "elect-sim: clusters of up to 1024 nodes, partitions across any of them" {
+	run elect-sim -a bully-fd -n 100 -d 1.2 -e '1 partition 70,100/1'
+	assert_success
+	run grep -c '^1 - net a=[0-9]* b=[0-9]* link=down$' <<<"$output"
+	assert_output $((2 * 98))
+	run elect-sim -a async-bully -n 80 -s 3 -d 5 -r 1 -k partition
+	assert_success
+	assert_line --regexp '^[0-9.]+ - net a=[0-9]+ b=(6[5-9]|7[0-9]|80) link=down$'
+	run elect-sim -a bully-fd -n 1024 -d 0.01
+	assert_success
+	run elect-sim -a bully-fd -n 1025 -d 0.01
+	assert_failure 2
+}
+
+# refused MESSAGE ARGS...: elect-sim ARGS exits 2 and says MESSAGE (when
+# not empty).
+refused() {
+	local msg=$1
+	shift
+	run elect-sim "$@"
+	assert_failure 2
+	[ -z "$msg" ] || assert_output --partial "$msg"
+}
+
+@test "elect-sim: bad usage is refused with exit 2" {
+	refused "unknown algorithm nonesuch" -a nonesuch -n 3
+	refused "unknown event explode" -a bully -n 3 -e '1 explode 2'
+	refused "node 9 is not in the cluster" -a bully -n 3 -e '1 crash 9'
+	refused "" -a bully -n 3 -t nonesuch=5
+	refused "" -a bully -n 3 -m 5:1
+	refused "" -a bully
+	refused "elect-sim: --faults: unknown fault meteor (try --help)" -a bully -n 3 --faults crash,meteor
+	refused "partition: expected L,.../R,...[/B,...]" -a bully -n 3 -e '1 partition 1,2'
+	refused "node 1 named twice" -a bully -n 3 -e '1 partition 1/1'
+	refused "" -a bully -n 3 -e '1 partition 1,2,3/'
+	refused 'bad time "x"' -a bully -n 3 -e 'x crash 1'
+	refused "crash takes 1 argument" -a bully -n 3 -e '1 crash 1 2'
+	refused "node 1 named twice" -a bully -c 1,2,1
+	refused "elect-sim: unexpected argument extra (try --help)" -a bully -n 3 extra
+	refused "at least 4 seconds" -a bully -n 3 --faults crash -d 3
+	refused "" -a bully -n 3 -O
+	refused "lease refuses the cluster" -a lease -n 300 -d 1
+	refused "" -a bully --campaign 5 --check
+	refused "" -a bully --campaign 0
+	refused "--table takes no other option" -n 3 --table messages
+	refused "unknown table murshed-allen-4" --table murshed-allen-4
+	# One line each, prefixed with the program's name.
+	refused "" -a bully -n 0
+	assert_equal "${#lines[@]}" 1
+	assert_line --index 0 --regexp '^elect-sim: '
+}
+
+@test "elect-sim: --help names the algorithms, faults and events; --version" {
+	run elect-sim --help
+	assert_success
+	assert_line --index 0 --regexp '^usage: elect-sim -a ALGO'
+	assert_line --regexp '^algorithms \(-a\): bully .*lease'
+	assert_line --partial "faults: crash recovery pause partition bridge oneway"
+	assert_output --partial "partition L/R[/B]"
+	run elect-sim --version
+	assert_success
+	assert_output --regexp '^elect-sim [0-9]+\.[0-9]+'
+}
+
+# The example of the manual, twice: the same trace byte for byte, and one
+# that elect-check certifies; another seed gives another trace.
+@test "elect-sim: the same arguments give the same trace, byte for byte, which elect-check certifies" {
+	need_check
+	elect-sim -a async-bully -n 7 --faults crash,pause,partition -s 42 \
+	    >"$BATS_TEST_TMPDIR/a"
+	elect-sim -a async-bully -n 7 --faults crash,pause,partition -s 42 \
+	    >"$BATS_TEST_TMPDIR/b"
+	elect-sim -a async-bully -n 7 --faults crash,pause,partition -s 43 \
+	    >"$BATS_TEST_TMPDIR/c"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	! cmp -s "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	run grep -cE ' (crash|pause|net a=.* link=down)$' "$BATS_TEST_TMPDIR/a"
+	[ "$output" -ge 3 ] || fail "only $output faults in the trace"
+	run elect-check - <"$BATS_TEST_TMPDIR/a"
+	assert_success
+	# lease under its whole admissible set.
+	elect-sim -a lease -n 5 -s 7 -d 12 -r 8 -O >"$BATS_TEST_TMPDIR/l1"
+	elect-sim -a lease -n 5 -s 7 -d 12 -r 8 -O >"$BATS_TEST_TMPDIR/l2"
+	cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l2"
+}
+
+@test "elect-sim: faults by name: one-way and non-transitive partitions, duplicates" {
+	run elect-sim -a async-bully -n 3 -d 2 -e '1 oneway 1/2,3' -e '1.5 heal'
+	assert_success
+	assert_line "1 - net a=1 b=2 link=flaky"
+	assert_line "1 - net a=1 b=3 link=flaky"
+	assert_line "1.5 - net a=1 b=2 link=up"
+	# What 1 sends to 2 is lost, not what 2 sends to 1.
+	run awk '$1 > 1 && $1 < 1.5 && $2 == 2 && $3 == "recv" && $4 == "from=1"' <<<"$output"
+	assert_output ""
+	run elect-sim -a async-bully -n 3 -d 2 -e '1 partition 1/2/3' -e '1.5 heal'
+	assert_line "1 - net a=1 b=2 link=down"
+	refute_line --regexp '^1 - net a=[0-9] b=3 '
+	run elect-sim -a async-bully -n 3 -d 2 --dup 50 -s 1
+	assert_line --regexp '^[0-9.]+ [123] drop from=[123] why=replay$'
+	run elect-sim -a lease -n 4 -d 12 -s 3 --faults crash,recovery,bridge,oneway,drift,offset -r 6 -O --check
+	assert_success
+	assert_output --partial "every assertion holds"
+}
+
+# Nerio's epochs (lease.md, Epochs): the hosts of epoch 0 boot, the
+# others when a change takes them in; a host that stays ends its core of
+# e once wedged; every run certified, replayed byte for byte.
+@test "elect-sim: membership changes: -E, the reconfigure event and fault, in a campaign too" {
+	need_check
+	local t=$BATS_TEST_TMPDIR s
+	elect-sim -a lease -O -n 5 --epoch0 1,2,3 -s 2 -d 4 \
+	    -e '1 reconfigure 2,3,4,5' -e '2 reconfigure 5' >"$t/a"
+	run grep ' boot ' "$t/a"
+	assert_line --index 0 "0 1 boot inc=1 algo=lease nodes=3 epoch=0"
+	assert_line --regexp '^1 4 boot inc=1 algo=lease nodes=4 epoch=1$'
+	refute_line --regexp '^0 [45] '
+	run grep -c ' exit why=epoch$' "$t/a"
+	assert_output 3
+	run awk '$3 == "lead" && $NF == "epoch=2" { print $2 }' "$t/a"
+	assert_line --index 0 5
+	run elect-check -s lease "$t/a"
+	assert_success
+	elect-sim -a lease -O -n 5 -E 1,2,3 -s 2 -d 4 \
+	    -e '1 reconfigure 2,3,4,5' -e '2 reconfigure 5' >"$t/b"
+	cmp "$t/a" "$t/b"
+	# random changes among crashes and partitions: messages of a core of
+	# another epoch are dropped
+	for s in 2 5; do
+		run elect-sim -a lease -O -n 5 -s $s -d 8 -r 6 \
+		    --faults crash,recovery,partition,reconfigure --check
+		assert_success
+		assert_line --regexp ' drop from=[1-5] why=epoch$'
+		assert_line --regexp ' boot inc=[0-9]+ algo=lease nodes=[1-5] epoch=[2-9]$'
+	done
+	run elect-sim -a lease --faults crash,pause,partition,reconfigure -d 8 --campaign 30
+	assert_success
+	assert_line --index 1 --regexp '^lease +30 .* none$'
+	run elect-sim --help
+	assert_output --partial "reconfigure ID,..."
+	refused "bully has no epochs" -a bully -n 3 -E 1,2
+	refused "bully has no epochs" -a bully -n 3 -e '1 reconfigure 1,2'
+	refused "bully has no epochs" -a bully --faults reconfigure --campaign 3
+	refused "-E 1,9: node 9 is not in the cluster" -a lease -n 3 -E 1,9
+	refused "node 1 named twice" -a lease -n 3 -e '1 reconfigure 1,1'
+	refused "expected ID,ID,..." -a lease -n 3 -e '1 reconfigure 2,'
+	refused "" -a lease -n 3 -E 1 --campaign 3
+}
+
+# A run checked in process agrees with elect-check on its trace: here a
+# timeout shorter than the messages take, outside what the synchronous
+# model promises, breaks Garcia-Molina's assertions.
+@test "elect-sim: --check gives elect-check's verdict, in process" {
+	need_check
+	local t=$BATS_TEST_TMPDIR
+	local rc=0
+	elect-sim -a bully -n 4 -s 1 -d 4 -m 0.1:5 -t reply=1 --check \
+	    2>"$t/verdict" >"$t/t1" || rc=$?
+	assert_equal "$rc" 1
+	run cat "$t/verdict"
+	assert_line --regexp '^-:[0-9]+: gm1: '
+	assert_line --index -1 "elect-sim: gm1,gm2,sle1,sle2"
+	grep '^-:' "$t/verdict" >"$t/sim"
+	elect-sim -a bully -n 4 -s 1 -d 4 -m 0.1:5 -t reply=1 >"$t/t2"
+	cmp "$t/t1" "$t/t2"
+	run elect-check -s sync -c 1.5 - <"$t/t2"
+	assert_failure 1
+	assert_output --partial "violated: gm1 "
+	assert_output --partial " sle1 "
+	grep '^-:' <<<"$output" >"$t/check"
+	cmp "$t/sim" "$t/check"
+	elect-sim -a bully -n 4 -s 1 -d 4 -m 0.1:5 --check 2>"$t/verdict" >/dev/null
+	run cat "$t/verdict"
+	assert_output "elect-sim: every assertion holds"
+}
+
+# A few thousand seeded runs in all, within make check's seconds: each
+# algorithm under its admissible faults, checked in process.
+@test "elect-sim: --campaign: 2,800 seeded faulted runs of the seven algorithms find no violation" {
+	local a runs
+	for a in bully bully-fd modified-bully enhanced-bully async-bully invitation lease; do
+		runs=500
+		case $a in invitation) runs=200 ;; lease) runs=100 ;; esac
+		[ -z "${ELECT_SHORT:-}" ] || runs=$((runs / 10))
+		run elect-sim -a $a -d 8 --campaign $runs
+		assert_success
+		assert_line --index 1 --regexp "^$a +$runs +[0-9.]+ +0 .* none$"
+	done
+}
+
+# The campaign finds what the assertions catch, and names the command
+# that replays each failure; shrinking makes it small.
+@test "elect-sim: a failing campaign lists replayable commands, shrunk" {
+	run elect-sim -a modified-bully -t t_tx=1 -m 0.1:5 --campaign 4
+	assert_failure 1
+	assert_line --index 1 --regexp '^modified-bully +4 .* gm1=[1-4] sle1=[1-4]$'
+	assert_line --regexp '^failed: seed [0-9]+: gm1,sle1: elect-sim -a modified-bully .* --check$'
+	assert_line --regexp '^  shrunk to [01] faults, 2 nodes, '
+	cmd=$(sed -n 's/^  shrunk to [^:]*: //p' <<<"$output" | head -1)
+	[ -n "$cmd" ]
+	eval "run $cmd"
+	assert_failure 1
+	assert_line "elect-sim: gm1,sle1"
+}
+
+@test "elect-sim: --shrink reduces a failing run to a small one that still fails" {
+	need_check
+	local t=$BATS_TEST_TMPDIR
+	local rc=0
+	elect-sim -a bully -n 9 -s 4 -d 12 -m 0.1:5 -t reply=1 -r 6 \
+	    --shrink 2>"$t/err" >"$t/out" || rc=$?
+	assert_equal "$rc" 1
+	run cat "$t/out"
+	assert_output --regexp '^elect-sim -a bully -n 2 -s 4 -d [0-9.]+ .*-t reply=1 --check$'
+	cmd=$output
+	run cat "$t/err"
+	assert_output --regexp '^elect-sim: gm1,.*: shrunk from [0-9]+ faults and 9 nodes to 0 faults, 2 nodes, '
+	eval "${cmd% --check}" >"$t/t"
+	run elect-check -s sync -c 1.5 "$BATS_TEST_TMPDIR/t"
+	assert_failure 1
+	# A run that holds has nothing to shrink.
+	run elect-sim -a bully -n 3 -s 4 -d 6 -r 2 --shrink
+	assert_success
+	assert_output --partial "nothing to shrink"
+}
+
+# Murshed & Allen's Tables 1-3, as the paper prints them ([2], [9],
+# theirs), and what the cores send: the modified and the enhanced bully
+# match the paper in the best and worst cases and SEC; NRC as the manual
+# says.
+@test "elect-sim: --table murshed-allen-1..3 gives the paper's numbers, and the cores send them" {
+	local paper=(
+	    "1 best 4 4 4 4" "1 worst 1 20 11 9" "1 SEC 1,3 20 18 11" "1 NRC 2 13 5 5"
+	    "2 best 9 9 9 9" "2 worst 1 90 26 18" "2 SEC 2,5,7 73 56 26" "2 NRC 3 58 13 9"
+	    "3 best 19 19 19 19" "3 worst 1 380 56 38" "3 SEC 4,5,16 275 124 52"
+	    "3 NRC 20 19 19 13")
+	local row t c keys p2 p9 pt got
+	for row in "${paper[@]}"; do
+		read -r t c keys p2 p9 pt <<<"$row"
+		run elect-sim --table murshed-allen-$t
+		assert_success
+		got=$(awk -v c="$c" '$1 == c { print $2, $3, $4, $5, $7, $8 }' <<<"$output")
+		read -r -a g <<<"$got"
+		assert_equal "${g[0]} ${g[1]} ${g[2]} ${g[3]}" "$keys $p2 $p9 $pt"
+		case $t.$c in
+		[12].NRC)
+			assert_equal "${g[4]} ${g[5]}" "$((p9 + 1)) $((pt + 1))" ;;
+		3.NRC)
+			assert_equal "${g[4]} ${g[5]}" "19 19" ;;
+		*)
+			assert_equal "${g[4]} ${g[5]}" "$p9 $pt" ;;
+		esac
+	done
+}
+
+# Messages per election against N beside the papers' analyses: the
+# counts that are exact in the papers are met exactly.
+@test "elect-sim: --table messages: the papers' exact counts, met" {
+	run elect-sim --table messages
+	assert_success
+	run awk '
+	$1 == "bully" && $2 <= 50 && $3 != 9 * $2 - 17 { print; bad = 1 }
+	$1 == "bully-fd" && $3 != 3 * ($2 - 2) { print; bad = 1 }
+	$1 == "modified-bully" && $3 != 3 * $2 - 4 { print; bad = 1 }
+	$1 == "enhanced-bully" && $3 > 2 * $2 - 1 { print; bad = 1 }
+	$1 ~ /^(bully|bully-fd|modified-bully|enhanced-bully)$/ { rows++ }
+	$3 == "-" { print; bad = 1 }
+	END { if (rows != 20) { print rows " rows"; bad = 1 }; exit bad }' <<<"$output"
+	assert_success
+}
