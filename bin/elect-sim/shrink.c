@@ -127,7 +127,8 @@ static int
 is_fault(const struct sched *s)
 {
 	return s->op == S_CRASH || s->op == S_LEAVE || s->op == S_PAUSE ||
-	    s->op == S_CUT || s->op == S_PARTITION || s->op == S_ONEWAY;
+	    s->op == S_CUT || s->op == S_PARTITION || s->op == S_ONEWAY ||
+	    s->op == S_RECONFIGURE;
 }
 
 static int
@@ -178,7 +179,8 @@ skip:
 }
 
 /* Without node index X: its events go, later indices move down, and
- * partitions lose it (and go when a side is left empty). */
+ * partitions and epochs lose it (a partition goes when a side is left
+ * empty, a change when no member is left). */
 static void
 drop_node(struct sim_conf *c, size_t x)
 {
@@ -195,6 +197,10 @@ drop_node(struct sim_conf *c, size_t x)
 			}
 			if (l == 0 || r == 0)
 				drop_event(c, i);
+		} else if (s->op == S_RECONFIGURE) {
+			memmove(s->side + x, s->side + x + 1, c->n - x - 1);
+			if (memchr(s->side, 1, c->n - 1) == NULL)
+				drop_event(c, i);
 		} else if (s->op != S_HEAL && sched_names(s, x))
 			drop_event(c, i);
 		else {
@@ -203,7 +209,10 @@ drop_node(struct sim_conf *c, size_t x)
 		}
 	}
 	memmove(c->ids + x, c->ids + x + 1, (c->n - x - 1) * sizeof(c->ids[0]));
+	memmove(c->members0 + x, c->members0 + x + 1, c->n - x - 1);
 	c->n--;
+	if (c->epoch0 && memchr(c->members0, 1, c->n) == NULL)
+		c->epoch0 = 0;		/* every host, as without -E */
 }
 
 static int
