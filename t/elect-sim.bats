@@ -232,6 +232,18 @@ refused() {
 	run elect-sim -a lease --faults crash,pause,partition,reconfigure -d 8 --campaign 30
 	assert_success
 	assert_line --index 1 --regexp '^lease +30 .* none$'
+	# drift outside lease's bound breaks it: the shrunk run keeps epoch
+	# 0's members of the nodes left, and replays
+	run elect-sim -a lease -n 6 -E 1,2,3,4 -s 2 -d 8 -D 0.099 -t drift=0 \
+	    --faults partition,reconfigure -r 4 -O --shrink
+	assert_failure 1
+	assert_line --index 0 --partial "lease-quorum: shrunk from 4 faults and 6 nodes"
+	assert_line --index 1 --regexp '^elect-sim -a lease -c ([0-9]),([0-9]),([0-9]) .* -E \1,\2,\3 .*--check$'
+	local rc=0
+	eval "${lines[1]}" >/dev/null 2>"$t/err" || rc=$?
+	assert_equal "$rc" 1
+	run cat "$t/err"
+	assert_line "elect-sim: lease-quorum"
 	run elect-sim --help
 	assert_output --partial "reconfigure ID,..."
 	refused "bully has no epochs" -a bully -n 3 -E 1,2
