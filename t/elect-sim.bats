@@ -220,6 +220,14 @@ refused() {
 	elect-sim -a lease -O -n 5 -E 1,2,3 -s 2 -d 4 \
 	    -e '1 reconfigure 2,3,4,5' -e '2 reconfigure 5' >"$t/b"
 	cmp "$t/a" "$t/b"
+	# a frozen host changes epochs only once it resumes
+	elect-sim -a lease -O -n 4 -s 1 -d 3 -e '0.5 pause 4' \
+	    -e '0.6 reconfigure 1,2,3,4' -e '1.5 resume 4' >"$t/p"
+	run awk '$2 == 4 && $1 > 0.5 && $1 < 1.5' "$t/p"
+	assert_output ""
+	run grep -E '^1.5 4 (exit|boot) ' "$t/p"
+	assert_line --index 0 "1.5 4 exit why=epoch"
+	assert_line --index 1 "1.5 4 boot inc=2 algo=lease nodes=4 epoch=1"
 	# random changes among crashes and partitions: messages of a core of
 	# another epoch are dropped
 	for s in 2 5; do

@@ -30,7 +30,8 @@
  * (then it is skipped, and -S says so).  A host that stays asks its own
  * core of e to wedge, and once it is wedged ends it (`exit why=epoch')
  * and boots its core of e+1 (`boot ... epoch=E'), pending and fresh (its
- * first life: no quiet period); a host that joins boots it at once.
+ * first life: no quiet period); a host that joins boots it at once; a
+ * paused host does either once it resumes.
  * Every pending member of e+1 asks the members of e, every renewal period
  * over the simulated network, to wedge (the paper's grant request of
  * infinite delta, given to the core as ALGO_CMD_WEDGE); a member answers
@@ -673,6 +674,7 @@ resume(size_t i, algo_time now)
 		e->at = now;
 		handle(e);
 	}
+	epoch_after(i, now);
 }
 
 /* The pair's link as the trace names it: down both ways, flaky one way
@@ -772,7 +774,8 @@ epoch_after(size_t i, algo_time now)
 	uint32_t e = nd->ep;
 	size_t j;
 
-	if (!epochs_used || !nd->up || nd->core == NULL)
+	/* A frozen host does nothing, a change included, until it resumes. */
+	if (!epochs_used || !nd->up || nd->paused || nd->core == NULL)
 		return;
 	algo_query(nd->core, clock_at(nd, now), &st);
 	if (st.wedged && !epochs[e].wedged[i]) {
