@@ -384,3 +384,25 @@ refused() {
 	END { if (rows != 20) { print rows " rows"; bad = 1 }; exit bad }' <<<"$output"
 	assert_success
 }
+
+@test "elect-sim: --table --svg: the tables drawn, valid SVG, the same numbers" {
+	command -v xmllint >/dev/null || skip "no xmllint (Debian: libxml2-utils)"
+	elect-sim --table messages --svg >"$BATS_TEST_TMPDIR/m.svg"
+	xmllint --noout "$BATS_TEST_TMPDIR/m.svg"
+	# a measured and a paper line for each of the eight rows
+	assert_equal "$(grep -c 'class="measured"' "$BATS_TEST_TMPDIR/m.svg")" 8
+	assert_equal "$(grep -c 'class="paper"' "$BATS_TEST_TMPDIR/m.svg")" 8
+	elect-sim --table murshed-allen-1 --svg >"$BATS_TEST_TMPDIR/t1.svg"
+	xmllint --noout "$BATS_TEST_TMPDIR/t1.svg"
+	# four cases of six bars; the bars' numbers are the text table's
+	run sed -n 's/.*<rect class="\(paper\|measured\)".*<title>\([0-9]*\)<.*/\2/p' \
+	    "$BATS_TEST_TMPDIR/t1.svg"
+	assert_equal "${#lines[@]}" 24
+	bars=$(echo "$output" | paste -sd' ')
+	text=$(elect-sim --table murshed-allen-1 | awk '$1 ~ /^(best|worst|SEC|NRC)$/ {
+	    printf "%s%s %s %s %s %s %s", sep, $3, $4, $5, $6, $7, $8; sep = " " }')
+	assert_equal "$bars" "$text"
+	run elect-sim --table messages --bogus
+	assert_failure 2
+	assert_output --partial "--table takes no other option but --svg"
+}

@@ -149,4 +149,4 @@ void		 sim_conf_copy(struct sim_conf *, const struct sim_conf *);
 #define G_B	0x80
 
 /* Prints a paper's table, measured (--table NAME); the exit status. */
-int		 sim_table(const char *name);
+int		 sim_table(const char *name, int svg);

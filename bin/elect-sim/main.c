@@ -30,7 +30,7 @@ usage(int status)
 	    "[--dup PERCENT]\n"
 	    "\t[--delay PERCENT] [--epoch0 ID,...] [-O] [-S]\n"
 	    "\t[--check | --shrink | --campaign RUNS [--first SEED]]\n"
-	    "       %s --table murshed-allen-1|2|3|messages\n", getprogname(),
+	    "       %s --table murshed-allen-1|2|3|messages [--svg]\n", getprogname(),
 	    getprogname());
 	if (status == 0) {
 		fputs("algorithms (-a):", fp);
@@ -237,11 +237,12 @@ main(int argc, char *argv[])
 			    "--first");
 			break;
 		case O_TABLE:
-			if (optind != argc ||
-			    strncmp(argv[1], "--table", 7) != 0)
+			if (strncmp(argv[1], "--table", 7) != 0 ||
+			    (optind != argc && (optind + 1 != argc ||
+			    strcmp(argv[optind], "--svg") != 0)))
 				errx(EXIT_USAGE, "--table takes no other "
-				    "option");
-			return sim_table(optarg);
+				    "option but --svg");
+			return sim_table(optarg, optind != argc);
 		case 'h':
 		case O_HELP:
 			usage(0);

@@ -12,8 +12,14 @@
  * The bully column is Garcia-Molina's Appendix I as elect-node runs it,
  * whose nodes find a dead coordinator by their own checks, not by a
  * detector; the paper counts a textbook bully.
+ *
+ * With --svg, each is drawn instead: the messages table as lines on
+ * logarithmic axes, measured (solid) beside the papers' counts (dashed);
+ * Murshed & Allen's as bars, the paper's three counts beside the three
+ * cores'.  Written by hand: a few dozen elements, no library needed.
  */
 #include <err.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +61,52 @@ static const struct table {
 static const char *const algos[3] = {
 	"bully", "modified-bully", "enhanced-bully"
 };
+
+#define SVG_W		720
+#define SVG_H		480
+#define SVG_L		70	/* margins: left, right, top, bottom */
+#define SVG_R		170
+#define SVG_T		40
+#define SVG_B		50
+
+static const char *const palette[] = {
+	"#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#66a182", "#8d6a9f",
+	"#00798c", "#6b4226",
+};
+
+static void
+svg_head(const char *title)
+{
+	printf("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	    "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
+	    "font-size=\"12\">\n", SVG_W, SVG_H, SVG_W, SVG_H);
+	printf("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
+	    SVG_W, SVG_H);
+	printf("<text x=\"%d\" y=\"24\" font-size=\"15\">%s</text>\n",
+	    SVG_L, title);
+	printf("<path d=\"M%d %dV%dH%d\" stroke=\"black\" fill=\"none\"/>\n",
+	    SVG_L, SVG_T, SVG_H - SVG_B, SVG_W - SVG_R);
+}
+
+static void
+svg_tail(void)
+{
+	printf("</svg>\n");
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err(1, "stdout");
+}
+
+/* A legend entry, the Ith, at the right. */
+static void
+svg_key(size_t i, const char *color, int dashed, const char *name)
+{
+	int y = SVG_T + 10 + (int)i * 18;
+
+	printf("<path d=\"M%d %dh24\" stroke=\"%s\" stroke-width=\"3\"%s/>"
+	    "<text x=\"%d\" y=\"%d\">%s</text>\n", SVG_W - SVG_R + 14, y,
+	    color, dashed ? " stroke-dasharray=\"5 3\"" : "",
+	    SVG_W - SVG_R + 44, y + 4, name);
+}
 
 static void
 no_line(void *arg, const char *line, size_t len)
@@ -156,18 +208,106 @@ paper(const char *name, long n, char *buf, size_t len)
 		snprintf(buf, len, "~%ld", 3 * n);
 }
 
-static int
-messages(void)
+/* The papers' counts for N as numbers (the lower end of a range). */
+static double
+paper_value(const char *name, double n)
 {
-	static const size_t ns[] = { 5, 10, 20, 50, 100 };
+	if (strcmp(name, "bully") == 0)
+		return 9 * n - 17;
+	if (strcmp(name, "bully-fd") == 0)
+		return 3 * (n - 2);
+	if (strcmp(name, "async-bully") == 0)
+		return n * n / 2;
+	if (strcmp(name, "async-bully-worst") == 0 ||
+	    strcmp(name, "invitation") == 0)
+		return n * n;
+	if (strcmp(name, "modified-bully") == 0)
+		return 3 * n - 4;
+	if (strcmp(name, "enhanced-bully") == 0)
+		return 2 * n - 1;
+	return 3 * n;
+}
+
+#define NS_MAX	5
+
+/* The messages table, drawn: log N against log messages. */
+static void
+messages_svg(const size_t *ns, size_t nn, unsigned long m[][NS_MAX])
+{
+	double x0 = log10((double)ns[0]), x1 = log10((double)ns[nn - 1]);
+	double y1 = 1, x, y, v;
+	size_t i, k;
+	int px, py, first;
+
+	for (i = 0; i < nitems(rows); i++)
+		for (k = 0; k < nn; k++) {
+			if ((double)m[i][k] > y1)
+				y1 = (double)m[i][k];
+			if ((v = paper_value(rows[i].name, (double)ns[k])) > y1)
+				y1 = v;
+		}
+	y1 = ceil(log10(y1));
+#define PX(lx)	(SVG_L + (int)(((lx) - x0) / (x1 - x0) * \
+	    (SVG_W - SVG_L - SVG_R)))
+#define PY(ly)	(SVG_H - SVG_B - (int)((ly) / y1 * (SVG_H - SVG_T - SVG_B)))
+	svg_head("Messages per election against N: measured (solid), "
+	    "the papers (dashed)");
+	for (k = 0; k < nn; k++)
+		printf("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%zu"
+		    "</text>\n", PX(log10((double)ns[k])), SVG_H - SVG_B + 18,
+		    ns[k]);
+	for (y = 0; y <= y1; y++)
+		printf("<path d=\"M%d %dh-5\" stroke=\"black\"/><text x=\"%d\" "
+		    "y=\"%d\" text-anchor=\"end\">%.0f</text>\n", SVG_L,
+		    PY(y), SVG_L - 8, PY(y) + 4, pow(10, y));
+	printf("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">N</text>\n",
+	    (SVG_L + SVG_W - SVG_R) / 2, SVG_H - 12);
+	for (i = 0; i < nitems(rows); i++) {
+		const char *color = palette[i % nitems(palette)];
+
+		printf("<path class=\"measured\" stroke=\"%s\" stroke-width="
+		    "\"2\" fill=\"none\" d=\"", color);
+		for (k = 0, first = 1; k < nn; k++) {
+			if (m[i][k] == 0)
+				continue;
+			x = log10((double)ns[k]);
+			y = log10((double)m[i][k]);
+			printf("%s%d %d", first ? "M" : "L", PX(x), PY(y));
+			first = 0;
+		}
+		printf("\"/>\n<path class=\"paper\" stroke=\"%s\" "
+		    "stroke-dasharray=\"5 3\" fill=\"none\" d=\"", color);
+		for (k = 0, first = 1; k < nn; k++) {
+			v = paper_value(rows[i].name, (double)ns[k]);
+			if (v < 1)
+				continue;
+			px = PX(log10((double)ns[k]));
+			py = PY(log10(v));
+			printf("%s%d %d", first ? "M" : "L", px, py);
+			first = 0;
+		}
+		printf("\"/>\n");
+		svg_key(i, color, 0, rows[i].name);
+	}
+#undef PX
+#undef PY
+	svg_tail();
+}
+
+static int
+messages(int svg)
+{
+	static const size_t ns[NS_MAX] = { 5, 10, 20, 50, 100 };
+	static unsigned long m[nitems(rows)][NS_MAX];
 	static struct sim_conf c;
 	struct sim_result res;
 	const struct row *r;
 	char p[32];
 	size_t i, k, n;
 
-	printf("%-18s %5s %9s %12s %10s\n", "algorithm", "N", "msgs",
-	    "paper", "failover");
+	if (!svg)
+		printf("%-18s %5s %9s %12s %10s\n", "algorithm", "N", "msgs",
+		    "paper", "failover");
 	for (i = 0; i < nitems(rows); i++)
 		for (k = 0; k < nitems(ns); k++) {
 			r = &rows[i], n = ns[k];
@@ -192,6 +332,9 @@ messages(void)
 			sim_run(&c, no_line, NULL, &res);
 			sim_result_free(&res);
 			paper(r->name, (long)n, p, sizeof(p));
+			m[i][k] = res.agreed ? res.agreed_msgs : 0;
+			if (svg)
+				continue;
 			if (res.agreed)
 				printf("%-18s %5zu %9lu %12s %8.3f ms\n",
 				    r->name, n, res.agreed_msgs, p,
@@ -200,6 +343,10 @@ messages(void)
 				printf("%-18s %5zu %9s %12s %8s ms\n",
 				    r->name, n, "-", p, "-");
 		}
+	if (svg) {
+		messages_svg(ns, nitems(ns), m);
+		return 0;
+	}
 	printf("The leader crashes once; messages from the crash until every "
 	    "node agrees,\ndetection included; the papers' counts beside.\n");
 	if (fflush(stdout) != 0 || ferror(stdout))
@@ -207,16 +354,68 @@ messages(void)
 	return 0;
 }
 
+/* One of Murshed & Allen's tables, drawn: per case, the paper's three
+ * counts (light) beside the three cores' (solid). */
+static void
+murshed_svg(const struct table *t, unsigned long got[4][3])
+{
+	static const char *const paper_names[3] = {
+		"[2] textbook bully", "[9] modified bully", "enhanced bully"
+	};
+	char title[128];
+	double top = 1, v;
+	size_t i, a;
+	int gw = (SVG_W - SVG_L - SVG_R) / 4, bw = gw / 8, x, h;
+
+	for (i = 0; i < 4; i++)
+		for (a = 0; a < 3; a++) {
+			if (t->c[i].paper[a] > top)
+				top = t->c[i].paper[a];
+			if (got[i][a] > top)
+				top = (double)got[i][a];
+		}
+	snprintf(title, sizeof(title), "Murshed &amp; Allen, Table %c: N = %zu, "
+	    "messages to elect a new leader", t->name[strlen(t->name) - 1],
+	    t->n);
+	svg_head(title);
+	for (i = 0; i < 4; i++) {
+		printf("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s"
+		    "</text>\n", SVG_L + (int)i * gw + gw / 2,
+		    SVG_H - SVG_B + 18, t->c[i].name);
+		for (a = 0; a < 6; a++) {
+			v = a < 3 ? t->c[i].paper[a] : (double)got[i][a - 3];
+			h = (int)(v / top * (SVG_H - SVG_T - SVG_B - 20));
+			x = SVG_L + (int)i * gw + bw / 2 + (int)a * bw +
+			    (a >= 3 ? bw / 2 : 0);
+			printf("<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" "
+			    "height=\"%d\" fill=\"%s\"%s><title>%.0f</title>"
+			    "</rect>\n", a < 3 ? "paper" : "measured", x,
+			    SVG_H - SVG_B - h, bw - 2, h, palette[a % 3],
+			    a < 3 ? " fill-opacity=\"0.45\"" : "", v);
+			printf("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+			    "font-size=\"9\">%.0f</text>\n", x + bw / 2 - 1,
+			    SVG_H - SVG_B - h - 3, v);
+		}
+	}
+	for (a = 0; a < 3; a++) {
+		svg_key(a, palette[a], 1, paper_names[a]);
+		svg_key(a + 3, palette[a], 0, algos[a]);
+	}
+	svg_tail();
+}
+
 int
-sim_table(const char *name)
+sim_table(const char *name, int svg)
 {
 	const struct table *t = NULL;
 	const struct tcase *tc;
 	char keys[32], num[16];
 	size_t i, k, a;
 
+	unsigned long got[4][3];
+
 	if (strcmp(name, "messages") == 0)
-		return messages();
+		return messages(svg);
 	for (i = 0; i < nitems(tables); i++)
 		if (strcmp(tables[i].name, name) == 0)
 			t = &tables[i];
@@ -227,6 +426,13 @@ sim_table(const char *name)
 			fprintf(stderr, " %s", tables[i].name);
 		fprintf(stderr, " messages\n");
 		return EXIT_USAGE;
+	}
+	if (svg) {
+		for (i = 0; i < nitems(t->c); i++)
+			for (a = 0; a < nitems(algos); a++)
+				got[i][a] = measure(algos[a], t->n, &t->c[i]);
+		murshed_svg(t, got);
+		return 0;
 	}
 	printf("Murshed & Allen 2012, Table %c: N = %zu, messages to elect "
 	    "a new leader\n", t->name[strlen(t->name) - 1], t->n);
