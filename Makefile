@@ -116,11 +116,10 @@ deps deps-quiet:
 # (BATS_TEST_TMPDIR), clusters on free ports (t/tools/freeport), network
 # namespaces of unique names, and waits for conditions, never for speed,
 # so that a loaded host slows the suite down but does not change a verdict.
-# Most of a test's time is spent waiting (for a detector's time-out, a
-# lease, a stable period): two jobs per core overlap those waits.  The
-# sanitizer pass runs one per core: its daemons need several times the
-# CPU, and four such jobs on two busy cores delayed a SIGKILLed job's exit
-# past its guard's margin.  With GNU parallel missing, one at a time.
+# One job per core: most of a test's time is spent waiting, but with four
+# jobs on two cores a SIGKILLed guarded job was found dead past its
+# guard's margin (its task line overlapped the next leader's), under
+# AddressSanitizer and plainly.  With GNU parallel missing, one at a time.
 #
 # The sanitizer pass runs every file: it is there to catch memory and
 # undefined-behaviour errors in every binary, every core and the daemons'
@@ -130,8 +129,7 @@ deps deps-quiet:
 # (the three-node run of each algorithm goes through the same code, and
 # the seven-node ones are the slowest tests of the suite).
 NPROC !=	nproc 2>/dev/null || echo 1
-TWICE !=	echo $$(($(NPROC) * 2))
-TEST_JOBS ?=	$(TWICE)
+TEST_JOBS ?=	$(NPROC)
 ASAN_JOBS ?=	$(NPROC)
 BATS =		bats --timing $$(command -v parallel >/dev/null && \
 		    echo --jobs $(1))
