@@ -96,7 +96,11 @@ merge() {
 # tasks FILE: "start|stop TIME" of every task line of the merged trace,
 # and they must alternate: one guarded command at a time.
 tasks_alternate() {
-	awk '$3 == "task" { print $1, $2, $4 }' "$1" | sort -s -n -k1,1 |
+	# A killed command ran nothing after its SIGKILL (killed=), however
+	# late its group was found dead on a busy host.
+	awk '$3 == "task" { t = $1
+		for (i = 5; i <= NF; i++) if ($i ~ /^killed=/) t = substr($i, 8)
+		print t, $2, $4 }' "$1" | sort -s -n -k1,1 |
 	awk '{ if ($3 == "op=start") { if (on) { print "two at " $1; bad = 1 }
 		on = 1 } else on = 0 }
 	END { exit bad }'
@@ -215,6 +219,43 @@ tasks_alternate() {
 	assert_output --regexp "(deadline is near|does not answer); stopping bash"
 	run cat "$ELECT_DIR/4/job.err"
 	assert_output --partial "the node is leaving; stopping bash"
+	elect_stop_all
+	merge
+	run tasks_alternate "$ELECT_DIR/merged.trace"
+	assert_success
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
+}
+
+# A command deaf to SIGTERM is SIGKILLed by its deadline; its stop line
+# says when (killed=), and the command wrote nothing after that instant.
+@test "lease: a job deaf to SIGTERM is SIGKILLed by its deadline, and its stop line says when" {
+	local JOB='trap "" TERM
+echo "$ELECT_NODE $ELECT_TOKEN start $EPOCHREALTIME" >>"$LOG"
+while :; do
+	echo "$ELECT_NODE $ELECT_TOKEN tick $EPOCHREALTIME" >>"$LOG"
+	sleep 0.01
+done'
+	local k last
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	guard 3
+	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
+	elect_kill 3
+	wait_for 20 grep -q " task op=stop " "$ELECT_DIR/3/task.trace"
+	run cat "$ELECT_DIR/3/job.err"
+	assert_output --regexp "(deadline is near|does not answer); stopping bash"
+	run awk '$4 == "op=stop" { for (i = 5; i <= NF; i++)
+		if ($i ~ /^killed=/) k = substr($i, 8)
+		if (k == "" || k + 0 > $1 + 0) exit 1; print k }' \
+	    "$ELECT_DIR/3/task.trace"
+	assert_success
+	k=$output
+	last=$(awk '$1 == 3 { t = $4 } END { print t }' "$LOG")
+	awk -v a="$last" -v b="$k" 'BEGIN { exit !(a + 0 < b + 0) }' ||
+	    fail "the job wrote at $last, after its SIGKILL at $k"
+	assert_equal "$(elect_wait_leader 20 1 2)" 2
 	elect_stop_all
 	merge
 	run tasks_alternate "$ELECT_DIR/merged.trace"

@@ -92,6 +92,7 @@ struct runif {
 	int		 spipe;		/* G writes the command's status */
 	int		 gdead, gone;
 	trace_time	 gone_at;	/* real time, for the task line */
+	trace_time	 killed_at;	/* real time the group got SIGKILL, or 0 */
 	int		 status, have_status;
 	int		 gstatus;
 	int		 sigfd;
@@ -283,6 +284,10 @@ signal_group(struct runif *r, int sig)
 		(void)setpriority(PRIO_PGRP, (id_t)r->g, -20);
 	if (kill(-r->g, sig) == -1 && errno != ESRCH)
 		warn("kill %d", -(int)r->g);
+	/* Read after kill() returns: no instruction of the group runs
+	 * later, however long it takes the kernel to reap it. */
+	else if (sig == SIGKILL && r->killed_at == 0)
+		r->killed_at = real_now();
 }
 
 /* Tells the daemon, on the registration, that the command had to be
@@ -654,9 +659,16 @@ client_runif(const struct node_opts *o)
 		return r.rc;
 	watch(&r);
 	if (r.tw != NULL) {
+		char killed[48] = "";
+
+		if (r.killed_at != 0) {
+			memcpy(killed, " killed=", 8);
+			trace_format_time(r.killed_at, killed + 8,
+			    sizeof(killed) - 8);
+		}
 		/* Stamped when the group was found gone, not later. */
 		tw_event_at(r.tw, r.gone_at, r.id,
-		    "task op=stop pid=%d status=%d", (int)r.g, r.rc);
+		    "task op=stop pid=%d status=%d%s", (int)r.g, r.rc, killed);
 		tw_close(r.tw, TRACE_CLOSE_MS);
 	}
 	sodium_memzero(&r.key, sizeof(r.key));
