@@ -116,10 +116,11 @@ deps deps-quiet:
 # (BATS_TEST_TMPDIR), clusters on free ports (t/tools/freeport), network
 # namespaces of unique names, and waits for conditions, never for speed,
 # so that a loaded host slows the suite down but does not change a verdict.
-# One job per core: most of a test's time is spent waiting, but with four
-# jobs on two cores a SIGKILLed guarded job was found dead past its
-# guard's margin (its task line overlapped the next leader's), under
-# AddressSanitizer and plainly.  With GNU parallel missing, one at a time.
+# Two jobs per core in the plain pass, where most of a test's time is spent
+# waiting; one per core under AddressSanitizer, whose binaries do work
+# while they wait.  A loaded host slows a SIGKILLed job's reaping, never
+# its end: its stop line says when it was killed (killed=), and that is
+# what the tests compare.  With GNU parallel missing, one at a time.
 #
 # The sanitizer pass runs every file: it is there to catch memory and
 # undefined-behaviour errors in every binary, every core and the daemons'
@@ -129,7 +130,7 @@ deps deps-quiet:
 # (the three-node run of each algorithm goes through the same code, and
 # the seven-node ones are the slowest tests of the suite).
 NPROC !=	nproc 2>/dev/null || echo 1
-TEST_JOBS ?=	$(NPROC)
+TEST_JOBS ?=	$$(($(NPROC) * 2))
 ASAN_JOBS ?=	$(NPROC)
 BATS =		bats --timing $$(command -v parallel >/dev/null && \
 		    echo --jobs $(1))
