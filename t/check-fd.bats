@@ -51,6 +51,12 @@ setup() {
 	assert_line "accurate.trace:8: fd-accurate: node 1 got a DownSig for 2, up for it since 1 and monitored since 2"
 }
 
+@test "fd-accurate: a guarded command's line after its node's crash is not the node up" {
+	check -s fd --fd-latency 5 task-after-crash.trace
+	assert_success
+	assert_output ""
+}
+
 @test "fd-accurate: DownSigs for nodes not monitored" {
 	check -A fd-accurate unmonitored.trace
 	assert_failure 1

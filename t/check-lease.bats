@@ -230,6 +230,12 @@ setup() {
 	assert_output ""
 }
 
+@test "election: a guarded command's line after its node's crash is not the node up" {
+	check -A election election-task.trace
+	assert_success
+	assert_output ""
+}
+
 @test "the lease set runs every lease assertion, and only those" {
 	check -s lease overlap.trace
 	assert_failure 1

@@ -110,6 +110,13 @@ extern const struct check_ops check_uniqueness, check_lease_quorum,
 	    check_edict_validity, check_edict_order, check_stability,
 	    check_election, check_epochs;
 
+/*
+ * Whether a line shows its node's process running.  A task line does not:
+ * --run-if-leader outlives its daemon until its deadline, and writes its
+ * stop line after the node's crash as well.
+ */
+#define CHECK_SHOWS_UP(ev)	((ev)->type != TR_TASK)
+
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")
 

@@ -468,7 +468,7 @@ life(struct fd *f, const struct trace_event *ev)
 		break;
 	default:
 		/* A line it wrote itself: it is up. */
-		if (x->up)
+		if (x->up || !CHECK_SHOWS_UP(ev))
 			return;
 		x->gen++;
 		x->up = 1;

@@ -581,7 +581,7 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 		break;
 	default:
 		/* A line the node wrote itself: it is up. */
-		if (n->up)
+		if (n->up || !CHECK_SHOWS_UP(ev))
 			return;
 		set_up(w, i, 1, 0);
 		break;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "check/world.h"
 
 struct world *
@@ -442,9 +443,7 @@ world_apply(struct world *w, const struct trace_event *ev)
 	default:
 		break;
 	}
-	/* --run-if-leader outlives its daemon until its deadline: its task
-	 * lines are the node's even while the daemon is down. */
-	if (!nd->up && ev->type != TR_TASK) {
+	if (!nd->up && CHECK_SHOWS_UP(ev)) {
 		/* Its boot is missing, but a node that writes is running. */
 		w->anomaly |= WA_DOWN;
 		nd->up = 1;

@@ -292,13 +292,15 @@ start(struct fd *fd, struct peer *p, int64_t now)
 	/* Ask at once: the first heartbeat comes one round trip later. */
 	probe(fd, p, now);
 	/*
-	 * Reported, monitored without a break and silent since: then it is
-	 * still down after this start, unless it came back unheard, which
-	 * its HELLO, the requests for heartbeats we sent it every interval
-	 * and the client's alive rule out as far as anyone can know.
+	 * Reported, monitored without a break and silent since: it is taken
+	 * for still down after one interval more, not the whole limit.  Not
+	 * at once: it may have come back just now, unheard yet, and a report
+	 * is owed only if it is down after the start (Stoller, section 2);
+	 * the request just sent is answered within the interval by any
+	 * detector that runs.
 	 */
-	if (p->gone)
-		report(fd, p);
+	if (p->gone && p->limit > fd->cfg.interval)
+		p->last_heard = now - p->limit + fd->cfg.interval;
 }
 
 /* The client heard from P: it is up, and its silence starts now. */
@@ -438,11 +440,11 @@ misfit(struct fd *fd, struct peer *p)
 		a->why = sess_misfit_name(p->sess.misfit);
 }
 
-/* A new process: not down, and ask it now for heartbeats. */
+/* A new process: up now, and ask it now for heartbeats. */
 static void
 on_hello(struct fd *fd, struct peer *p, int64_t now)
 {
-	p->gone = 0;
+	alive(p, now);
 	if (p->monitored)
 		probe(fd, p, now);
 }

@@ -11,10 +11,13 @@
  *    start or since its latest heartbeat, whichever is later;
  *  - but a peer reported down, monitored without a break since (so asked
  *    for heartbeats every interval) and not heard from (no heartbeat, no
- *    HELLO, no alive) is reported again at once: as far as anyone can
- *    tell it is still down, so it is down after this start too (Stoller
- *    asks no more), and a client that restarts monitoring of a crashed
- *    node (Bully_FD's StartStage1 does) learns it without a second limit;
+ *    HELLO, no alive) is reported again once it stays silent for one
+ *    interval after the start, in which the request sent at the start is
+ *    answered by a detector that runs: a client that restarts monitoring
+ *    of a crashed node (Bully_FD's StartStage1 does) learns it without a
+ *    second limit, and a node that came back just before the start, not
+ *    heard yet, is not reported (Stoller owes a report only if it is down
+ *    after the start);
  *  - alive ID: the client has its own evidence that ID is up (it heard
  *    from it): ID is no longer taken for down, and its silence counts from
  *    now.  It only ever delays a report;
