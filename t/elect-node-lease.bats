@@ -106,6 +106,17 @@ tasks_alternate() {
 	END { exit bad }'
 }
 
+# certify: every node stopped, the merged trace has one guarded command
+# at a time and elect-check certifies it.
+certify() {
+	elect_stop_all
+	merge
+	run tasks_alternate "$ELECT_DIR/merged.trace"
+	assert_success
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
+}
+
 @test "lease: three and five nodes agree on one leader, the highest; edicts need it" {
 	local n
 	for n in 3 5; do
@@ -192,12 +203,7 @@ tasks_alternate() {
 	# The old job was stopped (SIGTERM, then SIGKILL after the grace).
 	run grep -c "^3 " "$LOG"
 	[ "$output" -gt 1 ]
-	elect_stop_all
-	merge
-	run tasks_alternate "$ELECT_DIR/merged.trace"
-	assert_success
-	run elect-check -s lease "$ELECT_DIR/merged.trace"
-	assert_success
+	certify
 }
 
 @test "lease: a SIGKILLed leader's job dies by its deadline; a SIGTERMed one's at once; the next leader's runs" {
@@ -219,12 +225,7 @@ tasks_alternate() {
 	assert_output --regexp "(deadline is near|does not answer); stopping bash"
 	run cat "$ELECT_DIR/4/job.err"
 	assert_output --partial "the node is leaving; stopping bash"
-	elect_stop_all
-	merge
-	run tasks_alternate "$ELECT_DIR/merged.trace"
-	assert_success
-	run elect-check -s lease "$ELECT_DIR/merged.trace"
-	assert_success
+	certify
 }
 
 # A command deaf to SIGTERM is SIGKILLed by its deadline; its stop line
@@ -256,12 +257,7 @@ done'
 	awk -v a="$last" -v b="$k" 'BEGIN { exit !(a + 0 < b + 0) }' ||
 	    fail "the job wrote at $last, after its SIGKILL at $k"
 	assert_equal "$(elect_wait_leader 20 1 2)" 2
-	elect_stop_all
-	merge
-	run tasks_alternate "$ELECT_DIR/merged.trace"
-	assert_success
-	run elect-check -s lease "$ELECT_DIR/merged.trace"
-	assert_success
+	certify
 }
 
 @test "lease: a leader cut off in a minority steps down and its job stops; the majority elects another" {
@@ -281,12 +277,7 @@ done'
 	sleep 1
 	run no_overlap
 	assert_success
-	elect_stop_all
-	merge
-	run tasks_alternate "$ELECT_DIR/merged.trace"
-	assert_success
-	run elect-check -s lease "$ELECT_DIR/merged.trace"
-	assert_success
+	certify
 }
 
 # The token seen by a guarded command may stay while its leadership does,
