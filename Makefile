@@ -111,11 +111,14 @@ all: deps-quiet plain
 deps deps-quiet:
 	@sh t/tools/deps.sh $(if $(filter deps,$@),,-q) $(PKGS)
 
-# The tests.  bats runs the files, and the tests within each, TEST_JOBS at
-# a time (GNU parallel): every test has a temporary directory of its own
-# (BATS_TEST_TMPDIR), clusters on free ports (t/tools/freeport), network
-# namespaces of unique names, and waits for conditions, never for speed,
-# so that a loaded host slows the suite down but does not change a verdict.
+# The tests.  bats runs the files TEST_JOBS at a time (GNU parallel), the
+# tests of each file in turn: bats 1.8 hands out its slots within a file
+# by polling once a second, which made two jobs slower than one (a file
+# of short tests: 10 s instead of 1.2).  Every test has a temporary
+# directory of its own (BATS_TEST_TMPDIR), clusters on free ports
+# (t/tools/freeport), network namespaces of unique names, and waits for
+# conditions, never for speed, so that a loaded host slows the suite down
+# but does not change a verdict.
 # Two jobs per core in the plain pass, where most of a test's time is spent
 # waiting; one per core under AddressSanitizer, whose binaries do work
 # while they wait.  A loaded host slows a SIGKILLed job's reaping, never
@@ -133,7 +136,7 @@ NPROC !=	nproc 2>/dev/null || echo 1
 TEST_JOBS ?=	$$(($(NPROC) * 2))
 ASAN_JOBS ?=	$(NPROC)
 BATS =		bats --timing $$(command -v parallel >/dev/null && \
-		    echo --jobs $(1))
+		    echo --jobs $(1) --no-parallelize-within-files)
 
 # Each step's time is printed at the end: where the minutes go.
 check: deps
