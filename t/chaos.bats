@@ -69,10 +69,14 @@ field() {
 @test "bully-fd under crashes: the trace certified" {
 	need_root
 	[ -n "${ELECT_SHORT:-}" ] && skip "the lease round covers the same code"
-	run "$CHAOS" -B "$ELECT_BUILD/bin" -a bully-fd -s 16 -d 5 -i 200
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -a bully-fd -s 16 -d 5 -i 200 -k \
+	    -o "$BATS_TEST_TMPDIR/run"
 	echo "$output"
 	assert_success
 	assert_equal "$(field elect-check)" "0 violations (exit 0)"
 	[ "$(field 'leader changes')" -ge 2 ]
 	assert_equal "$(field verdict)" pass
+	# The detector was judged too (Bully_FD assumes it perfect).
+	grep -q '^elect-check: holds: .*fd-complete fd-accurate' \
+	    "$BATS_TEST_TMPDIR/run/check.err"
 }
