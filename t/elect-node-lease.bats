@@ -260,6 +260,31 @@ done'
 	certify
 }
 
+# --run-if-leader itself frozen past the deadline (as a host busy with
+# processes of higher priority can leave it): it kills the group the
+# moment it runs again, without a grace, and says so.
+@test "lease: a guard that runs only after its deadline kills at once and says why" {
+	local g
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- sleep 60 \
+	    2>"$BATS_TEST_TMPDIR/guard.err" &
+	g=$!
+	PIDS+=($g)
+	wait_for 10 pgrep -P "$g" >/dev/null
+	kill -STOP "$g"
+	sleep 1.5		# the 1 s lease, and more
+	kill -CONT "$g"
+	local st=0
+	wait "$g" || st=$?
+	assert_equal "$st" 137
+	run cat "$BATS_TEST_TMPDIR/guard.err"
+	assert_output --partial "the leadership's deadline has passed; killing sleep"
+	refute_output --partial "stopping sleep"
+	elect_stop_all
+}
+
 @test "lease: a leader cut off in a minority steps down and its job stops; the majority elects another" {
 	[ "$(id -u)" = 0 ] || skip "partitions need root (network namespaces)"
 	C=$(mkcluster 5)
@@ -734,11 +759,22 @@ waiting_on() {
 	C=$(mkcluster 3)
 	elect_start_cluster --insecure "${TIMING[@]}" "$C"
 	assert_equal "$(elect_wait_leader 20)" 3
+	# A guard that did not run by its deadline (a host busy with
+	# processes of higher priority) kills the group, its relay of the
+	# command's status too, and says so.
 	for i in $(seq 30); do
-		run -3 timeout 10 elect-node -s "$ELECT_DIR/3/state" \
-		    --run-if-leader -- sh -c 'sleep 0.01 & sleep 0.01 & exit 3'
-		run -143 timeout 10 elect-node -s "$ELECT_DIR/3/state" \
-		    --run-if-leader -- sh -c 'sleep 0.01 & kill -TERM $$; sleep 1'
+		run --separate-stderr timeout 10 elect-node \
+		    -s "$ELECT_DIR/3/state" --run-if-leader -- \
+		    sh -c 'sleep 0.01 & sleep 0.01 & exit 3'
+		[ "$status" = 3 ] || { [ "$status" = 137 ] &&
+		    [[ $stderr == *"deadline has passed; killing sh"* ]]; } ||
+		    fail "exit $status: $stderr"
+		run --separate-stderr timeout 10 elect-node \
+		    -s "$ELECT_DIR/3/state" --run-if-leader -- \
+		    sh -c 'sleep 0.01 & kill -TERM $$; sleep 1'
+		[ "$status" = 143 ] || { [ "$status" = 137 ] &&
+		    [[ $stderr == *"deadline has passed; killing sh"* ]]; } ||
+		    fail "exit $status: $stderr"
 	done
 	elect_stop_all
 }

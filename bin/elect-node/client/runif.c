@@ -91,6 +91,7 @@ struct runif {
 	pid_t		 g;
 	int		 spipe;		/* G writes the command's status */
 	int		 gdead, gone;
+	int		 told;		/* the group was sent SIGTERM */
 	trace_time	 gone_at;	/* real time, for the task line */
 	trace_time	 killed_at;	/* real time the group got SIGKILL, or 0 */
 	int		 status, have_status;
@@ -357,9 +358,16 @@ act(struct runif *r, const struct guard_action *a)
 	case GUARD_TERM:
 		if ((text = guard_why_text(a->why)) != NULL)
 			warnx("%s; stopping %s", text, r->o->command[0]);
+		r->told = 1;
 		signal_group(r, SIGTERM);
 		break;
 	case GUARD_KILL:
+		/* Past the deadline with no stop begun: this process did not
+		 * run in time (a loaded host, a clock jump), and the command
+		 * gets no grace.  Its own status may be lost with the group. */
+		if (!r->gone && !r->told && a->why == GUARD_WHY_DEADLINE)
+			warnx("the leadership's deadline has passed; killing %s",
+			    r->o->command[0]);
 		if (!r->gone && (a->why == GUARD_WHY_DEADLINE ||
 		    a->why == GUARD_WHY_GRACE))
 			report_kill(r, a->why);
