@@ -41,6 +41,8 @@
 #define IS(a, id)	(((a)[(id) / 8] >> ((id) % 8)) & 1)
 #define SET(a, id)	((a)[(id) / 8] |= (uint8_t)(1u << ((id) % 8)))
 #define STAGE_MAX	CLUSTER_FILE_MAX
+#define SPREAD_IDLE	TRACE_NS	/* the change, once a part is done */
+#define SPREAD_RETRY	(2 * ALGO_MS)	/* asks to a peer not confirmed */
 
 static algo_time
 period(const struct node *nd)
@@ -254,6 +256,15 @@ reconf_setup(struct node *nd, struct cluster *file)
 
 /* ---- sending ---- */
 
+/* Whether ID is not yet confirmed: what goes to it waits a retry. */
+static int
+unconfirmed(const struct node *nd, unsigned id)
+{
+	const struct cluster_node *p = cluster_find(&nd->peers, id);
+
+	return p != NULL && !nd->sess[p - nd->peers.nodes].confirmed;
+}
+
 static void
 send_wedged(struct node *nd, unsigned to)
 {
@@ -340,6 +351,47 @@ swap(struct node *nd)
 	r->next_send = 0;
 }
 
+/*
+ * The asks of a pending core, and the change to whoever has not shown
+ * it holds it: every renewal period while this host's part is under
+ * way, every SPREAD_IDLE after (a host that left may be the only one
+ * that holds it, and a peer may be down a while).
+ */
+static void
+spread(struct node *nd, const struct algo_status *st, algo_time now)
+{
+	struct reconf *r = &nd->rc;
+	char *text;
+	size_t i, len;
+	unsigned id;
+	int busy;
+
+	busy = (r->role == EPOCH_ROLE_OLD && !st->wedged) ||
+	    (r->role == EPOCH_ROLE_NEW && st->pending);
+	r->next_send = now + (busy ? period(nd) : SPREAD_IDLE);
+	if (r->role == EPOCH_ROLE_NEW && st->pending && !r->told_terminated)
+		for (i = 0; i < r->chg.prev.n; i++) {
+			id = r->chg.prev.nodes[i].id;
+			if (id == nd->self->id || r->votes.wedged[i])
+				continue;
+			send_wedge(nd, id);
+			/* A new incarnation's handshake takes a round trip:
+			 * the ask goes again once it is done, not a period
+			 * later. */
+			if (unconfirmed(nd, id) && busy)
+				r->next_send = now + SPREAD_RETRY;
+		}
+	if ((text = malloc(STAGE_MAX)) == NULL)
+		err(1, NULL);
+	len = epoch_change_format(&r->chg, text, STAGE_MAX);
+	for (i = 0; i < nd->peers.n; i++) {
+		id = nd->peers.nodes[i].id;
+		if (id != nd->self->id && !IS(r->heard, id))
+			send_change(nd, id, text, len);
+	}
+	free(text);
+}
+
 /* ---- the periodic part ---- */
 
 /* Whether this host's core of E is wedged: the core's word, or it
@@ -374,14 +426,16 @@ reconf_tick(struct node *nd, algo_time now)
 {
 	struct reconf *r = &nd->rc;
 	struct algo_status st;
-	char *text;
-	size_t i, len;
+	algo_time next;
 	unsigned id;
-	int spread;
+	size_t i;
 
 	if (!r->held || nd->quit)
 		return -1;
 	algo_query(nd->algo, now, &st);
+	if (now >= r->next_send)
+		spread(nd, &st, now);
+	next = r->next_send - now;
 	if (r->role == EPOCH_ROLE_OLD && !st.wedged && !r->wedge_given) {
 		/* Guarded commands stop first: the core resigns as it
 		 * wedges, and the next epoch may lead soon after.  A command
@@ -393,7 +447,8 @@ reconf_tick(struct node *nd, algo_time now)
 			tasks_stop(nd, "epoch");
 		}
 		if (tasks_running(nd) > 0 && now < r->wedge_by)
-			return r->wedge_by - now;
+			return r->wedge_by - now < next ? r->wedge_by - now :
+			    next;
 		if (tasks_running(nd) > 0)
 			log_warnx("task-stop-late node=%u tasks=%d: wedging "
 			    "anyway", nd->self->id, tasks_running(nd));
@@ -401,47 +456,23 @@ reconf_tick(struct node *nd, algo_time now)
 		core_cmd(nd, ALGO_CMD_WEDGE, NULL, 0);
 		algo_query(nd->algo, now, &st);
 	}
-	if (prev_wedged(nd, &st)) {
-		for (id = 1; id < RECONF_IDS; id++)
+	if (prev_wedged(nd, &st))
+		for (i = 0; i < nd->peers.n; i++) {
+			id = nd->peers.nodes[i].id;
 			if (IS(r->askers, id)) {
 				send_wedged(nd, id);
 				r->askers[id / 8] &= (uint8_t)~(1u << (id % 8));
 			}
-	}
+		}
 	if (r->role == EPOCH_ROLE_OLD && st.wedged &&
 	    cluster_find(&r->chg.next, nd->self->id) != NULL) {
 		swap(nd);
 		if (nd->quit)
 			return -1;
-		algo_query(nd->algo, now, &st);
+		next = 0;	/* the new core's asks go at once */
 	}
 	terminated(nd);
-	if (now < r->next_send)
-		return r->next_send - now;
-	r->next_send = now + period(nd);
-	/* Asks, while the core waits to learn. */
-	if (r->role == EPOCH_ROLE_NEW && st.pending && !r->told_terminated)
-		for (i = 0; i < r->chg.prev.n; i++) {
-			id = r->chg.prev.nodes[i].id;
-			if (id != nd->self->id && !r->votes.wedged[i])
-				send_wedge(nd, id);
-		}
-	/* The change, to whoever has not shown it holds it, while this
-	 * host's part is not done. */
-	spread = (r->role == EPOCH_ROLE_OLD && !st.wedged) ||
-	    (r->role == EPOCH_ROLE_NEW && st.pending);
-	if (spread) {
-		if ((text = malloc(STAGE_MAX)) == NULL)
-			err(1, NULL);
-		len = epoch_change_format(&r->chg, text, STAGE_MAX);
-		for (i = 0; i < nd->peers.n; i++) {
-			id = nd->peers.nodes[i].id;
-			if (id != nd->self->id && !IS(r->heard, id))
-				send_change(nd, id, text, len);
-		}
-		free(text);
-	}
-	return period(nd);
+	return next;
 }
 
 /* ---- receiving ---- */
