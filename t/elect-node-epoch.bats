@@ -224,3 +224,67 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	run grep -c "exit why=epoch" "$ELECT_DIR/merged.trace"
 	assert_output 5	# 1, 2, 3 into epoch 1; 2, 4 into epoch 2
 }
+
+@test "reconfigure: bad files, a change while one is pending, a new member with another key, a restart mid-change, and --force" {
+	epochs
+	K=$(mkkey "$ELECT_DIR/key")
+	elect_start_cluster -k "$K" "${TIMING[@]}" "$E0"
+	run elect_wait_leader 20
+	assert_output 3
+	# Files that do not parse, or name no next epoch, or the wrong one.
+	printf 'epoch 1\nnode x 127.0.0.1:1\n' >"$BATS_TEST_TMPDIR/bad.conf"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$BATS_TEST_TMPDIR/bad.conf"
+	assert_failure 2
+	assert_output --partial 'bad.conf:2: node id "x"'
+	grep -v epoch "$E1" >"$BATS_TEST_TMPDIR/noepoch.conf"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$BATS_TEST_TMPDIR/noepoch.conf"
+	assert_failure 2
+	assert_output --partial "no epoch line"
+	sed 's/^epoch 2/epoch 3/' "$E2" >"$BATS_TEST_TMPDIR/e3.conf"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$BATS_TEST_TMPDIR/e3.conf"
+	assert_failure 1
+	assert_output --partial "epoch 3: the epoch after 0 is 1"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E1" --force
+	assert_failure 2
+	assert_output --partial "--force goes with --dead"
+	# Two of three members dead: the change cannot end epoch 0.
+	elect_kill 2
+	elect_kill 3
+	# A new member with another key: its datagrams fail every MAC.
+	K2=$(mkkey "$ELECT_DIR/key2")
+	ELECT_CLUSTER_OF[4]=$E1
+	ELECT_IDS+=(4)
+	elect_start 4 -k "$K2"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E1"
+	assert_success
+	assert_output "epoch=1 members=5 from=0"
+	wait_for 10 trace_has "$ELECT_DIR/1/trace" " boot inc=2 algo=lease nodes=5 epoch=1$"
+	run elect_status 1
+	assert_output --regexp " epoch=1 pending=yes .*change=joining"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E1"
+	assert_failure 1
+	assert_output --partial "a change to epoch 1 is pending"
+	wait_for 20 eval 'elect_status 1 | grep -q "mismatch=4:key"'
+	# Restarted mid-change, with epoch 0's file: back in epoch 1, asking.
+	elect_stop 1
+	elect_start 1
+	run elect_status 1
+	assert_output --regexp " incarnation=3 .* epoch=1 pending=yes .*change=joining"
+	# The paper's manual intervention: only with the dead named, never
+	# this node, and only for the change pending here.
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E1" --force --dead 1,2
+	assert_failure 1
+	assert_output --partial "node 1, asked, is not dead"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E2" --force --dead 2
+	assert_failure 1
+	assert_output --partial "pending: --force applies to it only"
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E1" --force --dead 2,3
+	assert_success
+	assert_output "epoch=1 members=5 from=0 forced=2"
+	wait_for 10 trace_has "$ELECT_DIR/1/trace" " epoch op=learn epoch=1 "
+	run elect_status 1
+	assert_output --regexp " epoch=1 change=done"
+	elect_stop_all
+	run elect_check -s lease
+	assert_success
+}

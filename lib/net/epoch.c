@@ -389,8 +389,8 @@ epoch_change_valid(struct epoch_change *c, char *err, size_t errlen)
 	size_t len;
 
 	if (c->next.epoch != c->prev.epoch + 1 || c->next.epoch == 0) {
-		snprintf(err, errlen, "epoch %u follows epoch %u, not %u",
-		    c->prev.epoch + 1, c->prev.epoch, c->next.epoch);
+		snprintf(err, errlen, "epoch %u: the epoch after %u is %u",
+		    c->next.epoch, c->prev.epoch, c->prev.epoch + 1);
 		return -1;
 	}
 	if (c->next.n == 0) {
