@@ -202,6 +202,7 @@ struct reconf {
 	uint8_t		 indigest[EPOCH_DIGEST];
 	/* A request being sent by a control client, in parts. */
 	const struct control_client *stager;
+	pid_t		 stager_pid;	/* a slot taken again is another's */
 	char		*stage;
 	size_t		 stagelen;
 };

@@ -640,7 +640,7 @@ cmd_reconfigure_part(struct node *nd, struct control_client *c,
 	num[req->argv[0].n] = '\0';
 	off = strtonum(num, 0, STAGE_MAX, &errstr);
 	if (errstr != NULL || (off > 0 && (r->stager != c ||
-	    (size_t)off != r->stagelen))) {
+	    r->stager_pid != c->pid || (size_t)off != r->stagelen))) {
 		control_reply(c, "err reconfigure-part: offset %s is not "
 		    "where this request stands", num);
 		return;
@@ -649,6 +649,7 @@ cmd_reconfigure_part(struct node *nd, struct control_client *c,
 		if (r->stage == NULL && (r->stage = malloc(STAGE_MAX)) == NULL)
 			err(1, NULL);
 		r->stager = c;
+		r->stager_pid = c->pid;
 		r->stagelen = 0;
 	}
 	if (sodium_hex2bin((unsigned char *)r->stage + r->stagelen,
@@ -749,7 +750,8 @@ cmd_reconfigure(struct node *nd, struct control_client *c,
 			return;
 		}
 	}
-	if (errstr != NULL || r->stager != c || (size_t)len != r->stagelen) {
+	if (errstr != NULL || r->stager != c || r->stager_pid != c->pid ||
+	    (size_t)len != r->stagelen) {
 		control_reply(c, "err reconfigure: %s bytes were not sent",
 		    num);
 		return;
