@@ -19,6 +19,7 @@ GRACE=300
 setup() {
 	elect_setup
 	GUARDS=()
+	export JOB	# t/node.bash: the guarded job
 	export LOG=$BATS_TEST_TMPDIR/job.log
 	: >"$LOG"
 }
@@ -126,14 +127,6 @@ join() {
 	done
 }
 
-# A guarded job: appends "NODE TOKEN start|tick|end TIME" to $LOG.
-export JOB='trap "echo \"\$ELECT_NODE \$ELECT_TOKEN end \$EPOCHREALTIME\" >>\"\$LOG\"; exit 0" TERM
-echo "$ELECT_NODE $ELECT_TOKEN start $EPOCHREALTIME" >>"$LOG"
-while :; do
-	echo "$ELECT_NODE $ELECT_TOKEN tick $EPOCHREALTIME" >>"$LOG"
-	sleep 0.01
-done'
-
 # guard IDS...: on each host, --run-if-leader --wait runs the job, and
 # again once it ends (a change stops it), in a session of its own.
 guard() {
@@ -155,20 +148,6 @@ guard() {
 job_in() {
 	awk -v lo="$1" -v hi="$2" '$3 == "tick" && $2 >= lo && $2 < hi {
 		f = 1 } END { exit !f }' "$LOG"
-}
-
-# no_overlap: the jobs' lines, grouped by token, span disjoint intervals
-# of time, in the order of their tokens (so tokens grow with time).
-no_overlap() {
-	awk 'NF < 4 { next }
-	{ if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
-		if (!($2 in hi) || $4 > hi[$2]) hi[$2] = $4 }
-	END { for (t in lo) printf "%s %.6f %.6f\n", t, lo[t], hi[t] }' \
-	    "$LOG" | sort -n -k1,1 | awk '
-	NR > 1 && $2 <= end { printf "token %s from %s, token %s until %s\n",
-		$1, $2, tok, end; bad = 1 }
-	{ tok = $1; end = $3 }
-	END { exit bad }'
 }
 
 T40=1099511627776	# 2^40: the first token of epoch 1 is above it

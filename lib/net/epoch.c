@@ -115,30 +115,35 @@ cluster_format(const struct cluster *c, char *buf, size_t len)
 	return off;
 }
 
-int
-epoch_load(int dirfd, struct cluster *c, char *err, size_t errlen)
+/* The state directory's file NAME, parsed by PARSE into ARG: 0, 1 when
+ * there is none, -1 with why in ERR. */
+static int
+record_load(int dirfd, const char *name, int (*parse)(const char *, size_t,
+    const char *, void *, char *, size_t), void *arg, char *err,
+    size_t errlen)
 {
 	char *buf;
 	size_t len;
 	int rc;
 
-	memset(c, 0, sizeof(*c));
 	if ((buf = malloc(RECORD_MAX)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", EPOCH_RECORD);
+		snprintf(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
-	rc = store_read(dirfd, EPOCH_RECORD, buf, RECORD_MAX, &len);
+	rc = store_read(dirfd, name, buf, RECORD_MAX, &len);
 	if (rc == -1)
-		snprintf(err, errlen, "%s: %s", EPOCH_RECORD, strerror(errno));
-	else if (rc == 0 && cluster_parse(buf, len, EPOCH_RECORD, c, err,
-	    errlen) == -1)
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+	else if (rc == 0 && parse(buf, len, name, arg, err, errlen) == -1)
 		rc = -1;
 	free(buf);
 	return rc;
 }
 
-int
-epoch_save(int dirfd, const struct cluster *c)
+/* The state directory's file NAME replaced durably by what FORMAT
+ * writes of ARG: 0, or -1 with errno. */
+static int
+record_save(int dirfd, const char *name, size_t (*format)(const void *,
+    char *, size_t), const void *arg)
 {
 	char *buf;
 	size_t len;
@@ -146,12 +151,38 @@ epoch_save(int dirfd, const struct cluster *c)
 
 	if ((buf = malloc(RECORD_MAX)) == NULL)
 		return -1;
-	if ((len = cluster_format(c, buf, RECORD_MAX)) == 0)
+	if ((len = format(arg, buf, RECORD_MAX)) == 0)
 		errno = EFBIG;
 	else
-		rc = store_write(dirfd, EPOCH_RECORD, buf, len);
+		rc = store_write(dirfd, name, buf, len);
 	free(buf);
 	return rc;
+}
+
+static int
+parse_cluster(const char *t, size_t len, const char *name, void *c,
+    char *err, size_t errlen)
+{
+	return cluster_parse(t, len, name, c, err, errlen);
+}
+
+static size_t
+format_cluster(const void *c, char *buf, size_t len)
+{
+	return cluster_format(c, buf, len);
+}
+
+int
+epoch_load(int dirfd, struct cluster *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	return record_load(dirfd, EPOCH_RECORD, parse_cluster, c, err, errlen);
+}
+
+int
+epoch_save(int dirfd, const struct cluster *c)
+{
+	return record_save(dirfd, EPOCH_RECORD, format_cluster, c);
 }
 
 /* The rules of a message, shared by the parser and the writer. */
@@ -443,45 +474,32 @@ epoch_change_valid(struct epoch_change *c, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+parse_change(const char *t, size_t len, const char *name, void *c,
+    char *err, size_t errlen)
+{
+	return epoch_change_parse(t, len, name, c, err, errlen);
+}
+
+static size_t
+format_change(const void *c, char *buf, size_t len)
+{
+	return epoch_change_format(c, buf, len);
+}
+
 int
 epoch_change_load(int dirfd, struct epoch_change *c, char *err,
     size_t errlen)
 {
-	char *buf;
-	size_t len;
-	int rc;
-
 	memset(c, 0, sizeof(*c));
-	if ((buf = malloc(RECORD_MAX)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", EPOCH_CHANGE_FILE);
-		return -1;
-	}
-	rc = store_read(dirfd, EPOCH_CHANGE_FILE, buf, RECORD_MAX, &len);
-	if (rc == -1)
-		snprintf(err, errlen, "%s: %s", EPOCH_CHANGE_FILE,
-		    strerror(errno));
-	else if (rc == 0 && epoch_change_parse(buf, len, EPOCH_CHANGE_FILE,
-	    c, err, errlen) == -1)
-		rc = -1;
-	free(buf);
-	return rc;
+	return record_load(dirfd, EPOCH_CHANGE_FILE, parse_change, c, err,
+	    errlen);
 }
 
 int
 epoch_change_save(int dirfd, const struct epoch_change *c)
 {
-	char *buf;
-	size_t len;
-	int rc = -1;
-
-	if ((buf = malloc(RECORD_MAX)) == NULL)
-		return -1;
-	if ((len = epoch_change_format(c, buf, RECORD_MAX)) == 0)
-		errno = EFBIG;
-	else
-		rc = store_write(dirfd, EPOCH_CHANGE_FILE, buf, len);
-	free(buf);
-	return rc;
+	return record_save(dirfd, EPOCH_CHANGE_FILE, format_change, c);
 }
 
 int

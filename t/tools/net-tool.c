@@ -80,18 +80,28 @@ usage(void)
 	exit(EXIT_USAGE);
 }
 
-static void
-parse_file(const char *path, struct cluster *c)
+/* PATH's first CLUSTER_FILE_MAX + 1 bytes, in a buffer of its own. */
+static const char *
+read_text(const char *path, size_t *len)
 {
 	static char text[CLUSTER_FILE_MAX + 1];
-	char ebuf[512];
-	size_t len;
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL)
 		err(EXIT_USAGE, "%s", path);
-	len = fread(text, 1, sizeof(text), f);
+	*len = fread(text, 1, sizeof(text), f);
 	fclose(f);
+	return text;
+}
+
+static void
+parse_file(const char *path, struct cluster *c)
+{
+	const char *text;
+	char ebuf[512];
+	size_t len;
+
+	text = read_text(path, &len);
 	if (cluster_parse(text, len, path, c, ebuf, sizeof(ebuf)) == -1)
 		errx(EXIT_USAGE, "%s", ebuf);
 }
@@ -460,15 +470,11 @@ cmd_session(void)
 static void
 load_change(const char *path, struct epoch_change *c)
 {
-	static char text[CLUSTER_FILE_MAX + 1];
+	const char *text;
 	char ebuf[512];
 	size_t len;
-	FILE *f;
 
-	if ((f = fopen(path, "r")) == NULL)
-		err(EXIT_USAGE, "%s", path);
-	len = fread(text, 1, sizeof(text), f);
-	fclose(f);
+	text = read_text(path, &len);
 	if (epoch_change_parse(text, len, path, c, ebuf, sizeof(ebuf)) == -1)
 		errx(EXIT_USAGE, "%s", ebuf);
 }

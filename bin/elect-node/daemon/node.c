@@ -188,6 +188,12 @@ setup(struct node *nd)
 	    !(algo_flags(nd->opts->algo) & ALGO_F_EPOCHS))
 		errx(EXIT_USAGE, "%s:%u: epoch %u: only -a lease changes "
 		    "epochs", nd->opts->cluster, file.epoch_line, file.epoch);
+	/* Not in the file: a host that left an epoch, if its state
+	 * directory says so; none is made for an id of no cluster. */
+	if (cluster_find(&file, nd->opts->id) == NULL &&
+	    access(nd->opts->statedir, F_OK) == -1)
+		errx(EXIT_USAGE, "%s: no node %u in this cluster",
+		    nd->opts->cluster, nd->opts->id);
 	nd->cluster = file;	/* for the key's check */
 	net_key(nd);
 	open_state(nd);

@@ -188,7 +188,13 @@ reconf_setup(struct node *nd, struct cluster *file)
 			take_cluster(nd, &rec);
 			cluster_free(file);
 		} else {
-			/* Epoch 0: the record follows the file. */
+			/* Epoch 0: the record follows the file, unless a
+			 * change from it was agreed to. */
+			if (rc == 0 && src == 0 && saved.prev.epoch == 0 &&
+			    !cluster_same_members(file, &rec))
+				errx(EXIT_USAGE, "%s: a change from epoch 0 is "
+				    "under way (%s/%s), from other members",
+				    o->cluster, o->statedir, EPOCH_CHANGE_FILE);
 			if (rc == 0)
 				cluster_free(&rec);
 			take_cluster(nd, file);
