@@ -490,8 +490,10 @@ cmd_change(int argc, char *argv[])
 
 	load_change(argv[0], &c);
 	fwrite(buf, 1, epoch_change_format(&c, buf, sizeof(buf)), stdout);
-	if (argc == 1)
+	if (argc == 1) {
+		epoch_change_free(&c);
 		return 0;
+	}
 	parse_file(argv[1], &run);
 	role = epoch_change_role(&run, &c);
 	printf("role=%s\n", role == EPOCH_ROLE_OLD ? "old" :
@@ -501,6 +503,8 @@ cmd_change(int argc, char *argv[])
 		    atoi(argv[5]), (unsigned)atoi(argv[2]), &c, ebuf,
 		    sizeof(ebuf)) == -1) {
 			printf("refused: %s\n", ebuf);
+			cluster_free(&run);
+			epoch_change_free(&c);
 			return 1;
 		}
 		printf("taken\n");

@@ -200,6 +200,10 @@ struct reconf {
 	size_t		 intotal, inparts, ingot;
 	uint8_t		*ingotpart;
 	uint8_t		 indigest[EPOCH_DIGEST];
+	/* The detector restarted by a swap: tried again if its port is
+	 * still taken (a process may hold it a moment). */
+	int		 fd_tries;
+	algo_time	 fd_since, fd_again;
 	/* A request being sent by a control client, in parts. */
 	const struct control_client *stager;
 	pid_t		 stager_pid;	/* a slot taken again is another's */
@@ -324,6 +328,8 @@ int	reconf_ending(const struct node *);
  * (its core of E+1 learned that E ended). */
 int	reconf_done(const struct node *);
 void	reconf_free(struct node *);
+/* The detector ended: 1 when a swap's restart of it is tried again. */
+int	reconf_detector_gone(struct node *, int status);
 void	cmd_reconfigure_part(struct node *, struct control_client *,
 	    const struct ctl_req *);
 void	cmd_reconfigure(struct node *, struct control_client *,

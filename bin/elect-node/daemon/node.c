@@ -218,7 +218,7 @@ static void
 detector_gone(struct node *nd, int status)
 {
 	/* Leaving already: a Ctrl-C reaches the detector too, say. */
-	if (nd->quit != QUIT_NO)
+	if (nd->quit != QUIT_NO || reconf_detector_gone(nd, status))
 		return;
 	if (WIFEXITED(status))
 		log_warnx("%s exited with status %d; stopping",
@@ -284,6 +284,10 @@ on_down(void *arg, unsigned id)
 void
 node_detector_failed(struct node *nd)
 {
+	/* Between two tries of a swap's detector: what it is to watch is
+	 * given again once it runs. */
+	if (nd->rc.fd_again != 0)
+		return;
 	if (errno == ENOBUFS)
 		log_warnx("%s: not reading its commands; stopping",
 		    nd->opts->fd_cmd);

@@ -25,6 +25,8 @@
  * answers WEDGE only for the change it wrote: two changes from the same
  * epoch cannot both end it.
  */
+#include <sys/wait.h>
+
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +45,8 @@
 #define STAGE_MAX	CLUSTER_FILE_MAX
 #define SPREAD_IDLE	TRACE_NS	/* the change, once a part is done */
 #define SPREAD_RETRY	(2 * ALGO_MS)	/* asks to a peer not confirmed */
+#define FD_TRIES	5		/* a swap's detector, if it fails */
+#define FD_AGAIN	(100 * ALGO_MS)	/* at once, and after this */
 
 static algo_time
 period(const struct node *nd)
@@ -349,6 +353,8 @@ swap(struct node *nd)
 	net_peers(nd, 1);
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	node_detector_start(nd);
+	r->fd_tries = FD_TRIES;
+	r->fd_since = mono_now();
 	nd->fresh = 1;
 	core_boot(nd);
 	core_start(nd);
@@ -427,6 +433,22 @@ terminated(struct node *nd)
 	core_cmd(nd, ALGO_CMD_TERMINATED, NULL, 0);
 }
 
+int
+reconf_detector_gone(struct node *nd, int status)
+{
+	struct reconf *r = &nd->rc;
+	algo_time now = mono_now();
+
+	if (r->fd_tries == 0 || now - r->fd_since > 2 * TRACE_NS ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) == 0)
+		return 0;
+	r->fd_tries--;
+	r->fd_again = now + FD_AGAIN;
+	log_warnx("%s exited with status %d after the epoch change; "
+	    "starting it again", nd->opts->fd_cmd, WEXITSTATUS(status));
+	return 1;
+}
+
 algo_time
 reconf_tick(struct node *nd, algo_time now)
 {
@@ -436,8 +458,23 @@ reconf_tick(struct node *nd, algo_time now)
 	unsigned id;
 	size_t i;
 
+	if (r->fd_again != 0 && now >= r->fd_again && !nd->quit) {
+		r->fd_again = 0;
+		r->fd_since = now;
+		node_detector_start(nd);
+		for (i = 0; i < nd->peers.n; i++) {
+			char line[32];
+
+			if (!nd->monitored[i])
+				continue;
+			snprintf(line, sizeof(line), "start %u",
+			    nd->peers.nodes[i].id);
+			if (fdc_send(&nd->fdc, line) == -1)
+				node_detector_failed(nd);
+		}
+	}
 	if (!r->held || nd->quit)
-		return -1;
+		return r->fd_again != 0 ? r->fd_again - now : -1;
 	algo_query(nd->algo, now, &st);
 	if (now >= r->next_send)
 		spread(nd, &st, now);
@@ -478,6 +515,8 @@ reconf_tick(struct node *nd, algo_time now)
 		next = 0;	/* the new core's asks go at once */
 	}
 	terminated(nd);
+	if (r->fd_again != 0 && r->fd_again - now < next)
+		next = r->fd_again - now;
 	return next;
 }
 
