@@ -621,3 +621,16 @@ change() {
 	other-epoch
 	EOF
 }
+
+@test "epoch change: a member of the ending epoch wedges only once its guarded commands are dead, or two leases late" {
+	run net-tool wedge-when 0 0 5 0
+	assert_output now
+	run net-tool wedge-when 2 0 5 0
+	assert_output stop
+	run net-tool wedge-when 1 1 5 9
+	assert_output wait
+	run net-tool wedge-when 1 1 9 9
+	assert_output late
+	run net-tool wedge-when 0 1 5 9
+	assert_output now
+}

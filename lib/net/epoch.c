@@ -631,6 +631,16 @@ epoch_votes_free(struct epoch_votes *v)
 	memset(v, 0, sizeof(*v));
 }
 
+enum epoch_wedge_step
+epoch_wedge_when(int tasks, int told, int64_t now, int64_t by)
+{
+	if (tasks == 0)
+		return EPOCH_WEDGE_NOW;
+	if (!told)
+		return EPOCH_WEDGE_STOP;
+	return now < by ? EPOCH_WEDGE_WAIT : EPOCH_WEDGE_LATE;
+}
+
 int
 epoch_wedge_for(const struct epoch_change *c, const struct epoch_msg *m,
     const char **why)

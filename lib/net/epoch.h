@@ -213,6 +213,23 @@ int	 epoch_votes_done(const struct epoch_votes *);
 void	 epoch_votes_free(struct epoch_votes *);
 
 /*
+ * When a member of E that holds a change gives its core ALGO_CMD_WEDGE,
+ * which makes a leader resign and lets the next epoch lead soon after:
+ * only once its guarded commands are dead.  TASKS are running, TOLD says
+ * whether they were told to stop, BY is when waiting for them ends (two
+ * leases after they were told: a command that outlives its own deadline
+ * is dead or its --run-if-leader stuck).  EPOCH_WEDGE_STOP: tell them
+ * (and wait until NOW + WAIT); EPOCH_WEDGE_WAIT: wait; EPOCH_WEDGE_NOW:
+ * wedge; EPOCH_WEDGE_LATE: wedge, saying so.  Pure.
+ */
+enum epoch_wedge_step {
+	EPOCH_WEDGE_NOW, EPOCH_WEDGE_STOP, EPOCH_WEDGE_WAIT, EPOCH_WEDGE_LATE
+};
+
+enum epoch_wedge_step epoch_wedge_when(int tasks, int told, int64_t now,
+	    int64_t by);
+
+/*
  * Whether a WEDGE M asks for the change C this host agreed to (1), or
  * not (0, *WHY: "other-change" names another E+1 for the same E, which
  * this host never answers, so that two changes cannot both end E).

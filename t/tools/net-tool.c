@@ -15,6 +15,9 @@
  *					and "wedge EPOCH [bad]" lines (bad:
  *					another digest) against the change
  *					FILE: what each counts for
+ *	net-tool wedge-when TASKS TOLD NOW BY
+ *					when a member of an ending epoch
+ *					wedges its core
  *	net-tool epoch-msg TYPE HEX	parse the payload HEX of an epoch
  *					message, print it, write it again
  *	net-tool resolve FILE		load and resolve, print the addresses
@@ -576,6 +579,14 @@ main(int argc, char *argv[])
 	if (strcmp(argv[1], "change") == 0 && (argc == 3 || argc == 4 ||
 	    argc == 8))
 		return cmd_change(argc - 2, argv + 2);
+	if (strcmp(argv[1], "wedge-when") == 0 && argc == 6) {
+		static const char *const step[] = { "now", "stop", "wait",
+		    "late" };
+
+		printf("%s\n", step[epoch_wedge_when(atoi(argv[2]),
+		    atoi(argv[3]), atoll(argv[4]), atoll(argv[5]))]);
+		return 0;
+	}
 	if (strcmp(argv[1], "votes") == 0 && argc == 3)
 		return cmd_votes(argv[2]);
 	if (strcmp(argv[1], "epoch-msg") == 0 && argc == 4)

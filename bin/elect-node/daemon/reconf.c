@@ -480,21 +480,25 @@ reconf_tick(struct node *nd, algo_time now)
 		spread(nd, &st, now);
 	next = r->next_send - now;
 	if (r->role == EPOCH_ROLE_OLD && !st.wedged && !r->wedge_given) {
-		/* Guarded commands stop first: the core resigns as it
-		 * wedges, and the next epoch may lead soon after.  A command
-		 * that outlives two leases is not waited for (as a leave). */
-		if (tasks_running(nd) > 0 && !r->stopping) {
+		/* Guarded commands stop first (epoch_wedge_when()). */
+		switch (epoch_wedge_when(tasks_running(nd), r->stopping, now,
+		    r->wedge_by)) {
+		case EPOCH_WEDGE_STOP:
 			r->stopping = 1;
 			r->wedge_by = now + 2 * nd->opts->timing.a.lease +
 			    TRACE_NS;
 			tasks_stop(nd, "epoch");
-		}
-		if (tasks_running(nd) > 0 && now < r->wedge_by)
+			/* FALLTHROUGH */
+		case EPOCH_WEDGE_WAIT:
 			return r->wedge_by - now < next ? r->wedge_by - now :
 			    next;
-		if (tasks_running(nd) > 0)
+		case EPOCH_WEDGE_LATE:
 			log_warnx("task-stop-late node=%u tasks=%d: wedging "
 			    "anyway", nd->self->id, tasks_running(nd));
+			break;
+		case EPOCH_WEDGE_NOW:
+			break;
+		}
 		r->wedge_given = 1;
 		core_cmd(nd, ALGO_CMD_WEDGE, NULL, 0);
 		algo_query(nd->algo, now, &st);
