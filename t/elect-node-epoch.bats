@@ -185,6 +185,10 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	# The hosts left behind stay wedged, answering; they lead nothing.
 	run elect_status 5
 	assert_output --regexp " role=none .* wedged=yes .*change=leaving"
+	sed 's/^epoch 2/epoch 3/' "$E2" >"$BATS_TEST_TMPDIR/e3.conf"
+	run elect-node -s "$ELECT_DIR/5/state" --reconfigure "$BATS_TEST_TMPDIR/e3.conf"
+	assert_failure 1
+	assert_output --partial "this node left: epoch 2 runs without it"
 	for p in "${GUARDS[@]}"; do
 		kill_own TERM "-$p"
 	done

@@ -834,6 +834,12 @@ cmd_reconfigure(struct node *nd, struct control_client *c,
 		force_held(nd, c, dead);
 		return;
 	}
+	if (!reconf_done(nd) && r->role == EPOCH_ROLE_OLD &&
+	    cluster_find(&r->chg.next, nd->self->id) == NULL) {
+		snprintf(why, sizeof(why), "this node left: epoch %u runs "
+		    "without it (ask one of its members)", r->chg.next.epoch);
+		goto refuse;
+	}
 	if (!reconf_done(nd)) {
 		snprintf(why, sizeof(why), "a change to epoch %u is pending",
 		    r->chg.next.epoch);
