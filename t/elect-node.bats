@@ -108,11 +108,11 @@ start_stub() {
 	[ ! -e "$ELECT_DIR/s" ]
 }
 
-@test "a cluster file of a later epoch is refused; epoch 0 is as none" {
+@test "a cluster file of a later epoch needs lease; epoch 0 is as none" {
 	{ echo 'epoch 3'; cat "$C"; } >"$ELECT_DIR/e3.conf"
-	run elect-node -f "$ELECT_DIR/e3.conf" -i 1 --insecure -s "$ELECT_DIR/s"
+	run elect-node -f "$ELECT_DIR/e3.conf" -i 1 -a bully --insecure -s "$ELECT_DIR/s"
 	assert_failure 2
-	assert_output --partial "e3.conf:1: epoch 3: this elect-node runs epoch 0 only"
+	assert_output --partial "e3.conf:1: epoch 3: only -a lease changes epochs"
 	[ ! -e "$ELECT_DIR/s" ]
 	{ cat "$C"; echo 'epoch 0'; } >"$ELECT_DIR/e0.conf"
 	run elect-node -f "$ELECT_DIR/e0.conf" -i 9 --insecure -s "$ELECT_DIR/s"

@@ -494,3 +494,143 @@ cluster() {
 		assert_output bad-payload
 	done
 }
+
+@test "epoch record: epoch 0 follows its file; a file two epochs ahead is joined" {
+	S=$BATS_TEST_TMPDIR/s
+	printf 'node 1 a:7000\nnode 2 b:7000\n' > e0.conf
+	printf 'node 1 a:7000\nnode 2 b:7000\nnode 3 c:7000\n' > e0b.conf
+	printf 'epoch 2\nnode 1 a:7000\nnode 4 d:7000\n' > e2.conf
+	printf 'epoch 2\nnode 4 d:7000\nnode 5 e:7000\n' > e2x.conf
+	net-tool record "$S" e0.conf
+	# Epoch 0 never changed: another membership is the old way of
+	# changing a cluster (every node restarted with a new file).
+	run net-tool plan 1 e0b.conf "$S"
+	assert_output run
+	run net-tool plan 1 e2.conf "$S"
+	assert_output join
+	run net-tool plan 1 e2x.conf "$S"
+	assert_output left
+}
+
+# change NEXT PREV [DEAD]: a change's text in change.txt.
+change() {
+	{ echo "$1"; echo "$2"; [ -z "${3:-}" ] || echo "dead $3"; } |
+	    tr '|' '\n' >change.txt
+}
+
+@test "epoch change: its text, strictly, and who takes it" {
+	A='node 1 a:7000|node 2 b:7000|node 3 c:7000'
+	change "epoch 1|$A|node 4 d:7000" "epoch 0|$A"
+	run net-tool change change.txt
+	assert_success
+	assert_output - <<-EOF
+	epoch 1
+	node 1 a:7000 fd=7001
+	node 2 b:7000 fd=7001
+	node 3 c:7000 fd=7001
+	node 4 d:7000 fd=7001
+	epoch 0
+	node 1 a:7000 fd=7001
+	node 2 b:7000 fd=7001
+	node 3 c:7000 fd=7001
+	EOF
+	net-tool change change.txt > back.txt
+	run net-tool change back.txt
+	assert_output "$(cat back.txt)"
+	# Rules: the next epoch, kept ids keep their endpoints, one member
+	# kept, the dead distinct members of the epoch that ends.
+	change "epoch 2|$A" "epoch 0|$A"
+	run net-tool change change.txt
+	assert_failure 2
+	assert_output --partial "epoch 2: the epoch after 0 is 1"
+	change "epoch 1|node 1 a:7001|node 4 d:7000" "epoch 0|$A"
+	run net-tool change change.txt
+	assert_output --partial "node 1 moves (a node kept keeps its endpoints"
+	change "epoch 1|node 4 d:7000|node 5 e:7000" "epoch 0|$A"
+	run net-tool change change.txt
+	assert_output --partial "epoch 1 keeps no member of epoch 0"
+	for d in 4 2,2 1,2,3 2, x ,2 2,,3; do
+		change "epoch 1|$A" "epoch 0|$A" "$d"
+		run net-tool change change.txt
+		assert_failure 2
+	done
+	change "epoch 1|$A" "epoch 0|$A" "2,3"
+	run net-tool change change.txt
+	assert_success
+	assert_line "dead 2,3"
+	change "epoch 1|$A" "epoch 0|$A|node 9 z:7000" "2"
+	run net-tool change change.txt
+	assert_success
+	printf 'epoch 1\n%s\n' "$A" | tr '|' '\n' >only.txt
+	run net-tool change only.txt
+	assert_failure 2
+	assert_output --partial "not two epochs' members"
+	# Who takes it: a member of the running epoch with that membership,
+	# not pending, not wedged, holding no change, not declared dead.
+	change "epoch 1|$A|node 4 d:7000" "epoch 0|$A" "3"
+	printf '%s\n' "$A" | tr '|' '\n' >run0.conf
+	run net-tool change change.txt run0.conf 1 0 0 0
+	assert_success
+	assert_line role=old
+	assert_line taken
+	run net-tool change change.txt run0.conf 1 1 0 0
+	assert_line --partial "refused: epoch 0 is pending"
+	run net-tool change change.txt run0.conf 1 0 1 0
+	assert_line "refused: epoch 0 has ended here (wedged)"
+	run net-tool change change.txt run0.conf 1 0 0 1
+	assert_line "refused: a change to epoch 1 is pending"
+	run net-tool change change.txt run0.conf 3 0 0 0
+	assert_line "refused: node 3, asked, is not dead"
+	printf 'node 1 a:7000\nnode 2 b:7000\n' >other.conf
+	run net-tool change change.txt other.conf 1 0 0 0
+	assert_line role=none
+	assert_line "refused: the members of epoch 0 differ from this node's"
+	printf 'epoch 1\n%s\nnode 4 d:7000\n' "$A" | tr '|' '\n' >run1.conf
+	run net-tool change change.txt run1.conf
+	assert_line role=new
+}
+
+@test "epoch change: a majority of the epoch that ends, each member once, the dead counted; WEDGE answered for this change only" {
+	A='node 1 a:7000|node 2 b:7000|node 3 c:7000|node 4 d:7000|node 5 e:7000'
+	change "epoch 3|node 1 a:7000|node 6 f:7000" "epoch 2|$A" "5"
+	run net-tool votes change.txt <<-EOF
+	wedged 1 2 5
+	wedged 1 2 5
+	wedged 6 2 5
+	wedged 2 1 5
+	wedged 2 2 4
+	wedged 2 2 5 bad
+	wedged 2 2 5
+	wedged 3 2 5
+	wedge 2
+	wedge 2 bad
+	wedge 3
+	EOF
+	assert_output - <<-EOF
+	need=3 wedged=1
+	0 done=0
+	0 done=0
+	-1 not-a-member done=0
+	-1 other-epoch done=0
+	-1 other-members done=0
+	-1 other-members done=0
+	1 done=1
+	0 done=1
+	answer
+	other-change
+	other-epoch
+	EOF
+}
+
+@test "epoch change: a member of the ending epoch wedges only once its guarded commands are dead, or two leases late" {
+	run net-tool wedge-when 0 0 5 0
+	assert_output now
+	run net-tool wedge-when 2 0 5 0
+	assert_output stop
+	run net-tool wedge-when 1 1 5 9
+	assert_output wait
+	run net-tool wedge-when 1 1 9 9
+	assert_output late
+	run net-tool wedge-when 0 1 5 9
+	assert_output now
+}

@@ -70,3 +70,30 @@ mkrelayed() {
 		ELECT_CLUSTER_OF[$i]=$f.$i
 	done
 }
+
+# A guarded job: appends "NODE TOKEN start|tick|end TIME" to $LOG, every
+# 10 ms while it runs.  bash's clock, not date's: the end line must be
+# written within the grace on a loaded host, with no process to start.
+JOB='trap "echo \"\$ELECT_NODE \$ELECT_TOKEN end \$EPOCHREALTIME\" >>\"\$LOG\"; exit 0" TERM
+echo "$ELECT_NODE $ELECT_TOKEN start $EPOCHREALTIME" >>"$LOG"
+while :; do
+	echo "$ELECT_NODE $ELECT_TOKEN tick $EPOCHREALTIME" >>"$LOG"
+	sleep 0.01
+done'
+
+# no_overlap: the jobs' lines, grouped by token, span disjoint intervals
+# of time, in the order of their tokens.
+no_overlap() {
+	# A job stopped while $(date) runs writes a line without its time:
+	# the signal reaches date too.  Such a line says nothing of when.
+	awk 'NF < 4 { next }
+	{ if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
+		if (!($2 in hi) || $4 > hi[$2]) hi[$2] = $4 }
+	END { for (t in lo) printf "%s %.6f %.6f\n", t, lo[t], hi[t] }' \
+	    "$LOG" | sort -n -k1,1 | awk '
+	NR > 1 && $2 <= end { printf "token %s from %s, token %s until %s\n",
+		$1, $2, tok, end; bad = 1 }
+	{ tok = $1; end = $3 }
+	END { exit bad }'
+}
+

@@ -39,7 +39,8 @@ algo_time	 arg_duration(const char *, const char *what);
 int		 default_statedir(unsigned id, char *buf, size_t len);
 
 enum mode {
-	MODE_DAEMON, MODE_STATUS, MODE_EDICT, MODE_FOLLOW, MODE_RUNIF
+	MODE_DAEMON, MODE_STATUS, MODE_EDICT, MODE_FOLLOW, MODE_RUNIF,
+	MODE_RECONF
 };
 
 #define TRACE_CLOSE_MS	500	/* for the last trace lines, at exit */
@@ -68,6 +69,9 @@ struct node_opts {
 	int		 syslog;
 	const char	*config;	/* -c */
 	int		 json;		/* --status --json */
+	const char	*reconf;	/* --reconfigure FILE */
+	int		 force;		/* --force */
+	const char	*dead;		/* --dead ID,... */
 	algo_time	 wait_for;	/* --wait-for; -1: for ever */
 	/* The daemon: --metrics, --metrics-file. */
 	const char	*metrics_file;
@@ -93,5 +97,7 @@ int	client_status(const char *dir, int json);
 int	client_edict(const char *dir, const char *text);
 int	client_follow(const char *dir);
 int	client_runif(const struct node_opts *);
+int	client_reconf(const char *dir, const char *file, int force,
+	    const char *dead);
 
 #endif

@@ -28,7 +28,7 @@ enum {
 /* Past the timing flags (OPT_TIMING + TM_N). */
 enum {
 	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
-	OPT_JSON
+	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD
 };
 
 static const struct option fixed_opts[] = {
@@ -58,6 +58,9 @@ static const struct option fixed_opts[] = {
 	{ "metrics",	required_argument,	NULL,	OPT_METRICS },
 	{ "metrics-file", required_argument,	NULL,	OPT_METRICS_FILE },
 	{ "json",	no_argument,		NULL,	OPT_JSON },
+	{ "reconfigure", required_argument,	NULL,	OPT_RECONF },
+	{ "force",	no_argument,		NULL,	OPT_FORCE },
+	{ "dead",	required_argument,	NULL,	OPT_DEAD },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -66,11 +69,12 @@ static const char *const mode_flag[] = {
 	[MODE_DAEMON] = "the daemon",
 	[MODE_STATUS] = "--status", [MODE_EDICT] = "--edict",
 	[MODE_FOLLOW] = "--follow-edicts", [MODE_RUNIF] = "--run-if-leader",
+	[MODE_RECONF] = "--reconfigure",
 };
 
 #define M(m)		(1u << (m))
 #define M_ALL		(M(MODE_DAEMON) | M(MODE_STATUS) | M(MODE_EDICT) | \
-			    M(MODE_FOLLOW) | M(MODE_RUNIF))
+			    M(MODE_FOLLOW) | M(MODE_RUNIF) | M(MODE_RECONF))
 
 /* The modes that use option CH; a flag a mode does not use is refused,
  * so that nobody believes it took effect. */
@@ -80,7 +84,10 @@ option_modes(int ch)
 	switch (ch) {
 	case 'i': case 's': case 'h': case OPT_VERSION: case 'c':
 	case OPT_STATUS: case OPT_EDICT: case OPT_FOLLOW: case OPT_RUNIF:
+	case OPT_RECONF:
 		return M_ALL;
+	case OPT_FORCE: case OPT_DEAD:
+		return M(MODE_RECONF);
 	case 't': case 'k':
 		return M(MODE_DAEMON) | M(MODE_RUNIF);
 	case OPT_WAIT: case OPT_GRACE: case 'E': case OPT_WAIT_FOR:
@@ -130,6 +137,8 @@ usage(FILE *f, int code)
 "                  [timing]\n"
 "       elect-node (-i id | -s statedir) --status [--json]\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
+"       elect-node (-i id | -s statedir) --reconfigure cluster\n"
+"                  [--force --dead id,...]\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
 "                  [--wait-for duration] [--grace duration] [-E code]\n"
 "                  [-t trace [-k keyfile]] -- command [arg ...]\n"
@@ -190,6 +199,9 @@ check_modes(const struct node_opts *o, const struct given *g, size_t n)
 			    g[i].name);
 		if (option_modes(g[i].ch) == M(MODE_STATUS))
 			errx(EXIT_USAGE, "%s goes with --status", g[i].name);
+		if (option_modes(g[i].ch) == M(MODE_RECONF))
+			errx(EXIT_USAGE, "%s goes with --reconfigure",
+			    g[i].name);
 		if (o->mode == MODE_DAEMON)
 			errx(EXIT_USAGE, "%s is not used by the daemon",
 			    g[i].name);
@@ -294,6 +306,16 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 		case OPT_JSON:
 			o->json = 1;
 			break;
+		case OPT_RECONF:
+			set_mode(o, MODE_RECONF);
+			o->reconf = optarg;
+			break;
+		case OPT_FORCE:
+			o->force = 1;
+			break;
+		case OPT_DEAD:
+			o->dead = optarg;
+			break;
 		case OPT_METRICS_FILE:
 			if (optarg[0] == '\0')
 				errx(EXIT_USAGE, "--metrics-file: an empty path");
@@ -365,7 +387,8 @@ settable(int ch)
 {
 	switch (ch) {
 	case 'c': case 'h': case OPT_VERSION: case OPT_STATUS: case OPT_EDICT:
-	case OPT_FOLLOW: case OPT_RUNIF:
+	case OPT_FOLLOW: case OPT_RUNIF: case OPT_RECONF: case OPT_FORCE:
+	case OPT_DEAD:
 		return 0;
 	default:
 		return 1;
@@ -568,6 +591,8 @@ main(int argc, char *argv[])
 		return client_follow(o.statedir);
 	case MODE_RUNIF:
 		return client_runif(&o);
+	case MODE_RECONF:
+		return client_reconf(o.statedir, o.reconf, o.force, o.dead);
 	case MODE_DAEMON:
 		break;
 	}

@@ -465,7 +465,7 @@ int
 cluster_load(const char *path, struct cluster *c, char *err, size_t errlen)
 {
 	char *text;
-	size_t len, i;
+	size_t len;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -475,8 +475,16 @@ cluster_load(const char *path, struct cluster *c, char *err, size_t errlen)
 	free(text);
 	if (rc == -1)
 		return -1;
+	return cluster_resolve(c, err, errlen);
+}
+
+int
+cluster_resolve(struct cluster *c, char *err, size_t errlen)
+{
+	size_t i;
+
 	for (i = 0; i < c->n; i++)
-		if (resolve(&c->nodes[i], path, err, errlen) == -1)
+		if (resolve(&c->nodes[i], c->file, err, errlen) == -1)
 			goto fail;
 	if (check_resolved(c, err, errlen) == -1)
 		goto fail;
@@ -484,6 +492,23 @@ cluster_load(const char *path, struct cluster *c, char *err, size_t errlen)
 fail:
 	cluster_free(c);
 	return -1;
+}
+
+int
+cluster_copy(struct cluster *dst, const struct cluster *src)
+{
+	*dst = *src;
+	dst->file = strdup(src->file != NULL ? src->file : "");
+	dst->nodes = reallocarray(NULL, src->n > 0 ? src->n : 1,
+	    sizeof(*dst->nodes));
+	if (dst->file == NULL || dst->nodes == NULL) {
+		free(dst->file);
+		free(dst->nodes);
+		memset(dst, 0, sizeof(*dst));
+		return -1;
+	}
+	memcpy(dst->nodes, src->nodes, src->n * sizeof(*dst->nodes));
+	return 0;
 }
 
 const struct cluster_node *

@@ -72,6 +72,12 @@ int	 cluster_parse(const char *text, size_t len, const char *filename,
 int	 cluster_load(const char *path, struct cluster *c, char *err,
 	    size_t errlen);
 
+/* Resolves every host of C as cluster_load() does (C from
+ * cluster_parse()): 0, or -1 with why in ERR and C freed. */
+int	 cluster_resolve(struct cluster *c, char *err, size_t errlen);
+/* DST a copy of SRC (free both): 0, or -1 out of memory. */
+int	 cluster_copy(struct cluster *dst, const struct cluster *src);
+
 /* The node with id ID, or NULL. */
 const struct cluster_node *cluster_find(const struct cluster *, unsigned id);
 

@@ -35,9 +35,13 @@
  *	EPOCH_LEFT	REC's epoch, wedged: FILE's epoch has no SELF
  *
  * Refused, with why in ERR (-1): SELF in neither; FILE of REC's epoch
- * with another membership; FILE of an epoch > 0 without SELF and no
- * record.  A FILE older than REC runs REC (the record is what this host
- * last agreed to).  Pure.
+ * (but 0) with another membership; FILE of an epoch > 0 without SELF
+ * and no record.  A FILE older than REC runs REC (the record is what
+ * this host last agreed to).  FILE and REC of epoch 0 run FILE, whose
+ * membership the caller records (a cluster that never changed follows
+ * its file, as before epochs).  A FILE more than one epoch ahead of REC
+ * is joined (EPOCH_JOIN; EPOCH_LEFT without SELF): an epoch ran in
+ * between, so REC's ended.  Pure.
  */
 enum epoch_plan { EPOCH_RUN, EPOCH_JOIN, EPOCH_CHANGE, EPOCH_LEFT };
 
@@ -72,7 +76,8 @@ int	 epoch_save(int dirfd, const struct cluster *c);
  *	WEDGE	the paper's grant request of infinite delta: wedge your
  *		core of epoch E (net/cluster of E+1 named by its digest)
  *		  0  4  epoch E
- *		  4  8  digest of E+1's members (sess_cluster_digest())
+ *		  4  8  digest of E+1's record (sess_digest() of its
+ *		        cluster_format()): the change it asks for
  *	WEDGED	the answer: my core of E is wedged, for good
  *		  0  4  epoch E
  *		  4  2  members of E, 1 .. CLUSTER_NODES_MAX (a majority of
@@ -110,5 +115,126 @@ const char *epoch_msg_parse(uint8_t type, const uint8_t *p, size_t len,
 /* M's payload into P (CAP bytes): its length, or 0 when M breaks a rule
  * of the parser or CAP is short. */
 size_t	 epoch_msg_put(const struct epoch_msg *m, uint8_t *p, size_t cap);
+
+/*
+ * A change from epoch E to E+1 as the hosts pass it on (CHANGE) and keep
+ * it (the state directory's EPOCH_CHANGE_FILE, written before a host
+ * acts on it): E+1's record, then E's members, for the hosts that will
+ * ask them to wedge, then, for a forced change, the members of E the
+ * operator declared dead:
+ *
+ *	epoch E+1
+ *	node ...		(cluster_format())
+ *	epoch E
+ *	node ...
+ *	dead ID,ID,...		(only when forced)
+ *
+ * Rules (epoch_change_parse(), and epoch_change_valid() for one made
+ * from a request): E+1 = E + 1; an id in both epochs keeps its
+ * endpoints, as its host keeps its socket; at least one member of E is
+ * a member of E+1, through which the new members learn E; the two
+ * memberships together are at most CLUSTER_NODES_MAX; the dead are
+ * distinct members of E.
+ */
+#define EPOCH_CHANGE_FILE	"epoch.change"
+
+struct epoch_change {
+	struct cluster	 next, prev;
+	unsigned	*dead;		/* members of prev declared dead */
+	size_t		 ndead;
+	uint8_t		 dnext[EPOCH_DIGEST];	/* WEDGE's: next's record */
+	uint8_t		 dprev[EPOCH_DIGEST];	/* WEDGED's: prev's ids */
+	uint8_t		 dtext[EPOCH_DIGEST];	/* CHANGE's: the text's */
+};
+
+/* C as text; its length, or 0 when LEN is short. */
+size_t	 epoch_change_format(const struct epoch_change *c, char *buf,
+	    size_t len);
+/* Fills *C from the LEN bytes of TEXT (0), or says why not in ERR (-1,
+ * *C empty).  NAME is used in messages.  Pure. */
+int	 epoch_change_parse(const char *text, size_t len, const char *name,
+	    struct epoch_change *c, char *err, size_t errlen);
+/* The LEN bytes of S, "ID,ID,...", as C's dead (members of C's prev,
+ * distinct): 0, or -1 with ERR. */
+int	 epoch_change_dead(const char *s, size_t len, struct epoch_change *c,
+	    char *err, size_t errlen);
+/* The rules above for C, whose digests it sets; 0, or -1 with ERR. */
+int	 epoch_change_valid(struct epoch_change *c, char *err, size_t errlen);
+void	 epoch_change_free(struct epoch_change *);
+/* The state directory's change: 0, 1 for none, -1 with ERR; and its
+ * durable replacement: 0, or -1 with errno. */
+int	 epoch_change_load(int dirfd, struct epoch_change *c, char *err,
+	    size_t errlen);
+int	 epoch_change_save(int dirfd, const struct epoch_change *c);
+
+/*
+ * Whether node SELF, whose core runs the epoch of RUN (PENDING: it has
+ * not learned that the epoch before ended; WEDGED: it is wedged) and
+ * which already takes part in a change (HELD), may start the valid
+ * change C, asked by an operator: C must lead from RUN's epoch and
+ * membership to the next; a node of a pending or ended epoch, or with
+ * a change under way, refuses, as does a node declared dead.  0, or -1
+ * with why in ERR.  Pure.
+ */
+int	 epoch_change_take(const struct cluster *run, int pending, int wedged,
+	    int held, unsigned self, const struct epoch_change *c, char *err,
+	    size_t errlen);
+
+/*
+ * Where a host whose core runs RUN stands in the valid change C:
+ * EPOCH_ROLE_OLD, RUN is C's epoch E (it wedges, and moves on if it is
+ * in E+1); EPOCH_ROLE_NEW, RUN is E+1 (it asks E to wedge); or -1, C is
+ * none of its business (another epoch, or another membership).
+ */
+enum { EPOCH_ROLE_OLD, EPOCH_ROLE_NEW };
+int	 epoch_change_role(const struct cluster *run,
+	    const struct epoch_change *c);
+
+/*
+ * The answers a pending member of E+1 collects (rule E3): a WEDGED
+ * counts once per member of E, only for E, its size and its members'
+ * digest; the members declared dead count as wedged (--force).  Done at
+ * a majority of E.
+ */
+struct epoch_votes {
+	uint8_t		*wedged;	/* per member of prev */
+	size_t		 n, nwedged, need;
+};
+
+int	 epoch_votes_init(struct epoch_votes *, const struct epoch_change *);
+/* A WEDGED M from FROM: 1 when it completes a majority, 0 when counted
+ * or already counted, -1 when it is no answer to C (*WHY). */
+int	 epoch_votes_add(struct epoch_votes *, const struct epoch_change *c,
+	    unsigned from, const struct epoch_msg *m, const char **why);
+/* The answer of a member of prev that knows itself wedged. */
+int	 epoch_votes_self(struct epoch_votes *, const struct epoch_change *c,
+	    unsigned self);
+int	 epoch_votes_done(const struct epoch_votes *);
+void	 epoch_votes_free(struct epoch_votes *);
+
+/*
+ * When a member of E that holds a change gives its core ALGO_CMD_WEDGE,
+ * which makes a leader resign and lets the next epoch lead soon after:
+ * only once its guarded commands are dead.  TASKS are running, TOLD says
+ * whether they were told to stop, BY is when waiting for them ends (two
+ * leases after they were told: a command that outlives its own deadline
+ * is dead or its --run-if-leader stuck).  EPOCH_WEDGE_STOP: tell them
+ * (and wait until NOW + WAIT); EPOCH_WEDGE_WAIT: wait; EPOCH_WEDGE_NOW:
+ * wedge; EPOCH_WEDGE_LATE: wedge, saying so.  Pure.
+ */
+enum epoch_wedge_step {
+	EPOCH_WEDGE_NOW, EPOCH_WEDGE_STOP, EPOCH_WEDGE_WAIT, EPOCH_WEDGE_LATE
+};
+
+enum epoch_wedge_step epoch_wedge_when(int tasks, int told, int64_t now,
+	    int64_t by);
+
+/*
+ * Whether a WEDGE M asks for the change C this host agreed to (1), or
+ * not (0, *WHY: "other-change" names another E+1 for the same E, which
+ * this host never answers, so that two changes cannot both end E).
+ */
+int	 epoch_wedge_for(const struct epoch_change *c,
+	    const struct epoch_msg *m, const char **why);
 
 #endif

@@ -6,6 +6,18 @@
  *	net-tool record DIR FILE	save FILE as DIR's epoch record
  *	net-tool plan ID FILE [DIR]	where node ID starting with FILE
  *					goes, given DIR's record (if any)
+ *	net-tool change FILE [RUN SELF PENDING WEDGED HELD]
+ *					parse a change (FILE, "-": read
+ *					stdin), print it again, with its
+ *					role for RUN; with SELF...: whether
+ *					node SELF running RUN takes it
+ *	net-tool votes FILE		"wedged FROM EPOCH MEMBERS [bad]"
+ *					and "wedge EPOCH [bad]" lines (bad:
+ *					another digest) against the change
+ *					FILE: what each counts for
+ *	net-tool wedge-when TASKS TOLD NOW BY
+ *					when a member of an ending epoch
+ *					wedges its core
  *	net-tool epoch-msg TYPE HEX	parse the payload HEX of an epoch
  *					message, print it, write it again
  *	net-tool resolve FILE		load and resolve, print the addresses
@@ -71,18 +83,28 @@ usage(void)
 	exit(EXIT_USAGE);
 }
 
-static void
-parse_file(const char *path, struct cluster *c)
+/* PATH's first CLUSTER_FILE_MAX + 1 bytes, in a buffer of its own. */
+static const char *
+read_text(const char *path, size_t *len)
 {
 	static char text[CLUSTER_FILE_MAX + 1];
-	char ebuf[512];
-	size_t len;
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL)
 		err(EXIT_USAGE, "%s", path);
-	len = fread(text, 1, sizeof(text), f);
+	*len = fread(text, 1, sizeof(text), f);
 	fclose(f);
+	return text;
+}
+
+static void
+parse_file(const char *path, struct cluster *c)
+{
+	const char *text;
+	char ebuf[512];
+	size_t len;
+
+	text = read_text(path, &len);
 	if (cluster_parse(text, len, path, c, ebuf, sizeof(ebuf)) == -1)
 		errx(EXIT_USAGE, "%s", ebuf);
 }
@@ -448,6 +470,97 @@ cmd_session(void)
 	return 0;
 }
 
+static void
+load_change(const char *path, struct epoch_change *c)
+{
+	const char *text;
+	char ebuf[512];
+	size_t len;
+
+	text = read_text(path, &len);
+	if (epoch_change_parse(text, len, path, c, ebuf, sizeof(ebuf)) == -1)
+		errx(EXIT_USAGE, "%s", ebuf);
+}
+
+static int
+cmd_change(int argc, char *argv[])
+{
+	static char buf[CLUSTER_FILE_MAX];
+	struct epoch_change c;
+	struct cluster run;
+	char ebuf[512];
+	int role;
+
+	load_change(argv[0], &c);
+	fwrite(buf, 1, epoch_change_format(&c, buf, sizeof(buf)), stdout);
+	if (argc == 1) {
+		epoch_change_free(&c);
+		return 0;
+	}
+	parse_file(argv[1], &run);
+	role = epoch_change_role(&run, &c);
+	printf("role=%s\n", role == EPOCH_ROLE_OLD ? "old" :
+	    role == EPOCH_ROLE_NEW ? "new" : "none");
+	if (argc == 6) {
+		if (epoch_change_take(&run, atoi(argv[3]), atoi(argv[4]),
+		    atoi(argv[5]), (unsigned)atoi(argv[2]), &c, ebuf,
+		    sizeof(ebuf)) == -1) {
+			printf("refused: %s\n", ebuf);
+			cluster_free(&run);
+			epoch_change_free(&c);
+			return 1;
+		}
+		printf("taken\n");
+	}
+	cluster_free(&run);
+	epoch_change_free(&c);
+	return 0;
+}
+
+static int
+cmd_votes(const char *path)
+{
+	struct epoch_change c;
+	struct epoch_votes v;
+	struct epoch_msg m;
+	char line[256], bad[8];
+	const char *why;
+	unsigned from, e, n;
+	int rc;
+
+	load_change(path, &c);
+	if (epoch_votes_init(&v, &c) == -1)
+		err(1, NULL);
+	printf("need=%zu wedged=%zu\n", v.need, v.nwedged);
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		memset(&m, 0, sizeof(m));
+		bad[0] = '\0';
+		if (sscanf(line, "wedged %u %u %u %7s", &from, &e, &n, bad) >= 3) {
+			m.type = WIRE_TYPE_WEDGED;
+			m.epoch = e;
+			m.members = (uint16_t)n;
+			memcpy(m.digest, c.dprev, EPOCH_DIGEST);
+			if (strcmp(bad, "bad") == 0)
+				m.digest[0] ^= 1;
+			rc = epoch_votes_add(&v, &c, from, &m, &why);
+			printf("%d%s%s done=%d\n", rc, why ? " " : "",
+			    why ? why : "", epoch_votes_done(&v));
+		} else if (sscanf(line, "wedge %u %7s", &e, bad) >= 1) {
+			m.type = WIRE_TYPE_WEDGE;
+			m.epoch = e;
+			memcpy(m.digest, c.dnext, EPOCH_DIGEST);
+			if (strcmp(bad, "bad") == 0)
+				m.digest[0] ^= 1;
+			rc = epoch_wedge_for(&c, &m, &why);
+			printf("%s\n", rc ? "answer" : why);
+		} else
+			errx(EXIT_USAGE, "bad line: %s", line);
+	}
+	epoch_votes_free(&v);
+	epoch_change_free(&c);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -463,6 +576,19 @@ main(int argc, char *argv[])
 		return cmd_session();
 	if (strcmp(argv[1], "record") == 0 && argc == 4)
 		return cmd_record(argv[2], argv[3]);
+	if (strcmp(argv[1], "change") == 0 && (argc == 3 || argc == 4 ||
+	    argc == 8))
+		return cmd_change(argc - 2, argv + 2);
+	if (strcmp(argv[1], "wedge-when") == 0 && argc == 6) {
+		static const char *const step[] = { "now", "stop", "wait",
+		    "late" };
+
+		printf("%s\n", step[epoch_wedge_when(atoi(argv[2]),
+		    atoi(argv[3]), atoll(argv[4]), atoll(argv[5]))]);
+		return 0;
+	}
+	if (strcmp(argv[1], "votes") == 0 && argc == 3)
+		return cmd_votes(argv[2]);
 	if (strcmp(argv[1], "epoch-msg") == 0 && argc == 4)
 		return cmd_epoch_msg(argv[2], argv[3]);
 	if (strcmp(argv[1], "plan") == 0 && (argc == 4 || argc == 5))

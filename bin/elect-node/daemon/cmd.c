@@ -34,6 +34,8 @@ static const struct {
 	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
 	{ "task",	1,	cmd_task,		C_WAITS | C_GROUP },
 	{ "killed",	1,	cmd_killed,		C_TASK },
+	{ "reconfigure-part", 2, cmd_reconfigure_part,	C_GROUP },
+	{ "reconfigure", 3,	cmd_reconfigure,	C_GROUP },
 };
 
 static void
@@ -75,8 +77,8 @@ peers_field(const struct node *nd, algo_time now, char *buf, size_t len)
 	int w;
 
 	strlcpy(buf, "peers=", len);
-	for (i = 0; i < nd->cluster.n; i++) {
-		if (&nd->cluster.nodes[i] == nd->self)
+	for (i = 0; i < nd->peers.n; i++) {
+		if (nd->peers.nodes[i].id == nd->self->id)
 			continue;
 		if (nd->heard[i] == 0)
 			strlcpy(age, "-", sizeof(age));
@@ -84,7 +86,7 @@ peers_field(const struct node *nd, algo_time now, char *buf, size_t len)
 			snprintf(age, sizeof(age), "%.3f",
 			    (double)(now - nd->heard[i]) / 1e9);
 		w = snprintf(one, sizeof(one), "%s%u/%s/%s/%s", n ? "," : "",
-		    nd->cluster.nodes[i].id, age, nd->downed[i] ? "down" :
+		    nd->peers.nodes[i].id, age, nd->downed[i] ? "down" :
 		    nd->monitored[i] ? "up" : "-", peer_mismatch(nd, i));
 		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= PEERS_ROOM) {
 			cut++;
@@ -107,7 +109,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
 	struct algo_status st;
 	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
-	char odd[256];
+	char odd[256], ep[96];
 	char peers[PEERS_ROOM + 32];
 
 	algo_query(nd->algo, now, &st);
@@ -119,9 +121,15 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	if (ctl_status_extra(st.extra, now, extra, sizeof(extra)) == -1)
 		extra[0] = '\0';
 	peers_field(nd, now, peers, sizeof(peers));
+	/* Epochs: where this node stands, once its cluster changed. */
+	ep[0] = '\0';
+	if (nd->cluster.epoch > 0 || nd->rc.held)
+		snprintf(ep, sizeof(ep), " change=%s", !nd->rc.held ? "-" :
+		    nd->rc.role == EPOCH_ROLE_OLD ? "leaving" : st.pending ?
+		    "joining" : "done");
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d token=%s %s%s%s%s",
+	    "tasks=%d waiting=%d token=%s %s%s%s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -132,7 +140,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers,
 	    extra[0] != '\0' ? " " : "", extra,
-	    net_misfits(nd, odd, sizeof(odd)));
+	    net_misfits(nd, odd, sizeof(odd)), ep);
 	return st.leader;
 }
 

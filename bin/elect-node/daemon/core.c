@@ -14,11 +14,17 @@
 
 #define TICK_MAX	64	/* timers fired in one go, against a loop */
 
-/* The core's blob, one file per algorithm so a switch never misreads. */
+/* The core's blob, one file per algorithm so a switch never misreads,
+ * and per epoch after 0, so that a record of E+1 never meets a blob of
+ * E (rule E6 would refuse it). */
 static void
 persist_name(const struct node *nd, char *buf, size_t len)
 {
-	snprintf(buf, len, "persist.%s", algo_name(nd->opts->algo));
+	if (nd->cluster.epoch == 0)
+		snprintf(buf, len, "persist.%s", algo_name(nd->opts->algo));
+	else
+		snprintf(buf, len, "persist.%s.%u", algo_name(nd->opts->algo),
+		    nd->cluster.epoch);
 }
 
 /* An id as the trace writes it: "-" for none. */
@@ -185,6 +191,14 @@ core_boot(struct node *nd)
 		cfg.persist = blob;
 		cfg.persistlen = len;
 	}
+	/* Rules E1 and E7 (share/elect/lease.md, Epochs): a core of E > 0
+	 * waits to learn that E-1 ended; fresh only in its first life here,
+	 * which the record written before this boot says, and never with a
+	 * blob of its own. */
+	cfg.epoch = nd->cluster.epoch;
+	cfg.epoch_pending = nd->cluster.epoch > 0;
+	cfg.epoch_fresh = nd->fresh && nd->cluster.epoch > 0 && rc != 0;
+	nd->fresh = 0;
 	algo_out_init(&nd->out);
 	nd->algo = algo_boot(o->algo, &cfg, node_input(nd), &nd->out, why,
 	    sizeof(why));
@@ -196,9 +210,15 @@ core_boot(struct node *nd)
 void
 core_start(struct node *nd)
 {
-	node_trace(nd, "boot inc=%llu algo=%s nodes=%zu",
+	char ep[24] = "";
+
+	/* Every boot of a core with epochs says its epoch, so that a
+	 * checker knows from the first line that a host may join later. */
+	if (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS)
+		snprintf(ep, sizeof(ep), " epoch=%u", nd->cluster.epoch);
+	node_trace(nd, "boot inc=%llu algo=%s nodes=%zu%s",
 	    (unsigned long long)nd->inc, algo_name(nd->opts->algo),
-	    nd->cluster.n);
+	    nd->cluster.n, ep);
 	run(nd);
 	node_input_done(nd);
 }

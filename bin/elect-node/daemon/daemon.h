@@ -18,6 +18,7 @@
 #include "metrics/metrics.h"
 #include "net/cluster.h"
 #include "net/drops.h"
+#include "net/epoch.h"
 #include "net/session.h"
 #include "net/wire.h"
 #include "trace/trace.h"
@@ -141,7 +142,7 @@ int	task_wake(struct node *, struct control_client *, algo_time now);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);
 int	tasks_waiting(const struct node *);
-void	tasks_stop(struct node *);
+void	tasks_stop(struct node *, const char *why);
 void	tasks_leaving(struct node *);
 /* Sends followers an edict the core delivered or refused (ALGO_EDICT). */
 void	edict_out(struct node *, const struct algo_edict *);
@@ -175,9 +176,49 @@ struct events {
 	struct log_drops drops;
 };
 
+/*
+ * This host's part of an epoch change (reconf.c; share/elect/lease.md,
+ * elect-node's part): the change it agreed to, as the core's epoch is
+ * its E (EPOCH_ROLE_OLD) or its E+1 (EPOCH_ROLE_NEW).
+ */
+#define RECONF_IDS	(CLUSTER_ID_MAX + 1)
+
+struct reconf {
+	int		 held;		/* chg is the change agreed to */
+	struct epoch_change chg;
+	int		 role;		/* EPOCH_ROLE_* */
+	struct epoch_votes votes;	/* new: who of E answered wedged */
+	int		 told_terminated;
+	int		 wedge_given;	/* old: ALGO_CMD_WEDGE given */
+	int		 stopping;	/* old: guarded commands told to stop */
+	algo_time	 wedge_by;	/* ... and wedged then at the latest */
+	algo_time	 next_send;	/* asks and CHANGE, once per renewal */
+	uint8_t		 heard[RECONF_IDS / 8];	 /* said they hold it */
+	uint8_t		 askers[RECONF_IDS / 8]; /* asked before we wedged */
+	/* A CHANGE being received: its parts, by index. */
+	char		*in;
+	size_t		 intotal, inparts, ingot;
+	uint8_t		*ingotpart;
+	uint8_t		 indigest[EPOCH_DIGEST];
+	/* The detector restarted by a swap: tried again if its port is
+	 * still taken (a process may hold it a moment). */
+	int		 fd_tries;
+	algo_time	 fd_since, fd_again;
+	/* A request being sent by a control client, in parts. */
+	const struct control_client *stager;
+	pid_t		 stager_pid;	/* a slot taken again is another's */
+	char		*stage;
+	size_t		 stagelen;
+};
+
 struct node {
 	const struct node_opts *opts;
+	/* The members of the core's epoch; the net tables' peers, these and
+	 * those of the other epoch of a change. */
 	struct cluster	 cluster;
+	struct cluster	 peers;
+	int		 fresh;		/* the core's first life here (E7) */
+	struct reconf	 rc;
 	const struct cluster_node *self;
 	uint64_t	 inc;
 	int		 dirfd;
@@ -244,6 +285,8 @@ void	mx_io(struct node *);
 void	mx_close(struct node *);
 
 void	node_detector_failed(struct node *);
+void	node_detector_start(struct node *);
+void	node_bump_incarnation(struct node *);
 algo_time node_input(struct node *);
 void	node_input_done(struct node *);
 const char *id_str(unsigned, char *, size_t);
@@ -267,6 +310,30 @@ const char *net_misfits(const struct node *, char *, size_t);
 int	net_down(struct node *, unsigned id);
 void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);
+/* The peers anew: the core's members and those of the change's other
+ * epoch; FRESH: a new incarnation, every handshake anew. */
+void	net_peers(struct node *, int fresh);
+/* An epoch message (net/epoch.h) to ID, if confirmed: 1 sent, 0 not. */
+int	net_send_epoch(struct node *, unsigned id, const struct epoch_msg *);
+
+/* The change (reconf.c). */
+void	reconf_setup(struct node *, struct cluster *file);
+algo_time reconf_tick(struct node *, algo_time now);
+void	reconf_recv(struct node *, unsigned from, const struct wire_msg *);
+/* The other epoch's members, or NULL. */
+const struct cluster *reconf_other(const struct node *);
+/* Whether this host's core of E ends: no guarded command starts. */
+int	reconf_ending(const struct node *);
+/* No change under way here: none held, or this host's part is over
+ * (its core of E+1 learned that E ended). */
+int	reconf_done(const struct node *);
+void	reconf_free(struct node *);
+/* The detector ended: 1 when a swap's restart of it is tried again. */
+int	reconf_detector_gone(struct node *, int status);
+void	cmd_reconfigure_part(struct node *, struct control_client *,
+	    const struct ctl_req *);
+void	cmd_reconfigure(struct node *, struct control_client *,
+	    const struct ctl_req *);
 
 /* The service manager's edge (notify.c).  notify_tick() returns
  * nanoseconds until it is due again, or -1. */

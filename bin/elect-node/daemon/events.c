@@ -31,9 +31,9 @@ events_start(struct node *nd)
 static int
 peer_downed(const struct node *nd, unsigned id)
 {
-	const struct cluster_node *p = cluster_find(&nd->cluster, id);
+	const struct cluster_node *p = cluster_find(&nd->peers, id);
 
-	return p != NULL && nd->downed[p - nd->cluster.nodes];
+	return p != NULL && nd->downed[p - nd->peers.nodes];
 }
 
 /* Why this node leads now: the first leader it knows of, the last one

@@ -31,9 +31,9 @@
 static long
 index_of(const struct node *nd, unsigned id)
 {
-	const struct cluster_node *p = cluster_find(&nd->cluster, id);
+	const struct cluster_node *p = cluster_find(&nd->peers, id);
 
-	return p == NULL ? -1 : p - nd->cluster.nodes;
+	return p == NULL ? -1 : p - nd->peers.nodes;
 }
 
 void
@@ -80,8 +80,8 @@ peers_now(struct node *nd)
 	size_t i;
 
 	nd->metrics.peers = nd->metrics.peers_up = 0;
-	for (i = 0; i < nd->cluster.n; i++) {
-		if (&nd->cluster.nodes[i] == nd->self)
+	for (i = 0; i < nd->peers.n; i++) {
+		if (nd->peers.nodes[i].id == nd->self->id)
 			continue;
 		nd->metrics.peers++;
 		nd->metrics.peers_up += !nd->downed[i];

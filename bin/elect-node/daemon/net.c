@@ -96,27 +96,107 @@ net_conf(struct node *nd)
 	nd->conf.epoch = nd->cluster.epoch;
 }
 
+/* U: the nodes of A, then those of B (if any) not in A, by id. */
+static void
+cluster_union(struct cluster *u, const struct cluster *a,
+    const struct cluster *b)
+{
+	size_t i, j, k;
+
+	if (cluster_copy(u, a) == -1)
+		err(1, NULL);
+	if (b == NULL)
+		return;
+	if ((u->nodes = reallocarray(u->nodes, a->n + b->n,
+	    sizeof(*u->nodes))) == NULL)
+		err(1, NULL);
+	/* Both sorted by id: merge. */
+	for (i = a->n, j = 0; j < b->n; j++)
+		if (cluster_find(a, b->nodes[j].id) == NULL)
+			u->nodes[i++] = b->nodes[j];
+	u->n = i;
+	for (i = a->n; i < u->n; i++)	/* insertion: few, near sorted */
+		for (k = i; k > 0 && u->nodes[k - 1].id > u->nodes[k].id;
+		    k--) {
+			struct cluster_node t = u->nodes[k];
+
+			u->nodes[k] = u->nodes[k - 1];
+			u->nodes[k - 1] = t;
+		}
+}
+
+/*
+ * The net tables for the peers of both epochs of a change: what each
+ * peer kept carries over by id, unless FRESH (a new incarnation of
+ * this node, which its peers confirm afresh).
+ */
+void
+net_peers(struct node *nd, int fresh)
+{
+	struct cluster u, old = nd->peers;
+	uint8_t nonce[SESS_NONCE];
+	uint64_t *seq;
+	struct sess *sess;
+	struct net_held *held;
+	uint8_t *mon, *down;
+	algo_time heard[ALGO_NODES_MAX], asked[ALGO_NODES_MAX];
+	const struct cluster_node *p;
+	size_t i, j, n;
+
+	cluster_union(&u, &nd->cluster, reconf_other(nd));
+	if ((n = u.n) > ALGO_NODES_MAX)
+		errx(1, "%zu peers, above %d", n, ALGO_NODES_MAX);
+	if ((seq = calloc(n, sizeof(*seq))) == NULL ||
+	    (sess = calloc(n, sizeof(*sess))) == NULL ||
+	    (held = calloc(n, sizeof(*held))) == NULL ||
+	    (mon = calloc(n, sizeof(*mon))) == NULL ||
+	    (down = calloc(n, sizeof(*down))) == NULL)
+		err(1, NULL);
+	memset(heard, 0, sizeof(heard));
+	memset(asked, 0, sizeof(asked));
+	for (i = 0; i < n; i++) {
+		p = fresh ? NULL : cluster_find(&old, u.nodes[i].id);
+		if (p == NULL) {
+			randombytes_buf(nonce, sizeof(nonce));
+			sess_init(&sess[i], nonce);
+			continue;
+		}
+		j = (size_t)(p - old.nodes);
+		seq[i] = nd->seq[j];
+		sess[i] = nd->sess[j];
+		held[i] = nd->held[j];
+		mon[i] = nd->monitored[j];
+		down[i] = nd->downed[j];
+		heard[i] = nd->heard[j];
+		asked[i] = nd->asked[j];
+	}
+	free(nd->seq);
+	free(nd->sess);
+	free(nd->held);
+	free(nd->monitored);
+	free(nd->downed);
+	cluster_free(&old);
+	nd->seq = seq;
+	nd->sess = sess;
+	nd->held = held;
+	nd->monitored = mon;
+	nd->downed = down;
+	memcpy(nd->heard, heard, sizeof(heard));
+	memcpy(nd->asked, asked, sizeof(asked));
+	nd->peers = u;
+}
+
 void
 net_open(struct node *nd)
 {
 	const struct cluster_node *me = nd->self;
 	char where[CLUSTER_HOST_MAX + 16];
-	uint8_t nonce[SESS_NONCE];
-	size_t i, n = nd->cluster.n;
 
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
-	if ((nd->seq = calloc(n, sizeof(*nd->seq))) == NULL ||
-	    (nd->sess = calloc(n, sizeof(*nd->sess))) == NULL ||
-	    (nd->held = calloc(n, sizeof(*nd->held))) == NULL ||
-	    (nd->monitored = calloc(n, sizeof(*nd->monitored))) == NULL ||
-	    (nd->downed = calloc(n, sizeof(*nd->downed))) == NULL)
-		err(1, NULL);
-	for (i = 0; i < n; i++) {
-		randombytes_buf(nonce, sizeof(nonce));
-		sess_init(&nd->sess[i], nonce);
-	}
+	nd->proto.epochs = (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) != 0;
 	net_conf(nd);
+	net_peers(nd, 1);
 	cluster_endpoint(me, me->port, where, sizeof(where));
 	nd->udp = socket(me->addr.ss_family,
 	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -138,15 +218,16 @@ net_close(struct node *nd)
 	free(nd->held);
 	free(nd->monitored);
 	free(nd->downed);
+	cluster_free(&nd->peers);
 	sodium_memzero(&nd->key, sizeof(nd->key));
 }
 
 static long
 peer_index(const struct node *nd, unsigned id)
 {
-	const struct cluster_node *p = cluster_find(&nd->cluster, id);
+	const struct cluster_node *p = cluster_find(&nd->peers, id);
 
-	return p == NULL ? -1 : p - nd->cluster.nodes;
+	return p == NULL ? -1 : p - nd->peers.nodes;
 }
 
 /* We asked the detector to start (ON) or stop monitoring ID. */
@@ -205,7 +286,7 @@ heard_from(struct node *nd, unsigned id)
 static size_t
 emit(struct node *nd, long i, struct wire_msg *w)
 {
-	const struct cluster_node *to = &nd->cluster.nodes[i];
+	const struct cluster_node *to = &nd->peers.nodes[i];
 	uint8_t buf[WIRE_DGRAM_MAX];
 	size_t len;
 
@@ -240,6 +321,31 @@ hold(struct net_held *h, const struct algo_msg *m, algo_time now)
 }
 
 static void	send_msg(struct node *, long, const struct algo_msg *);
+
+static int
+epoch_type(uint8_t t)
+{
+	return t == WIRE_TYPE_WEDGE || t == WIRE_TYPE_WEDGED ||
+	    t == WIRE_TYPE_CHANGE;
+}
+
+int
+net_send_epoch(struct node *nd, unsigned id, const struct epoch_msg *m)
+{
+	uint8_t pl[WIRE_PAYLOAD_MAX];
+	struct wire_msg w;
+	long i;
+
+	if ((i = peer_index(nd, id)) == -1 || id == nd->self->id ||
+	    !nd->sess[i].confirmed)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.type = m->type;
+	w.payload = pl;
+	if ((w.len = epoch_msg_put(m, pl, sizeof(pl))) == 0)
+		return 0;
+	return emit(nd, i, &w) > 0;
+}
 
 /* The handshake with peer I is done: what waited goes now. */
 static void
@@ -331,7 +437,7 @@ static void
 misfit_changed(struct node *nd, long i)
 {
 	const struct sess *s = &nd->sess[i];
-	unsigned id = nd->cluster.nodes[i].id;
+	unsigned id = nd->peers.nodes[i].id;
 
 	if (s->misfit == SESS_OK)
 		log_warnx("node %u: configuration agrees again; counted",
@@ -356,12 +462,12 @@ net_misfits(const struct node *nd, char *buf, size_t len)
 	int n;
 
 	buf[0] = '\0';
-	for (i = 0; i < nd->cluster.n; i++) {
+	for (i = 0; i < nd->peers.n; i++) {
 		if (nd->sess[i].misfit == SESS_OK)
 			continue;
 		n = (int)strlen(buf);
 		snprintf(buf + n, len - (size_t)n, "%s%u:%s", sep,
-		    nd->cluster.nodes[i].id,
+		    nd->peers.nodes[i].id,
 		    sess_misfit_name(nd->sess[i].misfit));
 		sep = ",";
 	}
@@ -378,8 +484,8 @@ net_tick(struct node *nd, algo_time now)
 	algo_time next = INT64_MAX, d;
 	size_t i;
 
-	for (i = 0; i < nd->cluster.n; i++) {
-		if (&nd->cluster.nodes[i] == nd->self)
+	for (i = 0; i < nd->peers.n; i++) {
+		if (nd->peers.nodes[i].id == nd->self->id)
 			continue;
 		if (sess_due(&nd->sess[i], now)) {
 			sess_hello(&nd->sess[i], &nd->conf, now, &h);
@@ -422,11 +528,11 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 	long i;
 	int changed = 0;
 
-	at = cluster_by_addr(&nd->cluster, src, 0);
+	at = cluster_by_addr(&nd->peers, src, 0);
 	why = wire_decode(&nd->key, &nd->proto, nd->self->id, buf, len, w);
 	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
-	    at->id == w->from && at != nd->self) {
-		i = at - nd->cluster.nodes;
+	    at->id == w->from && at->id != nd->self->id) {
+		i = at - nd->peers.nodes;
 		if (sess_badmac(&nd->sess[i]))
 			misfit_changed(nd, i);
 	}
@@ -436,7 +542,7 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		return "unknown-peer";
 	if (at == NULL || at->id != w->from)
 		return "bad-address";
-	if (w->type != WIRE_TYPE_HELLO &&
+	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
 	    algo_msg_name(nd->opts->algo, w->type) == NULL)
 		return "bad-type";
 	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX)
@@ -444,7 +550,7 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
 	 * older than one already taken from the same incarnation is dropped,
 	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
-	if (w->type != WIRE_TYPE_HELLO &&
+	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
 	    !(algo_flags(nd->opts->algo) & ALGO_F_ANYORDER) &&
 	    nd->sess[i].win.valid &&
 	    w->inc == nd->sess[i].win.inc && w->seq < nd->sess[i].win.top)
@@ -454,6 +560,9 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		misfit_changed(nd, i);
 	if (why != NULL)
 		return why;
+	/* A change's messages cross between epochs (reconf.c). */
+	if (epoch_type(w->type))
+		return "epoch-msg";
 	/* A peer of another epoch confirms (session.h), but a core only
 	 * hears the cores of its own epoch. */
 	if (nd->sess[i].epoch != nd->conf.epoch)
@@ -500,6 +609,10 @@ net_read(struct node *nd)
 		if (why != NULL && strcmp(why, "hello") == 0) {
 			/* The handshake went on: answer at once. */
 			net_tick(nd, mono_now());
+			continue;
+		}
+		if (why != NULL && strcmp(why, "epoch-msg") == 0) {
+			reconf_recv(nd, w.from, &w);
 			continue;
 		}
 		if (why != NULL) {

@@ -104,8 +104,8 @@ open_state(struct node *nd)
 }
 
 /* Recovery begins: a new incarnation, in stable storage before use. */
-static void
-bump_incarnation(struct node *nd)
+void
+node_bump_incarnation(struct node *nd)
 {
 	if (store_bump(nd->dirfd, INC_NAME, &nd->inc) == -1)
 		err(EXIT_USAGE, "%s/%s", nd->opts->statedir, INC_NAME);
@@ -123,11 +123,13 @@ open_trace(struct node *nd)
 		tw_auth(nd->tw, nd->key.k, nd->self->id);
 }
 
-static void
-start_detector(struct node *nd)
+/* The detector watches the core's members: the file's in epoch 0, the
+ * record's (net/epoch.h) after. */
+void
+node_detector_start(struct node *nd)
 {
 	const struct node_opts *o = nd->opts;
-	char id[16], inc[24], interval[24], timeout[24];
+	char id[16], inc[24], interval[24], timeout[24], rec[PATH_MAX];
 	char digest[2 * sizeof(nd->conf.d) + 1];
 	char *argv[20];
 	size_t i;
@@ -141,7 +143,8 @@ start_detector(struct node *nd)
 	    timing_ms(o->timing.fd_timeout));
 	argv[n++] = o->fd_cmd;
 	argv[n++] = "-f";
-	argv[n++] = (char *)o->cluster;
+	snprintf(rec, sizeof(rec), "%s/%s", o->statedir, EPOCH_RECORD);
+	argv[n++] = nd->cluster.epoch == 0 ? (char *)o->cluster : rec;
 	argv[n++] = "-i";
 	argv[n++] = id;
 	if (o->keyfile != NULL) {
@@ -176,32 +179,38 @@ static void
 setup(struct node *nd)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+	struct cluster file;
 	char why[256];
 
-	if (cluster_load(nd->opts->cluster, &nd->cluster, why,
-	    sizeof(why)) == -1)
+	if (cluster_load(nd->opts->cluster, &file, why, sizeof(why)) == -1)
 		errx(EXIT_USAGE, "%s", why);
+	if (file.epoch != 0 &&
+	    !(algo_flags(nd->opts->algo) & ALGO_F_EPOCHS))
+		errx(EXIT_USAGE, "%s:%u: epoch %u: only -a lease changes "
+		    "epochs", nd->opts->cluster, file.epoch_line, file.epoch);
+	/* Not in the file: a host that left an epoch, if its state
+	 * directory says so; none is made for an id of no cluster. */
+	if (cluster_find(&file, nd->opts->id) == NULL &&
+	    access(nd->opts->statedir, F_OK) == -1)
+		errx(EXIT_USAGE, "%s: no node %u in this cluster",
+		    nd->opts->cluster, nd->opts->id);
+	nd->cluster = file;	/* for the key's check */
+	net_key(nd);
+	open_state(nd);
+	/* The epoch this host runs (net/epoch.h, epoch_plan()). */
+	reconf_setup(nd, &file);
 	if ((nd->self = cluster_find(&nd->cluster, nd->opts->id)) == NULL)
 		errx(EXIT_USAGE, "%s: no node %u in this cluster",
 		    nd->opts->cluster, nd->opts->id);
-	/* Epoch changes (share/elect/lease.md, Epochs) need the daemon's
-	 * part of a change, which this one lacks: a node of a later epoch
-	 * would wait for ever to learn that the one before ended. */
-	if (nd->cluster.epoch != 0)
-		errx(EXIT_USAGE, "%s:%u: epoch %u: this elect-node runs "
-		    "epoch 0 only", nd->opts->cluster, nd->cluster.epoch_line,
-		    nd->cluster.epoch);
-	net_key(nd);
-	open_state(nd);
 	net_open(nd);
-	bump_incarnation(nd);
+	node_bump_incarnation(nd);
 	core_boot(nd);
 	open_trace(nd);
 	if (control_listen(&nd->control, nd->dirfd, nd->opts) == -1)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
 	mx_open(nd);
 	nd->sigfd = signals_open(sigs, nitems(sigs));
-	start_detector(nd);
+	node_detector_start(nd);
 }
 
 /* Says how the detector ended, for the operator and the trace. */
@@ -209,7 +218,7 @@ static void
 detector_gone(struct node *nd, int status)
 {
 	/* Leaving already: a Ctrl-C reaches the detector too, say. */
-	if (nd->quit != QUIT_NO)
+	if (nd->quit != QUIT_NO || reconf_detector_gone(nd, status))
 		return;
 	if (WIFEXITED(status))
 		log_warnx("%s exited with status %d; stopping",
@@ -237,7 +246,7 @@ leave(struct node *nd, enum quit why)
 	}
 	nd->leaving = why;
 	nd->leave_by = mono_now() + 2 * nd->opts->timing.a.lease + TRACE_NS;
-	tasks_stop(nd);
+	tasks_stop(nd, "leaving");
 }
 
 static void
@@ -275,6 +284,10 @@ on_down(void *arg, unsigned id)
 void
 node_detector_failed(struct node *nd)
 {
+	/* Between two tries of a swap's detector: what it is to watch is
+	 * given again once it runs. */
+	if (nd->rc.fd_again != 0)
+		return;
 	if (errno == ENOBUFS)
 		log_warnx("%s: not reading its commands; stopping",
 		    nd->opts->fd_cmd);
@@ -303,6 +316,8 @@ loop(struct node *nd)
 			break;
 		}
 		wait = core_tick(nd, now);
+		if ((w = reconf_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
 		if ((w = net_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
 		node_input_done(nd);
@@ -408,6 +423,7 @@ teardown(struct node *nd)
 	pidfile_remove(nd->pidfh);
 	close(nd->dirfd);
 	tw_close(nd->tw, TRACE_CLOSE_MS);
+	reconf_free(nd);
 	cluster_free(&nd->cluster);
 }
 

@@ -206,6 +206,10 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 		c->closing = 1;
 		return 1;
 	}
+	/* The core of an epoch that ends: its commands stop before it
+	 * wedges (and resigns), and none starts meanwhile. */
+	if (reconf_ending(nd))
+		return 0;
 	algo_query(nd->algo, now, &st);
 	if (!st.leader && st.until > now)
 		return 0;
@@ -262,9 +266,9 @@ tasks_tell(struct node *nd, int waiting, const char *line, int next)
 
 /* Running commands: stop (their clients wait on until they are gone). */
 void
-tasks_stop(struct node *nd)
+tasks_stop(struct node *nd, const char *why)
 {
-	log_info("task-stop node=%u why=leaving tasks=%d", nd->self->id,
+	log_info("task-stop node=%u why=%s tasks=%d", nd->self->id, why,
 	    tasks_running(nd));
 	nd->metrics.tasks_told_stop += (uint64_t)tasks_running(nd);
 	tasks_tell(nd, WAIT_TASK, "ok stop", WAIT_TASK);
