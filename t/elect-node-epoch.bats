@@ -206,6 +206,11 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	assert_output --partial " epochs"
 	run grep -c "exit why=epoch" "$ELECT_DIR/merged.trace"
 	assert_output 5	# 1, 2, 3 into epoch 1; 2, 4 into epoch 2
+	# Each epoch's leader says why it stopped.
+	grep -Eq "^elect-node: stopped-leading node=3 token=[0-9]+ why=epoch " \
+	    "$ELECT_DIR/3/stderr"
+	grep -Eq "^elect-node: stopped-leading node=5 token=[0-9]+ why=epoch " \
+	    "$ELECT_DIR/5/stderr"
 }
 
 @test "reconfigure: bad files, a change while one is pending, a new member with another key, a restart mid-change, and --force" {

@@ -169,6 +169,7 @@ struct notify {
 struct events {
 	int		 leading;	/* logged became-leader */
 	uint64_t	 token;
+	uint32_t	 epoch;		/* of the leadership logged */
 	algo_time	 since, until;
 	unsigned	 ldr;		/* as logged; 0: none */
 	unsigned	 prev;		/* the last other leader, or 0 */

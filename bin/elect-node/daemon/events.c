@@ -55,6 +55,10 @@ unlead_why(const struct node *nd, const struct algo_status *st,
 {
 	if (nd->exiting || nd->quit != QUIT_NO || nd->leaving != QUIT_NO)
 		return "leaving";
+	/* Asked to wedge for a change of the cluster: it resigns. */
+	if ((nd->rc.role == EPOCH_ROLE_OLD && nd->rc.wedge_given) ||
+	    nd->events.epoch != nd->cluster.epoch)
+		return "epoch";
 	if (nd->events.until != 0 && now >= nd->events.until)
 		return "lease-expired";
 	if (st->state.ldr != 0 && st->state.ldr != nd->self->id)
@@ -104,6 +108,7 @@ leadership(struct node *nd, algo_time now)
 		    tok, id_str(ev->prev, a, sizeof(a)),
 		    lead_why(nd, ev->prev));
 		ev->since = now;
+		ev->epoch = nd->cluster.epoch;
 	} else if (!leading && ev->leading) {
 		log_token(tok, sizeof(tok), ev->token);
 		log_info("stopped-leading node=%u token=%s why=%s leader=%s "
