@@ -17,17 +17,25 @@ setup() {
 	LISTENER=
 	SOCK=$BATS_TEST_TMPDIR/notify
 	LOG=$BATS_TEST_TMPDIR/notify.log
+	SENDERS=$BATS_TEST_TMPDIR/senders
 	: >"$LOG"
+	# The kernel names each datagram's sender (SCM_CREDENTIALS).
 	python3 -c '
-import socket, sys
+import socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
 s.bind(sys.argv[1])
-with open(sys.argv[2], "a") as log:
+with open(sys.argv[2], "a") as log, open(sys.argv[3], "a") as who:
     while True:
-        for line in s.recv(4096).decode().split("\n"):
+        data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+        for lvl, typ, d in anc:
+            if lvl == socket.SOL_SOCKET and typ == socket.SCM_CREDENTIALS:
+                who.write("%d\n" % struct.unpack("iII", d[:12])[0])
+        who.flush()
+        for line in data.decode().split("\n"):
             log.write(line + "\n")
         log.flush()
-' "$SOCK" "$LOG" 3>&- &
+' "$SOCK" "$LOG" "$SENDERS" 3>&- &
 	LISTENER=$!
 	wait_for 10 test -S "$SOCK"
 }
@@ -67,8 +75,9 @@ start_notified() {
 	# comes with READY=1 names one.
 	run grep -m1 -A1 -x 'READY=1' "$LOG"
 	assert_line --index 1 --regexp '^STATUS=(leader|follower of node [0-9]+)'
-	# Nodes 1 and 2 were not told anything: only 3 has the socket.
-	refute grep -q 'node [12]' "$LOG"
+	# Only node 3 has the socket: every datagram is its daemon's.
+	run sort -u "$SENDERS"
+	assert_output "${ELECT_PID[3]}"
 	elect_stop 3
 	wait_for 10 told 1 "STOPPING=1"
 	elect_stop_all
