@@ -17,19 +17,11 @@ TIMING=(--lease 1s --renew 200 --rtt 50 --fd-interval 50 --fd-timeout 1000)
 GRACE=300
 
 setup() {
-	elect_setup
-	GUARDS=()
-	export JOB	# t/node.bash: the guarded job
-	export LOG=$BATS_TEST_TMPDIR/job.log
-	: >"$LOG"
+	jobs_setup
 }
 
 teardown() {
-	local p
-	for p in "${GUARDS[@]}"; do
-		kill_own KILL "-$p"
-	done
-	elect_teardown
+	jobs_teardown
 }
 
 # The stub detector and node 1 of two under bully-fd, for the handshake.

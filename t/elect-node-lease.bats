@@ -22,22 +22,11 @@ TIMING=(--lease 1s --renew 200 --rtt 50 "${FD[@]}")
 GRACE=300
 
 setup() {
-	elect_setup
-	GUARDS=() PIDS=()
-	export LOG=$BATS_TEST_TMPDIR/job.log
-	: >"$LOG"
+	jobs_setup
 }
 
 teardown() {
-	local p
-	for p in "${GUARDS[@]}"; do
-		kill_own KILL "-$p"
-	done
-	kill_own KILL "${PIDS[@]}"
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	elect_teardown
+	jobs_teardown
 }
 
 # guard IDS...: on each node, --run-if-leader --wait runs the job, in a

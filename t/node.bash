@@ -81,6 +81,28 @@ while :; do
 	sleep 0.01
 done'
 
+# jobs_setup, jobs_teardown: a cluster directory and an empty $LOG for
+# guarded jobs; at the end every job's session (GUARDS) and every other
+# process started in the background (PIDS) is killed and reaped.
+jobs_setup() {
+	elect_setup
+	GUARDS=() PIDS=()
+	export JOB LOG=$BATS_TEST_TMPDIR/job.log
+	: >"$LOG"
+}
+
+jobs_teardown() {
+	local p
+	for p in "${GUARDS[@]}"; do
+		kill_own KILL "-$p"
+	done
+	kill_own KILL "${PIDS[@]}"
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	elect_teardown
+}
+
 # no_overlap: the jobs' lines, grouped by token, span disjoint intervals
 # of time, in the order of their tokens.
 no_overlap() {
