@@ -668,10 +668,10 @@ part_zk() {
 # ---- steady state ----
 
 # Changes of leader in the traces of the running cluster: a completed run
-# ("lead until=... qt=") of another node than the last one's.
+# ("lead until=... qt=" or "qd=") of another node than the last one's.
 changes() {
 	cat "$ELECT_DIR"/*/trace | sort -g |
-	    awk '$3 == "lead" && $6 ~ /^qt=/ { if (l && $2 != l) n++; l = $2 }
+	    awk '$3 == "lead" && $6 ~ /^q[td]=/ { if (l && $2 != l) n++; l = $2 }
 		END { print n + 0 }'
 }
 
