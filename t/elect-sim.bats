@@ -183,10 +183,11 @@ refused() {
 # A majority's quorum timestamp fits an edict beside the longest text
 # up to 75 pairs (149 nodes); above, its digest travels instead.
 @test "elect-sim: lease runs 1024 nodes; edicts carry the quorum timestamp whole up to 149 nodes, its digest above, and the runs are certified" {
-	local t=$BATS_TEST_TMPDIR n qd
+	local t=$BATS_TEST_TMPDIR n qd long
+	long=$(printf '%0256d' 0)	# the longest text: 75 pairs still fit
 	for n in 149 150 1024; do
 		run --separate-stderr elect-sim -a lease -n $n -d 1.5 -s 1 -O \
-		    -e "1 edict $n hello" -e "1.2 edict $n world"
+		    -e "1 edict $n hello" -e "1.2 edict $n $long"
 		assert_success
 		assert_equal "$stderr" "elect-sim: oracle: 0 violations, 2 edicts, largest token 1"
 		printf '%s\n' "$output" >"$t/$n"
