@@ -108,8 +108,8 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	timer set grant at=300.3
@@ -122,8 +122,8 @@ load elect-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
@@ -160,8 +160,8 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	state status=Elec ldr=- grp=-
@@ -169,8 +169,8 @@ load elect-sim
 	trace lead until=0.3 clock=0.152 qt=2:5,3:0.15015
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	> 152 cmd edict too-early
@@ -185,8 +185,8 @@ load elect-sim
 	send to=2 msg=Edict elid=- token=8 seq=1 len=43
 	> 202 timer try
 	trace clock c=0.202
-	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249
-	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249
+	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249 kseen=8
+	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249 kseen=8
 	trace lease op=grant to=3 until=0.35215 clock=0.202
 	> 203 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
 	trace lead until=0.35185 clock=0.203 qt=2:5.05,3:0.202 token=8
@@ -308,16 +308,16 @@ load elect-sim
 	trace clock c=0.31015
 	state status=Wait ldr=- grp=-
 	trace clock c=0.31015
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.4603 clock=0.31015
 	state status=Elec ldr=- grp=-
 	> 311 recv from=1 msg=Ok elid=2.1.1 t=4 inc=1 k=3
 	trace lead until=0.46 clock=0.311 qt=1:4,2:0.31015
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.311
-	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=4 einc=1 rem=0.148851148
-	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=0 einc=0 rem=0.148851148
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=4 einc=1 rem=0.148851148 kseen=4
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=0 einc=0 rem=0.148851148 kseen=4
 	trace lease op=grant to=2 until=0.46115 clock=0.311
 	> 312 recv from=3 msg=Request elid=3.2.1 delta=0.15 start=8 token=0 echo=0 einc=0 rem=0
 	fd start 3
@@ -360,8 +360,8 @@ load elect-sim
 	trace clock c=0.41015
 	fd stop 3
 	trace clock c=0.41015
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.5603 clock=0.41015
 	state status=Elec ldr=- grp=-
 	> 411 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.002 k=3
@@ -370,16 +370,16 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 413.5 timer try
 	trace clock c=0.4135
-	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.56365 clock=0.4135
 	state status=Elec ldr=- grp=-
 	> 414 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
 	trace lead until=0.56335 clock=0.414 qt=1:4,2:0.4135
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.414
-	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=4 einc=1 rem=0.149200799
-	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=0 einc=0 rem=0.149200799
+	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=4 einc=1 rem=0.149200799 kseen=4
+	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=0 einc=0 rem=0.149200799 kseen=4
 	trace lease op=grant to=2 until=0.56415 clock=0.414
 	EOF
 	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
@@ -453,8 +453,8 @@ load elect-sim
 	> 310.5 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
 	fd stop 3
 	trace clock c=0.3105
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.46065 clock=0.3105
 	state status=Elec ldr=- grp=-
 	send to=1 msg=Refuse elid=1.1.1 why=busy ldr=2 left=0.15015 k=3
@@ -479,8 +479,8 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	timer set grant at=300.3
@@ -492,8 +492,8 @@ load elect-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
@@ -546,8 +546,8 @@ load elect-sim
 	trace lease op=release to=3 clock=0.17
 	fd stop 3
 	trace clock c=0.17
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.32015 clock=0.17
 	state status=Elec ldr=- grp=-
 	> 171 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.139 k=3
@@ -556,16 +556,16 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 173.9 timer try
 	trace clock c=0.1739
-	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.32405 clock=0.1739
 	state status=Elec ldr=- grp=-
 	> 174 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
 	trace lead until=0.32375 clock=0.174 qt=1:4,2:0.1739
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.174
-	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=4 einc=1 rem=0.149600399
-	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=0 einc=0 rem=0.149600399
+	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=4 einc=1 rem=0.149600399 kseen=4
+	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=0 einc=0 rem=0.149600399 kseen=4
 	trace lease op=grant to=2 until=0.32415 clock=0.174
 	EOF
 }
@@ -684,7 +684,7 @@ lease_sweep() {
 	assert_success
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
 		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
-	assert_output "5:1 4:2 5:1026 4:2051 5:2052 "
+	assert_output "5:1 4:2 5:1026 4:4101 5:6151 "
 }
 
 # Failover: the grants to a crashed leader run out within the lease
