@@ -615,6 +615,125 @@ load elect-sim
 	EOF
 }
 
+# Fencing token: node 1 restarts with the bound it persisted (1030) and
+# reports it as K; the leader's next renewal carries it as the K it has
+# seen, and node 1 persists a bound above the next token (1031 + 1024 =
+# 2055) after its Ok.  The leader leaves; node 2's bid and the run that
+# establishes its token 1031 are answered without a write to disk.  A
+# 48-byte Request (no K seen) is still read; a K seen with no room for a
+# next token in the epoch is malformed.
+@test "lease: a renewal carrying the K its leader has seen moves the grantor's persist off the next handover" {
+	run algo-drive -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=6 echo=0 einc=0 rem=0
+	170 boot inc=2
+	330 recv from=3 msg=Request elid=3.1.9 delta=0.15 start=7.2 token=6 echo=0 einc=0 rem=0.1 kseen=6
+	340 recv from=3 msg=Request elid=3.1.10 delta=0.15 start=7.21 token=6 echo=0.33 einc=2 rem=0.1 kseen=1099511627775
+	350 recv from=3 msg=Request elid=3.1.11 delta=0.15 start=7.22 token=6 echo=0.33 einc=2 rem=0.1 kseen=1030
+	360 recv from=3 msg=Release elid=3.1.11 why=leave
+	361 recv from=2 msg=Request elid=2.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0 kseen=1030
+	362 recv from=2 msg=Request elid=2.1.2 delta=0.15 start=9.001 token=1031 echo=0.361 einc=2 rem=0.149 kseen=1031
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	timer set quiet at=150.15
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=6 echo=0 einc=0 rem=0
+	persist 0100000000000004060000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	timer set grant at=310.15
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=6
+	state status=Norm ldr=3 grp=-
+	> 170 boot inc=2
+	trace clock c=0.17
+	timer set quiet at=320.15
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 330 recv from=3 msg=Request elid=3.1.9 delta=0.15 start=7.2 token=6 echo=0 einc=0 rem=0.1 kseen=6
+	trace lease op=grant to=3 until=0.48015 clock=0.33
+	timer set grant at=480.15
+	send to=3 msg=Ok elid=3.1.9 t=0.33 inc=2 k=1030
+	state status=Norm ldr=3 grp=-
+	> 340 recv from=3 msg=Request elid=3.1.10 delta=0.15 start=7.21 token=6 echo=0.33 einc=2 rem=0.1 kseen=1099511627775
+	error refused
+	> 350 recv from=3 msg=Request elid=3.1.11 delta=0.15 start=7.22 token=6 echo=0.33 einc=2 rem=0.1 kseen=1030
+	trace lease op=grant to=3 until=0.50015 clock=0.35
+	timer set grant at=500.15
+	send to=3 msg=Ok elid=3.1.11 t=0.35 inc=2 k=1030
+	persist 0100000000000008070000000008f0d180
+	> 360 recv from=3 msg=Release elid=3.1.11 why=leave
+	trace lease op=release to=3 clock=0.36
+	timer cancel grant
+	state status=Wait ldr=- grp=-
+	> 361 recv from=2 msg=Request elid=2.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0 kseen=1030
+	trace lease op=grant to=2 until=0.51115 clock=0.361
+	timer set grant at=511.15
+	send to=2 msg=Ok elid=2.1.1 t=0.361 inc=2 k=1030
+	state status=Norm ldr=2 grp=-
+	> 362 recv from=2 msg=Request elid=2.1.2 delta=0.15 start=9.001 token=1031 echo=0.361 einc=2 rem=0.149 kseen=1031
+	trace lease op=grant to=2 until=0.51215 clock=0.362
+	timer set grant at=512.15
+	send to=2 msg=Ok elid=2.1.2 t=0.362 inc=2 k=1031
+	EOF
+}
+
+# The leader's side: K = 1032 in a restarted node's Refuse (quiet) goes
+# out in the next renewal's Requests, and the leader's own grantor
+# persists its bound above the next token (1033 + 1024 = 2057) after
+# sending them.
+@test "lease: a leader carries the highest K it heard in its Requests and raises its own bound after sending them" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
+	0 boot inc=2
+	150.15 timer quiet
+	152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
+	153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
+	202 timer try
+	203 recv from=1 msg=Refuse elid=3.2.3 why=quiet ldr=0 left=0.1 k=1032
+	204 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
+	252 timer try
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=2
+	trace clock c=0
+	state status=Wait ldr=- grp=-
+	> 150.15 timer quiet
+	trace clock c=0.15015
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	persist 0100000000000000000000000008f0d180
+	trace lease op=grant to=3 until=0.3003 clock=0.15015
+	state status=Elec ldr=- grp=-
+	> 152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
+	trace lead until=0.3 clock=0.152 qt=2:5,3:0.15015
+	state status=Norm ldr=3 grp=-
+	trace clock c=0.152
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
+	persist 0100000000000004080000000008f0d180
+	trace lease op=grant to=3 until=0.30215 clock=0.152
+	> 153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
+	trace lead until=0.30185 clock=0.153 qt=1:9,3:0.152 token=8
+	> 202 timer try
+	trace clock c=0.202
+	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249 kseen=8
+	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249 kseen=8
+	trace lease op=grant to=3 until=0.35215 clock=0.202
+	> 203 recv from=1 msg=Refuse elid=3.2.3 why=quiet ldr=0 left=0.1 k=1032
+	> 204 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
+	trace lead until=0.35185 clock=0.204 qt=2:5.05,3:0.202 token=8
+	> 252 timer try
+	trace clock c=0.252
+	send to=1 msg=Request elid=3.2.4 delta=0.15 start=0.252 token=8 echo=9 einc=1 rem=0.099750249 kseen=1032
+	send to=2 msg=Request elid=3.2.4 delta=0.15 start=0.252 token=8 echo=5.05 einc=4 rem=0.099750249 kseen=1032
+	trace lease op=grant to=3 until=0.40215 clock=0.252
+	persist 0100000000000008090000000008f0d180
+	EOF
+}
+
 # lease_sweep SEEDS ARGS...: clusters of 3 to 7 nodes; the simulator's
 # oracle (-O: at most one leader at any real instant, tokens growing from
 # one leadership to the next, edicts delivered in the order they were
