@@ -696,32 +696,9 @@ load elect-sim
 	252 timer try
 	EOF
 	assert_success
+	# From the renewal that hears it on (the bid and the token are as above).
+	run sed -n '/^> 203 /,$p' <<<"$output"
 	assert_output - <<-EOF
-	> 0 boot inc=2
-	trace clock c=0
-	state status=Wait ldr=- grp=-
-	> 150.15 timer quiet
-	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
-	persist 0100000000000000000000000008f0d180
-	trace lease op=grant to=3 until=0.3003 clock=0.15015
-	state status=Elec ldr=- grp=-
-	> 152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
-	trace lead until=0.3 clock=0.152 qt=2:5,3:0.15015
-	state status=Norm ldr=3 grp=-
-	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
-	persist 0100000000000004080000000008f0d180
-	trace lease op=grant to=3 until=0.30215 clock=0.152
-	> 153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
-	trace lead until=0.30185 clock=0.153 qt=1:9,3:0.152 token=8
-	> 202 timer try
-	trace clock c=0.202
-	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249 kseen=8
-	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249 kseen=8
-	trace lease op=grant to=3 until=0.35215 clock=0.202
 	> 203 recv from=1 msg=Refuse elid=3.2.3 why=quiet ldr=0 left=0.1 k=1032
 	> 204 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
 	trace lead until=0.35185 clock=0.204 qt=2:5.05,3:0.202 token=8
