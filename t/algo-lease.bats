@@ -278,6 +278,41 @@ load elect-sim
 	EOF
 }
 
+# A quorum timestamp too large for a datagram comes as its digest (pairs
+# 0, then 8 bytes): delivered and traced as qd=, in the same (token, seq)
+# order; a digest with no text after it is malformed.
+@test "lease: an edict carrying its quorum timestamp's digest is delivered and traced by it, in (token, seq) order" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	10 recv from=3 msg=Edict token=8 seq=2 qd=0123456789abcdef text=world
+	11 recv from=3 msg=Edict token=8 seq=1 qd=0123456789abcdef text=hello
+	12 recv from=2 msg=Edict token=9 seq=1 qt=1:0.4,2:6 text=next
+	13 recv from=3 msg=Edict token=9 seq=2 qd=fedcba9876543210 text=after
+	14 recv from=2 msg=Edict token=9 seq=3 qd=fedcba9876543210
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 10 recv from=3 msg=Edict token=8 seq=2 qd=0123456789abcdef text=world
+	trace deliver from=3 seq=2 qd=0123456789abcdef
+	edict from=3 token=8 seq=2 delivered=yes text=world
+	> 11 recv from=3 msg=Edict token=8 seq=1 qd=0123456789abcdef text=hello
+	trace drop from=3 why=edict-order
+	edict from=3 token=8 seq=1 delivered=no text=hello
+	> 12 recv from=2 msg=Edict token=9 seq=1 qt=1:0.4,2:6 text=next
+	trace deliver from=2 seq=1 qt=1:0.4,2:6
+	edict from=2 token=9 seq=1 delivered=yes text=next
+	> 13 recv from=3 msg=Edict token=9 seq=2 qd=fedcba9876543210 text=after
+	trace deliver from=3 seq=2 qd=fedcba9876543210
+	edict from=3 token=9 seq=2 delivered=yes text=after
+	> 14 recv from=2 msg=Edict token=9 seq=3 qd=fedcba9876543210
+	error refused
+	EOF
+}
+
 # Section 9, mirrored: node 2 watches node 3.  A DownSig alone does not
 # make it bid while it still grants node 3 a lease; the grant's expiry
 # does.  When node 3 comes back, node 2 watches it again but stays leader.

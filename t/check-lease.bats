@@ -190,6 +190,15 @@ setup() {
 	assert_regex "$stderr" "undecided: edict-order"
 }
 
+@test "edict-order: deliveries match edicts by the digest of a quorum timestamp too large to carry" {
+	check -A edict-order edict-digest.trace
+	assert_failure 1
+	assert_output - <<-'EOF'
+	edict-digest.trace:17: edict-order: node 3 delivered edict 1/1 (made at 11) after edict 1/1 (made at 21)
+	edict-digest.trace:19: edict-order: undecided: node 4 delivered edict 1/1, which no edict line made
+	EOF
+}
+
 @test "stability: a leader that stops renewing though nothing fails" {
 	check -A stability stability.trace
 	assert_failure 1

@@ -4,6 +4,7 @@
 
 load helper
 load elect-sim
+bats_require_minimum_version 1.5.0
 
 @test "elect-sim: the same seed gives the same trace, byte for byte" {
 	for a in bully bully-fd async-bully; do
@@ -135,7 +136,6 @@ refused() {
 	refused "elect-sim: unexpected argument extra (try --help)" -a bully -n 3 extra
 	refused "at least 4 seconds" -a bully -n 3 --faults crash -d 3
 	refused "" -a bully -n 3 -O
-	refused "lease refuses the cluster" -a lease -n 300 -d 1
 	refused "" -a bully --campaign 5 --check
 	refused "" -a bully --campaign 0
 	refused "--table takes no other option" -n 3 --table messages
@@ -178,6 +178,35 @@ refused() {
 	elect-sim -a lease -n 5 -s 7 -d 12 -r 8 -O >"$BATS_TEST_TMPDIR/l1"
 	elect-sim -a lease -n 5 -s 7 -d 12 -r 8 -O >"$BATS_TEST_TMPDIR/l2"
 	cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l2"
+}
+
+# A majority's quorum timestamp fits an edict beside the longest text
+# up to 75 pairs (149 nodes); above, its digest travels instead.
+@test "elect-sim: lease runs 1024 nodes; edicts carry the quorum timestamp whole up to 149 nodes, its digest above, and the runs are certified" {
+	local t=$BATS_TEST_TMPDIR n qd
+	for n in 149 150 1024; do
+		run --separate-stderr elect-sim -a lease -n $n -d 1.5 -s 1 -O \
+		    -e "1 edict $n hello" -e "1.2 edict $n world"
+		assert_success
+		assert_equal "$stderr" "elect-sim: oracle: 0 violations, 2 edicts, largest token 1"
+		printf '%s\n' "$output" >"$t/$n"
+		run grep -c " deliver from=$n seq=[12] " "$t/$n"
+		assert_output $((2 * n))
+		run --separate-stderr elect-check -s lease "$t/$n"
+		assert_success
+		assert_regex "$stderr" "holds: .*edict-validity edict-order"
+	done
+	run grep -m1 " 149 edict seq=1 " "$t/149"
+	assert_output --regexp ' qt=([0-9]+:[0-9.]+,){74}[0-9]+:[0-9.]+ clock='
+	for n in 150 1024; do
+		run grep -m1 " $n edict seq=1 " "$t/$n"
+		assert_output --regexp "^1 $n edict seq=1 qd=[0-9a-f]{16} clock=1\$"
+		qd=$(sed 's/.* qd=\([0-9a-f]*\) .*/\1/' <<<"$output")
+		run grep -c " deliver from=$n seq=1 qd=$qd\$" "$t/$n"
+		assert_output $n
+		run grep -c " qt=" "$t/$n"
+		assert_output 0
+	done
 }
 
 @test "elect-sim: faults by name: one-way and non-transitive partitions, duplicates" {

@@ -135,6 +135,31 @@ bad() {
 	bad "-:1: bad value for qt: \"${qt:0:40}\"" - <<< "1 1 edict seq=1 qt=$qt,257:1 clock=1"
 }
 
+@test "quorum timestamp digests: 16 lowercase hex digits, instead of qt= and never beside it" {
+	run elect-check -A trace - <<-'EOF'
+	1 1 boot inc=1
+	1 2 boot inc=1
+	2 1 lead until=3 clock=2 qd=0123456789abcdef token=1
+	2 1 edict seq=1 qd=0123456789abcdef clock=2
+	2 2 deliver from=1 seq=1 qd=ffffffffffffffff
+	2 2 deliver from=1 seq=2 qd=0000000000000000
+	EOF
+	assert_success
+	assert_line --index 1 'elect-check: holds: trace'
+	bad '-:1: bad value for qd: "0123456789abcde"' - <<< '1 1 edict seq=1 qd=0123456789abcde clock=1'
+	bad '-:1: bad value for qd: "0123456789abcdef0"' - <<< '1 1 edict seq=1 qd=0123456789abcdef0 clock=1'
+	bad '-:1: bad value for qd: "0123456789ABCDEF"' - <<< '1 1 edict seq=1 qd=0123456789ABCDEF clock=1'
+	bad '-:1: bad value for qd: "0x23456789abcdef"' - <<< '1 1 lead until=3 clock=2 qd=0x23456789abcdef'
+	bad '-:1: bad value for qd: ""' - <<< '1 1 deliver from=2 seq=1 qd='
+	bad '-:1: edict: qt= and qd= together' - <<< '1 1 edict seq=1 qt=1:2 qd=0123456789abcdef clock=1'
+	bad '-:1: lead: qt= and qd= together' - <<< '1 1 lead until=3 clock=2 qd=0123456789abcdef qt=1:2'
+	bad '-:1: edict: missing key qt= (or qd=)' - <<< '1 1 edict seq=1 clock=1'
+	bad '-:1: deliver: missing key qt= (or qd=)' - <<< '1 1 deliver from=2 seq=1'
+	# Other events may have a key of that name: it is theirs.
+	run elect-check -A trace - <<< '1 1 boot inc=1 qd=x'
+	refute_output --partial 'bad value'
+}
+
 @test "missing keys and malformed fields" {
 	bad '-:1: boot: missing key inc=' - <<< '1 1 boot algo=bully'
 	bad '-:1: state: missing key grp=' - <<< '1 1 state status=Norm ldr=1'

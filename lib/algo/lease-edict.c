@@ -35,7 +35,7 @@ deliver(struct lease *l, uint16_t from, uint64_t tok, uint64_t seq,
 	else {
 		l->dtok = tok;
 		l->dseq = seq;
-		algo_trace(o, "deliver from=%u seq=%llu qt=%s%s", from,
+		algo_trace(o, "deliver from=%u seq=%llu %s%s", from,
 		    (unsigned long long)seq, qs,
 		    lease_epoch_key(l, ek, sizeof(ek)));
 	}
@@ -48,29 +48,34 @@ lease_make_edict(struct lease *l, const struct algo_cmd *c, algo_time now,
 {
 	uint8_t b[ALGO_PAYLOAD_MAX];
 	char t[32], qs[LEASE_QT_STRLEN], ek[LEASE_EKEY];
-	size_t len, i;
+	size_t len, i, n = lease_qt_carried(l);
 
 	if (!lease_leading(l, now) || l->tok == 0)
 		return ALGO_ENOTLEADER;
-	len = EDICT_HDR + l->nqt * QT_PAIR + c->len;
-	if (!text_ok(c->data, c->len) || len > ALGO_PAYLOAD_MAX)
+	if (!text_ok(c->data, c->len))
 		return ALGO_EINVAL;
 	/* Edict Validity: only a leader, with a quorum timestamp. */
 	ALGO_ASSERT(l->nqt == lease_quorum(l));
+	len = EDICT_HDR + (n > 0 ? n * QT_PAIR : QD_LEN);
+	/* LEASE_QT_WIRE leaves room for the longest text. */
+	ALGO_ASSERT(len + c->len <= ALGO_PAYLOAD_MAX);
 	l->ec++;
 	algo_put64(b, l->tok);
 	algo_put64(b + 8, l->ec);
-	b[16] = l->nqt >> 8;
-	b[17] = l->nqt & 0xff;
-	for (i = 0; i < l->nqt; i++) {
+	b[16] = (uint8_t)(n >> 8);
+	b[17] = (uint8_t)n;
+	for (i = 0; i < n; i++) {
 		b[EDICT_HDR + i * QT_PAIR] = l->qt[i].id >> 8;
 		b[EDICT_HDR + i * QT_PAIR + 1] = l->qt[i].id & 0xff;
 		algo_put64(b + EDICT_HDR + i * QT_PAIR + 2,
 		    (uint64_t)l->qt[i].t);
 	}
-	memcpy(b + EDICT_HDR + l->nqt * QT_PAIR, c->data, c->len);
-	lease_qt_fmt(l->qt, l->nqt, qs, sizeof(qs));
-	algo_trace(o, "edict seq=%llu qt=%s clock=%s%s",
+	if (n == 0)
+		algo_put64(b + EDICT_HDR, l->qd);
+	memcpy(b + len, c->data, c->len);
+	len += c->len;
+	lease_qt_key(l->qt, n, l->qd, qs, sizeof(qs));
+	algo_trace(o, "edict seq=%llu %s clock=%s%s",
 	    (unsigned long long)l->ec, qs, lease_fmt_time(now, t, sizeof(t)),
 	    lease_epoch_key(l, ek, sizeof(ek)));
 	deliver(l, l->a.self, l->tok, l->ec, qs, c->data, c->len, o);
@@ -80,18 +85,30 @@ lease_make_edict(struct lease *l, const struct algo_cmd *c, algo_time now,
 	return ALGO_OK;
 }
 
-/* An edict's quorum timestamp into QT: its pairs, or 0 if malformed. */
+/*
+ * An edict's quorum timestamp as traced into QS, and where its text
+ * starts; 0 if malformed.  It carries the pairs, or (pairs 0) their
+ * digest.
+ */
 static size_t
-edict_qt(const struct lease *l, const struct algo_msg *m, struct qt *qt)
+edict_qt(const struct lease *l, const struct algo_msg *m, char *qs,
+    size_t qslen)
 {
+	struct qt qt[LEASE_QT_RECV];
 	const uint8_t *p;
 	size_t n, i;
 
 	if (m->len < EDICT_HDR)
 		return 0;
 	n = (size_t)m->payload[16] << 8 | m->payload[17];
-	if (n == 0 || n > LEASE_QT_MAX || n > l->a.n ||
-	    EDICT_HDR + n * QT_PAIR >= m->len)
+	if (n == 0) {
+		if (EDICT_HDR + QD_LEN >= m->len)
+			return 0;
+		lease_qt_key(NULL, 0, algo_get64(m->payload + EDICT_HDR), qs,
+		    qslen);
+		return EDICT_HDR + QD_LEN;
+	}
+	if (n > LEASE_QT_RECV || n > l->a.n || EDICT_HDR + n * QT_PAIR >= m->len)
 		return 0;
 	for (i = 0; i < n; i++) {
 		p = m->payload + EDICT_HDR + i * QT_PAIR;
@@ -100,30 +117,28 @@ edict_qt(const struct lease *l, const struct algo_msg *m, struct qt *qt)
 		if (algo_rank(&l->a, qt[i].id) == -1 || qt[i].t < 0)
 			return 0;
 	}
-	return n;
+	lease_qt_key(qt, n, 0, qs, qslen);
+	return EDICT_HDR + n * QT_PAIR;
 }
 
 int
 lease_on_edict(struct lease *l, const struct algo_msg *m, struct algo_out *o)
 {
-	struct qt qt[LEASE_QT_MAX];
 	char qs[LEASE_QT_STRLEN];
 	const uint8_t *text;
 	uint64_t tok, seq;
-	size_t nqt, off, len;
+	size_t off, len;
 
-	if ((nqt = edict_qt(l, m, qt)) == 0)
+	if ((off = edict_qt(l, m, qs, sizeof(qs))) == 0)
 		return ALGO_EINVAL;
 	tok = algo_get64(m->payload);
 	seq = algo_get64(m->payload + 8);
-	off = EDICT_HDR + nqt * QT_PAIR;
 	text = m->payload + off;
 	len = m->len - off;
 	if (tok == 0 || seq == 0 || !text_ok(text, len) ||
 	    !lease_epoch_k_ok(l, tok))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
-	lease_qt_fmt(qt, nqt, qs, sizeof(qs));
 	deliver(l, m->peer, tok, seq, qs, text, len, o);
 	return ALGO_OK;
 }

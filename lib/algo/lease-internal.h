@@ -21,11 +21,9 @@
 
 #include "algo/algo.h"
 
-#define LEASE_NODES_MAX	255		/* the largest cluster */
+#define LEASE_NODES_MAX	ALGO_NODES_MAX	/* the largest cluster */
 #define LEASE_QT_MAX	(LEASE_NODES_MAX / 2 + 1)
 #define LEASE_TEXT_MAX	ALGO_EDICT_MAX	/* bytes of an edict's text */
-/* "ID:T,ID:T..." for a whole quorum, NUL included. */
-#define LEASE_QT_STRLEN	(LEASE_QT_MAX * 27 + 1)
 
 enum {
 	M_REQUEST = 1, M_OK, M_REFUSE, M_RELEASE, M_EDICT, NMSG
@@ -47,6 +45,8 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
  *	Refuse	why 1, grantee 2, left 8, K_q 8
  *	Release	why 1
  *	Edict	token 8, seq 8, pairs 2, (id 2, T 8) * pairs, text
+ *		or, for a quorum of more than LEASE_QT_WIRE:
+ *		token 8, seq 8, 0 2, digest 8, text
  */
 #define REQ_LEN		48
 #define REQ_KLEN	56
@@ -55,6 +55,16 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
 #define REL_LEN		1
 #define EDICT_HDR	18
 #define QT_PAIR		10
+#define QD_LEN		8
+/* The largest quorum timestamp an edict carries whole, with the longest
+ * text, in one message; a larger one is carried and traced by its digest
+ * (share/elect/lease.md, Edicts): clusters of up to 149 nodes. */
+#define LEASE_QT_WIRE	((ALGO_PAYLOAD_MAX - EDICT_HDR - LEASE_TEXT_MAX) / \
+			    QT_PAIR)
+/* The most pairs an edict can carry (with one byte of text). */
+#define LEASE_QT_RECV	((ALGO_PAYLOAD_MAX - EDICT_HDR - 1) / QT_PAIR)
+/* "qt=ID:T,ID:T..." for as many, NUL included. */
+#define LEASE_QT_STRLEN	(3 + LEASE_QT_RECV * 27 + 1)
 
 #define NS		INT64_C(1000000000)
 #define DELTA_MAX	(INT64_C(3600) * NS)	/* longest grant asked */
@@ -124,6 +134,7 @@ struct lease {
 	uint64_t	 ptok;		/* proposed token, or 0 */
 	struct qt	 qt[LEASE_QT_MAX];
 	size_t		 nqt;
+	uint64_t	 qd;		/* digest of qt[], above LEASE_QT_WIRE */
 	/* The run that set E_p: its Start and delta, and whether our own
 	 * grant was among the majority's (for the invariants). */
 	algo_time	 lstart, ldelta;
@@ -197,6 +208,14 @@ lease_quorum(const struct lease *l)
 	return l->a.n / 2 + 1;
 }
 
+/* The pairs of our quorum timestamp that edicts carry: none, above
+ * LEASE_QT_WIRE, where its digest stands for them. */
+static inline size_t
+lease_qt_carried(const struct lease *l)
+{
+	return l->nqt > LEASE_QT_WIRE ? 0 : l->nqt;
+}
+
 static inline size_t
 lease_rank(const struct lease *l, uint16_t id)
 {
@@ -208,7 +227,9 @@ algo_time	 lease_get_time(const uint8_t *);
 const char	*lease_fmt_time(algo_time, char *, size_t);
 void		 lease_show(struct lease *, algo_time, struct algo_out *);
 void		 lease_sample(struct algo_out *, algo_time);
-void		 lease_qt_fmt(const struct qt *, size_t, char *, size_t);
+uint64_t	 lease_qt_digest(const struct qt *, size_t);
+void		 lease_qt_key(const struct qt *, size_t, uint64_t,
+		    char *, size_t);
 
 /* lease-grant.c */
 int		 lease_grant(struct lease *, uint16_t p,

@@ -135,6 +135,7 @@ complete(struct lease *l, algo_time now, struct algo_out *o)
 			l->qt[l->nqt].id = l->a.ids[r];
 			l->qt[l->nqt++].t = u->t[r];
 		}
+	l->qd = l->nqt > LEASE_QT_WIRE ? lease_qt_digest(l->qt, l->nqt) : 0;
 	/* The fencing token: share/elect/lease.md, Fencing token. */
 	if (cont && l->tok != 0 && u->tok == l->tok)
 		;
@@ -146,12 +147,12 @@ complete(struct lease *l, algo_time now, struct algo_out *o)
 		l->ptok = lease_epoch_token(l, (u->maxk > lease_kq(l) ?
 		    u->maxk : lease_kq(l)) + 1);
 	}
-	lease_qt_fmt(l->qt, l->nqt, qs, sizeof(qs));
+	lease_qt_key(l->qt, lease_qt_carried(l), l->qd, qs, sizeof(qs));
 	tk[0] = '\0';
 	if (l->tok != 0)
 		snprintf(tk, sizeof(tk), " token=%llu",
 		    (unsigned long long)l->tok);
-	algo_trace(o, "lead until=%s clock=%s qt=%s%s%s",
+	algo_trace(o, "lead until=%s clock=%s %s%s%s",
 	    lease_fmt_time(l->expire, c1, sizeof(c1)), lease_fmt_time(now, c2, sizeof(c2)),
 	    qs, tk, lease_epoch_key(l, ek, sizeof(ek)));
 	algo_timer_set(o, T_LEAD, l->expire);

@@ -77,14 +77,45 @@ lease_sample(struct algo_out *o, algo_time now)
 	algo_trace(o, "clock c=%s", lease_fmt_time(now, c, sizeof(c)));
 }
 
+/*
+ * A quorum timestamp's digest: FNV-1a over its pairs as an edict carries
+ * them.  It names the timestamp in traces and matches an edict to its
+ * deliveries; it guards nothing (datagrams carry a MAC), so a short
+ * hash written here serves, and keeps the core free of any library that
+ * must be set up first.
+ */
+uint64_t
+lease_qt_digest(const struct qt *qt, size_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	uint8_t b[QT_PAIR];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		b[0] = qt[i].id >> 8;
+		b[1] = qt[i].id & 0xff;
+		algo_put64(b + 2, (uint64_t)qt[i].t);
+		for (j = 0; j < QT_PAIR; j++)
+			h = (h ^ b[j]) * UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+/* A quorum timestamp as traced: "qt=" and its N pairs, or, with none,
+ * "qd=" and the digest QD. */
 void
-lease_qt_fmt(const struct qt *qt, size_t n, char *buf, size_t len)
+lease_qt_key(const struct qt *qt, size_t n, uint64_t qd, char *buf,
+    size_t len)
 {
 	char t[32];
-	size_t i, off = 0;
+	size_t i, off;
 	int w;
 
-	buf[0] = '\0';
+	if (n == 0) {
+		snprintf(buf, len, "qd=%016llx", (unsigned long long)qd);
+		return;
+	}
+	off = (size_t)snprintf(buf, len, "qt=");
 	for (i = 0; i < n && off < len; i++) {
 		w = snprintf(buf + off, len - off, "%s%u:%s", i ? "," : "",
 		    qt[i].id, lease_fmt_time(qt[i].t, t, sizeof(t)));
@@ -392,13 +423,13 @@ name_index(const char *const *names, int n, const char *v)
 static int
 set_qt(struct algo_msg *m, const char *v)
 {
-	struct trace_qt qt[LEASE_QT_MAX];
+	struct trace_qt qt[LEASE_QT_RECV];
 	struct trace_str s = { v, strlen(v) };
 	int n, i;
 
-	if ((n = trace_parse_qt(s, qt, LEASE_QT_MAX)) <= 0)
+	if ((n = trace_parse_qt(s, qt, LEASE_QT_RECV)) <= 0)
 		return -1;
-	m->payload[16] = 0;
+	m->payload[16] = (uint8_t)(n >> 8);
 	m->payload[17] = (uint8_t)n;
 	for (i = 0; i < n; i++) {
 		m->payload[EDICT_HDR + i * QT_PAIR] = qt[i].id >> 8;
@@ -407,6 +438,21 @@ set_qt(struct algo_msg *m, const char *v)
 		    (uint64_t)qt[i].t);
 	}
 	m->len = EDICT_HDR + n * QT_PAIR;
+	return 0;
+}
+
+/* An edict's "qd=" digest (before its text=): 16 hex digits. */
+static int
+set_qd(struct algo_msg *m, const char *v)
+{
+	uint64_t d;
+
+	if (trace_parse_hex64(v, strlen(v), &d) == -1)
+		return -1;
+	m->payload[16] = 0;
+	m->payload[17] = 0;
+	algo_put64(m->payload + EDICT_HDR, d);
+	m->len = EDICT_HDR + QD_LEN;
 	return 0;
 }
 
@@ -481,6 +527,8 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 	}
 	if (m->type == M_EDICT && strcmp(key, "qt") == 0)
 		return set_qt(m, value);
+	if (m->type == M_EDICT && strcmp(key, "qd") == 0)
+		return set_qd(m, value);
 	if (m->type == M_EDICT && strcmp(key, "text") == 0) {
 		n = strlen(value);
 		if (m->len + n > ALGO_PAYLOAD_MAX)

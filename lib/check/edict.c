@@ -9,8 +9,8 @@
  * edict-order: a `deliver` line says that its node ordered the edict
  * after every edict it delivered before, which must be the order of their
  * real creation times.  Deliveries are matched to `edict` lines by
- * creator, seq= and qt= (the same pairs in any order); a receiver keeps,
- * for each creator, the latest creation it has delivered.  Creations by
+ * creator, seq= and qt= (the same pairs in any order) or its digest qd=;
+ * a receiver keeps, for each creator, the latest creation it delivered.  Creations by
  * two nodes compare only when they are more than the skew bound apart.
  * A delivery waits for its edict line as long as that line could still
  * come (its time plus the skew); an edict that never comes cannot be
@@ -262,6 +262,23 @@ qt_hash(struct order *d, struct trace_str s)
 	d->qtkept[k].n = s.n;
 	d->qtkept[k].hash = qt_hash_new(d, s);
 	return d->qtkept[k].hash;
+}
+
+/* The quorum timestamp of an edict or delivery line, by its pairs or by
+ * the digest a writer gave instead (no pair has id 0: the two cannot
+ * name the same). */
+static uint64_t
+stamp_hash(struct order *d, const struct trace_event *ev)
+{
+	unsigned char b[12] = { 0 }, h[crypto_shorthash_BYTES];
+	uint64_t v;
+
+	if (!(ev->have & HAVE_QD))
+		return qt_hash(d, ev->qt);
+	memcpy(b + 4, &ev->qd, 8);
+	crypto_shorthash(h, b, sizeof(b), d->key);
+	memcpy(&v, h, sizeof(v));
+	return v;
 }
 
 static uint32_t
@@ -547,7 +564,7 @@ order_edict(struct order *d, const struct trace_event *ev, uint64_t line)
 
 	e->from = ev->node;
 	e->seq = ev->seq;
-	e->qt = qt_hash(d, ev->qt);
+	e->qt = stamp_hash(d, ev);
 	e->made = inst_line(ev->t, line);
 	e->hash = edict_hash(e->from, e->seq, e->qt);
 	d->fresh = 1;
@@ -570,7 +587,7 @@ order_wait(struct order *d, const struct trace_event *ev,
 		d->nomem = 1;
 		return;
 	}
-	qt = qt_hash(d, ev->qt);
+	qt = stamp_hash(d, ev);
 	if (r->qn == 0) {
 		const struct edict *e;
 

@@ -438,7 +438,8 @@ trace_get(const struct trace_event *ev, const char *key)
 	return NULL;
 }
 
-enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT };
+enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT,
+    K_HEX64 };
 
 #define OPS_FD	 (1u << OP_START | 1u << OP_STOP | 1u << OP_DOWN | \
 		  1u << OP_PLAYDEAD | 1u << OP_PLAYALIVE)
@@ -504,18 +505,22 @@ static const struct keyspec lead_keys[] = {
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
 	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
+	{ K("qd"), K_HEX64, 0, F(qd), HAVE_QD, 0 },
 };
+/* Edicts and deliveries carry qt= or qd=, one of them (below). */
 static const struct keyspec edict_keys[] = {
 	{ K("seq"), K_U64, 1, F(seq), 0, 0 },
-	{ K("qt"), K_QT, 1, F(qt), HAVE_QT, 0 },
+	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
+	{ K("qd"), K_HEX64, 0, F(qd), HAVE_QD, 0 },
 };
 static const struct keyspec deliver_keys[] = {
 	{ K("from"), K_ID, 1, F(from), 0, 0 },
 	{ K("seq"), K_U64, 1, F(seq), 0, 0 },
-	{ K("qt"), K_QT, 1, F(qt), HAVE_QT, 0 },
+	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
+	{ K("qd"), K_HEX64, 0, F(qd), HAVE_QD, 0 },
 };
 static const struct keyspec clock_keys[] = {
 	{ K("c"), K_TIME, 1, F(clock), 0, 0 },
@@ -577,6 +582,26 @@ lookup(struct trace_str w, const char *const *names, int n)
 	return -1;
 }
 
+int
+trace_parse_hex64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n != 16)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			v = v << 4 | (uint64_t)(s[i] - '0');
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			v = v << 4 | (uint64_t)(s[i] - 'a' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 /* Whether V is a well-formed quorum timestamp, asking MEMO first. */
 static int
 qt_valid(struct trace_str v, struct trace_memo *memo, int slack)
@@ -625,6 +650,10 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 		/* FALLTHROUGH */
 	case K_STR:
 		*(struct trace_str *)f = v;
+		break;
+	case K_HEX64:
+		if (trace_parse_hex64(v.p, v.n, f) == -1)
+			goto bad;
 		break;
 	case K_STATUS:
 		if ((i = lookup(v, status_names, ST_NSTATUS)) == -1)
@@ -951,6 +980,17 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	if (ev->type == TR_LEASE && ev->op == OP_GRANT &&
 	    !(ev->have & HAVE_UNTIL))
 		return "lease: missing key until= for op=grant";
+	if ((ev->have & HAVE_QT) && (ev->have & HAVE_QD)) {
+		snprintf(why, whylen, "%s: qt= and qd= together",
+		    type_names[ev->type]);
+		return why;
+	}
+	if ((ev->type == TR_EDICT || ev->type == TR_DELIVER) &&
+	    !(ev->have & (HAVE_QT | HAVE_QD))) {
+		snprintf(why, whylen, "%s: missing key qt= (or qd=)",
+		    type_names[ev->type]);
+		return why;
+	}
 	if (ev->type == TR_NET && ev->a == ev->b)
 		return "net: a and b are the same node";
 	return NULL;

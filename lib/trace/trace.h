@@ -65,6 +65,7 @@ struct trace_qt {
 #define HAVE_EPOCH	0x0200u	/* Nerio 10.6: boot, lease, lead, edict,
 				 * deliver (epoch: always) */
 #define HAVE_BY		0x0400u
+#define HAVE_QD		0x0800u
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
@@ -97,6 +98,8 @@ struct trace_event {
 	trace_time	 until;		/* lease grant, lead */
 	trace_time	 clock;		/* lease, lead, edict: clock=; clock: c= */
 	struct trace_str qt;		/* lead, edict, deliver (raw) */
+	uint64_t	 qd;		/* lead, edict, deliver: digest of a
+					 * quorum timestamp, instead of qt= */
 	uint64_t	 seq;		/* edict, deliver */
 	unsigned	 a, b;		/* net */
 	enum trace_link	 link;		/* net */
@@ -148,6 +151,8 @@ int		 trace_parse_time(const char *, size_t, trace_time *);
 int		 trace_parse_id(const char *, size_t, unsigned *);	/* "-" -> 0 */
 /* Splits a quorum timestamp "ID:T,ID:T"; returns pairs or -1. */
 int		 trace_parse_qt(struct trace_str, struct trace_qt *, size_t);
+/* A digest (qd=): exactly 16 lowercase hex digits. */
+int		 trace_parse_hex64(const char *, size_t, uint64_t *);
 int		 trace_str_eq(struct trace_str, const char *);
 const struct trace_str *trace_get(const struct trace_event *, const char *key);
 /* Writes T as seconds with 9 fractional digits, trailing zeros cut. */
