@@ -496,7 +496,10 @@ load elect-sim
 	EOF
 }
 
-@test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing" {
+# Leaving, it persists K itself as its bound (8, not 8 + 1024), after its
+# Releases: restarted, it reports 8, and the next token need not cross
+# the other grantors' bounds (share/elect/lease.md, Fencing token).
+@test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing; its bound is K itself" {
 	run algo-drive -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2
 	150.15 timer quiet
@@ -505,6 +508,8 @@ load elect-sim
 	160 cmd leave
 	161 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
 	161 query
+	170 boot inc=3
+	171 recv from=2 msg=Request elid=2.4.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
 	EOF
 	assert_success
 	assert_output - <<-EOF
@@ -545,6 +550,7 @@ load elect-sim
 	timer cancel grant
 	send to=1 msg=Release elid=3.2.2 why=leave
 	send to=2 msg=Release elid=3.2.2 why=leave
+	persist 0100000000000000080000000008f0d180
 	timer cancel try
 	timer cancel abort
 	timer cancel lead
@@ -554,6 +560,12 @@ load elect-sim
 	> 161 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
 	> 161 query
 	status status=Down ldr=- grp=- leader=no since=160
+	> 170 boot inc=3
+	trace clock c=0.17
+	timer set quiet at=320.15
+	state status=Wait ldr=- grp=-
+	> 171 recv from=2 msg=Request elid=2.4.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
+	send to=2 msg=Refuse elid=2.4.1 why=quiet ldr=0 left=0.14915 k=8
 	EOF
 }
 
@@ -796,7 +808,9 @@ lease_sweep() {
 # Node 3 leads, crashes; node 2 leads, crashes; node 3 comes back with the
 # bound on K it persisted (1025) and must still go above node 2's token,
 # which it learns from node 1's Ok.  Then every node of five restarts in turn,
-# twice, and the leader with it whenever it is hit.
+# twice, and the leader with it whenever it is hit: a crashed node reports
+# its bound, which the renewals then carry, so each restart moves every
+# bound (and the next token) about a stride up.
 @test "lease: fencing tokens grow across every change of leader and every restart" {
 	local t=1 i r ev=()
 	run elect-sim -a lease -n 3 -s 1 -d 4 -O -e '1 crash 3' -e '2 crash 2' \
@@ -816,6 +830,21 @@ lease_sweep() {
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
 		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
 	assert_output "5:1 4:2 5:1026 4:4101 5:6151 "
+	# The same with nodes that leave (SIGTERM): each persisted K itself,
+	# so tokens grow by one a leadership.
+	ev=()
+	t=1
+	for r in 1 2; do
+		for i in 5 4 3 2 1; do
+			ev+=(-e "$t.0 leave $i" -e "$t.4 boot $i")
+			t=$((t + 1))
+		done
+	done
+	run elect-sim -a lease -n 5 -s 1 -d 12 -O "${ev[@]}"
+	assert_success
+	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
+		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
+	assert_output "5:1 4:2 5:3 4:4 5:5 "
 }
 
 # Failover: the grants to a crashed leader run out within the lease

@@ -42,6 +42,20 @@ lease_reach(struct lease *l, uint64_t kseen, struct algo_out *o)
 		lease_save(l, o);
 }
 
+/*
+ * Leaving: nothing more is acknowledged in this life, so K_q itself bounds
+ * what was, and a restart reports no stride above the tokens in use
+ * (Fencing token).
+ */
+void
+lease_tighten(struct lease *l, struct algo_out *o)
+{
+	if (lease_kq(l) < l->khi) {
+		l->khi = lease_kq(l);
+		lease_save(l, o);
+	}
+}
+
 /* Grant P's request, or say why not (and *LEFT, how long the obstacle
  * lasts).  K and the longest delta are persisted before the Ok. */
 int

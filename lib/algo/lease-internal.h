@@ -246,6 +246,7 @@ int		 lease_boot_grantor(struct lease *, const uint8_t *persist,
 		    size_t len, algo_time now);
 void		 lease_reach(struct lease *, uint64_t kseen,
 		    struct algo_out *);
+void		 lease_tighten(struct lease *, struct algo_out *);
 
 /* lease-lead.c */
 void		 lease_start_run(struct lease *, algo_time, struct algo_out *);

@@ -188,6 +188,7 @@ on_cmd(struct lease *l, const struct algo_cmd *c, algo_time now,
 		return ALGO_OK;
 	case ALGO_CMD_LEAVE:
 		lease_resign(l, L_LEAVE, now, o);
+		lease_tighten(l, o);	/* after the Releases: off the handover */
 		if (l->mon != NONE)
 			algo_fd(o, ALGO_FD_STOP, l->a.ids[l->mon]);
 		for (id = 0; id < NTIMER; id++)
