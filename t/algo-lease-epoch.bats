@@ -82,8 +82,8 @@ load helper
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	state status=Elec ldr=- grp=-
@@ -91,8 +91,8 @@ load helper
 	trace lead until=0.3 clock=0.151 qt=1:0.2,3:0.15015
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.151
-	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.151 token=8 echo=0.2 einc=1 rem=0.148851148
-	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.151 token=8 echo=0 einc=0 rem=0.148851148
+	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.151 token=8 echo=0.2 einc=1 rem=0.148851148 kseen=8
+	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.151 token=8 echo=0 einc=0 rem=0.148851148 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30115 clock=0.151
 	> 152 recv from=1 msg=Ok elid=3.1.2 t=0.21 inc=1 k=7
@@ -169,8 +169,8 @@ load helper
 	persist 02000000000000000000000000000000000000000202
 	trace epoch op=learn epoch=2 clock=0.16
 	trace clock c=0.16
-	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.16 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.16 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.16 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.16 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0200000000000000000000000008f0d1800000000202
 	trace lease op=grant to=3 until=0.31015 clock=0.16 epoch=2
 	state status=Elec ldr=- grp=-
@@ -178,8 +178,8 @@ load helper
 	trace lead until=0.30985 clock=0.161 qt=1:0.2,3:0.16 epoch=2
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.161
-	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.161 token=2199023255553 echo=0.2 einc=1 rem=0.148701298
-	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.161 token=2199023255553 echo=0 einc=0 rem=0.148701298
+	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.161 token=2199023255553 echo=0.2 einc=1 rem=0.148701298 kseen=2199023255553
+	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.161 token=2199023255553 echo=0 einc=0 rem=0.148701298 kseen=2199023255553
 	persist 0200000200000004010000000008f0d1800000000202
 	trace lease op=grant to=3 until=0.31115 clock=0.161 epoch=2
 	> 162 recv from=2 msg=Ok elid=3.1.2 t=0.21 inc=1 k=7
@@ -191,9 +191,10 @@ load helper
 	state status=Wait ldr=- grp=-
 	> 320.15 timer quiet
 	trace clock c=0.32015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.32015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.32015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.32015 token=0 echo=0 einc=0 rem=0 kseen=2199023256577
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.32015 token=0 echo=0 einc=0 rem=0 kseen=2199023256577
 	trace lease op=grant to=3 until=0.4703 clock=0.32015 epoch=2
+	persist 0200000200000008020000000008f0d1800000000202
 	state status=Elec ldr=- grp=-
 	EOF
 }
@@ -237,8 +238,8 @@ load helper
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0200000000000000000000000008f0d1800000000102
 	trace lease op=grant to=3 until=0.3003 clock=0.15015 epoch=1
 	timer set grant at=300.3
@@ -337,8 +338,8 @@ load helper
 	persist 02000000000000000000000000000000000000000102
 	trace epoch op=learn epoch=1 clock=0.001
 	trace clock c=0.001
-	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.001 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.001 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.1.1 delta=0.15 start=0.001 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.1.1 delta=0.15 start=0.001 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0200000000000000000000000008f0d1800000000102
 	trace lease op=grant to=3 until=0.15115 clock=0.001 epoch=1
 	state status=Elec ldr=- grp=-
@@ -346,8 +347,8 @@ load helper
 	trace lead until=0.15085 clock=0.002 qt=1:0.2,3:0.001 epoch=1
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.002
-	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.002 token=1099511627777 echo=0.2 einc=1 rem=0.148701298
-	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.002 token=1099511627777 echo=0 einc=0 rem=0.148701298
+	send to=1 msg=Request elid=3.1.2 delta=0.15 start=0.002 token=1099511627777 echo=0.2 einc=1 rem=0.148701298 kseen=1099511627777
+	send to=2 msg=Request elid=3.1.2 delta=0.15 start=0.002 token=1099511627777 echo=0 einc=0 rem=0.148701298 kseen=1099511627777
 	persist 0200000100000004010000000008f0d1800000000102
 	trace lease op=grant to=3 until=0.15215 clock=0.002 epoch=1
 	> 3 boot inc=2

@@ -108,8 +108,8 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	timer set grant at=300.3
@@ -122,8 +122,8 @@ load elect-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
@@ -160,8 +160,8 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	state status=Elec ldr=- grp=-
@@ -169,8 +169,8 @@ load elect-sim
 	trace lead until=0.3 clock=0.152 qt=2:5,3:0.15015
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	> 152 cmd edict too-early
@@ -185,8 +185,8 @@ load elect-sim
 	send to=2 msg=Edict elid=- token=8 seq=1 len=43
 	> 202 timer try
 	trace clock c=0.202
-	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249
-	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249
+	send to=1 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=9 einc=1 rem=0.099750249 kseen=8
+	send to=2 msg=Request elid=3.2.3 delta=0.15 start=0.202 token=8 echo=5 einc=4 rem=0.099750249 kseen=8
 	trace lease op=grant to=3 until=0.35215 clock=0.202
 	> 203 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
 	trace lead until=0.35185 clock=0.203 qt=2:5.05,3:0.202 token=8
@@ -343,16 +343,16 @@ load elect-sim
 	trace clock c=0.31015
 	state status=Wait ldr=- grp=-
 	trace clock c=0.31015
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.31015 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.4603 clock=0.31015
 	state status=Elec ldr=- grp=-
 	> 311 recv from=1 msg=Ok elid=2.1.1 t=4 inc=1 k=3
 	trace lead until=0.46 clock=0.311 qt=1:4,2:0.31015
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.311
-	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=4 einc=1 rem=0.148851148
-	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=0 einc=0 rem=0.148851148
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=4 einc=1 rem=0.148851148 kseen=4
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.311 token=4 echo=0 einc=0 rem=0.148851148 kseen=4
 	trace lease op=grant to=2 until=0.46115 clock=0.311
 	> 312 recv from=3 msg=Request elid=3.2.1 delta=0.15 start=8 token=0 echo=0 einc=0 rem=0
 	fd start 3
@@ -395,8 +395,8 @@ load elect-sim
 	trace clock c=0.41015
 	fd stop 3
 	trace clock c=0.41015
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.41015 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.5603 clock=0.41015
 	state status=Elec ldr=- grp=-
 	> 411 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.002 k=3
@@ -405,16 +405,16 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 413.5 timer try
 	trace clock c=0.4135
-	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.4135 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.56365 clock=0.4135
 	state status=Elec ldr=- grp=-
 	> 414 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
 	trace lead until=0.56335 clock=0.414 qt=1:4,2:0.4135
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.414
-	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=4 einc=1 rem=0.149200799
-	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=0 einc=0 rem=0.149200799
+	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=4 einc=1 rem=0.149200799 kseen=4
+	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.414 token=4 echo=0 einc=0 rem=0.149200799 kseen=4
 	trace lease op=grant to=2 until=0.56415 clock=0.414
 	EOF
 	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
@@ -488,15 +488,18 @@ load elect-sim
 	> 310.5 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0
 	fd stop 3
 	trace clock c=0.3105
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.3105 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.46065 clock=0.3105
 	state status=Elec ldr=- grp=-
 	send to=1 msg=Refuse elid=1.1.1 why=busy ldr=2 left=0.15015 k=3
 	EOF
 }
 
-@test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing" {
+# Leaving, it persists K itself as its bound (8, not 8 + 1024), after its
+# Releases: restarted, it reports 8, and the next token need not cross
+# the other grantors' bounds (share/elect/lease.md, Fencing token).
+@test "lease: a leader that leaves gives up its leadership and its grants at once, then hears nothing; its bound is K itself" {
 	run algo-drive -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
 	0 boot inc=2
 	150.15 timer quiet
@@ -505,6 +508,8 @@ load elect-sim
 	160 cmd leave
 	161 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
 	161 query
+	170 boot inc=3
+	171 recv from=2 msg=Request elid=2.4.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
 	EOF
 	assert_success
 	assert_output - <<-EOF
@@ -514,8 +519,8 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 150.15 timer quiet
 	trace clock c=0.15015
-	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
-	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
+	send to=2 msg=Request elid=3.2.1 delta=0.15 start=0.15015 token=0 echo=0 einc=0 rem=0 kseen=0
 	persist 0100000000000000000000000008f0d180
 	trace lease op=grant to=3 until=0.3003 clock=0.15015
 	timer set grant at=300.3
@@ -527,8 +532,8 @@ load elect-sim
 	timer set lead at=300
 	state status=Norm ldr=3 grp=-
 	trace clock c=0.152
-	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147
-	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147
+	send to=1 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=0 einc=0 rem=0.147852147 kseen=8
+	send to=2 msg=Request elid=3.2.2 delta=0.15 start=0.152 token=8 echo=5 einc=4 rem=0.147852147 kseen=8
 	persist 0100000000000004080000000008f0d180
 	trace lease op=grant to=3 until=0.30215 clock=0.152
 	timer set grant at=302.15
@@ -545,6 +550,7 @@ load elect-sim
 	timer cancel grant
 	send to=1 msg=Release elid=3.2.2 why=leave
 	send to=2 msg=Release elid=3.2.2 why=leave
+	persist 0100000000000000080000000008f0d180
 	timer cancel try
 	timer cancel abort
 	timer cancel lead
@@ -554,6 +560,12 @@ load elect-sim
 	> 161 recv from=1 msg=Request elid=1.1.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
 	> 161 query
 	status status=Down ldr=- grp=- leader=no since=160
+	> 170 boot inc=3
+	trace clock c=0.17
+	timer set quiet at=320.15
+	state status=Wait ldr=- grp=-
+	> 171 recv from=2 msg=Request elid=2.4.1 delta=0.15 start=1 token=0 echo=0 einc=0 rem=0
+	send to=2 msg=Refuse elid=2.4.1 why=quiet ldr=0 left=0.14915 k=8
 	EOF
 }
 
@@ -581,8 +593,8 @@ load elect-sim
 	trace lease op=release to=3 clock=0.17
 	fd stop 3
 	trace clock c=0.17
-	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.32015 clock=0.17
 	state status=Elec ldr=- grp=-
 	> 171 recv from=1 msg=Refuse elid=2.1.1 why=busy ldr=3 left=0.139 k=3
@@ -591,16 +603,16 @@ load elect-sim
 	state status=Wait ldr=- grp=-
 	> 173.9 timer try
 	trace clock c=0.1739
-	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0
-	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0
+	send to=1 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.2 delta=0.15 start=0.1739 token=0 echo=0 einc=0 rem=0 kseen=3
 	trace lease op=grant to=2 until=0.32405 clock=0.1739
 	state status=Elec ldr=- grp=-
 	> 174 recv from=1 msg=Ok elid=2.1.2 t=4 inc=1 k=3
 	trace lead until=0.32375 clock=0.174 qt=1:4,2:0.1739
 	state status=Norm ldr=2 grp=-
 	trace clock c=0.174
-	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=4 einc=1 rem=0.149600399
-	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=0 einc=0 rem=0.149600399
+	send to=1 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=4 einc=1 rem=0.149600399 kseen=4
+	send to=3 msg=Request elid=2.1.3 delta=0.15 start=0.174 token=4 echo=0 einc=0 rem=0.149600399 kseen=4
 	trace lease op=grant to=2 until=0.32415 clock=0.174
 	EOF
 }
@@ -647,6 +659,102 @@ load elect-sim
 	trace lease op=grant to=3 until=0.72115 clock=0.571
 	send to=3 msg=Ok elid=3.2.2 t=0.571 inc=2 k=1030
 	state status=Norm ldr=3 grp=-
+	EOF
+}
+
+# Fencing token: node 1 restarts with the bound it persisted (1030) and
+# reports it as K; the leader's next renewal carries it as the K it has
+# seen, and node 1 persists a bound above the next token (1031 + 1024 =
+# 2055) after its Ok.  The leader leaves; node 2's bid and the run that
+# establishes its token 1031 are answered without a write to disk.  A
+# 48-byte Request (no K seen) is still read; a K seen with no room for a
+# next token in the epoch is malformed.
+@test "lease: a renewal carrying the K its leader has seen moves the grantor's persist off the next handover" {
+	run algo-drive -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=6 echo=0 einc=0 rem=0
+	170 boot inc=2
+	330 recv from=3 msg=Request elid=3.1.9 delta=0.15 start=7.2 token=6 echo=0 einc=0 rem=0.1 kseen=6
+	340 recv from=3 msg=Request elid=3.1.10 delta=0.15 start=7.21 token=6 echo=0.33 einc=2 rem=0.1 kseen=1099511627775
+	350 recv from=3 msg=Request elid=3.1.11 delta=0.15 start=7.22 token=6 echo=0.33 einc=2 rem=0.1 kseen=1030
+	360 recv from=3 msg=Release elid=3.1.11 why=leave
+	361 recv from=2 msg=Request elid=2.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0 kseen=1030
+	362 recv from=2 msg=Request elid=2.1.2 delta=0.15 start=9.001 token=1031 echo=0.361 einc=2 rem=0.149 kseen=1031
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	timer set quiet at=150.15
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=6 echo=0 einc=0 rem=0
+	persist 0100000000000004060000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	timer set grant at=310.15
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=6
+	state status=Norm ldr=3 grp=-
+	> 170 boot inc=2
+	trace clock c=0.17
+	timer set quiet at=320.15
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 330 recv from=3 msg=Request elid=3.1.9 delta=0.15 start=7.2 token=6 echo=0 einc=0 rem=0.1 kseen=6
+	trace lease op=grant to=3 until=0.48015 clock=0.33
+	timer set grant at=480.15
+	send to=3 msg=Ok elid=3.1.9 t=0.33 inc=2 k=1030
+	state status=Norm ldr=3 grp=-
+	> 340 recv from=3 msg=Request elid=3.1.10 delta=0.15 start=7.21 token=6 echo=0.33 einc=2 rem=0.1 kseen=1099511627775
+	error refused
+	> 350 recv from=3 msg=Request elid=3.1.11 delta=0.15 start=7.22 token=6 echo=0.33 einc=2 rem=0.1 kseen=1030
+	trace lease op=grant to=3 until=0.50015 clock=0.35
+	timer set grant at=500.15
+	send to=3 msg=Ok elid=3.1.11 t=0.35 inc=2 k=1030
+	persist 0100000000000008070000000008f0d180
+	> 360 recv from=3 msg=Release elid=3.1.11 why=leave
+	trace lease op=release to=3 clock=0.36
+	timer cancel grant
+	state status=Wait ldr=- grp=-
+	> 361 recv from=2 msg=Request elid=2.1.1 delta=0.15 start=9 token=0 echo=0 einc=0 rem=0 kseen=1030
+	trace lease op=grant to=2 until=0.51115 clock=0.361
+	timer set grant at=511.15
+	send to=2 msg=Ok elid=2.1.1 t=0.361 inc=2 k=1030
+	state status=Norm ldr=2 grp=-
+	> 362 recv from=2 msg=Request elid=2.1.2 delta=0.15 start=9.001 token=1031 echo=0.361 einc=2 rem=0.149 kseen=1031
+	trace lease op=grant to=2 until=0.51215 clock=0.362
+	timer set grant at=512.15
+	send to=2 msg=Ok elid=2.1.2 t=0.362 inc=2 k=1031
+	EOF
+}
+
+# The leader's side: K = 1032 in a restarted node's Refuse (quiet) goes
+# out in the next renewal's Requests, and the leader's own grantor
+# persists its bound above the next token (1033 + 1024 = 2057) after
+# sending them.
+@test "lease: a leader carries the highest K it heard in its Requests and raises its own bound after sending them" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 3 -n 3 <<-EOF
+	0 boot inc=2
+	150.15 timer quiet
+	152 recv from=2 msg=Ok elid=3.2.1 t=5 inc=4 k=7
+	153 recv from=1 msg=Ok elid=3.2.2 t=9 inc=1 k=8
+	202 timer try
+	203 recv from=1 msg=Refuse elid=3.2.3 why=quiet ldr=0 left=0.1 k=1032
+	204 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
+	252 timer try
+	EOF
+	assert_success
+	# From the renewal that hears it on (the bid and the token are as above).
+	run sed -n '/^> 203 /,$p' <<<"$output"
+	assert_output - <<-EOF
+	> 203 recv from=1 msg=Refuse elid=3.2.3 why=quiet ldr=0 left=0.1 k=1032
+	> 204 recv from=2 msg=Ok elid=3.2.3 t=5.05 inc=4 k=8
+	trace lead until=0.35185 clock=0.204 qt=2:5.05,3:0.202 token=8
+	> 252 timer try
+	trace clock c=0.252
+	send to=1 msg=Request elid=3.2.4 delta=0.15 start=0.252 token=8 echo=9 einc=1 rem=0.099750249 kseen=1032
+	send to=2 msg=Request elid=3.2.4 delta=0.15 start=0.252 token=8 echo=5.05 einc=4 rem=0.099750249 kseen=1032
+	trace lease op=grant to=3 until=0.40215 clock=0.252
+	persist 0100000000000008090000000008f0d180
 	EOF
 }
 
@@ -700,7 +808,9 @@ lease_sweep() {
 # Node 3 leads, crashes; node 2 leads, crashes; node 3 comes back with the
 # bound on K it persisted (1025) and must still go above node 2's token,
 # which it learns from node 1's Ok.  Then every node of five restarts in turn,
-# twice, and the leader with it whenever it is hit.
+# twice, and the leader with it whenever it is hit: a crashed node reports
+# its bound, which the renewals then carry, so each restart moves every
+# bound (and the next token) about a stride up.
 @test "lease: fencing tokens grow across every change of leader and every restart" {
 	local t=1 i r ev=()
 	run elect-sim -a lease -n 3 -s 1 -d 4 -O -e '1 crash 3' -e '2 crash 2' \
@@ -719,7 +829,22 @@ lease_sweep() {
 	assert_success
 	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
 		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
-	assert_output "5:1 4:2 5:1026 4:2051 5:2052 "
+	assert_output "5:1 4:2 5:1026 4:4101 5:6151 "
+	# The same with nodes that leave (SIGTERM): each persisted K itself,
+	# so tokens grow by one a leadership.
+	ev=()
+	t=1
+	for r in 1 2; do
+		for i in 5 4 3 2 1; do
+			ev+=(-e "$t.0 leave $i" -e "$t.4 boot $i")
+			t=$((t + 1))
+		done
+	done
+	run elect-sim -a lease -n 5 -s 1 -d 12 -O "${ev[@]}"
+	assert_success
+	run awk '$3 == "lead" && /token=/ { t = $NF; sub(/token=/, "", t)
+		if (t != last) printf "%s:%s ", $2, t; last = t }' <<<"$output"
+	assert_output "5:1 4:2 5:3 4:4 5:5 "
 }
 
 # Failover: the grants to a crashed leader run out within the lease

@@ -18,6 +18,44 @@ lease_save(const struct lease *l, struct algo_out *o)
 	algo_persist(o, b, lease_epoch_persist(l, b, sizeof(b)));
 }
 
+/* Raise the persisted bound above token T, when T exceeds it. */
+static int
+raise_bound(struct lease *l, uint64_t t)
+{
+	if (t <= l->khi)
+		return 0;
+	l->khi = t > UINT64_MAX - TOKEN_STRIDE ? UINT64_MAX : t + TOKEN_STRIDE;
+	return 1;
+}
+
+/*
+ * A requester has seen K up to KSEEN in Oks and Refuses, so the next
+ * leader may take KSEEN + 1: persist a bound above it now, after this
+ * step's answer, rather than before an Ok on a handover (Fencing token).
+ */
+void
+lease_reach(struct lease *l, uint64_t kseen, struct algo_out *o)
+{
+	/* At the top of the epoch's range there is no next token. */
+	if (kseen != 0 && lease_epoch_k_ok(l, kseen) &&
+	    raise_bound(l, lease_epoch_token(l, kseen + 1)))
+		lease_save(l, o);
+}
+
+/*
+ * Leaving: nothing more is acknowledged in this life, so K_q itself bounds
+ * what was, and a restart reports no stride above the tokens in use
+ * (Fencing token).
+ */
+void
+lease_tighten(struct lease *l, struct algo_out *o)
+{
+	if (lease_kq(l) < l->khi) {
+		l->khi = lease_kq(l);
+		lease_save(l, o);
+	}
+}
+
 /* Grant P's request, or say why not (and *LEFT, how long the obstacle
  * lasts).  K and the longest delta are persisted before the Ok. */
 int
@@ -27,7 +65,7 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 {
 	char c1[32], c2[32], ek[LEASE_EKEY];
 	algo_time f;
-	int dirty = 0;
+	int dirty;
 
 	*left = 0;
 	if (l->wedging)
@@ -52,11 +90,7 @@ lease_grant(struct lease *l, uint16_t p, const struct algo_elid *elid,
 		f = now + lease_fast(l, delta);
 	if (tok > l->k)
 		l->k = tok;
-	if (l->k > l->khi) {
-		l->khi = l->k > UINT64_MAX - TOKEN_STRIDE ? UINT64_MAX :
-		    l->k + TOKEN_STRIDE;
-		dirty = 1;
-	}
+	dirty = raise_bound(l, l->k);
 	if (delta > l->dmax) {
 		l->dmax = delta;
 		dirty = 1;
@@ -127,11 +161,11 @@ lease_on_request(struct lease *l, const struct algo_msg *m, algo_time now,
 {
 	uint8_t b[REF_LEN];
 	algo_time delta, start, echo, rem, left, v;
-	uint64_t tok, echoinc;
+	uint64_t tok, echoinc, kseen = 0;
 	uint16_t p = m->peer;
 	int why;
 
-	if (m->len != REQ_LEN || m->elid.node != p)
+	if ((m->len != REQ_LEN && m->len != REQ_KLEN) || m->elid.node != p)
 		return ALGO_EINVAL;
 	delta = lease_get_time(m->payload);
 	start = lease_get_time(m->payload + 8);
@@ -139,8 +173,10 @@ lease_on_request(struct lease *l, const struct algo_msg *m, algo_time now,
 	echo = lease_get_time(m->payload + 24);
 	echoinc = algo_get64(m->payload + 32);
 	rem = lease_get_time(m->payload + 40);
+	if (m->len == REQ_KLEN)
+		kseen = algo_get64(m->payload + REQ_LEN);
 	if (delta <= 0 || delta > DELTA_MAX || start < 0 || echo < 0 ||
-	    rem < 0 || !lease_epoch_k_ok(l, tok))
+	    rem < 0 || !lease_epoch_k_ok(l, tok) || !lease_epoch_k_ok(l, kseen))
 		return ALGO_EINVAL;
 	if (!in_order(l, p, &m->elid, 0))
 		return ALGO_EINVAL;
@@ -170,6 +206,7 @@ lease_on_request(struct lease *l, const struct algo_msg *m, algo_time now,
 		algo_put64(b + 11, lease_kq(l));
 		algo_send(o, p, M_REFUSE, &m->elid, b, sizeof(b));
 	}
+	lease_reach(l, kseen, o);
 	lease_show(l, now, o);
 	return ALGO_OK;
 }

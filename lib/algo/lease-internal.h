@@ -39,7 +39,8 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
 
 /*
  * Payloads, big-endian:
- *	Request	delta 8, start 8, token 8, echo 8, echo inc 8, remainder 8
+ *	Request	delta 8, start 8, token 8, echo 8, echo inc 8, remainder 8,
+ *		K seen 8 (absent from the 48-byte form, read as none)
  *	Ok	T_q 8, incarnation 8, K_q 8
  *	Refuse	why 1, grantee 2, left 8, K_q 8
  *	Release	why 1
@@ -48,6 +49,7 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
  *		token 8, seq 8, 0 2, digest 8, text
  */
 #define REQ_LEN		48
+#define REQ_KLEN	56
 #define OK_LEN		24
 #define REF_LEN		19
 #define REL_LEN		1
@@ -138,6 +140,7 @@ struct lease {
 	algo_time	 lstart, ldelta;
 	int		 lself;
 	uint64_t	 ec;		/* edict counter */
+	uint64_t	 kseen;		/* highest K in any Ok or Refuse */
 	struct run	 run;
 	uint32_t	 ctr;
 	algo_time	 backoff;	/* stepped down: no run before */
@@ -241,6 +244,9 @@ int		 lease_on_release(struct lease *, const struct algo_msg *,
 		    algo_time, struct algo_out *);
 int		 lease_boot_grantor(struct lease *, const uint8_t *persist,
 		    size_t len, algo_time now);
+void		 lease_reach(struct lease *, uint64_t kseen,
+		    struct algo_out *);
+void		 lease_tighten(struct lease *, struct algo_out *);
 
 /* lease-lead.c */
 void		 lease_start_run(struct lease *, algo_time, struct algo_out *);

@@ -46,8 +46,9 @@ void
 lease_start_run(struct lease *l, algo_time now, struct algo_out *o)
 {
 	struct run *u = &l->run;
-	uint8_t b[REQ_LEN];
+	uint8_t b[REQ_KLEN];
 	algo_time delta = l->a.t.lease, rest = 0, left;
+	uint64_t kseen;
 	size_t r;
 	int lead = lease_leading(l, now);
 
@@ -75,6 +76,12 @@ lease_start_run(struct lease *l, algo_time now, struct algo_out *o)
 	algo_put64(b + 8, (uint64_t)now);
 	algo_put64(b + 16, u->tok);
 	algo_put64(b + 40, (uint64_t)rest);
+	/* Every grantor's bound ahead of the next leader's token: see
+	 * Fencing token. */
+	kseen = l->kseen > u->maxk ? l->kseen : u->maxk;
+	if (u->tok > kseen)
+		kseen = u->tok;
+	algo_put64(b + REQ_LEN, kseen);
 	for (r = 0; r < l->a.n; r++) {
 		if (r == l->a.rank)
 			continue;
@@ -94,6 +101,7 @@ lease_start_run(struct lease *l, algo_time now, struct algo_out *o)
 		u->nref++;
 		u->free[l->a.rank] = now + left;
 	}
+	lease_reach(l, kseen, o);
 	algo_timer_set(o, T_ABORT, u->end);
 	if (lead)
 		algo_timer_set(o, T_TRY, now + l->a.t.renew);
@@ -244,6 +252,8 @@ lease_on_ok(struct lease *l, const struct algo_msg *m, algo_time now,
 	if (!lease_epoch_k_ok(l, k))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
+	if (k > l->kseen)
+		l->kseen = k;
 	r = lease_rank(l, m->peer);
 	pr = &l->peer[r];
 	pr->echo = t;
@@ -283,6 +293,8 @@ lease_on_refuse(struct lease *l, const struct algo_msg *m, algo_time now,
 	    (g != 0 && algo_rank(&l->a, g) == -1) || (why == R_BUSY) != (g != 0))
 		return ALGO_EINVAL;
 	lease_heard(l, m->peer, o);
+	if (k > l->kseen)
+		l->kseen = k;
 	if (g != 0 && g != l->a.self)
 		l->hint = g;		/* 10.4: where the leader is */
 	r = lease_rank(l, m->peer);

@@ -188,6 +188,7 @@ on_cmd(struct lease *l, const struct algo_cmd *c, algo_time now,
 		return ALGO_OK;
 	case ALGO_CMD_LEAVE:
 		lease_resign(l, L_LEAVE, now, o);
+		lease_tighten(l, o);	/* after the Releases: off the handover */
 		if (l->mon != NONE)
 			algo_fd(o, ALGO_FD_STOP, l->a.ids[l->mon]);
 		for (id = 0; id < NTIMER; id++)
@@ -360,18 +361,22 @@ msg_fields(const struct algo_msg *m, char *buf, size_t len)
 {
 	char c1[32], c2[32], c3[32], c4[32];
 	const uint8_t *p = m->payload;
+	int w;
 
 	switch (m->type) {
 	case M_REQUEST:
-		if (m->len != REQ_LEN)
+		if (m->len != REQ_LEN && m->len != REQ_KLEN)
 			return;
-		snprintf(buf, len, " delta=%s start=%s token=%llu echo=%s "
+		w = snprintf(buf, len, " delta=%s start=%s token=%llu echo=%s "
 		    "einc=%llu rem=%s", lease_fmt_time(lease_get_time(p), c1, sizeof(c1)),
 		    lease_fmt_time(lease_get_time(p + 8), c2, sizeof(c2)),
 		    (unsigned long long)algo_get64(p + 16),
 		    lease_fmt_time(lease_get_time(p + 24), c3, sizeof(c3)),
 		    (unsigned long long)algo_get64(p + 32),
 		    lease_fmt_time(lease_get_time(p + 40), c4, sizeof(c4)));
+		if (m->len == REQ_KLEN && w > 0 && (size_t)w < len)
+			snprintf(buf + w, len - (size_t)w, " kseen=%llu",
+			    (unsigned long long)algo_get64(p + REQ_LEN));
 		break;
 	case M_OK:
 		if (m->len != OK_LEN)
@@ -464,6 +469,7 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 		{ M_REQUEST, "delta", 0, 1 }, { M_REQUEST, "start", 8, 1 },
 		{ M_REQUEST, "token", 16, 0 }, { M_REQUEST, "echo", 24, 1 },
 		{ M_REQUEST, "einc", 32, 0 }, { M_REQUEST, "rem", 40, 1 },
+		{ M_REQUEST, "kseen", REQ_LEN, 0 },
 		{ M_OK, "t", 0, 1 }, { M_OK, "inc", 8, 0 }, { M_OK, "k", 16, 0 },
 		{ M_REFUSE, "left", 3, 1 }, { M_REFUSE, "k", 11, 0 },
 		{ M_EDICT, "token", 0, 0 }, { M_EDICT, "seq", 8, 0 },
@@ -495,6 +501,9 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 				return -1;
 		}
 		algo_put64(m->payload + f[i].off, v);
+		/* The 56-byte Request only when its K seen is given. */
+		if (m->len < f[i].off + 8)
+			m->len = (uint16_t)(f[i].off + 8);
 		return 0;
 	}
 	if (m->type == M_REFUSE && strcmp(key, "why") == 0) {
