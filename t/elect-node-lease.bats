@@ -223,6 +223,44 @@ done'
 	certify
 }
 
+# A leader that leaves waits for its commands to be dead or SIGKILLed,
+# not for the kernel to reap them, which a busy host may delay: here a
+# process of the group is held unreaped (its tracer never waits for it),
+# and the lease is released all the same.
+@test "lease: a leaving leader releases its lease once its job is SIGKILLed, however late the group is reaped" {
+	local JOB='trap "" TERM
+sleep 600 &
+echo $! >"$LOG.held.$ELECT_NODE"
+echo "$ELECT_NODE $ELECT_TOKEN start $EPOCHREALTIME" >>"$LOG"
+while :; do
+	echo "$ELECT_NODE $ELECT_TOKEN tick $EPOCHREALTIME" >>"$LOG"
+	sleep 0.01
+done'
+	local held line
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	guard 3 2
+	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
+	wait_for 10 test -s "$LOG.held.3"
+	held=$(cat "$LOG.held.3")
+	coproc HOLD { exec ptrace-hold "$held" 2>&1; }
+	PIDS+=("$HOLD_PID")
+	read -r -t 10 -u "${HOLD[0]}" line || true
+	[ "$line" = held ] || skip "cannot trace a process here: $line"
+	elect_stop 3
+	run cat "$ELECT_DIR/3/stderr"
+	assert_output --partial "task-killed node=3 why=grace"
+	refute_output --partial "leaving without releasing"
+	wait_for 20 grep -q "^2 [0-9]* tick" "$LOG"
+	# Node 2's job runs while node 3's is still not reaped.
+	run awk '{ print $3 }' "/proc/$held/stat"
+	assert_output Z
+	kill_own KILL "$HOLD_PID"
+	wait_for 20 grep -q " task op=stop .* killed=" "$ELECT_DIR/3/task.trace"
+	certify
+}
+
 # --run-if-leader itself frozen past the deadline (as a host busy with
 # processes of higher priority can leave it): it kills the group the
 # moment it runs again, without a grace, and says so.

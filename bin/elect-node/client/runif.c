@@ -31,7 +31,9 @@
  * command with the daemon (`task') before starting it and keeps that
  * connection open until the group is dead, and the daemon, asked to
  * leave, tells R to stop (`ok stop') and releases the lease only once the
- * connection closes.  A daemon that dies releases nothing.
+ * connection closes, or R says that the group was sent SIGKILL (after
+ * which it runs no instruction, however late it is reaped).  A daemon
+ * that dies releases nothing.
  *
  * Scheduling.  The deadline holds only if R runs when it is due: on a
  * loaded host a process may wait for the CPU longer than the margin.  R
@@ -292,8 +294,9 @@ signal_group(struct runif *r, int sig)
 }
 
 /* Tells the daemon, on the registration, that the command had to be
- * killed (its metrics and log count it); a daemon gone or paused, which
- * is often why, just does not hear it. */
+ * killed (its metrics and log count it) and runs no more, so that a
+ * leaving node releases its lease at once; a daemon gone or paused,
+ * which is often why, just does not hear it. */
 static void
 report_kill(struct runif *r, enum guard_why why)
 {
@@ -368,10 +371,12 @@ act(struct runif *r, const struct guard_action *a)
 		if (!r->gone && !r->told && a->why == GUARD_WHY_DEADLINE)
 			warnx("the leadership's deadline has passed; killing %s",
 			    r->o->command[0]);
-		if (!r->gone && (a->why == GUARD_WHY_DEADLINE ||
+		signal_group(r, SIGKILL);
+		/* Only once kill() has returned: the daemon may then release
+		 * the lease without waiting for the group's reaping. */
+		if (r->killed_at != 0 && (a->why == GUARD_WHY_DEADLINE ||
 		    a->why == GUARD_WHY_GRACE))
 			report_kill(r, a->why);
-		signal_group(r, SIGKILL);
 		break;
 	case GUARD_EXIT:
 		room = a->room;

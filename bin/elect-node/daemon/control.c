@@ -142,7 +142,7 @@ drop_client(struct control_client *c)
 {
 	if (c->waiting == WAIT_TASK && c->started && c->owner->metrics != NULL)
 		c->owner->metrics->tasks_ended++;
-	c->started = 0;
+	c->started = c->killed = 0;
 	close(c->fd);
 	c->fd = -1;
 	c->inlen = c->outlen = 0;

@@ -85,6 +85,7 @@ struct control_client {
 	pid_t		 pid;
 	int		 member;
 	int		 started;	/* WAIT_TASK: its command may run */
+	int		 killed;	/* WAIT_TASK: its group got SIGKILL */
 	struct control	*owner;
 };
 

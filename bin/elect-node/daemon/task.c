@@ -18,8 +18,9 @@
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
  *			node releases its lease only after (node.c, leave())
- *	killed WHY	on that connection: the command was SIGKILLed, at
- *			its deadline or past its grace; answers ok
+ *	killed WHY	on that connection: the command's group was sent
+ *			SIGKILL, at its deadline or past its grace, and runs
+ *			no more: the node need not wait for its end; ok
  *
  * Edict texts travel hex-encoded, as one argument of a control line.
  */
@@ -192,6 +193,9 @@ cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		nd->metrics.tasks_killed++;
 		log_warnx("task-killed node=%u why=%s", nd->self->id, why);
 	}
+	/* Said once the SIGKILL is sent: the group runs no more, however
+	 * long its reaping takes, so a leaving node need not wait for it. */
+	c->killed = 1;
 	control_reply(c, "ok");
 }
 
@@ -233,10 +237,18 @@ clients_in(const struct node *nd, int waiting)
 	return n;
 }
 
+/* Guarded commands that may still run: registered, not SIGKILLed. */
 int
 tasks_running(const struct node *nd)
 {
-	return clients_in(nd, WAIT_TASK);
+	const struct control_client *c;
+	int i, n = 0;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &nd->control.clients[i];
+		n += c->fd != -1 && c->waiting == WAIT_TASK && !c->killed;
+	}
+	return n;
 }
 
 /* Guarded commands registered, not yet started (--wait: not leading). */
