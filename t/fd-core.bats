@@ -106,6 +106,43 @@ sim() {
 	done
 }
 
+# A process that stood still (paused, starved, a host that froze) learns
+# nothing from its peers' silence meanwhile: on a frozen host theirs stood
+# still too.  Each gets two intervals after the late tick to be heard.
+@test "after a stall of the detector itself, a silent peer is reported two intervals later, not at once" {
+	sim <<-EOF
+	0 cmd start 2
+	20 from 2 alive
+	70 from 2 alive
+	120 from 2 alive
+	1000 stall
+	1500 end
+	EOF
+	run grep down <<< "$output"
+	assert_output '1100 down 2'
+	# Heard within them, it is not reported; its silence starts again.
+	sim <<-EOF
+	0 cmd start 2
+	20 from 2 alive
+	70 from 2 alive
+	120 from 2 alive
+	1000 stall
+	1040 from 2 alive
+	1500 end
+	EOF
+	run grep down <<< "$output"
+	assert_output '1240 down 2'
+	# Late by less than three intervals: nothing is pushed back.
+	sim <<-EOF
+	0 cmd start 2
+	20 from 2 alive
+	170 stall
+	600 end
+	EOF
+	run grep down <<< "$output"
+	assert_output '220 down 2'
+}
+
 @test "one down per start; after heard, hello, alive or stop, start re-arms it" {
 	for ev in 'from 2 alive' 'from 2 hello' 'cmd alive 2' 'cmd stop 2'; do
 		sim <<-EOF

@@ -47,6 +47,7 @@ struct fd {
 	struct fd_act	*out;
 	size_t		 nout, capout;
 	struct fd_stats	 stats;
+	int64_t		 last_now;	/* the latest time given, or 0 */
 };
 
 static int64_t
@@ -583,11 +584,40 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
 		report(fd, p);
 }
 
+/*
+ * While it monitors anyone the core is given the time at least every two
+ * intervals (heartbeats, probes of the silent).  A gap of more than three
+ * says that this process stood still (paused, starved, or on a host that
+ * froze), and on a host that froze every peer's detector stood still
+ * too: their silence over the gap says nothing.  Heartbeats queued
+ * meanwhile were read before (the caller reads datagrams before it
+ * ticks); each silent peer now gets two intervals to be heard before it
+ * is reported.  Once: the next wake-up comes within them.
+ */
+static void
+resumed(struct fd *fd, int64_t now)
+{
+	int64_t grace = 2 * fd->cfg.interval;
+	struct peer *p;
+	size_t i;
+
+	if (fd->last_now != 0 && now - fd->last_now > 3 * fd->cfg.interval)
+		for (i = 0; i < fd->npeers; i++) {
+			p = &fd->peers[i];
+			if (p->monitored && !p->reported)
+				p->last_heard = max64(p->last_heard,
+				    now - p->limit + grace);
+		}
+	if (now > fd->last_now)
+		fd->last_now = now;
+}
+
 static void
 due(struct fd *fd, int64_t now)
 {
 	size_t i;
 
+	resumed(fd, now);
 	for (i = 0; i < fd->npeers; i++)
 		if (fd->peers[i].id != fd->cfg.self)
 			due_peer(fd, &fd->peers[i], now);

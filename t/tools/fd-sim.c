@@ -12,6 +12,8 @@
  *	MS from ID pong SEQ	a datagram from node ID (good, insecure)
  *	MS replay		the last datagram again
  *	MS limit ID		print the silence after which ID is reported
+ *	MS stall		the process stood still until MS: the clock
+ *				jumps there, and the core is ticked late
  *	MS end			run the clock to MS
  * Before each line the clock runs to MS, ticking the core at each of its
  * deadlines.  Output, one line per action: "MS send ID TYPE [SEQ]",
@@ -220,6 +222,12 @@ main(int argc, char *argv[])
 		t = arg_num(word, 0, 86400000, "time") * FD_MS;
 		if (t < now)
 			errx(EXIT_USAGE, "time goes back: %s", line);
+		if (rest != NULL && strcmp(rest, "stall") == 0) {
+			now = t;
+			fd_tick(fd, now);
+			print(fd, now);
+			continue;
+		}
 		run_to(fd, &now, t);
 		word = strsep(&rest, " ");
 		if (word == NULL || strcmp(word, "end") == 0)
