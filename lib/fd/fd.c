@@ -589,24 +589,25 @@ due_peer(struct fd *fd, struct peer *p, int64_t now)
  * intervals (heartbeats, probes of the silent).  A gap of more than three
  * says that this process stood still (paused, starved, or on a host that
  * froze), and on a host that froze every peer's detector stood still
- * too: their silence over the gap says nothing.  Heartbeats queued
- * meanwhile were read before (the caller reads datagrams before it
- * ticks); each silent peer now gets two intervals to be heard before it
- * is reported.  Once: the next wake-up comes within them.
+ * too, and wakes in its turn: their silence over the gap says nothing.
+ * Heartbeats queued meanwhile were read before (the caller reads
+ * datagrams before it ticks).  So silence counts only while this
+ * detector runs: the gap is taken off each silent peer's, and each gets
+ * at least two intervals from now to be heard.
  */
 static void
 resumed(struct fd *fd, int64_t now)
 {
-	int64_t grace = 2 * fd->cfg.interval;
+	int64_t gap = now - fd->last_now, grace = 2 * fd->cfg.interval;
 	struct peer *p;
 	size_t i;
 
-	if (fd->last_now != 0 && now - fd->last_now > 3 * fd->cfg.interval)
+	if (fd->last_now != 0 && gap > 3 * fd->cfg.interval)
 		for (i = 0; i < fd->npeers; i++) {
 			p = &fd->peers[i];
 			if (p->monitored && !p->reported)
-				p->last_heard = max64(p->last_heard,
-				    now - p->limit + grace);
+				p->last_heard = max64(min64(p->last_heard +
+				    gap, now), now - p->limit + grace);
 		}
 	if (now > fd->last_now)
 		fd->last_now = now;
