@@ -158,6 +158,10 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	uint64_t e;
 
 	judge(x, ev, 0, out);
+	/* Every line may end a wait (above); only these change anything. */
+	if (ev->type != TR_BOOT && ev->type != TR_EPOCH &&
+	    ev->type != TR_LEASE && ev->type != TR_LEAD)
+		return;
 	if (ev->node == 0 || (n = node(x, ev->node)) == NULL)
 		return;
 	e = (ev->have & HAVE_EPOCH) ? ev->epoch : n->epoch;
