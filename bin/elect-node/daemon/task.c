@@ -226,14 +226,18 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 	return 1;
 }
 
+/* Clients in state WAITING, but for guarded commands already SIGKILLed
+ * (they run no more). */
 static int
 clients_in(const struct node *nd, int waiting)
 {
+	const struct control_client *c;
 	int i, n = 0;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		n += nd->control.clients[i].fd != -1 &&
-		    nd->control.clients[i].waiting == waiting;
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		c = &nd->control.clients[i];
+		n += c->fd != -1 && c->waiting == waiting && !c->killed;
+	}
 	return n;
 }
 
@@ -241,14 +245,7 @@ clients_in(const struct node *nd, int waiting)
 int
 tasks_running(const struct node *nd)
 {
-	const struct control_client *c;
-	int i, n = 0;
-
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &nd->control.clients[i];
-		n += c->fd != -1 && c->waiting == WAIT_TASK && !c->killed;
-	}
-	return n;
+	return clients_in(nd, WAIT_TASK);
 }
 
 /* Guarded commands registered, not yet started (--wait: not leading). */
