@@ -143,6 +143,44 @@ as() {
 	rmusers
 }
 
+# Under lease a guarded command locks the node's tasks.lock, which a
+# member must be able to open whatever the daemon's umask (the unit's is
+# 0077); the testament stays the daemon's user's, so a member's guard
+# cannot release a dead daemon's lease and says so.
+@test "--socket-group: a member runs a guarded command under lease; the testament is not its to read" {
+	mkusers
+	OPEN_DIR=$(mktemp -d /tmp/elect-ops.XXXXXX)
+	chmod 755 "$OPEN_DIR"
+	elect_setup "$OPEN_DIR/elect"
+	chmod 755 "$OPEN_DIR/elect"
+	C=$(mkcluster 3)
+	local um
+	um=$(umask)
+	umask 077
+	elect_start_cluster --insecure "${TIMING[@]}" --socket-group "$G" "$C"
+	umask "$um"
+	assert_equal "$(elect_wait_leader 20)" 3
+	local d=$ELECT_DIR/3/state
+	chmod 755 "$ELECT_DIR/3"
+	run stat -c '%a' "$d/tasks.lock" "$d/testament"
+	assert_output $'644\n600'
+	run as "$U1" elect-node -s "$d" --run-if-leader -- sh -c 'echo ran'
+	assert_success
+	assert_output "ran"
+	# Killed under the member's command, the daemon's lease runs out.
+	as "$U1" elect-node -s "$d" --run-if-leader -- sleep 30 \
+	    >"$OPEN_DIR/member.out" 2>&1 &
+	PIDS+=($!)
+	wait_for 10 pgrep -u "$U1" -x sleep
+	elect_kill 3
+	wait_for 20 grep -q "lease runs out" "$OPEN_DIR/member.out"
+	run cat "$OPEN_DIR/member.out"
+	assert_line "elect-node: the node's daemon died; stopping sleep"
+	assert_line --partial "testament: Permission denied"
+	elect_teardown
+	rmusers
+}
+
 # --- status: ages, JSON, exit codes ---
 
 @test "status pieces: deadlines as seconds left, fields as JSON, strictly" {

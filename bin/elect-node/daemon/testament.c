@@ -11,6 +11,7 @@
  * grantors tell from the current one.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <err.h>
 #include <errno.h>
@@ -92,6 +93,10 @@ testament_write(struct node *nd)
 	/* Every guarded command locks it, shared, before it registers. */
 	if ((fd = openat(nd->dirfd, TESTAMENT_LOCK, O_RDONLY | O_CREAT |
 	    O_CLOEXEC | O_NOFOLLOW, 0644)) == -1)
+		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+	/* Whatever the umask (the unit's is 0077): a --socket-group client
+	 * must be able to lock it, or it could not run a command. */
+	if (fchmod(fd, 0644) == -1)
 		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
 	close(fd);
 	fd = openat(nd->dirfd, TMP_NAME, O_WRONLY | O_CREAT | O_TRUNC |
