@@ -121,6 +121,8 @@ check_step(struct model *m, const struct guard *g,
 			    r->leader);
 			m->started = m->alive = 1;
 			m->lease = r->lease;
+			/* The default grace follows the lease (configure()). */
+			m->grace = g->cfg.grace;
 			m->token = a->token;
 			if (r->lease) {
 				m->margin = guard_margin(r->tlease);
@@ -157,8 +159,9 @@ check_step(struct model *m, const struct guard *g,
 		case GUARD_RELEASE:
 			/* Only a dead daemon's lease, before its deadline, with
 			 * nothing of the command left to run, once. */
-			CHECK(m->dead && m->lease && m->started && !m->alive &&
-			    m->killed && !m->released &&
+			CHECK(m->dead && m->lease && m->started && m->killed &&
+			    (!m->alive || in->type == GUARD_IN_EXITED) &&
+			    !m->released &&
 			    m->now < add(m->allowed, m->margin));
 			m->released = 1;
 			break;
@@ -173,14 +176,14 @@ check_step(struct model *m, const struct guard *g,
 			abort();
 		}
 	}
-	/* A dead daemon's command is stopped at once. */
-	if (in->type == GUARD_IN_DEAD && m->alive)
-		CHECK(m->stopped);
 	if (in->type == GUARD_IN_EXITED) {
 		/* The command is dead, its group killed. */
 		CHECK(m->alive || m->killed);
 		m->alive = 0;
 	}
+	/* A dead daemon's command is stopped at once. */
+	if (in->type == GUARD_IN_DEAD && m->alive)
+		CHECK(m->stopped);
 	if (ended) {
 		CHECK(g->phase == GUARD_DONE);
 		CHECK(!m->started || in->type == GUARD_IN_REAPED);
