@@ -93,17 +93,25 @@ trace_str_eq(struct trace_str s, const char *c)
 #define ONES	UINT64_C(0x0101010101010101)
 #define HIGH	UINT64_C(0x8080808080808080)
 
-/* Eight digits at S, the first most significant (SWAR), or -1. */
-static inline int64_t
-digits8(const char *s)
+/* Eight bytes at S, the first lowest. */
+static inline uint64_t
+load8(const char *s)
 {
-	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
 	uint64_t v;
 
 	memcpy(&v, s, 8);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);	/* the first byte lowest */
+	v = __builtin_bswap64(v);
 #endif
+	return v;
+}
+
+/* Eight digits in V (load8), the first most significant (SWAR), or -1. */
+static inline int64_t
+digits8v(uint64_t v)
+{
+	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
+
 	/* Every byte 0x30 to 0x39: high nibble 3, and 3 after adding 6. */
 	if (((v & hi) | (((v + ONES * 6) & hi) >> 4)) != ONES * 0x33)
 		return -1;
@@ -114,6 +122,13 @@ digits8(const char *s)
 	    ((v >> 16) & UINT64_C(0x000000FF000000FF)) *
 	    (1 + (UINT64_C(10000) << 32))) >> 32;
 	return (int64_t)v;
+}
+
+/* Eight digits at S, the first most significant, or -1. */
+static inline int64_t
+digits8(const char *s)
+{
+	return digits8v(load8(s));
 }
 
 /*
@@ -284,6 +299,25 @@ parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 	if (v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* parse_u64() without a bound, where 8 bytes may be read at S: up to 8
+ * digits (sequence numbers, incarnations) in one SWAR step. */
+static int
+parse_u64_slack(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t pad;
+	int64_t v;
+
+	if (n == 0 || n > 8)
+		return parse_u64(s, n, UINT64_MAX, out);
+	if (n > 1 && s[0] == '0')
+		return -1;
+	pad = n == 8 ? 0 : (UINT64_C(1) << 8 * (8 - n)) - 1;
+	if ((v = digits8v(load8(s) << 8 * (8 - n) | (ONES * '0' & pad))) == -1)
+		return -1;
+	*out = (uint64_t)v;
 	return 0;
 }
 
@@ -651,7 +685,8 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 			goto bad;
 		break;
 	case K_U64:
-		if (parse_u64(v.p, v.n, UINT64_MAX, f) == -1)
+		if ((slack ? parse_u64_slack(v.p, v.n, f) :
+		    parse_u64(v.p, v.n, UINT64_MAX, f)) == -1)
 			goto bad;
 		break;
 	case K_TIME:
@@ -847,7 +882,7 @@ const char trace_skip[] = "unknown event skipped";
 
 /* Whether word W is KS's key and '='; with SLACK, 8 bytes may be read at
  * W.P. */
-static int
+static inline __attribute__((always_inline)) int
 key_at(const struct keyspec *ks, struct trace_str w, int slack)
 {
 	if (ks->klen >= w.n || w.p[ks->klen] != '=')
