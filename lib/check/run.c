@@ -431,7 +431,8 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 	    ck->w->msgs.bound < 0 && (set = check_algo_set(ev->algo.p,
 	    ev->algo.n)) != NULL)
 		use_set(ck, set);
-	if (ck->events > 0 && !ck->disorder)
+	if (ck->events > 0 && !ck->disorder &&
+	    !msgs_due_idle(&ck->w->msgs, ck->w->n))
 		msgs_due(&ck->w->msgs, ck->w, ev->t);
 	if (ck->events > 0 && ev->t >= ck->w->now && ev->t >= ck->wake) {
 		ck->wake = INT64_MAX;
@@ -458,7 +459,7 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 		    ev->file, ev->lineno);
 		replan(ck);
 	}
-	if (!ck->disorder)
+	if (!ck->disorder && !msgs_event_idle(&ck->w->msgs, ck->w->n, ev))
 		msgs_event(&ck->w->msgs, ck->w, ev);
 	if (ck->model != NULL && !ck->disorder)
 		ck->model->event(ck->o.model, ev);
