@@ -617,6 +617,77 @@ load elect-sim
 	EOF
 }
 
+# A dead leader's guard sends Dead on its behalf (elect-node(1),
+# --run-if-leader): the grant to that incarnation ends at once, the next
+# node bids, and what the dead incarnation sent before still in flight is
+# refused.  A Dead names one incarnation: it ends nothing of a later one.
+@test "lease: a dead incarnation's Dead ends its grant at once and the next node bids; its late Request is refused; a later life is untouched" {
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 2 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	170 recv from=3 msg=Dead elid=3.1.0
+	171 recv from=3 msg=Request elid=3.1.6 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	172 recv from=3 msg=Dead elid=3.1.5
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 3
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.1.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.1.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 170 recv from=3 msg=Dead elid=3.1.0
+	trace lease op=release to=3 clock=0.17
+	fd stop 3
+	trace clock c=0.17
+	send to=1 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0 kseen=3
+	send to=3 msg=Request elid=2.1.1 delta=0.15 start=0.17 token=0 echo=0 einc=0 rem=0 kseen=3
+	trace lease op=grant to=2 until=0.32015 clock=0.17
+	state status=Elec ldr=- grp=-
+	> 171 recv from=3 msg=Request elid=3.1.6 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	error refused
+	> 172 recv from=3 msg=Dead elid=3.1.5
+	error refused
+	EOF
+
+	run algo-drive -q -t lease=150 -t renew=50 -a lease -i 1 -n 3 <<-EOF
+	0 boot inc=1
+	160 recv from=3 msg=Request elid=3.2.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	170 recv from=3 msg=Dead elid=3.1.0
+	171 recv from=3 msg=Dead elid=3.2.0
+	172 recv from=3 msg=Dead elid=3.2.0
+	173 recv from=3 msg=Request elid=3.3.1 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	173 query
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 boot inc=1
+	trace clock c=0
+	fd start 2
+	state status=Wait ldr=- grp=-
+	> 160 recv from=3 msg=Request elid=3.2.5 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	persist 0100000000000004030000000008f0d180
+	trace lease op=grant to=3 until=0.31015 clock=0.16
+	send to=3 msg=Ok elid=3.2.5 t=0.16 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 170 recv from=3 msg=Dead elid=3.1.0
+	> 171 recv from=3 msg=Dead elid=3.2.0
+	trace lease op=release to=3 clock=0.171
+	state status=Wait ldr=- grp=-
+	> 172 recv from=3 msg=Dead elid=3.2.0
+	> 173 recv from=3 msg=Request elid=3.3.1 delta=0.15 start=7 token=3 echo=0 einc=0 rem=0
+	trace lease op=grant to=3 until=0.32315 clock=0.173
+	send to=3 msg=Ok elid=3.3.1 t=0.173 inc=1 k=3
+	state status=Norm ldr=3 grp=-
+	> 173 query
+	status status=Norm ldr=3 grp=- leader=no since=173 grants_to=3 grant_until=0.32315
+	EOF
+}
+
 # The first life granted delta = 0.4 s: the second waits 0.4 (1 + 1e-3)
 # from its boot at 0.17, until 0.5704.  A token below the highest seen is
 # refused as stale; after the restart the node reports the bound on K it

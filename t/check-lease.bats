@@ -39,6 +39,96 @@ setup() {
 	assert_output ""
 }
 
+@test "a Dead for a killed leader is its crash: the next leader, before its until=, is certified" {
+	check -s lease dead.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election epochs"
+	# node 3 is down from the Dead on: the Request sent to it is no
+	# message overdue
+	refute_regex "$stderr" "not received"
+	check -s lease --skew 0.0001 dead.trace
+	assert_success
+	assert_output ""
+}
+
+@test "without its Dead line, the same run has two leaders" {
+	grep -v 'msg=Dead' dead.trace >"$BATS_TEST_TMPDIR/nodead.trace"
+	check -s lease "$BATS_TEST_TMPDIR/nodead.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/nodead.trace:44: lease-quorum" \
+	    "$BATS_TEST_TMPDIR/nodead.trace:51: uniqueness"
+	assert_line --index 1 "$BATS_TEST_TMPDIR/nodead.trace:51: uniqueness: nodes 3 and 2 both lead: 3 from 0.0806 until 0.18, 2 from 0.1111 until 0.1907"
+	assert_regex "$stderr" "1 message not received within 0.005 s, .*first: 2 to 3 Request sent at 0.1107"
+}
+
+@test "a Dead naming an older incarnation ends nothing of the newer one" {
+	check -s lease dead-old.trace
+	assert_failure 1
+	reports "dead-old.trace:48: lease-quorum" "dead-old.trace:55: uniqueness"
+	assert_line --index 1 "dead-old.trace:55: uniqueness: nodes 3 and 2 both lead: 3 from 0.0806 until 0.18, 2 from 0.1111 until 0.1907"
+	# the same Dead naming incarnation 2 ends it
+	sed 's/msg=Dead elid=3\.1\.0/msg=Dead elid=3.2.0/' dead-old.trace \
+	    >"$BATS_TEST_TMPDIR/dead2.trace"
+	check -s lease "$BATS_TEST_TMPDIR/dead2.trace"
+	assert_success
+	assert_output ""
+}
+
+@test "a Dead after the harness's crash line changes nothing" {
+	check -s lease dead-crash.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "^elect-check: 49 events, 3 nodes, "
+}
+
+@test "per-node files with a Dead and a restart: merge keeps the Dead after the crash it writes, certified" {
+	local t=$BATS_TEST_TMPDIR n
+	for n in 1 2 3; do
+		awk -v n=$n '!/^#/ && $2 == n' dead.trace >"$t/$n.trace"
+	done
+	printf '0.2 3 boot inc=2 algo=lease nodes=3\n0.2 3 clock c=0.2\n' >>"$t/3.trace"
+	printf '0.25 1 clock c=0.25\n' >>"$t/1.trace"
+	run elect-trace merge "$t/1.trace" "$t/2.trace" "$t/3.trace"
+	assert_success
+	assert_line --index 33 "0.1103 3 crash by=merge"
+	assert_line --index 34 "0.1105 2 recv from=3 msg=Dead elid=3.1.0"
+	run --separate-stderr sh -c "elect-trace merge '$t/1.trace' '$t/2.trace' '$t/3.trace' | elect-check -"
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum"
+}
+
+@test "a Dead in place of every crash line: the same verdicts and reports, every set" {
+	# each crash line becomes a Dead for the node's incarnation, received
+	# by another node at the same time
+	local dead='$3 == "boot" { inc[$2] = substr($4, 5) }
+	    $3 == "crash" && NF == 3 { print $1, ($2 == 1 ? 2 : 1),
+	    "recv from=" $2, "msg=Dead elid=" $2 "." inc[$2] ".0"; next }
+	    { print }'
+	local a t=$BATS_TEST_TMPDIR all=trace,gm1,gm2,gm3,gm4,gm4s,sle1,sle2,ale1,ale2w,ale2,fd-complete,fd-accurate,uniqueness,lease-quorum,edict-validity,edict-order,stability,election,epochs
+	leasegen -l 20000 -n 5 -s 7 >"$t/a.trace"
+	awk '!/lease op=grant/ || !/ [23] lease/' "$t/a.trace" >"$t/b.trace"
+	elect-sim -a lease -n 5 -s 2 -d 30 --faults crash,recovery >"$t/c.trace"
+	elect-sim -a bully -n 5 -s 1 -d 30 --faults crash,recovery >"$t/d.trace"
+	elect-sim -a async-bully -n 5 -s 1 -d 30 --faults crash,recovery >"$t/e.trace"
+	for a in a b c d e; do
+		awk "$dead" "$t/$a.trace" >"$t/$a-dead.trace"
+		run grep -c 'msg=Dead' "$t/$a-dead.trace"
+		assert [ "$output" -ge 2 ]
+		elect-check -A "$all" --fd-latency 1 --json "$t/$a.trace" \
+		    >"$t/$a.out" 2>&1 || true
+		elect-check -A "$all" --fd-latency 1 --json "$t/$a-dead.trace" \
+		    >"$t/$a-dead.out" 2>&1 || true
+		sed -i "s|$t/$a-dead.trace|$t/$a.trace|" "$t/$a-dead.out"
+		run diff "$t/$a.out" "$t/$a-dead.out"
+		assert_success
+	done
+	# b lacks grants: the comparison covers violations too
+	run grep -c '"lease-quorum","verdict":"violated"' "$t/b.out"
+	assert [ "$output" -ge 10 ]
+}
+
 @test "uniqueness: an overlap larger than the skew is certain, a smaller one is not" {
 	check -A uniqueness skew.trace
 	reports "skew.trace:8: uniqueness"

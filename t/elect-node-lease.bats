@@ -169,7 +169,7 @@ certify() {
 	certify
 }
 
-@test "lease: a SIGKILLed leader's job dies by its deadline; a SIGTERMed one's at once; the next leader's runs" {
+@test "lease: a SIGKILLed leader's job is stopped at once and its lease released on its behalf; a SIGTERMed one's at once; the next leader's runs" {
 	C=$(mkcluster 5)
 	elect_start_cluster --insecure "${TIMING[@]}" "$C"
 	assert_equal "$(elect_wait_leader 20)" 5
@@ -185,14 +185,72 @@ certify() {
 	# why.  The jobs' own end lines are no proof either way: on a loaded
 	# host the grace may run out before bash runs its trap.
 	run cat "$ELECT_DIR/5/job.err"
-	assert_output --regexp "(deadline is near|does not answer); stopping bash"
+	assert_line "elect-node: the node's daemon died; stopping bash"
+	assert_line --regexp "^elect-node: the daemon \(pid ${ELECT_PID[5]}\) died; node 5's lease released on its behalf to 4 of 4 peers\$"
+	for id in 1 2 3 4; do
+		run grep -c " recv from=5 msg=Dead elid=5\.[0-9]*\.0\$" \
+		    "$ELECT_DIR/$id/trace"
+		assert_output 1
+	done
 	run cat "$ELECT_DIR/4/job.err"
 	assert_output --partial "the node is leaving; stopping bash"
 	certify
 }
 
-# A command deaf to SIGTERM is SIGKILLed by its deadline; its stop line
-# says when (killed=), and the command wrote nothing after that instant.
+# The leader's daemon dies: its guards stop their commands at once and,
+# once the last one's group is SIGKILLed, release the lease on its
+# behalf, so that with a 10 s lease the next leader's command runs long
+# before the lease would have run out.  A second command on that node,
+# deaf to SIGTERM with a grace of 2 s, holds the release back until it
+# is killed: no command of the next leader starts before that.
+@test "lease: a dead daemon's lease is released by its guards once every guarded command of the node is dead" {
+	local deaf='trap "" TERM
+echo "$ELECT_NODE deaf $EPOCHREALTIME" >>"$LOG"
+while :; do sleep 0.05; done' k s
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure --lease 10s --renew 1s "${FD[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	guard 1 2 3
+	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
+	LOG=$LOG setsid elect-node -s "$ELECT_DIR/3/state" --run-if-leader \
+	    --grace 2000 -t "$ELECT_DIR/3/deaf.trace" -- bash -c "$deaf" \
+	    </dev/null >"$ELECT_DIR/3/deaf.out" 2>"$ELECT_DIR/3/deaf.err" 3>&- &
+	GUARDS+=($!)
+	disown $!
+	wait_for 10 grep -q "^3 deaf" "$LOG"
+	elect_kill 3
+	# Well inside the 10 s lease (the deaf command's 2 s grace first).
+	wait_for 8 grep -q "^2 [0-9]* tick" "$LOG"
+	wait_for 10 grep -q "task op=stop" "$ELECT_DIR/3/deaf.trace"
+	run cat "$ELECT_DIR/3/deaf.err"
+	assert_line "elect-node: the node's daemon died; stopping bash"
+	# The deaf command was SIGKILLed after its grace; node 2's command
+	# started only after that instant.
+	k=$(awk '$3 == "task" && $4 == "op=stop" { for (i = 5; i <= NF; i++)
+		if ($i ~ /^killed=/) print substr($i, 8) }' "$ELECT_DIR/3/deaf.trace")
+	[ -n "$k" ] || fail "the deaf command was not SIGKILLed"
+	s=$(awk '$3 == "task" && $4 == "op=start" { print $1; exit }' \
+	    "$ELECT_DIR/2/task.trace")
+	[ "$(echo "$s > $k" | bc)" = 1 ] ||
+	    fail "node 2's command started at $s, before node 3's was killed at $k"
+	run grep -h "lease released on its behalf" "$ELECT_DIR/3/job.err" \
+	    "$ELECT_DIR/3/deaf.err"
+	assert_output --partial "node 3's lease released on its behalf to 2 of 2 peers"
+	for id in 1 2; do
+		trace_has "$ELECT_DIR/$id/trace" " recv from=3 msg=Dead elid=3\.[0-9]+\.0\$"
+	done
+	elect_stop_all
+	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
+	    "$ELECT_DIR"/*/task.trace "$ELECT_DIR/3/deaf.trace" \
+	    >"$ELECT_DIR/merged.trace"
+	# The first leader comes after the boots' quiet period, the lease.
+	run elect-check -s lease -c 15 "$ELECT_DIR/merged.trace"
+	assert_success
+}
+
+# A command deaf to SIGTERM is SIGKILLed by its deadline (its daemon
+# paused); its stop line says when (killed=), and the command wrote
+# nothing after that instant.
 @test "lease: a job deaf to SIGTERM is SIGKILLed by its deadline, and its stop line says when" {
 	local JOB='trap "" TERM
 echo "$ELECT_NODE $ELECT_TOKEN start $EPOCHREALTIME" >>"$LOG"
@@ -206,7 +264,9 @@ done'
 	assert_equal "$(elect_wait_leader 20)" 3
 	guard 3
 	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"
-	elect_kill 3
+	# Paused, not killed: a dead daemon's guard would stop the job at
+	# once; a paused one's keeps the deadline.
+	elect_pause 3
 	wait_for 20 grep -q " task op=stop " "$ELECT_DIR/3/task.trace"
 	run cat "$ELECT_DIR/3/job.err"
 	assert_output --regexp "(deadline is near|does not answer); stopping bash"
@@ -220,6 +280,7 @@ done'
 	awk -v a="$last" -v b="$k" 'BEGIN { exit !(a + 0 < b + 0) }' ||
 	    fail "the job wrote at $last, after its SIGKILL at $k"
 	assert_equal "$(elect_wait_leader 20 1 2)" 2
+	elect_resume 3
 	certify
 }
 

@@ -144,7 +144,7 @@ load helper
 	EOF
 }
 
-@test "guard: a daemon that dies only stops the deadline from moving" {
+@test "guard: a daemon that hangs up or does not answer only stops the deadline from moving" {
 	run guard-drive -q <<-EOF
 	0 reply leader=yes token=7 until=300
 	0 reply leader=yes token=7 until=300
@@ -187,6 +187,102 @@ load helper
 	kill why=exited
 	> 283 reaped signal=9
 	exit status=137 why=done
+	EOF
+}
+
+# A hang-up alone proves nothing (guard.h); the end of the daemon's
+# process does: the command stops at once, and once its group is killed,
+# and only then, the lease is released on the daemon's behalf.
+@test "guard: a daemon whose process ended has its command stopped at once and its lease released once the group is killed" {
+	run guard-drive -q -g 10 <<-EOF
+	0 reply leader=yes token=7 until=300
+	0 reply leader=yes token=7 until=300
+	5 tick
+	6 hangup
+	7 dead
+	12 tick
+	17 tick
+	18 exited
+	19 reaped signal=9
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 reply leader=yes token=7 until=300
+	register
+	> 0 reply leader=yes token=7 until=300
+	start token=7
+	> 5 tick
+	ask
+	> 6 hangup
+	> 7 dead
+	cancel
+	term why=dead
+	> 12 tick
+	> 17 tick
+	kill why=grace
+	release why=dead
+	> 18 exited
+	kill why=exited
+	> 19 reaped signal=9
+	exit status=137 why=done
+	EOF
+
+	# A command that exits of itself during the grace: its group is
+	# killed, then the lease goes.  Past the deadline, the lease has gone
+	# by itself and nothing is sent.
+	run guard-drive -q -g 10 <<-EOF
+	0 reply leader=yes token=7 until=300
+	0 reply leader=yes token=7 until=300
+	7 dead
+	9 exited
+	10 reaped exit=0
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 reply leader=yes token=7 until=300
+	register
+	> 0 reply leader=yes token=7 until=300
+	start token=7
+	> 7 dead
+	term why=dead
+	> 9 exited
+	kill why=exited
+	release why=dead
+	> 10 reaped exit=0
+	exit status=0 why=done
+	EOF
+	run guard-drive -q -g 10 <<-EOF
+	0 reply leader=yes token=7 until=300
+	0 reply leader=yes token=7 until=300
+	400 dead
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 reply leader=yes token=7 until=300
+	register
+	> 0 reply leader=yes token=7 until=300
+	start token=7
+	> 400 dead
+	kill why=deadline
+	EOF
+
+	# Without a lease there is nothing to release.
+	run guard-drive -q -g 10 <<-EOF
+	0 reply algo=bully leader=yes
+	0 reply algo=bully leader=yes
+	7 dead
+	17 tick
+	EOF
+	assert_success
+	assert_output - <<-EOF
+	> 0 reply algo=bully leader=yes
+	register
+	> 0 reply algo=bully leader=yes
+	start token=0
+	> 7 dead
+	term why=dead
+	> 17 tick
+	kill why=grace
 	EOF
 }
 

@@ -13,7 +13,7 @@
 static const char *const fault_names[F_NKINDS] = {
 	"crash", "recovery", "pause", "partition", "bridge", "oneway",
 	"loss", "duplication", "reordering", "delay", "drift", "offset",
-	"reconfigure"
+	"reconfigure", "kill"
 };
 
 void
@@ -48,6 +48,10 @@ sim_admissible(const struct algo_ops *o)
 	    F_REORDER | F_DELAY;
 	if (strcmp(set, "lease") == 0)
 		f |= F_DRIFT | F_OFFSET;
+	/* A killed daemon's guard speaks for it only where the algorithm
+	 * has a word for that. */
+	if (o->dead != 0)
+		f |= F_KILL;
 	return f;
 }
 

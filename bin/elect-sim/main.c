@@ -38,11 +38,11 @@ usage(int status)
 			fprintf(fp, " %s", algo_name(o));
 		fputs("\nfaults: crash recovery pause partition bridge oneway "
 		    "loss duplication\n  reordering delay drift offset "
-		    "reconfigure\n"
+		    "reconfigure kill\n"
 		    "events: crash ID, boot ID, leave ID, pause ID, resume ID, "
 		    "cut A B, mend A B,\n  partition L/R[/B], oneway L/R[/B], "
-		    "heal, release ID, edict ID TEXT,\n  reconfigure ID,...\n",
-		    fp);
+		    "heal, release ID, edict ID TEXT,\n  reconfigure ID,..., "
+		    "kill ID\n", fp);
 	}
 	exit(status);
 }

@@ -98,6 +98,7 @@ repair_of(const struct sim_conf *c, size_t i)
 		r = &c->ev[j];
 		switch (s->op) {
 		case S_CRASH:
+		case S_KILL:
 		case S_LEAVE:
 			if (r->op == S_BOOT && r->a == s->a)
 				return j;
@@ -126,9 +127,9 @@ repair_of(const struct sim_conf *c, size_t i)
 static int
 is_fault(const struct sched *s)
 {
-	return s->op == S_CRASH || s->op == S_LEAVE || s->op == S_PAUSE ||
-	    s->op == S_CUT || s->op == S_PARTITION || s->op == S_ONEWAY ||
-	    s->op == S_RECONFIGURE;
+	return s->op == S_CRASH || s->op == S_KILL || s->op == S_LEAVE ||
+	    s->op == S_PAUSE || s->op == S_CUT || s->op == S_PARTITION ||
+	    s->op == S_ONEWAY || s->op == S_RECONFIGURE;
 }
 
 static int

@@ -42,6 +42,10 @@
  * why=epoch').  The oracle also checks that no node of e+1 leads before
  * a majority of e is wedged.
  *
+ * A kill is a crash of the daemon alone: under an algorithm with a Dead
+ * (algo_ops.dead), the host's --run-if-leader guard sends it on the dead
+ * incarnation's behalf, over the simulated links, a moment later.
+ *
  * A paused node is a frozen host: it handles nothing and its detector
  * sends nothing, so that the other detectors report it; on resume it
  * handles what queued up meanwhile, in order.
@@ -62,7 +66,7 @@
 #include "util/util.h"
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
-	EV_WEDGED, EV_ASK };
+	EV_WEDGED, EV_ASK, EV_DEAD };
 
 struct event {
 	algo_time	 at;
@@ -72,7 +76,8 @@ struct event {
 	size_t		 node;		/* receiver, owner, monitor */
 	size_t		 peer;		/* sender, monitored node */
 	unsigned	 timer;
-	uint64_t	 gen, epoch;
+	uint64_t	 gen, epoch;	/* dead: the incarnation, the host's
+					 * life */
 	uint32_t	 ep;		/* deliver: the sender's epoch */
 	const struct sched *s;
 	struct event	*next;		/* in a backlog */
@@ -105,9 +110,10 @@ struct node {
 	uint8_t		 persist[ALGO_PERSIST_MAX];
 	size_t		 persistlen;
 	/* -O: its leadership (on its clock) and token, the leadership
-	 * of its last life. */
+	 * of its last life and that life's incarnation. */
 	algo_time	 until, ghost;
-	uint64_t	 tok;
+	uint64_t	 tok, ghostinc;
+	uint64_t	 life;		/* bumped when the host crashes */
 	algo_time	 lastmade;	/* of the last edict it delivered */
 	/* Epochs: its core's (persisted with it), whether that core was
 	 * seen wedged, and who of the epoch before answered wedged. */
@@ -419,8 +425,8 @@ static void	epoch_after(size_t, algo_time);
 /* ---- carrying out a core's actions ---- */
 
 static void
-deliver_at(size_t from, size_t to, const struct algo_msg *m, algo_time at,
-    int dup)
+deliver_at(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
+    algo_time at, int dup)
 {
 	struct event *e;
 
@@ -430,19 +436,20 @@ deliver_at(size_t from, size_t to, const struct algo_msg *m, algo_time at,
 	e->node = to;
 	e->peer = from;
 	e->dup = dup;
-	e->ep = nodes[from].ep;
+	e->ep = ep;
 	memcpy(e->msg, m, MSG_SIZE(m));
 	e->msg->peer = nodes[from].id;
 	push(e);
 }
 
+/* A datagram of host FROM's core of epoch EP over the simulated links:
+ * cut, lost, late, reordered or copied. */
 static void
-send_msg(size_t from, const struct algo_msg *m, algo_time now)
+wire(size_t from, const struct algo_msg *m, uint32_t ep, algo_time now)
 {
 	size_t to = index_of(m->peer);
 	algo_time at;
 
-	trace_msg(now, from, "send to", m);
 	sent[m->type]++;
 	sent_total[m->type]++;
 	if (res != NULL)
@@ -458,9 +465,19 @@ send_msg(size_t from, const struct algo_msg *m, algo_time now)
 	if (!C->reorder && at < nodes[from].lastdel[to])
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
-	deliver_at(from, to, m, at, 0);
+	deliver_at(from, to, m, ep, at, 0);
+	/* A Dead skips the wire's window (elect-node(1)): its copy too
+	 * reaches the core. */
 	if (C->dup > 0 && rnd() % 100 < C->dup)
-		deliver_at(from, to, m, at + uniform(C->dmin, C->dmax), 1);
+		deliver_at(from, to, m, ep, at + uniform(C->dmin, C->dmax),
+		    m->type != ops->dead);
+}
+
+static void
+send_msg(size_t from, const struct algo_msg *m, algo_time now)
+{
+	trace_msg(now, from, "send to", m);
+	wire(from, m, nodes[from].ep, now);
 }
 
 static void
@@ -648,6 +665,7 @@ stop(size_t i, algo_time now)
 	nd->up = 0;
 	nd->paused = 0;
 	nd->ghost = nd->until;
+	nd->ghostinc = nd->inc;
 	nd->until = 0;
 	nd->tok = 0;
 	for (t = 0; t < ALGO_TIMERS_MAX; t++)
@@ -657,6 +675,55 @@ stop(size_t i, algo_time now)
 		free_event(e);
 	}
 	fd_update_node(i, now);
+}
+
+/*
+ * Host I's daemon was killed, the host runs on: its --run-if-leader guard
+ * (elect-node(1)) hears of the end at once, stops the guarded command and,
+ * once the command's group is gone, sends the dead incarnation's Dead.
+ * A command that ends on SIGTERM is gone within a few ms, well before the
+ * guard's grace; the rtt, the lease's measure of a few ms on the hosts and
+ * the network, stands for that wait.  It is short against the lease, as
+ * the grace must be (guard_room()), so that the Dead, not the lease's end,
+ * frees the grantors.
+ */
+static void
+guard_wake(size_t i, algo_time now)
+{
+	struct event *e;
+
+	e = new_event(EV_DEAD, now + C->timing.rtt);
+	e->node = i;
+	e->gen = nodes[i].inc;
+	e->epoch = nodes[i].life;
+	e->ep = nodes[i].ep;
+	push(e);
+}
+
+/* The guard of EV's host sends its dead incarnation's Dead to every peer
+ * of that incarnation's epoch, through the links as they are, even if the
+ * host has booted a newer one since.  The guarded command was killed
+ * first: the oracle no longer counts that incarnation's leadership. */
+static void
+guard_send(const struct event *ev)
+{
+	struct node *nd = &nodes[ev->node];
+	struct algo_msg m;
+	size_t j;
+
+	if (ev->epoch != nd->life)	/* the host crashed, the guard too */
+		return;
+	if (nd->ghostinc == ev->gen)
+		nd->ghost = 0;
+	memset(&m, 0, sizeof(m));
+	m.type = (uint8_t)ops->dead;
+	m.elid.node = nd->id;
+	m.elid.inc = ev->gen;
+	for (j = 0; j < n; j++)
+		if (j != ev->node && (!epochs_used || epochs[ev->ep].in[j])) {
+			m.peer = ids[j];
+			wire(ev->node, &m, ev->ep, ev->at);
+		}
 }
 
 static void
@@ -909,9 +976,15 @@ run_sched(const struct sched *s, algo_time now)
 		res->agreed = 0;
 	switch (s->op) {
 	case S_CRASH:
+	case S_KILL:
 		if (!nodes[s->a].up)
 			return;
 		trace(now, s->a, "crash");
+		/* A frozen host's guard is frozen too: a crash. */
+		if (s->op == S_KILL && ops->dead != 0 && !nodes[s->a].paused)
+			guard_wake(s->a, now);
+		else
+			nodes[s->a].life++;
 		stop(s->a, now);
 		nodes[s->a].crashed = 1;
 		break;
@@ -1007,8 +1080,11 @@ handle(struct event *e)
 	struct monitor *m;
 	struct algo_input in;
 
-	if (e->type == EV_SCHED) {
-		run_sched(e->s, e->at);
+	if (e->type == EV_SCHED || (e->type == EV_DEAD && !nd->paused)) {
+		if (e->type == EV_SCHED)
+			run_sched(e->s, e->at);
+		else
+			guard_send(e);
 		free_event(e);
 		return;
 	}
@@ -1071,6 +1147,7 @@ handle(struct event *e)
 			on_wedged(e);
 		break;
 	case EV_SCHED:
+	case EV_DEAD:
 		break;
 	}
 	free_event(e);
@@ -1230,7 +1307,8 @@ note_edict(size_t i, const struct algo_edict *e, algo_time now)
  * After every event: leaderships start only at events, so two that
  * overlap overlap at the start of the later one.  A crashed node's last
  * leadership runs on with its clock (Nerio's crashed processes keep their
- * variables; elect-node --run-if-leader keeps its deadline).
+ * variables; elect-node --run-if-leader keeps its deadline), a killed
+ * one's until its guard sends the Dead, having killed the command.
  */
 static void
 check_leaders(algo_time now)
@@ -1343,8 +1421,8 @@ victim(const uint8_t *up, size_t keep)
 /*
  * COUNT faults of the kinds KINDS, one per slot of the time between the
  * first second and the last three, each repaired within its slot (a crash
- * only with recovery; without, a majority stays up), so that the run ends
- * with a stable period the liveness assertions can judge.
+ * or a kill only with recovery; without, a majority stays up), so that
+ * the run ends with a stable period the liveness assertions can judge.
  */
 static void
 random_schedule(unsigned count, unsigned kinds, algo_time dur)
@@ -1372,11 +1450,13 @@ random_schedule(unsigned count, unsigned kinds, algo_time dur)
 		memset(&s, 0, sizeof(s));
 		switch ((k = kind[srnd() % nk])) {
 		case F_CRASH:
+		case F_KILL:
 			if ((v = victim(up, (kinds & F_RECOVERY) ? 0 :
 			    n / 2 + 1)) == SIZE_MAX)
 				continue;
 			s.a = v;
-			s.at = t0, s.op = S_CRASH, add_sched(&s);
+			s.op = k == F_KILL ? S_KILL : S_CRASH;
+			s.at = t0, add_sched(&s);
 			if (kinds & F_RECOVERY)
 				s.at = t1, s.op = S_BOOT, add_sched(&s);
 			else

@@ -475,6 +475,12 @@ struct algo_ops {
 	unsigned	 nmsg;
 	const char *const *timernames;	/* [id] */
 	unsigned	 ntimer;
+	/* The type of the message that says "incarnation I of its sender
+	 * is dead", sent on a dead daemon's behalf (elect-node(1),
+	 * --run-if-leader), or 0.  Its payload is empty and its election
+	 * id (sender, I, 0); it is not windowed, a copy saying nothing
+	 * new. */
+	unsigned	 dead;
 	/* Bytes of the core's state, struct algo included. */
 	size_t		 size;
 	/* "On recovery".  A is zeroed but for its struct algo; the status

@@ -141,14 +141,14 @@ elid_cmp(const struct algo_elid *x, const struct algo_elid *y)
 }
 
 /* FIFO from P (10.2): a request or release older than one already heard
- * from P is refused. */
+ * from P, or of an incarnation known dead, is refused. */
 static int
 in_order(struct lease *l, uint16_t p, const struct algo_elid *e, int rel)
 {
 	struct peer *pr = &l->peer[lease_rank(l, p)];
 	int c = elid_cmp(e, &pr->last);
 
-	if (c < 0 || (c == 0 && (pr->lastrel || !rel)))
+	if (e->inc < pr->dead || c < 0 || (c == 0 && (pr->lastrel || !rel)))
 		return 0;
 	pr->last = *e;
 	pr->lastrel = rel;
@@ -230,6 +230,42 @@ lease_on_release(struct lease *l, const struct algo_msg *m, algo_time now,
 	else {
 		lease_lost(l, p, now, o);
 		l->peer[lease_rank(l, p)].gone = 1;
+	}
+	lease_show(l, now, o);
+	lease_maybe_run(l, now, o);
+	return ALGO_OK;
+}
+
+/*
+ * P's incarnation INC is dead: its guard, which saw the process end and
+ * killed the commands it guarded, says so on its behalf (share/elect/
+ * lease.md, A dead leader).  That is a Release of every run of INC and
+ * of those before, however late its own messages still come: they are
+ * refused from now on.  A copy says nothing new, so Dead is not windowed
+ * (the daemon's net layer lets a replay through); it ends nothing of a
+ * later incarnation, and says nothing of P's liveness if P has spoken
+ * in one.
+ */
+int
+lease_on_dead(struct lease *l, const struct algo_msg *m, algo_time now,
+    struct algo_out *o)
+{
+	uint16_t p = m->peer;
+	struct peer *pr;
+
+	if (m->len != DEAD_LEN || m->elid.node != p || m->elid.ctr != 0 ||
+	    m->elid.inc == UINT64_MAX)
+		return ALGO_EINVAL;
+	pr = &l->peer[lease_rank(l, p)];
+	if (m->elid.inc + 1 > pr->dead)
+		pr->dead = m->elid.inc + 1;
+	if (l->grantee == p && l->granted.inc <= m->elid.inc) {
+		lease_ungrant(l, p, now, o);
+		lease_epoch_settle(l, now, o);
+	}
+	if (pr->last.inc <= m->elid.inc) {
+		lease_lost(l, p, now, o);
+		pr->gone = 1;
 	}
 	lease_show(l, now, o);
 	lease_maybe_run(l, now, o);

@@ -26,7 +26,7 @@
 #define LEASE_TEXT_MAX	ALGO_EDICT_MAX	/* bytes of an edict's text */
 
 enum {
-	M_REQUEST = 1, M_OK, M_REFUSE, M_RELEASE, M_EDICT, NMSG
+	M_REQUEST = 1, M_OK, M_REFUSE, M_RELEASE, M_EDICT, M_DEAD, NMSG
 };
 
 enum { T_TRY, T_ABORT, T_LEAD, T_GRANT, T_QUIET, NTIMER };
@@ -44,6 +44,8 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
  *	Ok	T_q 8, incarnation 8, K_q 8
  *	Refuse	why 1, grantee 2, left 8, K_q 8
  *	Release	why 1
+ *	Dead	nothing: the election id (node, incarnation, 0) names the
+ *		incarnation of its sender that is dead
  *	Edict	token 8, seq 8, pairs 2, (id 2, T 8) * pairs, text
  *		or, for a quorum of more than LEASE_QT_WIRE:
  *		token 8, seq 8, 0 2, digest 8, text
@@ -53,6 +55,7 @@ enum { L_ABORT, L_RESIGN, L_LEAVE, L_NWHY };
 #define OK_LEN		24
 #define REF_LEN		19
 #define REL_LEN		1
+#define DEAD_LEN	0
 #define EDICT_HDR	18
 #define QT_PAIR		10
 #define QD_LEN		8
@@ -96,6 +99,7 @@ struct peer {
 	int		 lastrel;	/* ... and it was a release */
 	int		 up;		/* considered correct (section 9) */
 	int		 gone;		/* left or stepped down: releases */
+	uint64_t	 dead;		/* its incarnations below are dead */
 	algo_time	 echo;		/* its T_q in its last Ok to us */
 	uint64_t	 echoinc;
 };
@@ -239,6 +243,8 @@ int		 lease_grant(struct lease *, uint16_t p,
 void		 lease_ungrant(struct lease *, uint16_t p, algo_time,
 		    struct algo_out *);
 int		 lease_on_request(struct lease *, const struct algo_msg *,
+		    algo_time, struct algo_out *);
+int		 lease_on_dead(struct lease *, const struct algo_msg *,
 		    algo_time, struct algo_out *);
 int		 lease_on_release(struct lease *, const struct algo_msg *,
 		    algo_time, struct algo_out *);

@@ -22,6 +22,7 @@ static const char *const msgnames[NMSG] = {
 	[M_REFUSE] = "Refuse",
 	[M_RELEASE] = "Release",
 	[M_EDICT] = "Edict",
+	[M_DEAD] = "Dead",
 };
 
 static const char *const timernames[NTIMER] = {
@@ -229,6 +230,8 @@ step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 			return lease_on_release(l, &in->msg, in->now, o);
 		case M_EDICT:
 			return lease_on_edict(l, &in->msg, o);
+		case M_DEAD:
+			return lease_on_dead(l, &in->msg, in->now, o);
 		}
 		return ALGO_EINVAL;
 	case ALGO_IN_DOWN:
@@ -477,6 +480,7 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 	static const uint16_t lens[NMSG] = {
 		[M_REQUEST] = REQ_LEN, [M_OK] = OK_LEN, [M_REFUSE] = REF_LEN,
 		[M_RELEASE] = REL_LEN, [M_EDICT] = EDICT_HDR,
+		[M_DEAD] = DEAD_LEN,
 	};
 	const char *errstr;
 	trace_time t;
@@ -547,6 +551,7 @@ const struct algo_ops algo_lease = {
 	    ALGO_F_EPOCHS,
 	.msgnames = msgnames,
 	.nmsg = NMSG,
+	.dead = M_DEAD,
 	.timernames = timernames,
 	.ntimer = NTIMER,
 	.size = sizeof(struct lease),

@@ -113,9 +113,11 @@ extern const struct check_ops check_uniqueness, check_lease_quorum,
 /*
  * Whether a line shows its node's process running.  A task line does not:
  * --run-if-leader outlives its daemon until its deadline, and writes its
- * stop line after the node's crash as well.
+ * stop line after the node's crash as well.  Nor does a send of Dead,
+ * which that client makes on behalf of its dead daemon.
  */
-#define CHECK_SHOWS_UP(ev)	((ev)->type != TR_TASK)
+#define CHECK_SHOWS_UP(ev)	((ev)->type != TR_TASK &&		\
+	    ((ev)->type != TR_SEND || !trace_str_eq((ev)->msg, "Dead")))
 
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")

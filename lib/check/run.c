@@ -414,8 +414,59 @@ choose(struct checker *ck, const struct trace_event *ev)
 	return NULL;
 }
 
+/*
+ * A lease `recv msg=Dead elid=P.I.C': P's --run-if-leader client saw the
+ * process of incarnation I of P end and told the peers so, while P's own
+ * lines just stop (SIGKILL).  The line proves that process gone by its
+ * time, so it stands for P's crash just before it, unless P is down
+ * already (a crash line came first) or booted an incarnation newer than
+ * I since: a Dead proves only the end of the incarnation it names.
+ * Fills *CRASH with that crash; 0 when the line implies none.
+ */
+static int
+dead_crash(const struct world *w, const struct trace_event *ev,
+    struct trace_event *crash)
+{
+	unsigned p;
+	uint64_t inc, ctr;
+	int i;
+
+	if (ev->type != TR_RECV || !trace_str_eq(ev->msg, "Dead") ||
+	    !(ev->have & HAVE_ELID) ||
+	    trace_parse_elid(ev->elid, &p, &inc, &ctr) == -1 ||
+	    p != ev->from || (i = world_find(w, p)) < 0 ||
+	    !w->node[i].up || w->node[i].inc > inc)
+		return 0;
+	memset(crash, 0, sizeof(*crash));
+	crash->file = ev->file;
+	crash->lineno = ev->lineno;
+	crash->line = ev->line;
+	crash->t = ev->t;
+	crash->node = p;
+	crash->type = TR_CRASH;
+	return 1;
+}
+
+static const char	*feed(struct checker *, const struct trace_event *,
+			    int);
+
 const char *
 checker_event(struct checker *ck, const struct trace_event *ev)
+{
+	struct trace_event crash;
+	const char *why;
+
+	/* Fed as a crash line would be, so that every assertion, the
+	 * world and the lease world take it alike. */
+	if (dead_crash(ck->w, ev, &crash) &&
+	    (why = feed(ck, &crash, 0)) != NULL)
+		return why;
+	return feed(ck, ev, 1);
+}
+
+/* Feeds one event; LINE: it is a line of the trace, not one inferred. */
+static const char *
+feed(struct checker *ck, const struct trace_event *ev, int line)
 {
 	struct check_out *out;
 	const struct call *c, *end;
@@ -467,7 +518,7 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 	c = ck->plan + ev->type * ck->nall;
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
 		c->event(c->st, ev, c->out);
-	ck->events++;
+	ck->events += line;
 	/* Only what finish may use: a whole copy would cost more than the
 	 * rest of the work on most lines. */
 	ck->last.file = ev->file;

@@ -214,6 +214,26 @@ wake_at(const struct guard *g)
 	return next;
 }
 
+/*
+ * The daemon is dead and every process of the command was sent SIGKILL
+ * (by a stop, the deadline, or when the command exited): none of them
+ * runs another instruction, so the lease may go before E (Nerio's
+ * section 6: a leader may release its lease once it no longer acts as
+ * leader).  Past E it has gone by itself.  Given once.
+ */
+static void
+release(struct guard *g, struct guard_out *o)
+{
+	if (!g->dead || !g->lease || g->released || g->token == 0 ||
+	    g->now >= g->until)
+		return;
+	if (g->phase == GUARD_RUNNING ? !g->killed :
+	    g->phase != GUARD_DYING)
+		return;
+	g->released = 1;
+	push(o, GUARD_RELEASE, GUARD_WHY_DEAD);
+}
+
 /* Whether the reply lets the command start now. */
 static int
 may_start(const struct guard *g, const struct guard_reply *r)
@@ -297,6 +317,7 @@ expected(const struct guard *g, enum guard_in_type t)
 		return g->phase == GUARD_RUNNING && g->asking;
 	case GUARD_IN_STOP:
 	case GUARD_IN_HANGUP:
+	case GUARD_IN_DEAD:
 		return g->phase == GUARD_RUNNING || g->phase == GUARD_DYING;
 	case GUARD_IN_EXITED:
 		return g->phase == GUARD_RUNNING;
@@ -366,6 +387,13 @@ guard_step(struct guard *g, const struct guard_input *in,
 		/* The daemon is gone: the deadline holds without it. */
 		g->hungup = 1;
 		break;
+	case GUARD_IN_DEAD:
+		/* Nothing renews the lease any more, and the command stops at
+		 * once: the sooner it is dead, the sooner another node may
+		 * lead (GUARD_RELEASE below). */
+		g->dead = 1;
+		stop(g, o, GUARD_WHY_DEAD);
+		break;
 	case GUARD_IN_EXITED:
 		/* Nothing of the group may outlive the command's guard. */
 		cancel_ask(g, o);
@@ -378,17 +406,25 @@ guard_step(struct guard *g, const struct guard_input *in,
 	}
 	enforce(g, o);
 	poll_daemon(g, o);
+	release(g, o);
 	o->wake = wake_at(g);
 
 	/* Once killed, always killed; the deadline never moves later once
 	 * the group is killed; a live command wakes the guard by its
 	 * deadline and is never past it. */
 	INVARIANT(!was_killed || g->killed);
-	/* After SIGKILL, nothing but the rest of the group's, and the exit. */
+	/* After SIGKILL, nothing but the rest of the group's, the release
+	 * and the exit. */
 	for (size_t i = 0; was_killed && i < o->n; i++)
 		INVARIANT(o->v[i].type == GUARD_EXIT ||
+		    o->v[i].type == GUARD_RELEASE ||
 		    (o->v[i].type == GUARD_KILL &&
 		    o->v[i].why == GUARD_WHY_EXITED));
+	/* A release only for a dead daemon's lease, its group killed. */
+	for (size_t i = 0; i < o->n; i++)
+		INVARIANT(o->v[i].type != GUARD_RELEASE || (g->dead &&
+		    g->lease && g->token != 0 &&
+		    (g->killed || g->phase != GUARD_RUNNING)));
 	INVARIANT(!g->killed || g->termed);
 	INVARIANT(!was_killed || g->kill_at <= kill_at);
 	if (g->phase == GUARD_RUNNING && g->lease) {
@@ -411,7 +447,7 @@ guard_in_name(enum guard_in_type t)
 		[GUARD_IN_LEAVING] = "leaving", [GUARD_IN_REFUSED] = "refused",
 		[GUARD_IN_NOREPLY] = "noreply", [GUARD_IN_STOP] = "stop",
 		[GUARD_IN_HANGUP] = "hangup", [GUARD_IN_EXITED] = "exited",
-		[GUARD_IN_REAPED] = "reaped",
+		[GUARD_IN_REAPED] = "reaped", [GUARD_IN_DEAD] = "dead",
 	};
 
 	return (size_t)t < nitems(names) && names[t] ? names[t] : NULL;
@@ -425,6 +461,7 @@ guard_act_name(enum guard_act_type t)
 		[GUARD_START] = "start", [GUARD_ASK] = "ask",
 		[GUARD_CANCEL] = "cancel", [GUARD_TERM] = "term",
 		[GUARD_KILL] = "kill", [GUARD_EXIT] = "exit",
+		[GUARD_RELEASE] = "release",
 	};
 
 	return (size_t)t < nitems(names) && names[t] ? names[t] : "?";
@@ -440,6 +477,7 @@ guard_why_name(enum guard_why w)
 		[GUARD_WHY_SILENT] = "silent", [GUARD_WHY_LEAVING] = "leaving",
 		[GUARD_WHY_EXITED] = "exited", [GUARD_WHY_LEFT] = "left",
 		[GUARD_WHY_BADGRACE] = "badgrace", [GUARD_WHY_DONE] = "done",
+		[GUARD_WHY_DEAD] = "dead",
 	};
 
 	return (size_t)w < nitems(names) && names[w] ? names[w] : "?";
@@ -459,6 +497,8 @@ guard_why_text(enum guard_why w)
 		return "the daemon does not answer";
 	case GUARD_WHY_LEAVING:
 		return "the node is leaving";
+	case GUARD_WHY_DEAD:
+		return "the node's daemon died";
 	default:
 		return NULL;
 	}

@@ -28,7 +28,11 @@
  * first.  A daemon that dies or goes silent only stops E from moving.  A
  * reply that says this node does not lead, or leads with another token,
  * stops the command at once: SIGTERM, and SIGKILL after the grace, never
- * later than E - margin.  Time that goes back (an input older than the
+ * later than E - margin.  So does the daemon's death, seen as its
+ * process's end (not a mere hang-up): once the group has been sent
+ * SIGKILL, and while E is ahead, the guard releases the lease on the
+ * dead daemon's behalf (GUARD_RELEASE), so that the next leader need not
+ * wait for E.  Time that goes back (an input older than the
  * last) is taken as the last time seen: nothing is ever extended by it.
  *
  * Under algorithms whose leadership has no deadline (replies without
@@ -83,6 +87,7 @@ enum guard_in_type {
 	GUARD_IN_HANGUP,	/* the daemon closed the registration */
 	GUARD_IN_EXITED,	/* the command's process (G) is dead */
 	GUARD_IN_REAPED,	/* the whole group is dead and reaped: status */
+	GUARD_IN_DEAD,		/* the daemon's process has ended */
 };
 
 struct guard_input {
@@ -105,6 +110,7 @@ enum guard_why {
 	GUARD_WHY_LEFT,		/* exit: the node left during the wait */
 	GUARD_WHY_BADGRACE,	/* exit: the grace does not fit the lease */
 	GUARD_WHY_DONE,		/* exit: with the command's status */
+	GUARD_WHY_DEAD,		/* term; release: the daemon died */
 };
 
 enum guard_act_type {
@@ -116,6 +122,9 @@ enum guard_act_type {
 	GUARD_TERM,		/* SIGTERM to the group */
 	GUARD_KILL,		/* SIGKILL to the group */
 	GUARD_EXIT,		/* exit with status; nothing follows */
+	GUARD_RELEASE,		/* the daemon is dead and the group killed:
+				 * release its lease on its behalf, once no
+				 * other guarded command of the node runs */
 };
 
 struct guard_action {
@@ -156,6 +165,8 @@ struct guard {
 	int		 asking;	/* an ask is in flight */
 	algo_time	 asked_at, next_ask;
 	int		 hungup;	/* the daemon closed the registration */
+	int		 dead;		/* the daemon's process ended */
+	int		 released;	/* GUARD_RELEASE was given */
 	int		 dgrace;	/* no --grace: it follows the lease */
 };
 

@@ -19,7 +19,7 @@ static const struct {
 	[S_MEND] = { "mend", 2 }, [S_PARTITION] = { "partition", 1 },
 	[S_ONEWAY] = { "oneway", 1 }, [S_HEAL] = { "heal", 0 },
 	[S_RELEASE] = { "release", 1 }, [S_EDICT] = { "edict", 2 },
-	[S_RECONFIGURE] = { "reconfigure", 1 },
+	[S_RECONFIGURE] = { "reconfigure", 1 }, [S_KILL] = { "kill", 1 },
 };
 
 const char *

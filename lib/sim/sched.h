@@ -17,6 +17,7 @@
 enum sched_op {
 	S_CRASH, S_BOOT, S_LEAVE, S_PAUSE, S_RESUME, S_CUT, S_MEND,
 	S_PARTITION, S_ONEWAY, S_HEAL, S_RELEASE, S_EDICT, S_RECONFIGURE,
+	S_KILL,		/* the daemon dies, its host and guard run on */
 	S_NOPS
 };
 

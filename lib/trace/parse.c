@@ -369,6 +369,22 @@ trace_parse_qt(struct trace_str s, struct trace_qt *qt, size_t max)
 	return (int)n;
 }
 
+int
+trace_parse_elid(struct trace_str s, unsigned *node, uint64_t *inc,
+    uint64_t *ctr)
+{
+	const char *d1, *d2, *end = s.p + s.n;
+
+	if (s.n == 0 || (d1 = memchr(s.p, '.', s.n)) == NULL ||
+	    (d2 = memchr(d1 + 1, '.', (size_t)(end - d1 - 1))) == NULL ||
+	    trace_parse_id(s.p, (size_t)(d1 - s.p), node) == -1 ||
+	    *node == 0 ||
+	    parse_u64(d1 + 1, (size_t)(d2 - d1 - 1), UINT64_MAX, inc) == -1 ||
+	    parse_u64(d2 + 1, (size_t)(end - d2 - 1), UINT32_MAX, ctr) == -1)
+		return -1;
+	return 0;
+}
+
 /* Gathers the eight 0x80 bits of a word into one byte. */
 #define GATHER(x)	((((x) >> 7) * UINT64_C(0x0102040810204080)) >> 56)
 

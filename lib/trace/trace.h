@@ -151,6 +151,10 @@ int		 trace_parse_time(const char *, size_t, trace_time *);
 int		 trace_parse_id(const char *, size_t, unsigned *);	/* "-" -> 0 */
 /* Splits a quorum timestamp "ID:T,ID:T"; returns pairs or -1. */
 int		 trace_parse_qt(struct trace_str, struct trace_qt *, size_t);
+/* An election id as elect-node writes it, "ID.INC.CTR" (other writers'
+ * ids are opaque: -1). */
+int		 trace_parse_elid(struct trace_str, unsigned *node,
+		    uint64_t *inc, uint64_t *ctr);
 /* A digest (qd=): exactly 16 lowercase hex digits. */
 int		 trace_parse_hex64(const char *, size_t, uint64_t *);
 int		 trace_str_eq(struct trace_str, const char *);

@@ -4,8 +4,10 @@
 #
 #  1. failover: SIGKILL of the leader's daemon, until a guarded command
 #     runs on another node (the new --run-if-leader's task op=start line),
-#     median and 99th percentile, by the rank of the node that led; and
-#     the same after SIGTERM (handover), with the other core kept busy;
+#     median and 99th percentile, by the rank of the node that led (its
+#     guard releases the lease on its behalf); the same when the whole
+#     node dies at once, daemon and guard, as with its host (the lease
+#     runs out); and after SIGTERM (handover), with the other core busy;
 #  2. the same measure for etcdctl lock against a three-member etcd
 #     cluster on 127.0.0.1 with the smallest lease TTL etcd accepts (1 s,
 #     with heartbeats of 10 ms), when etcd and etcdctl are installed;
@@ -51,6 +53,7 @@ GRACE=4	# ms: fits the fast profile's lease
 
 top=$(mktemp -d "${TMPDIR:-/tmp}/elect-bench.XXXXXX") || exit 1
 LOOPS=() ETCDS=() BURN=() KANS=()
+declare -A LOOP_OF=()
 cleanup() {
 	local p
 	for p in "${BURN[@]}"; do
@@ -128,6 +131,7 @@ guard_loop() {
 	setsid bash "$top/loop.sh" "$ELECT_DIR/$1" "$JOBLOG" "$2" </dev/null \
 	    >/dev/null 2>&1 &
 	LOOPS+=($!)
+	LOOP_OF[$1]=$!
 }
 
 # Waits until every loop's --run-if-leader waits on its daemon (in
@@ -137,28 +141,33 @@ standby() {
 	local i p k n
 	for ((i = 0; i < 500; i++)); do
 		n=0
-		for p in "${LOOPS[@]}"; do
+		for p in "${LOOP_OF[@]}"; do
 			for k in $(pgrep -P "$p"); do
 				[ "$(cat "/proc/$k/comm" 2>/dev/null)" = elect-node ] &&
 				    grep -q poll "/proc/$k/wchan" 2>/dev/null &&
 				    n=$((n + 1))
 			done
 		done
-		[ "$n" = "${#LOOPS[@]}" ] && return 0
+		[ "$n" = "${#LOOP_OF[@]}" ] && return 0
 		sleep 0.01
 	done
 	return 1
 }
 
 # The node whose guarded command runs now (a task op=start without a
-# stop after it), and since when; waits up to 20 s.
+# stop after it, nor killed with its node, in $top/gone: its guard wrote
+# no stop), since when, and its pid; waits up to 20 s.
 running() {
 	local i out
+	touch "$top/gone"
 	for ((i = 0; i < 2000; i++)); do
-		out=$(cat "$ELECT_DIR"/*/task.trace 2>/dev/null | awk '$3 == "task" {
+		out=$(cat "$top/gone" "$ELECT_DIR"/*/task.trace 2>/dev/null |
+		    awk '$1 == "gone" { gone[$2 " pid=" $3] = 1; next }
+			$3 == "task" {
 			if ($4 == "op=start") { on[$2 " " $5] = $1 }
 			else delete on[$2 " " $5] }
-			END { for (k in on) { split(k, a, " "); print a[1], on[k] } }')
+			END { for (k in on) if (!(k in gone)) {
+				split(k, a, " "); print a[1], on[k], substr(a[2], 5) } }')
 		# The task lines lag: the daemon must say so too.
 		if [ "$(echo "$out" | grep -c .)" = 1 ] &&
 		    elect_status "${out%% *}" >/dev/null 2>&1; then
@@ -186,21 +195,28 @@ next_start() {
 	return 1
 }
 
-# failover PROFILE kill|term: RUNS times, the leader's daemon killed
-# (SIGKILL) or stopped (SIGTERM, a handover), until another node's
-# guarded command runs; by the rank of the node that led.
+# failover PROFILE kill|host|term: RUNS times, the leader's daemon killed
+# (SIGKILL), the whole node killed (its guard loop first, so that nobody
+# releases its lease: a host that dies), or the daemon stopped (SIGTERM,
+# a handover), until another node's guarded command runs; by the rank of
+# the node that led.
 failover() {
-	local prof=$1 how=$2 r ldr t0 t1 since f
+	local prof=$1 how=$2 r ldr t0 t1 since tpid f
 	f=$top/$prof.$how
 	: >"$f"
 	for ((r = 0; r < RUNS; r++)); do
-		read -r ldr since < <(running) || { echo "no job runs" >&2; return 1; }
+		read -r ldr since tpid < <(running) || { echo "no job runs" >&2; return 1; }
 		standby || echo "a standby is not waiting on its daemon" >&2
 		# No fork between the time and the signal: on a loaded host the
 		# subshell of $(...) may wait for the CPU for tens of ms.
 		if [ "$how" = kill ]; then
 			t0=$EPOCHREALTIME
 			elect_kill "$ldr"
+		elif [ "$how" = host ]; then
+			t0=$EPOCHREALTIME
+			kill -KILL -- "-${LOOP_OF[$ldr]}" 2>/dev/null
+			elect_kill "$ldr"
+			echo "gone $ldr $tpid" >>"$top/gone"
 		else
 			hi
 			t0=$EPOCHREALTIME
@@ -209,6 +225,7 @@ failover() {
 		fi
 		t1=$(next_start "$t0" "$ldr") || { echo "no new job" >&2; return 1; }
 		echo "$ldr $(echo "$t1 - $t0" | bc -l) $t0 $t1" >>"$f"
+		[ "$how" = host ] && guard_loop "$ldr" "$top/quick.sh"
 		elect_start "$ldr" >/dev/null
 		sleep 0.4	# its quiet period, then it grants again
 	done
@@ -235,7 +252,8 @@ failover() {
 }
 
 how_name() {
-	case $1 in kill) echo "SIGKILL of the leader" ;;
+	case $1 in kill) echo "SIGKILL of the leader's daemon" ;;
+	host) echo "the leader's node dies whole (daemon and guard SIGKILLed)" ;;
 	*) echo "SIGTERM of the leader (handover), the other core busy" ;; esac
 }
 
@@ -267,6 +285,7 @@ part1() {
 	elect_wait_leader 20 >/dev/null || return 1
 	for id in 1 2 3; do guard_loop "$id" "$top/quick.sh"; done
 	failover "$prof" kill || return 1
+	failover "$prof" host || return 1
 	sh -c 'while :; do :; done' &
 	burn=$!
 	BURN+=($burn)
@@ -274,7 +293,7 @@ part1() {
 	kill -KILL "$burn"
 	BURN=()
 	for p in "${LOOPS[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
-	LOOPS=()
+	LOOPS=() LOOP_OF=()
 	elect_teardown
 }
 
@@ -417,7 +436,7 @@ part3() {
 		sleep 0.2
 	done
 	for p in "${LOOPS[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
-	LOOPS=()
+	LOOPS=() LOOP_OF=()
 	sleep 0.5
 	elect_stop_all
 	local own tasks

@@ -23,6 +23,7 @@ struct model {
 	algo_time	 grace;
 	int		 started, alive, stopped, killed, exited;
 	int		 lease;
+	int		 dead, released;	/* the daemon; GUARD_RELEASE */
 	uint64_t	 token;
 	algo_time	 margin;
 	algo_time	 allowed;	/* E - margin of the last grant */
@@ -88,6 +89,8 @@ check_step(struct model *m, const struct guard *g,
 	size_t i;
 	int ended = 0;
 
+	if (in->type == GUARD_IN_DEAD)
+		m->dead = 1;
 	/* A grant is judged against the deadline it would replace: one
 	 * that comes when the stop is due by that deadline is too late. */
 	if (in->type == GUARD_IN_REPLY && m->alive && !m->stopped) {
@@ -108,7 +111,8 @@ check_step(struct model *m, const struct guard *g,
 		/* After SIGKILL: only the rest of the group's, and the exit. */
 		if (m->killed)
 			CHECK((a->type == GUARD_KILL &&
-			    a->why == GUARD_WHY_EXITED) || a->type == GUARD_EXIT);
+			    a->why == GUARD_WHY_EXITED) || a->type == GUARD_EXIT ||
+			    a->type == GUARD_RELEASE);
 		switch (a->type) {
 		case GUARD_START: {
 			const struct guard_reply *r = &in->reply;
@@ -117,6 +121,8 @@ check_step(struct model *m, const struct guard *g,
 			    r->leader);
 			m->started = m->alive = 1;
 			m->lease = r->lease;
+			/* The default grace follows the lease (configure()). */
+			m->grace = g->cfg.grace;
 			m->token = a->token;
 			if (r->lease) {
 				m->margin = guard_margin(r->tlease);
@@ -150,6 +156,15 @@ check_step(struct model *m, const struct guard *g,
 		case GUARD_EXIT:
 			ended = 1;
 			break;
+		case GUARD_RELEASE:
+			/* Only a dead daemon's lease, before its deadline, with
+			 * nothing of the command left to run, once. */
+			CHECK(m->dead && m->lease && m->started && m->killed &&
+			    (!m->alive || in->type == GUARD_IN_EXITED) &&
+			    !m->released &&
+			    m->now < add(m->allowed, m->margin));
+			m->released = 1;
+			break;
 		case GUARD_REGISTER:
 		case GUARD_UNREGISTER:
 			CHECK(!m->started);
@@ -166,6 +181,9 @@ check_step(struct model *m, const struct guard *g,
 		CHECK(m->alive || m->killed);
 		m->alive = 0;
 	}
+	/* A dead daemon's command is stopped at once. */
+	if (in->type == GUARD_IN_DEAD && m->alive)
+		CHECK(m->stopped);
 	if (ended) {
 		CHECK(g->phase == GUARD_DONE);
 		CHECK(!m->started || in->type == GUARD_IN_REAPED);
@@ -226,7 +244,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			t += (algo_time)d * ALGO_MS / 10;
 		in.now = t;
-		switch (kind % 11) {
+		switch (kind % 12) {
 		case 0:
 			in.type = GUARD_IN_TICK;
 			break;
@@ -261,6 +279,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 10:
 			in.type = GUARD_IN_REAPED;
 			in.status = byte(&f) | byte(&f) << 8;
+			break;
+		case 11:
+			in.type = GUARD_IN_DEAD;
 			break;
 		}
 		saved = g;

@@ -22,6 +22,7 @@
  *	1 noreply				an ask closed without a reply
  *	1 stop					the registration: ok stop
  *	1 hangup				the daemon closed it
+ *	1 dead					the daemon's process ended
  *	1 exited				the command's process died
  *	1 reaped exit=N | signal=N		its group is gone
  *	1 tick
@@ -30,6 +31,7 @@
  *
  *	register | unregister | start token=T | ask | cancel
  *	term why=W | kill why=W | exit status=N why=W [room=MS]
+ *	release why=W
  *	wake at=MS | wake none			when it changed (-q: never)
  *	error refused				the input cannot come now
  */
@@ -113,6 +115,7 @@ print_out(const struct guard_out *o)
 			break;
 		case GUARD_TERM:
 		case GUARD_KILL:
+		case GUARD_RELEASE:
 			printf(" why=%s", guard_why_name(a->why));
 			break;
 		case GUARD_EXIT:
@@ -170,11 +173,11 @@ run_line(char *line)
 		else
 			bad("reaped takes exit=N or signal=N");
 	} else {
-		for (in.type = GUARD_IN_TICK; in.type <= GUARD_IN_REAPED;
+		for (in.type = GUARD_IN_TICK; in.type <= GUARD_IN_DEAD;
 		    in.type++)
 			if (strcmp(guard_in_name(in.type), what) == 0)
 				break;
-		if (in.type > GUARD_IN_REAPED || argc != 2)
+		if (in.type > GUARD_IN_DEAD || argc != 2)
 			bad("unknown input \"%s\"", what);
 	}
 	if (guard_step(&g, &in, &o) == -1)

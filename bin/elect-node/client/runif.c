@@ -32,8 +32,18 @@
  * connection open until the group is dead, and the daemon, asked to
  * leave, tells R to stop (`ok stop') and releases the lease only once the
  * connection closes, or R says that the group was sent SIGKILL (after
- * which it runs no instruction, however late it is reaped).  A daemon
- * that dies releases nothing.
+ * which it runs no instruction, however late it is reaped).
+ *
+ * A daemon that dies.  R watches the daemon's process (a pidfd, taken
+ * while the registration shows it alive), not only the connection: once
+ * the process has ended, R stops the command at once, and once the group
+ * was sent SIGKILL it sends the daemon's testament (guard/testament.h),
+ * the Dead that releases its lease, so that another node leads within a
+ * round trip rather than at the lease's end.  The testament goes only
+ * when no guarded command of the node runs: each R holds the node's task
+ * lock, shared, from before it registers, and sends under it
+ * exclusively.  An R that may not read the testament (another user than
+ * the daemon's) leaves the lease to run out.
  *
  * Scheduling.  The deadline holds only if R runs when it is due: on a
  * loaded host a process may wait for the CPU longer than the margin.  R
@@ -48,6 +58,8 @@
  * means) are the guard's, lib/guard, a pure core; this file carries out
  * its actions and feeds it what the daemon, the clock and the group say.
  */
+#include <sys/file.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -56,6 +68,8 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +82,7 @@
 
 #include "client.h"
 #include "guard/guard.h"
+#include "guard/testament.h"
 #include "net/wire.h"
 #include "util/util.h"
 
@@ -99,6 +114,14 @@ struct runif {
 	int		 status, have_status;
 	int		 gstatus;
 	int		 sigfd;
+	/* The daemon's death: its task lock (shared, or -1), its process,
+	 * and its testament, or why there is none. */
+	int		 lockfd;
+	int		 pidfd;
+	pid_t		 dpid;
+	struct testament will;
+	int		 has_will;
+	char		 nowill[PATH_MAX + 192];
 	/* -k: the key that proves the trace to a collector (collect -k). */
 	struct wire_key	 key;
 	int		 keyed;
@@ -187,6 +210,11 @@ guard(struct runif *r, uint64_t token, pid_t rpid, int spipe)
 	int st;
 
 	setpgid(0, 0);
+	/* The task lock is R's: G's copy would hold it past R's unlock. */
+	if (r->lockfd != -1)
+		close(r->lockfd);
+	if (r->pidfd != -1)
+		close(r->pidfd);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGCHLD);
@@ -266,6 +294,172 @@ start(struct runif *r, uint64_t token)
 		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d",
 		    (int)r->g);
 	tw_flush(r->tw);
+}
+
+/* ---- the daemon's death ---- */
+
+/*
+ * The node's task lock, shared, before the registration: a command that
+ * may start holds it until it is dead.  Only a lease daemon has one.
+ */
+static void
+lock_tasks(struct runif *r)
+{
+	char path[PATH_MAX];
+
+	if (!r->guard.lease)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", r->dir, TESTAMENT_LOCK);
+	if ((r->lockfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
+	    -1) {
+		if (errno == ENOENT)
+			return;
+		err(EXIT_NODAEMON, "%s", path);
+	}
+	while (flock(r->lockfd, LOCK_SH) == -1)
+		if (errno != EINTR)
+			err(EXIT_NODAEMON, "%s", path);
+}
+
+/*
+ * As the command starts: the daemon's process, and its testament.  The
+ * pidfd is the daemon's only if the registration is still open once it
+ * is taken (a process's sockets close before its pid can be reused).
+ */
+static void
+watch_daemon(struct runif *r)
+{
+	char path[PATH_MAX], why[128], *text;
+	struct ucred uc;
+	socklen_t ulen = sizeof(uc);
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+	char c;
+
+	if (!r->guard.lease || r->lockfd == -1 || r->tfd == -1)
+		return;
+	if (getsockopt(r->tfd, SOL_SOCKET, SO_PEERCRED, &uc, &ulen) == -1 ||
+	    (r->pidfd = pidfd_open(uc.pid, 0)) == -1) {
+		snprintf(r->nowill, sizeof(r->nowill), "its process cannot "
+		    "be watched: %s", strerror(errno));
+		r->pidfd = -1;
+		return;
+	}
+	if (recv(r->tfd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+		close(r->pidfd);
+		r->pidfd = -1;
+		return;
+	}
+	r->dpid = uc.pid;
+	snprintf(path, sizeof(path), "%s/%s", r->dir, TESTAMENT_NAME);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		snprintf(r->nowill, sizeof(r->nowill), "%s: %s", path,
+		    strerror(errno));
+		return;
+	}
+	if ((text = malloc(TESTAMENT_FILE_MAX + 1)) == NULL)
+		err(1, NULL);
+	while (got <= TESTAMENT_FILE_MAX && (n = read(fd, text + got,
+	    TESTAMENT_FILE_MAX + 1 - got)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (testament_parse(text, got, &r->will, why, sizeof(why)) == -1) {
+		snprintf(r->nowill, sizeof(r->nowill), "%s: %s", path, why);
+		warnx("%s", r->nowill);
+	} else if (r->will.node != r->id || r->will.pid != (long long)r->dpid) {
+		snprintf(r->nowill, sizeof(r->nowill), "%s: node %u pid %lld "
+		    "is not node %u's daemon, pid %d", path, r->will.node,
+		    r->will.pid, r->id, (int)r->dpid);
+		warnx("%s", r->nowill);
+		testament_free(&r->will);
+	} else
+		r->has_will = 1;
+	free(text);
+}
+
+static int
+udp_addr(const char *host, unsigned port, struct addrinfo **ai)
+{
+	struct addrinfo hints;
+	char serv[8];
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_DGRAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	snprintf(serv, sizeof(serv), "%u", port);
+	return getaddrinfo(host, serv, &hints, ai) == 0 ? 0 : -1;
+}
+
+/*
+ * The daemon is dead and this command's group killed: once no other
+ * guarded command of the node runs (the task lock, exclusive), the
+ * testament goes to every peer, from the node's own address, which the
+ * dead daemon no longer holds.  Waiting past the deadline is pointless:
+ * the lease has gone by itself.
+ */
+static void
+send_will(struct runif *r)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct addrinfo *from, *to;
+	size_t i, sent = 0;
+	int s;
+
+	if (!r->has_will) {
+		warnx("the daemon died; its lease runs out before another "
+		    "node leads (%s)", r->nowill[0] != '\0' ? r->nowill :
+		    "no testament");
+		return;
+	}
+	(void)flock(r->lockfd, LOCK_UN);
+	while (flock(r->lockfd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			warn("%s/%s", r->dir, TESTAMENT_LOCK);
+			return;
+		}
+		if (mono_now() >= r->guard.until) {
+			warnx("the daemon died; another guarded command of "
+			    "node %u still runs, so its lease runs out", r->id);
+			return;
+		}
+		nanosleep(&ms, NULL);
+	}
+	if (udp_addr(r->will.host, r->will.port, &from) == -1) {
+		warnx("%s/%s: cannot use %s", r->dir, TESTAMENT_NAME,
+		    r->will.host);
+		return;
+	}
+	s = socket(from->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s == -1 || bind(s, from->ai_addr, from->ai_addrlen) == -1) {
+		warn("the daemon died; its lease runs out (%s port %u)",
+		    r->will.host, r->will.port);
+		if (s != -1)
+			close(s);
+		freeaddrinfo(from);
+		return;
+	}
+	freeaddrinfo(from);
+	for (i = 0; i < r->will.n; i++) {
+		const struct testament_to *t = &r->will.to[i];
+
+		if (udp_addr(t->host, t->port, &to) == -1)
+			continue;
+		if (sendto(s, t->dgram, t->len, 0, to->ai_addr,
+		    to->ai_addrlen) == (ssize_t)t->len)
+			sent++;
+		freeaddrinfo(to);
+	}
+	close(s);
+	(void)flock(r->lockfd, LOCK_UN);
+	warnx("the daemon (pid %d) died; node %u's lease released on its "
+	    "behalf to %zu of %zu peers", (int)r->dpid, r->id, sent,
+	    r->will.n);
 }
 
 /* ---- carrying out ---- */
@@ -350,6 +544,7 @@ act(struct runif *r, const struct guard_action *a)
 		unregister(r);
 		break;
 	case GUARD_START:
+		watch_daemon(r);
 		start(r, a->token);
 		break;
 	case GUARD_ASK:
@@ -393,6 +588,9 @@ act(struct runif *r, const struct guard_action *a)
 			    "wait", r->dir);
 		r->done = 1;
 		r->rc = a->status;
+		break;
+	case GUARD_RELEASE:
+		send_will(r);
 		break;
 	}
 }
@@ -594,7 +792,7 @@ read_signals(struct runif *r)
 static void
 watch(struct runif *r)
 {
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	struct timespec ts;
 	algo_time now;
 	int n;
@@ -610,9 +808,11 @@ watch(struct runif *r)
 		pfd[1].events = POLLIN;
 		pfd[2].fd = r->tfd;
 		pfd[2].events = POLLIN;
+		pfd[3].fd = r->pidfd;
+		pfd[3].events = POLLIN;
 		ts.tv_sec = r->wake > now ? (r->wake - now) / TRACE_NS : 0;
 		ts.tv_nsec = r->wake > now ? (r->wake - now) % TRACE_NS : 0;
-		n = ppoll(pfd, 3, r->wake == -1 ? NULL : &ts, NULL);
+		n = ppoll(pfd, 4, r->wake == -1 ? NULL : &ts, NULL);
 		if (n == -1 && errno != EINTR)
 			err(1, "poll");
 		if (n > 0 && pfd[0].revents)
@@ -624,6 +824,11 @@ watch(struct runif *r)
 			query_read(r);
 		if (n > 0 && !r->done && r->tfd != -1 && pfd[2].revents)
 			task_read(r);
+		if (n > 0 && !r->done && r->pidfd != -1 && pfd[3].revents) {
+			close(r->pidfd);
+			r->pidfd = -1;
+			feed(r, GUARD_IN_DEAD, NULL, 0);
+		}
 		/* The last of the group is dying. */
 		if (r->gdead)
 			reap(r);
@@ -650,7 +855,7 @@ client_runif(const struct node_opts *o)
 	}
 	r.dir = o->statedir;
 	r.id = o->id;
-	r.qfd = r.tfd = r.spipe = -1;
+	r.qfd = r.tfd = r.spipe = r.lockfd = r.pidfd = -1;
 	r.wait_until = o->wait_for >= 0 ? mono_now() + o->wait_for : -1;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.grace = o->grace;		/* -1: the guard's default */
@@ -661,6 +866,7 @@ client_runif(const struct node_opts *o)
 	/* Before the wait, so as to wake without delay when it ends. */
 	sched_realtime(RT_GUARD);
 	ask_lease(&r);
+	lock_tasks(&r);
 	/* Until this node may start the command (--wait), or the answer
 	 * no.  The registration waits in the daemon, which answers when
 	 * this node leads with its token: no polling, no time lost. */
@@ -685,5 +891,6 @@ client_runif(const struct node_opts *o)
 		tw_close(r.tw, TRACE_CLOSE_MS);
 	}
 	sodium_memzero(&r.key, sizeof(r.key));
+	testament_free(&r.will);
 	return r.rc;
 }

@@ -256,6 +256,7 @@ struct node {
 	 * what it reported down, not heard from since. */
 	uint8_t		*monitored;
 	uint8_t		*downed;
+	uint64_t	*dead;		/* 1 + the newest incarnation said dead */
 
 	/* The core, its pending actions and its timers. */
 	struct algo	*algo;
@@ -315,6 +316,9 @@ void	net_close(struct node *);
 /* The peers anew: the core's members and those of the change's other
  * epoch; FRESH: a new incarnation, every handshake anew. */
 void	net_peers(struct node *, int fresh);
+/* testament.c */
+void	testament_write(struct node *);
+void	events_dead(struct node *, unsigned peer, uint64_t inc);
 /* An epoch message (net/epoch.h) to ID, if confirmed: 1 sent, 0 not. */
 int	net_send_epoch(struct node *, unsigned id, const struct epoch_msg *);
 

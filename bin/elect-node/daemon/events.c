@@ -28,6 +28,14 @@ events_start(struct node *nd)
 	    tm);
 }
 
+/* A peer's guard says that the peer's daemon died (net.c). */
+void
+events_dead(struct node *nd, unsigned peer, uint64_t inc)
+{
+	log_info("peer-dead node=%u peer=%u inc=%llu", nd->self->id, peer,
+	    (unsigned long long)inc);
+}
+
 static int
 peer_downed(const struct node *nd, unsigned id)
 {

@@ -139,6 +139,7 @@ net_peers(struct node *nd, int fresh)
 	struct sess *sess;
 	struct net_held *held;
 	uint8_t *mon, *down;
+	uint64_t *dead;
 	algo_time heard[ALGO_NODES_MAX], asked[ALGO_NODES_MAX];
 	const struct cluster_node *p;
 	size_t i, j, n;
@@ -150,7 +151,8 @@ net_peers(struct node *nd, int fresh)
 	    (sess = calloc(n, sizeof(*sess))) == NULL ||
 	    (held = calloc(n, sizeof(*held))) == NULL ||
 	    (mon = calloc(n, sizeof(*mon))) == NULL ||
-	    (down = calloc(n, sizeof(*down))) == NULL)
+	    (down = calloc(n, sizeof(*down))) == NULL ||
+	    (dead = calloc(n, sizeof(*dead))) == NULL)
 		err(1, NULL);
 	memset(heard, 0, sizeof(heard));
 	memset(asked, 0, sizeof(asked));
@@ -167,6 +169,7 @@ net_peers(struct node *nd, int fresh)
 		held[i] = nd->held[j];
 		mon[i] = nd->monitored[j];
 		down[i] = nd->downed[j];
+		dead[i] = nd->dead[j];
 		heard[i] = nd->heard[j];
 		asked[i] = nd->asked[j];
 	}
@@ -175,15 +178,18 @@ net_peers(struct node *nd, int fresh)
 	free(nd->held);
 	free(nd->monitored);
 	free(nd->downed);
+	free(nd->dead);
 	cluster_free(&old);
 	nd->seq = seq;
 	nd->sess = sess;
 	nd->held = held;
 	nd->monitored = mon;
 	nd->downed = down;
+	nd->dead = dead;
 	memcpy(nd->heard, heard, sizeof(heard));
 	memcpy(nd->asked, asked, sizeof(asked));
 	nd->peers = u;
+	testament_write(nd);
 }
 
 void
@@ -218,6 +224,7 @@ net_close(struct node *nd)
 	free(nd->held);
 	free(nd->monitored);
 	free(nd->downed);
+	free(nd->dead);
 	cluster_free(&nd->peers);
 	sodium_memzero(&nd->key, sizeof(nd->key));
 }
@@ -515,6 +522,24 @@ net_flush(struct node *nd)
 	drops_flush(&nd->dropsum, mono_now(), drop_line, nd);
 }
 
+/* The log says it once per incarnation, whoever sends the copies. */
+static void
+said_dead(struct node *nd, unsigned id, uint64_t inc)
+{
+	long i;
+
+	if ((i = peer_index(nd, id)) == -1 || nd->dead[i] > inc)
+		return;
+	nd->dead[i] = inc + 1;
+	events_dead(nd, id, inc);
+}
+
+static int
+is_dead(const struct node *nd, const struct wire_msg *w)
+{
+	return nd->opts->algo->dead != 0 && w->type == nd->opts->algo->dead;
+}
+
 /*
  * Checks one datagram from SRC; NULL and the core's message in *M when
  * good.  The claimed sender must be the node at SRC, and confirmed.
@@ -547,6 +572,17 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		return "bad-type";
 	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX)
 		return "bad-payload";
+	/* A dead incarnation's Dead, from its guard (testament.c): it names
+	 * that incarnation and says nothing new when copied, so it skips
+	 * the window, which may have moved on to a restarted daemon. */
+	if (is_dead(nd, w)) {
+		if (w->len != 0 || w->grp.node != w->from ||
+		    w->grp.inc != w->inc || w->grp.ctr != 0)
+			return "bad-payload";
+		if (nd->sess[i].epoch != nd->conf.epoch)
+			return "epoch";
+		goto take;
+	}
 	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
 	 * older than one already taken from the same incarnation is dropped,
 	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
@@ -567,6 +603,7 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 	 * hears the cores of its own epoch. */
 	if (nd->sess[i].epoch != nd->conf.epoch)
 		return "epoch";
+take:
 	memset(m, 0, sizeof(*m));
 	m->peer = w->from;
 	m->type = w->type;
@@ -619,8 +656,13 @@ net_read(struct node *nd)
 			net_drop(nd, w.from, why);
 			continue;
 		}
-		heard_from(nd, m.peer);
-		mx_heard(nd, &m);
+		/* A dead incarnation's last word is no sign of life. */
+		if (is_dead(nd, &w))
+			said_dead(nd, m.peer, w.inc);
+		else {
+			heard_from(nd, m.peer);
+			mx_heard(nd, &m);
+		}
 		if (!nd->quit)
 			core_recv(nd, &m);
 	}

@@ -109,6 +109,7 @@ node_bump_incarnation(struct node *nd)
 {
 	if (store_bump(nd->dirfd, INC_NAME, &nd->inc) == -1)
 		err(EXIT_USAGE, "%s/%s", nd->opts->statedir, INC_NAME);
+	testament_write(nd);
 }
 
 static void

@@ -1,0 +1,122 @@
+/*
+ * The daemon's testament (guard/testament.h): written when the daemon
+ * starts, before its control socket answers, and whenever its
+ * incarnation or its peers change, so that --run-if-leader can release
+ * the lease on its behalf once it is dead.  Only under an algorithm with
+ * a Dead message (lease).
+ *
+ * Not synced: it serves this boot of the host, and the daemon writes it
+ * afresh when it starts.  A testament left by an earlier daemon is
+ * harmless anyway: its Dead names that daemon's incarnation, which
+ * grantors tell from the current one.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "guard/testament.h"
+#include "util/util.h"
+
+#define TMP_NAME	TESTAMENT_NAME ".tmp"
+
+static int
+numeric(const struct cluster_node *n, char *host, unsigned *port)
+{
+	char serv[8];
+
+	if (getnameinfo((const struct sockaddr *)&n->addr, n->addrlen, host,
+	    TESTAMENT_HOST_MAX, serv, sizeof(serv),
+	    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		return -1;
+	*port = (unsigned)strtoul(serv, NULL, 10);
+	return 0;
+}
+
+/* The text into F: 0, or -1. */
+static int
+put(struct node *nd, FILE *f)
+{
+	char host[TESTAMENT_HOST_MAX], line[512];
+	uint8_t dgram[WIRE_DGRAM_MAX];
+	struct wire_msg w;
+	unsigned port;
+	size_t i, len;
+
+	if (numeric(nd->self, host, &port) == -1)
+		return -1;
+	fprintf(f, "elect-testament %d\nnode %u pid %ld inc %llu\n"
+	    "from %s %u\n", TESTAMENT_VERSION, nd->self->id, (long)getpid(),
+	    (unsigned long long)nd->inc, host, port);
+	for (i = 0; i < nd->peers.n; i++) {
+		const struct cluster_node *p = &nd->peers.nodes[i];
+
+		if (p->id == nd->self->id)
+			continue;
+		memset(&w, 0, sizeof(w));
+		w.type = (uint8_t)nd->opts->algo->dead;
+		w.from = (uint16_t)nd->self->id;
+		w.to = (uint16_t)p->id;
+		w.inc = nd->inc;
+		w.seq = 1;		/* not windowed: any will do */
+		w.grp.node = (uint16_t)nd->self->id;
+		w.grp.inc = nd->inc;
+		if ((len = wire_encode(&nd->key, &nd->proto, &w, dgram,
+		    sizeof(dgram))) == 0 || numeric(p, host, &port) == -1 ||
+		    testament_line(p->id, host, port, dgram, len, line,
+		    sizeof(line)) == 0)
+			return -1;
+		fputs(line, f);
+	}
+	return fflush(f) == EOF || ferror(f) ? -1 : 0;
+}
+
+void
+testament_write(struct node *nd)
+{
+	const char *dir = nd->opts->statedir;
+	FILE *f;
+	int fd, rc;
+
+	/* Before the first incarnation, or before the peers: not yet. */
+	if (nd->opts->algo->dead == 0 || nd->inc == 0 || nd->peers.n == 0)
+		return;
+	errno = 0;
+	/* Every guarded command locks it, shared, before it registers. */
+	if ((fd = openat(nd->dirfd, TESTAMENT_LOCK, O_RDONLY | O_CREAT |
+	    O_CLOEXEC | O_NOFOLLOW, 0644)) == -1)
+		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+	/* Whatever the umask (the unit's is 0077): a --socket-group client
+	 * must be able to lock it, or it could not run a command. */
+	if (fchmod(fd, 0644) == -1)
+		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+	close(fd);
+	fd = openat(nd->dirfd, TMP_NAME, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd == -1 || (f = fdopen(fd, "w")) == NULL) {
+		rc = -1;
+		if (fd != -1)
+			close(fd);
+	} else {
+		rc = put(nd, f);
+		if (fclose(f) == EOF)
+			rc = -1;
+	}
+	if (rc == 0 && renameat(nd->dirfd, TMP_NAME, nd->dirfd,
+	    TESTAMENT_NAME) == 0)
+		return;
+	/* Without one, a daemon's crash costs the rest of its lease. */
+	log_warnx("%s/%s: %s; if this daemon dies, its lease runs out "
+	    "before another node leads", dir, TESTAMENT_NAME,
+	    errno != 0 ? strerror(errno) : "cannot write it");
+	(void)unlinkat(nd->dirfd, TMP_NAME, 0);
+	(void)unlinkat(nd->dirfd, TESTAMENT_NAME, 0);
+}

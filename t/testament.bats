@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# A lease daemon's testament (lib/guard/testament.h): what it writes into
+# its state directory for --run-if-leader, and the strict parser that
+# reads it back.
+
+bats_require_minimum_version 1.5.0
+
+load helper
+load node
+
+teardown() {
+	elect_teardown
+}
+
+@test "testament: a lease daemon writes its testament, owner only, and its task lock; other algorithms write neither" {
+	local id st
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure --lease 1s --renew 200 "$C"
+	elect_wait_leader 20 >/dev/null
+	for id in 1 2 3; do
+		st=$ELECT_DIR/$id/state
+		run stat -c %a "$st/testament" "$st/tasks.lock"
+		assert_output $'600\n644'
+		run testament-drive <"$st/testament"
+		assert_success
+		assert_line --index 0 --regexp "^node=$id pid=${ELECT_PID[$id]} inc=[1-9][0-9]* from=127\.0\.0\.1:$(port "$id" "$C") peers=2\$"
+		# One Dead of 80 bytes (a header and a MAC) to each peer.
+		assert_equal "$(grep -c '^to [123] 127\.0\.0\.1:[0-9]* 80$' <<<"$output")" 2
+		refute_output --partial "to $id "
+	done
+	elect_stop_all
+
+	elect_setup "$BATS_TEST_TMPDIR/e2"
+	elect_start_cluster --insecure -a bully "$C"
+	elect_wait_leader 20 >/dev/null
+	[ ! -e "$ELECT_DIR/1/state/testament" ]
+	[ ! -e "$ELECT_DIR/1/state/tasks.lock" ]
+}
+
+@test "testament: the parser takes a well-formed file and says which line of a bad one is wrong" {
+	local head=$'elect-testament 1\nnode 3 pid 77 inc 18446744073709551615\nfrom fe80::1%lo 7003\n'
+	run testament-drive <<<"${head}to 1 127.0.0.1 7001 00ff"
+	assert_success
+	assert_output $'node=3 pid=77 inc=18446744073709551615 from=fe80::1%lo:7003 peers=1\nto 1 127.0.0.1:7001 2'
+	run testament-drive <<<"${head%$'\n'}"
+	assert_success
+	assert_output --partial "peers=0"
+
+	bad() {
+		run testament-drive < <(printf '%s' "$1")
+		assert_failure 1
+		assert_output "error: $2"
+	}
+	bad "" "line 1: truncated"
+	bad $'elect-testament 1\nnode 3 pid 77 inc 1\n' "line 3: truncated"
+	bad $'elect-testament 1' "line 1: no newline"
+	bad $'elect-testament 2\n' "line 1: version 2 unknown"
+	bad $'elect-testament  1\n' "line 1: not a testament"
+	bad $'elect-will 1\n' "line 1: not a testament"
+	bad $'elect-testament 1\nnode 0 pid 77 inc 1\n' "line 2: bad node"
+	bad $'elect-testament 1\nnode 3 pid -1 inc 1\n' "line 2: bad pid"
+	bad $'elect-testament 1\nnode 3 pid 77 inc 18446744073709551616\n' "line 2: bad inc"
+	bad $'elect-testament 1\nnode 3 pid 77 inc 01\n' "line 2: bad inc"
+	bad $'elect-testament 1\nnode 3 pid 77\n' "line 2: expected node ID pid PID inc INC"
+	bad "${head}"$'from 127.0.0.1 7003\n' "line 4: expected to ID HOST PORT HEX"
+	bad $'elect-testament 1\nnode 3 pid 77 inc 1\nfrom 127.0.0.1 0\n' "line 3: bad port"
+	bad $'elect-testament 1\nnode 3 pid 77 inc 1\nfrom a/b 1\n' "line 3: bad host"
+	bad "${head}"$'to 3 127.0.0.1 7001 00\n' "line 4: bad peer"
+	bad "${head}"$'to 1 127.0.0.1 7001 00\nto 1 127.0.0.1 7001 00\n' "line 5: peer 1 twice"
+	bad "${head}"$'to 1 127.0.0.1 7001 0\n' "line 4: bad datagram"
+	bad "${head}"$'to 1 127.0.0.1 7001 0A\n' "line 4: bad datagram"
+	bad "${head}to 1 127.0.0.1 7001 $(printf '%0258d' 0)"$'\n' "line 4: bad datagram"
+	bad "${head}"$'to 1 127.0.0.1 7001 00\n\n' "line 5: expected to ID HOST PORT HEX"
+	bad "${head}"$'to 1 127.0.0.1 7001 00 \n' "line 4: expected to ID HOST PORT HEX"
+}
