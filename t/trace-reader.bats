@@ -89,6 +89,11 @@ bad() {
 	bad '-:1: bad node id' - <<< '1 65536 boot inc=1'
 	bad '-:1: bad node id' - <<< '1 01 boot inc=1'
 	bad '-:1: bad value for inc: "x"' - <<< '1 1 boot inc=x'
+	bad '-:1: bad value for inc: ""' - <<< '1 1 boot inc='
+	bad '-:1: bad value for inc: "01"' - <<< '1 1 boot inc=01'
+	bad '-:1: bad value for inc: "00000000"' - <<< '1 1 boot inc=00000000'
+	bad '-:1: bad value for inc: "1234567x"' - <<< '1 1 boot inc=1234567x'
+	bad '-:1: bad value for inc: "x2345678"' - <<< '1 1 boot inc=x2345678'
 	bad '-:1: bad value for inc: "18446744073709551616"' - <<< '1 1 boot inc=18446744073709551616'
 	bad '-:1: bad value for to: "0"' - <<< '1 1 send to=0 msg=x'
 	bad '-:1: bad value for until: "1,5"' - <<< '1 1 lead until=1,5 clock=1'
@@ -96,6 +101,27 @@ bad() {
 	bad '-:1: bad value for status: "Normal"' - <<< '1 1 state status=Normal ldr=1 grp=-'
 	bad '-:1: bad value for op: "grant"' - <<< '1 1 fd op=grant peer=2'
 	bad '-:1: bad value for link: "half"' - <<< '1 - net a=1 b=2 link=half'
+}
+
+@test "a time that repeats the line before's, one that differs in any byte; numbers of 8 digits and of 9" {
+	run --separate-stderr elect-check -A trace - <<-EOF
+	1700000000.26 1 boot inc=12345678
+	1700000000.26 1 crash
+	1700000000.25 1 boot inc=12345679
+	1600000000.25 1 crash
+	1600000000.25 1 boot inc=12345677
+	1600000000.25 1 crash
+	1600000000.26 1 boot inc=123456789
+	1600000000.26 1 crash
+	1600000000.26 1 boot inc=123456788
+	EOF
+	assert_failure 1
+	assert_line -n 0 --partial '-:3: trace: line out of time order: 1700000000.25 after a line of 1700000000.26;'
+	assert_line -n 1 '-:3: trace: time goes backwards at node 1: 1700000000.25 after 1700000000.26'
+	assert_line -n 2 '-:4: trace: time goes backwards at node 1: 1600000000.25 after 1700000000.25'
+	assert_line -n 3 '-:5: trace: node 1 boots with inc=12345677, not above its last incarnation 12345679'
+	assert_line -n 4 '-:9: trace: node 1 boots with inc=123456788, not above its last incarnation 123456789'
+	assert_equal "${#lines[@]}" 5
 }
 
 @test "quorum timestamps: ids, times and commas as the format has them" {

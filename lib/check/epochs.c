@@ -157,7 +157,8 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	struct eepoch *p;
 	uint64_t e;
 
-	judge(x, ev, 0, out);
+	if (x->nl > 0)
+		judge(x, ev, 0, out);
 	/* Every line may end a wait (above); only these change anything. */
 	if (ev->type != TR_BOOT && ev->type != TR_EPOCH &&
 	    ev->type != TR_LEASE && ev->type != TR_LEAD)

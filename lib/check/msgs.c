@@ -145,17 +145,23 @@ msgs_str(const struct mrec *r, char *buf, size_t len)
 
 /* Per-node arrays as long as the world's nodes. */
 static void
-grow(struct msgs *m, const struct world *w)
+grow_to(struct msgs *m, const struct world *w)
 {
 	unsigned have = m->nod, h2 = m->nod, h3 = m->nod;
 
-	if (m->nod >= w->n)
-		return;
 	m->od_now = world_grow(m->od_now, &have, w, sizeof(*m->od_now));
 	m->od_last = world_grow(m->od_last, &h2, w, sizeof(*m->od_last));
 	m->od_rec = world_grow(m->od_rec, &h3, w, sizeof(*m->od_rec));
 	for (; m->nod < have; m->nod++)
 		m->od_last[m->nod] = TIME_MIN;
+}
+
+/* Asked at every line: the call only when the world has grown. */
+static inline void
+grow(struct msgs *m, const struct world *w)
+{
+	if (m->nod < w->n)
+		grow_to(m, w);
 }
 
 /* Record R is done at T; if it was overdue, it no longer is in flight. */

@@ -6,6 +6,7 @@
  * the first boot that names its algorithm decides which one counts;
  * reports of the others are held back until then and dropped.
  */
+#include <assert.h>
 #include <err.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,13 +32,25 @@ struct held {
 	char			*line;
 };
 
+/* A module's event() as the driver calls it. */
+struct call {
+	void			(*event)(void *, const struct trace_event *,
+				    struct check_out *);
+	void			*st;
+	struct check_out	*out;
+};
+
 struct checker {
 	struct check_opts	 o;
 	struct world		*w;
 	FILE			*fp;
 	int			 json;
 	struct check_out	*m;	/* in the order of check_all */
-	size_t			 nm;
+	size_t			 nm, nall;
+	/* For each event type, the modules that take it, in order: most
+	 * lines concern few modules, and every test skipped counts. */
+	struct call		*plan;	/* nall per type */
+	size_t			 nplan[TR_NTYPES];
 	const struct check_model *model;	/* shared by some modules */
 	size_t			 modelusers;
 	int			 chosen;	/* assertions named by the user */
@@ -188,6 +201,26 @@ judged(const struct checker *ck, const struct check_out *out)
 	return !ck->disorder || out->ops == &check_trace;
 }
 
+/* Works the plan out again: after a module came, went or stopped being
+ * judged. */
+static void
+replan(struct checker *ck)
+{
+	const struct check_out *out;
+	struct call *c;
+	unsigned t;
+
+	for (t = 0; t < TR_NTYPES; t++) {
+		c = ck->plan + t * ck->nall;
+		for (out = ck->m; out < ck->m + ck->nm; out++)
+			if (out->on && judged(ck, out) && (out->ops->events ==
+			    0 || (out->ops->events & 1u << t)))
+				*c++ = (struct call){ out->ops->event, out->st,
+				    (struct check_out *)out };
+		ck->nplan[t] = (size_t)(c - (ck->plan + t * ck->nall));
+	}
+}
+
 void
 check_wake(struct check_out *out, trace_time t)
 {
@@ -206,7 +239,9 @@ checker_new(const struct check_opts *o, FILE *fp, int json)
 		err(2, NULL);
 	for (n = 0; check_all[n] != NULL; n++)
 		;
+	ck->nall = n;
 	if ((ck->m = calloc(n, sizeof(*ck->m))) == NULL ||
+	    (ck->plan = calloc(n * TR_NTYPES, sizeof(*ck->plan))) == NULL ||
 	    (ck->held = calloc(HELD_MAX, sizeof(*ck->held))) == NULL ||
 	    (ck->w = world_new(o->nodes)) == NULL)
 		err(2, NULL);
@@ -263,6 +298,7 @@ add(struct checker *ck, const struct check_ops *ops, int on)
 	if ((ck->m[i].st = ops->init(&ck->o)) == NULL)
 		err(2, "%s", ops->name);
 	ck->nm++;
+	replan(ck);
 	return 0;
 }
 
@@ -374,6 +410,7 @@ choose(struct checker *ck, const struct trace_event *ev)
 		if (ck->m[i].on)
 			ck->m[j++] = ck->m[i];
 	ck->nm = j;
+	replan(ck);
 	return NULL;
 }
 
@@ -432,6 +469,7 @@ static const char *
 feed(struct checker *ck, const struct trace_event *ev, int line)
 {
 	struct check_out *out;
+	const struct call *c, *end;
 	const char *why, *set;
 
 	if (ck->events == 0 && !ck->chosen)
@@ -444,7 +482,8 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	    ck->w->msgs.bound < 0 && (set = check_algo_set(ev->algo.p,
 	    ev->algo.n)) != NULL)
 		use_set(ck, set);
-	if (ck->events > 0 && !ck->disorder)
+	if (ck->events > 0 && !ck->disorder &&
+	    !msgs_due_idle(&ck->w->msgs, ck->w->n))
 		msgs_due(&ck->w->msgs, ck->w, ev->t);
 	if (ck->events > 0 && ev->t >= ck->w->now && ev->t >= ck->wake) {
 		ck->wake = INT64_MAX;
@@ -469,15 +508,16 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 		ck->disorder = 1;
 		snprintf(ck->disorder_at, sizeof(ck->disorder_at), "%s:%lu",
 		    ev->file, ev->lineno);
+		replan(ck);
 	}
-	if (!ck->disorder)
+	if (!ck->disorder && !msgs_event_idle(&ck->w->msgs, ck->w->n, ev))
 		msgs_event(&ck->w->msgs, ck->w, ev);
 	if (ck->model != NULL && !ck->disorder)
 		ck->model->event(ck->o.model, ev);
-	for (out = ck->m; out < ck->m + ck->nm; out++)
-		if (out->on && judged(ck, out) && (out->ops->events == 0 ||
-		    (out->ops->events & 1u << ev->type)))
-			out->ops->event(out->st, ev, out);
+	assert(ev->type < TR_NTYPES);
+	c = ck->plan + ev->type * ck->nall;
+	for (end = c + ck->nplan[ev->type]; c < end; c++)
+		c->event(c->st, ev, c->out);
 	ck->events += line;
 	/* Only what finish may use: a whole copy would cost more than the
 	 * rest of the work on most lines. */
@@ -650,6 +690,7 @@ checker_free(struct checker *ck)
 	for (i = 0; i < ck->nheld; i++)
 		free(ck->held[i].line);
 	free(ck->held);
+	free(ck->plan);
 	free(ck->m);
 	world_free(ck->w);
 	free(ck);

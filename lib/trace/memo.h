@@ -14,6 +14,11 @@
 struct trace_memo {
 	size_t		 qtn;		/* 0: none */
 	char		 qt[TRACE_MEMO_QT];
+	/* The last time read, as written: lines of one instant come in
+	 * runs (a leader's edict delivered at every follower). */
+	size_t		 tn;		/* 0: none */
+	char		 tw[16];
+	trace_time	 t;
 };
 
 /* Bytes after the end of a line that trace_parse_memo() may read (not

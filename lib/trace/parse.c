@@ -65,6 +65,20 @@ same8(const char *a, const char *b, size_t n)
 	return ((x ^ y) & ((UINT64_C(1) << 8 * n) - 1)) == 0;
 }
 
+/* The same, for N up to 16, where 16 bytes may be read at both. */
+static int
+same16(const char *a, const char *b, size_t n)
+{
+	uint64_t x[2], y[2];
+
+	memcpy(x, a, 16);
+	memcpy(y, b, 16);
+	if (n <= 8)
+		return n == 8 ? x[0] == y[0] : same8(a, b, n);
+	return x[0] == y[0] && (n == 16 ? x[1] == y[1] : same8(a + 8, b + 8,
+	    n - 8));
+}
+
 int
 trace_str_eq(struct trace_str s, const char *c)
 {
@@ -79,17 +93,25 @@ trace_str_eq(struct trace_str s, const char *c)
 #define ONES	UINT64_C(0x0101010101010101)
 #define HIGH	UINT64_C(0x8080808080808080)
 
-/* Eight digits at S, the first most significant (SWAR), or -1. */
-static inline int64_t
-digits8(const char *s)
+/* Eight bytes at S, the first lowest. */
+static inline uint64_t
+load8(const char *s)
 {
-	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
 	uint64_t v;
 
 	memcpy(&v, s, 8);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);	/* the first byte lowest */
+	v = __builtin_bswap64(v);
 #endif
+	return v;
+}
+
+/* Eight digits in V (load8), the first most significant (SWAR), or -1. */
+static inline int64_t
+digits8v(uint64_t v)
+{
+	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
+
 	/* Every byte 0x30 to 0x39: high nibble 3, and 3 after adding 6. */
 	if (((v & hi) | (((v + ONES * 6) & hi) >> 4)) != ONES * 0x33)
 		return -1;
@@ -100,6 +122,13 @@ digits8(const char *s)
 	    ((v >> 16) & UINT64_C(0x000000FF000000FF)) *
 	    (1 + (UINT64_C(10000) << 32))) >> 32;
 	return (int64_t)v;
+}
+
+/* Eight digits at S, the first most significant, or -1. */
+static inline int64_t
+digits8(const char *s)
+{
+	return digits8v(load8(s));
 }
 
 /*
@@ -270,6 +299,25 @@ parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 	if (v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* parse_u64() without a bound, where 8 bytes may be read at S: up to 8
+ * digits (sequence numbers, incarnations) in one SWAR step. */
+static int
+parse_u64_slack(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t pad;
+	int64_t v;
+
+	if (n == 0 || n > 8)
+		return parse_u64(s, n, UINT64_MAX, out);
+	if (n > 1 && s[0] == '0')
+		return -1;
+	pad = n == 8 ? 0 : (UINT64_C(1) << 8 * (8 - n)) - 1;
+	if ((v = digits8v(load8(s) << 8 * (8 - n) | (ONES * '0' & pad))) == -1)
+		return -1;
+	*out = (uint64_t)v;
 	return 0;
 }
 
@@ -653,7 +701,8 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 			goto bad;
 		break;
 	case K_U64:
-		if (parse_u64(v.p, v.n, UINT64_MAX, f) == -1)
+		if ((slack ? parse_u64_slack(v.p, v.n, f) :
+		    parse_u64(v.p, v.n, UINT64_MAX, f)) == -1)
 			goto bad;
 		break;
 	case K_TIME:
@@ -849,7 +898,7 @@ const char trace_skip[] = "unknown event skipped";
 
 /* Whether word W is KS's key and '='; with SLACK, 8 bytes may be read at
  * W.P. */
-static int
+static inline __attribute__((always_inline)) int
 key_at(const struct keyspec *ks, struct trace_str w, int slack)
 {
 	if (ks->klen >= w.n || w.p[ks->klen] != '=')
@@ -928,8 +977,16 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	ev->line.n = len;
 	if (nw < 3)
 		return "expected TIME NODE EVENT";
-	if (trace_parse_time(w[0].p, w[0].n, &ev->t) == -1)
+	if (memo != NULL && slack && w[0].n == memo->tn &&
+	    same16(w[0].p, memo->tw, w[0].n))
+		ev->t = memo->t;
+	else if (trace_parse_time(w[0].p, w[0].n, &ev->t) == -1)
 		return "bad time";
+	else if (memo != NULL && slack && w[0].n <= sizeof(memo->tw)) {
+		memcpy(memo->tw, w[0].p, sizeof(memo->tw));
+		memo->tn = w[0].n;
+		memo->t = ev->t;
+	}
 	if (trace_parse_id(w[1].p, w[1].n, &ev->node) == -1)
 		return "bad node id";
 	if ((t = event_type(w[2], slack)) == -1) {

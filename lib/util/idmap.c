@@ -26,17 +26,6 @@ idmap_free(struct idmap *m)
 }
 
 long
-idmap_find(const struct idmap *m, unsigned id)
-{
-	const uint32_t *p;
-
-	if (id == 0 || id > TRACE_NODE_MAX ||
-	    (p = m->page[id / IDMAP_PAGE]) == NULL || p[id % IDMAP_PAGE] == 0)
-		return -1;
-	return (long)p[id % IDMAP_PAGE] - 1;
-}
-
-long
 idmap_new(struct idmap *m, unsigned id)
 {
 	uint32_t **p;

@@ -22,8 +22,17 @@ struct idmap {
 /* An empty map; 0 (it allocates nothing). */
 int	 idmap_init(struct idmap *);
 void	 idmap_free(struct idmap *);
-/* The index of ID, or -1. */
-long	 idmap_find(const struct idmap *, unsigned id);
+/* The index of ID, or -1.  Inline: every line of a trace asks. */
+static inline long
+idmap_find(const struct idmap *m, unsigned id)
+{
+	const uint32_t *p;
+
+	if (id == 0 || id > TRACE_NODE_MAX ||
+	    (p = m->page[id / IDMAP_PAGE]) == NULL || p[id % IDMAP_PAGE] == 0)
+		return -1;
+	return (long)p[id % IDMAP_PAGE] - 1;
+}
 /* Gives ID (1..TRACE_NODE_MAX, not seen yet) the next index; -1 when out
  * of memory. */
 long	 idmap_new(struct idmap *, unsigned id);
