@@ -28,6 +28,23 @@ teardown() {
 		assert_equal "$(grep -c '^to [123] 127\.0\.0\.1:[0-9]* 80$' <<<"$output")" 2
 		refute_output --partial "to $id "
 	done
+	# Node 3's Dead for node 1, sent by hand: taken from node 3's host on
+	# any port (a guard cannot use the daemon's, which a restarted daemon
+	# may hold), dropped from another host.
+	local hex
+	hex=$(awk '$1 == "to" && $2 == 1 { print $5 }' "$ELECT_DIR/3/state/testament")
+	send_from() {
+		python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 0))
+s.sendto(bytes.fromhex(sys.argv[2]), ("127.0.0.1", int(sys.argv[3])))' \
+		    "$1" "$hex" "$(port 1 "$C")"
+	}
+	send_from 127.0.0.2
+	wait_for 10 trace_has "$ELECT_DIR/1/trace" " drop from=3 why=bad-address"
+	send_from 127.0.0.1
+	wait_for 10 trace_has "$ELECT_DIR/1/trace" " recv from=3 msg=Dead elid=3\.[0-9]+\.0\$"
+	wait_for 10 grep -q "peer-dead node=1 peer=3 inc=" "$ELECT_DIR/1/stderr"
 	elect_stop_all
 
 	elect_setup "$BATS_TEST_TMPDIR/e2"

@@ -17,7 +17,10 @@
  *	to ID HOST PORT HEX		one per peer, 0 .. TESTAMENT_PEERS_MAX
  *
  * HOST is a numeric address (IPv4, or IPv6 with an optional %scope), HEX
- * the datagram in lowercase hexadecimal.  The peers' ids are distinct and
+ * the datagram in lowercase hexadecimal.  The datagrams go from the
+ * node's host address (from), on any port: peers take a Dead from the
+ * node's host, as the daemon's own port may be held again by a daemon
+ * restarted meanwhile.  The peers' ids are distinct and
  * not the node's.  Parsing is strict and pure.
  *
  * The guarded commands of a node hold TESTAMENT_LOCK, a file of the state

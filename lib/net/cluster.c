@@ -424,13 +424,25 @@ cluster_same_addr(const struct sockaddr_storage *a,
 	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
 	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
 
+	if (!cluster_same_host(a, b))
+		return 0;
+	return a->ss_family == AF_INET ? a4->sin_port == b4->sin_port :
+	    a6->sin6_port == b6->sin6_port;
+}
+
+int
+cluster_same_host(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
 	if (a->ss_family != b->ss_family)
 		return 0;
 	if (a->ss_family == AF_INET)
-		return a4->sin_port == b4->sin_port &&
-		    a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	return a6->sin6_port == b6->sin6_port &&
-	    memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr)) == 0;
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return memcmp(&a6->sin6_addr, &b6->sin6_addr,
+	    sizeof(a6->sin6_addr)) == 0;
 }
 
 /* Names that differ as written may still resolve to one address. */

@@ -87,8 +87,10 @@ void	 cluster_endpoint(const struct cluster_node *, uint16_t port,
 
 void	 cluster_free(struct cluster *);
 
-/* Same family, address and port. */
+/* Same family, address and port; same family and address. */
 int	 cluster_same_addr(const struct sockaddr_storage *,
+	    const struct sockaddr_storage *);
+int	 cluster_same_host(const struct sockaddr_storage *,
 	    const struct sockaddr_storage *);
 /* The node whose protocol address (FD: detector address) is SS, or NULL:
  * where a datagram really came from, whatever it claims. */

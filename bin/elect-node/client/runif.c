@@ -42,7 +42,7 @@
  * round trip rather than at the lease's end.  The testament goes only
  * when no guarded command of the node runs: each R holds the node's task
  * lock, shared, from before it registers, and sends under it
- * exclusively.  An R that may not read the testament (another user than
+ * exclusively, from the node's host address.  An R that may not read the testament (another user than
  * the daemon's) leaves the lease to run out.
  *
  * Scheduling.  The deadline holds only if R runs when it is due: on a
@@ -399,9 +399,9 @@ udp_addr(const char *host, unsigned port, struct addrinfo **ai)
 /*
  * The daemon is dead and this command's group killed: once no other
  * guarded command of the node runs (the task lock, exclusive), the
- * testament goes to every peer, from the node's own address, which the
- * dead daemon no longer holds.  Waiting past the deadline is pointless:
- * the lease has gone by itself.
+ * testament goes to every peer, from the node's host address; not from
+ * its port, which a daemon restarted meanwhile may need.  Waiting past
+ * the deadline is pointless: the lease has gone by itself.
  */
 static void
 send_will(struct runif *r)
@@ -430,15 +430,15 @@ send_will(struct runif *r)
 		}
 		nanosleep(&ms, NULL);
 	}
-	if (udp_addr(r->will.host, r->will.port, &from) == -1) {
+	if (udp_addr(r->will.host, 0, &from) == -1) {
 		warnx("%s/%s: cannot use %s", r->dir, TESTAMENT_NAME,
 		    r->will.host);
 		return;
 	}
 	s = socket(from->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s == -1 || bind(s, from->ai_addr, from->ai_addrlen) == -1) {
-		warn("the daemon died; its lease runs out (%s port %u)",
-		    r->will.host, r->will.port);
+		warn("the daemon died; its lease runs out (%s)",
+		    r->will.host);
 		if (s != -1)
 			close(s);
 		freeaddrinfo(from);

@@ -565,7 +565,10 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		return why;
 	if ((i = peer_index(nd, w->from)) == -1)
 		return "unknown-peer";
-	if (at == NULL || at->id != w->from)
+	/* A Dead comes from the dead daemon's host but not its port, which
+	 * a restarted daemon may hold by then (testament.c). */
+	if (is_dead(nd, w) ? !cluster_same_host(&nd->peers.nodes[i].addr,
+	    src) : at == NULL || at->id != w->from)
 		return "bad-address";
 	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
 	    algo_msg_name(nd->opts->algo, w->type) == NULL)
