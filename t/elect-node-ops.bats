@@ -103,12 +103,18 @@ as() {
 	runuser -u "$u" -- "$@"
 }
 
-@test "--socket-group: its members ask and act, others cannot; SO_PEERCRED decides" {
+# The users, and a cluster directory the users may pass through (the
+# test's own temporary directory is root's only).
+open_setup() {
 	mkusers
 	OPEN_DIR=$(mktemp -d /tmp/elect-ops.XXXXXX)
 	chmod 755 "$OPEN_DIR"
 	elect_setup "$OPEN_DIR/elect"
 	chmod 755 "$OPEN_DIR/elect"
+}
+
+@test "--socket-group: its members ask and act, others cannot; SO_PEERCRED decides" {
+	open_setup
 	C=$(mkcluster 2)
 	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" \
 	    --socket-group "$G" "$C" -- 1
@@ -148,11 +154,7 @@ as() {
 # 0077); the testament stays the daemon's user's, so a member's guard
 # cannot release a dead daemon's lease and says so.
 @test "--socket-group: a member runs a guarded command under lease; the testament is not its to read" {
-	mkusers
-	OPEN_DIR=$(mktemp -d /tmp/elect-ops.XXXXXX)
-	chmod 755 "$OPEN_DIR"
-	elect_setup "$OPEN_DIR/elect"
-	chmod 755 "$OPEN_DIR/elect"
+	open_setup
 	C=$(mkcluster 3)
 	local um
 	um=$(umask)
