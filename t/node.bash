@@ -81,6 +81,31 @@ while :; do
 	sleep 0.01
 done'
 
+# Lease timings for guarded jobs, generous for a loaded machine and AddressSanitizer: a late renewal
+# costs liveness here, never safety.  With both cores busy and the suite
+# running in parallel, a process may wait half a second for a processor:
+# a node that boots that late must not be taken for dead (the highest
+# would not lead), nor a leader's renewals come too late to keep it.
+FD=(--fd-interval 50 --fd-timeout 1000)
+TIMING=(--lease 1s --renew 200 --rtt 50 "${FD[@]}")
+# Time for a job to write its end line after SIGTERM on a loaded host;
+# the 1 s lease leaves room for about 450 ms.
+GRACE=300
+
+# guard IDS...: on each node, --run-if-leader --wait runs the job, in a
+# session of its own (killed by teardown).
+guard() {
+	local id
+	for id; do
+		setsid elect-node -s "$ELECT_DIR/$id/state" --run-if-leader \
+		    --wait --grace $GRACE -t "$ELECT_DIR/$id/task.trace" -- \
+		    bash -c "$JOB" </dev/null >>"$ELECT_DIR/$id/job.out" \
+		    2>>"$ELECT_DIR/$id/job.err" 3>&- &
+		GUARDS+=($!)
+		disown $!
+	done
+}
+
 # jobs_setup, jobs_teardown: a cluster directory and an empty $LOG for
 # guarded jobs; at the end every job's session (GUARDS) and every other
 # process started in the background (PIDS) is killed and reaped.

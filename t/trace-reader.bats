@@ -45,6 +45,8 @@ bad() {
 	2 1 task op=stop pid=42 status=0 future=key
 	2 3 pause
 	2 3 resume
+	2 2 misfit lead=no peers=1:algo,3:key
+	2 2 misfit peers=- lead=yes
 	3 3 exit why=signal
 	3 2 crash
 	9000000000.999999999 1 crash
@@ -198,6 +200,10 @@ bad() {
 	bad '-:1: node "-" only goes with net, clock, lost or quiet' - <<< '1 - boot inc=1'
 	bad '-:1: net lines belong to node "-"' - <<< '1 1 net a=1 b=2 link=up'
 	bad '-:1: net: a and b are the same node' - <<< '1 - net a=2 b=2 link=up'
+	bad '-:1: misfit: missing key lead=' - <<< '1 1 misfit peers=-'
+	bad '-:1: misfit: missing key peers=' - <<< '1 1 misfit lead=no'
+	bad '-:1: misfit: lead= must be yes or no' - <<< '1 1 misfit lead=maybe peers=-'
+	bad '-:1: node "-" only goes with net, clock, lost or quiet' - <<< '1 - misfit lead=no peers=-'
 }
 
 @test "overlong lines, NUL bytes, carriage returns, a truncated last line" {

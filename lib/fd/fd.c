@@ -499,7 +499,7 @@ fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, unsigned src,
 	    &m)) != NULL) {
 		if (strcmp(why, "bad-mac") == 0 && src == m.from &&
 		    src != fd->cfg.self && (p = peer(fd, src)) != NULL &&
-		    sess_badmac(&p->sess))
+		    sess_badmac(&p->sess, now))
 			misfit(fd, p);
 		drop(fd, m.from, why);
 		goto out;

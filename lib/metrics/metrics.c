@@ -203,6 +203,12 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "peers", "gauge", "Other nodes in the cluster.", m->peers);
 	one(&o, "peers_up", "gauge", "Other nodes the failure detector does "
 	    "not report down.", m->peers_up);
+	one(&o, "peers_mismatch", "gauge", "Other nodes that answer but "
+	    "run another configuration (algorithm, timing, membership, key).",
+	    m->peers_mismatch);
+	one(&o, "mismatch_veto", "gauge", "1 while such a node stops this "
+	    "one from leading and running guarded commands.",
+	    m->mismatch_veto);
 	one(&o, "tasks_started_total", "counter", "Guarded commands told "
 	    "to start.", (unsigned long long)m->tasks_started);
 	one(&o, "tasks_ended_total", "counter", "Guarded commands ended "

@@ -53,6 +53,10 @@ struct metrics {
 	uint64_t	 drops[METRICS_REASONS_MAX + 1];	/* +1: other */
 	/* Peers, set by the caller before rendering. */
 	unsigned	 peers, peers_up;
+	/* Peers that answer but disagree (lib/host/fit.h), and whether that
+	 * stops this node from leading. */
+	unsigned	 peers_mismatch;
+	int		 mismatch_veto;
 	/* Guarded commands. */
 	uint64_t	 tasks_started, tasks_ended, tasks_told_stop;
 	uint64_t	 tasks_killed;	/* SIGKILLed by their guard */

@@ -150,6 +150,7 @@ on_hello(struct sess *s, const struct sess_conf *conf,
 	memcpy(s->theirs, h.nonce, SESS_NONCE);
 	if (i < SESS_DIGESTS) {
 		set_misfit(s, (enum sess_misfit)(SESS_ALGO + i), changed);
+		s->odd_at = now;
 		s->confirmed = 0;
 		return "mismatch";
 	}
@@ -202,8 +203,10 @@ sess_recv(struct sess *s, const struct sess_conf *conf,
 }
 
 int
-sess_badmac(struct sess *s)
+sess_badmac(struct sess *s, int64_t now)
 {
+	if (s->badmacs >= SESS_BADMAC - 1)
+		s->odd_at = now;
 	if (s->badmacs < SESS_BADMAC && ++s->badmacs == SESS_BADMAC &&
 	    s->misfit != SESS_KEY) {
 		s->misfit = SESS_KEY;

@@ -100,6 +100,8 @@ struct sess {
 	enum sess_misfit misfit;	/* what differs, as last seen */
 	uint32_t	 epoch;		/* the peer's, as the HELLO that
 					 * confirmed it said */
+	int64_t		 odd_at;	/* when a misfit was last seen, 0:
+					 * never (lib/host/fit.h) */
 	unsigned	 badmacs;	/* in a row from its address */
 	int		 owed;		/* a HELLO is due at once */
 	int64_t		 next;		/* time of the next HELLO */
@@ -145,9 +147,9 @@ int64_t		 sess_deadline(const struct sess *s);
 const char	*sess_recv(struct sess *s, const struct sess_conf *,
 		    const struct wire_msg *m, int64_t now, int *changed);
 
-/* A datagram from the peer's address that failed its MAC (1: the misfit
- * changed to SESS_KEY), or that passed it (1: it changed back). */
-int		 sess_badmac(struct sess *s);
+/* A datagram from the peer's address that failed its MAC at NOW (1: the
+ * misfit changed to SESS_KEY), or that passed it (1: it changed back). */
+int		 sess_badmac(struct sess *s, int64_t now);
 int		 sess_goodmac(struct sess *s);
 
 /* "algo", "timing", "cluster", "key", or NULL for SESS_OK. */

@@ -18,7 +18,7 @@
 static const char type_names[TR_NTYPES][8] = {
 	"boot", "crash", "exit", "pause", "resume", "state", "send", "recv",
 	"drop", "fd", "lease", "lead", "edict", "deliver", "clock", "net",
-	"task", "lost", "quiet", "epoch"
+	"task", "lost", "quiet", "epoch", "misfit"
 };
 
 static const char *const status_names[ST_NSTATUS] = {
@@ -603,6 +603,10 @@ static const struct keyspec task_keys[] = {
 static const struct keyspec lost_keys[] = {
 	{ K("n"), K_U64, 1, F(n), 0, 0 },
 };
+static const struct keyspec misfit_keys[] = {
+	{ K("lead"), K_STR, 1, F(lead), 0, 0 },
+	{ K("peers"), K_STR, 1, F(peers), 0, 0 },
+};
 static const struct keyspec epoch_keys[] = {
 	{ K("op"), K_OP, 1, F(op), 0, OPS_EPOCH },
 	{ K("epoch"), K_U64, 1, F(epoch), HAVE_EPOCH, 0 },
@@ -631,6 +635,7 @@ static const struct {
 	KEYS(TR_TASK, task_keys),
 	KEYS(TR_LOST, lost_keys),
 	KEYS(TR_EPOCH, epoch_keys),
+	KEYS(TR_MISFIT, misfit_keys),
 };
 
 static int
@@ -928,6 +933,7 @@ event_type(struct trace_str w, int slack)
 		['e' - 'a'] = { T(TR_EXIT), T(TR_EDICT), T(TR_EPOCH) },
 		['f' - 'a'] = { T(TR_FD) },
 		['l' - 'a'] = { T(TR_LEASE), T(TR_LEAD), T(TR_LOST) },
+		['m' - 'a'] = { T(TR_MISFIT) },
 		['n' - 'a'] = { T(TR_NET) },
 		['p' - 'a'] = { T(TR_PAUSE) },
 		['q' - 'a'] = { T(TR_QUIET) },
@@ -938,7 +944,7 @@ event_type(struct trace_str w, int slack)
 #undef T
 	/* The lengths of type_names[]. */
 	static const unsigned char len[TR_NTYPES] = { 4, 5, 4, 5, 6, 5, 4, 4,
-	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5, 5 };
+	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5, 5, 6 };
 	const unsigned char *c;
 
 	if (w.p[0] < 'a' || w.p[0] > 'z')
@@ -1066,6 +1072,10 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	}
 	if (ev->type == TR_NET && ev->a == ev->b)
 		return "net: a and b are the same node";
+	if (ev->type == TR_MISFIT && !(ev->lead.n == 3 &&
+	    memcmp(ev->lead.p, "yes", 3) == 0) && !(ev->lead.n == 2 &&
+	    memcmp(ev->lead.p, "no", 2) == 0))
+		return "misfit: lead= must be yes or no";
 	return NULL;
 }
 

@@ -21,7 +21,8 @@ typedef int64_t trace_time;
 enum trace_type {
 	TR_BOOT, TR_CRASH, TR_EXIT, TR_PAUSE, TR_RESUME, TR_STATE, TR_SEND,
 	TR_RECV, TR_DROP, TR_FD, TR_LEASE, TR_LEAD, TR_EDICT, TR_DELIVER,
-	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_QUIET, TR_EPOCH, TR_NTYPES
+	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_QUIET, TR_EPOCH, TR_MISFIT,
+	TR_NTYPES
 };
 
 enum trace_status {
@@ -109,6 +110,8 @@ struct trace_event {
 	uint64_t	 n;		/* lost */
 	uint64_t	 epoch;		/* epoch= (0 without it) */
 	unsigned	 by;		/* epoch op=learn by= */
+	struct trace_str lead;		/* misfit: yes or no */
+	struct trace_str peers;		/* misfit: ID:WHAT,... or - */
 
 	size_t		 nkv;
 	struct trace_kv	 kv[TRACE_KV_MAX];

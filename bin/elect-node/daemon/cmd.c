@@ -112,7 +112,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	char odd[256], ep[96];
 	char peers[PEERS_ROOM + 32];
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	if (st.token != 0)
 		snprintf(tok, sizeof(tok), "%llu",
 		    (unsigned long long)st.token);
@@ -129,17 +129,19 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 		    "joining" : "done");
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d token=%s %s%s%s%s%s",
+	    "tasks=%d waiting=%d token=%s %s%s%s%s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
 	    algo_elid_fmt(&st.state.grp, grp, sizeof(grp)),
 	    (unsigned long long)nd->inc, (double)(now - st.since) / 1e9,
-	    st.leader ? "leader" : st.state.status == ST_NORM ? "follower" :
-	    "none", (unsigned long long)nd->drops,
+	    st.leader ? "leader" : st.state.status == ST_NORM &&
+	    !nd->fit.vetoed ? "follower" : "none",
+	    (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers,
 	    extra[0] != '\0' ? " " : "", extra,
+	    nd->fit.vetoed ? " veto=mismatch" : "",
 	    net_misfits(nd, odd, sizeof(odd)), ep);
 	return st.leader;
 }
@@ -155,7 +157,7 @@ leads(const struct node *nd, algo_time now)
 {
 	struct algo_status st;
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	return st.leader;
 }
 

@@ -15,6 +15,7 @@
 #include "../elect-node.h"
 #include "algo/algo.h"
 #include "ctl/ctl.h"
+#include "host/fit.h"
 #include "metrics/metrics.h"
 #include "net/cluster.h"
 #include "net/drops.h"
@@ -257,6 +258,8 @@ struct node {
 	uint8_t		*monitored;
 	uint8_t		*downed;
 	uint64_t	*dead;		/* 1 + the newest incarnation said dead */
+	/* Whether peers that answer but disagree stop this node leading. */
+	struct fit	 fit;
 
 	/* The core, its pending actions and its timers. */
 	struct algo	*algo;
@@ -311,6 +314,9 @@ algo_time net_tick(struct node *, algo_time now);
 void	net_flush(struct node *);
 const char *net_misfits(const struct node *, char *, size_t);
 int	net_down(struct node *, unsigned id);
+/* The verdict of lib/host/fit anew, said once when it changes; returns
+ * nanoseconds until it may change by itself, or -1. */
+algo_time net_fit(struct node *, algo_time now);
 void	net_monitor(struct node *, unsigned id, int on);
 void	net_close(struct node *);
 /* The peers anew: the core's members and those of the change's other
@@ -365,5 +371,9 @@ algo_time core_tick(struct node *, algo_time now);
 int	core_cmd(struct node *, enum algo_cmd_code, const void *, size_t);
 void	core_leave(struct node *);
 void	core_free(struct node *);
+/* The core's status as this node acts on it: no leadership while peers
+ * that disagree stop it (net_fit()).  Every leadership the daemon answers
+ * for, logs, counts or lets a guarded command start under is this one. */
+void	node_query(const struct node *, algo_time now, struct algo_status *);
 
 #endif

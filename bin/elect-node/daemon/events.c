@@ -67,6 +67,8 @@ unlead_why(const struct node *nd, const struct algo_status *st,
 	if ((nd->rc.role == EPOCH_ROLE_OLD && nd->rc.wedge_given) ||
 	    nd->events.epoch != nd->cluster.epoch)
 		return "epoch";
+	if (nd->fit.vetoed)
+		return "mismatch";
 	if (nd->events.until != 0 && now >= nd->events.until)
 		return "lease-expired";
 	if (st->state.ldr != 0 && st->state.ldr != nd->self->id)
@@ -92,7 +94,7 @@ leadership(struct node *nd, algo_time now)
 	char a[8], b[8], tok[24];
 	int leading;
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	if (st.state.ldr != ev->ldr) {
 		log_info("leader-changed node=%u leader=%s prev=%s", self,
 		    id_str(st.state.ldr, a, sizeof(a)),

@@ -41,7 +41,7 @@ mx_step(struct node *nd, algo_time now)
 {
 	struct algo_status st;
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	metrics_status(&nd->metrics, &st, now);
 }
 

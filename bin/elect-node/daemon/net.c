@@ -201,6 +201,8 @@ net_open(struct node *nd)
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	nd->proto.epochs = (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) != 0;
+	/* Lease leads by quorums of grants (lib/host/fit.h). */
+	fit_init(&nd->fit, (algo_flags(nd->opts->algo) & ALGO_F_DEADLINE) != 0);
 	net_conf(nd);
 	net_peers(nd, 1);
 	cluster_endpoint(me, me->port, where, sizeof(where));
@@ -481,6 +483,42 @@ net_misfits(const struct node *nd, char *buf, size_t len)
 	return buf;
 }
 
+algo_time
+net_fit(struct node *nd, algo_time now)
+{
+	struct fit_peer p[ALGO_NODES_MAX];
+	size_t i, n = 0;
+	int64_t wake;
+	int was = nd->fit.vetoed;
+
+	for (i = 0; i < nd->peers.n && n < nitems(p); i++) {
+		if (nd->peers.nodes[i].id == nd->self->id)
+			continue;
+		p[n].id = nd->peers.nodes[i].id;
+		p[n].misfit = nd->sess[i].misfit;
+		p[n].odd_at = nd->sess[i].odd_at;
+		n++;
+	}
+	if (fit_step(&nd->fit, p, n, now, &wake)) {
+		node_trace(nd, "misfit lead=%s peers=%s",
+		    nd->fit.vetoed ? "no" : "yes", nd->fit.odd);
+		nd->metrics.peers_mismatch = nd->fit.live;
+		nd->metrics.mismatch_veto = nd->fit.vetoed;
+		if (nd->fit.vetoed && !was)
+			log_warnx("mismatch-veto node=%u peers=%s: nodes that "
+			    "answer run another configuration; no leadership "
+			    "and no guarded command here until they agree or "
+			    "leave", nd->self->id, nd->fit.odd);
+		else if (!nd->fit.vetoed && was)
+			log_warnx("mismatch-veto-over node=%u peers=%s",
+			    nd->self->id, nd->fit.odd);
+		/* At once, not at the guard's next poll. */
+		if (nd->fit.vetoed && tasks_running(nd) > 0)
+			tasks_stop(nd, "mismatch");
+	}
+	return wake == INT64_MAX ? -1 : wake > now ? wake - now : 0;
+}
+
 /* HELLOs owed, and drop summaries due; nanoseconds until the next. */
 algo_time
 net_tick(struct node *nd, algo_time now)
@@ -541,51 +579,16 @@ is_dead(const struct node *nd, const struct wire_msg *w)
 }
 
 /*
- * Checks one datagram from SRC; NULL and the core's message in *M when
- * good.  The claimed sender must be the node at SRC, and confirmed.
+ * The order and freshness of a datagram of peer I: NULL when it may go
+ * on, else why not ("late", the session's reasons, "epoch-msg" for a
+ * change's message, handled apart).
  */
 static const char *
-check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
-    size_t len, struct wire_msg *w, struct algo_msg *m)
+windowed(struct node *nd, long i, const struct wire_msg *w)
 {
-	const struct cluster_node *at;
 	const char *why;
-	long i;
 	int changed = 0;
 
-	at = cluster_by_addr(&nd->peers, src, 0);
-	why = wire_decode(&nd->key, &nd->proto, nd->self->id, buf, len, w);
-	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
-	    at->id == w->from && at->id != nd->self->id) {
-		i = at - nd->peers.nodes;
-		if (sess_badmac(&nd->sess[i]))
-			misfit_changed(nd, i);
-	}
-	if (why != NULL)
-		return why;
-	if ((i = peer_index(nd, w->from)) == -1)
-		return "unknown-peer";
-	/* A Dead comes from the dead daemon's host but not its port, which
-	 * a restarted daemon may hold by then (testament.c). */
-	if (is_dead(nd, w) ? !cluster_same_host(&nd->peers.nodes[i].addr,
-	    src) : at == NULL || at->id != w->from)
-		return "bad-address";
-	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
-	    algo_msg_name(nd->opts->algo, w->type) == NULL)
-		return "bad-type";
-	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX)
-		return "bad-payload";
-	/* A dead incarnation's Dead, from its guard (testament.c): it names
-	 * that incarnation and says nothing new when copied, so it skips
-	 * the window, which may have moved on to a restarted daemon. */
-	if (is_dead(nd, w)) {
-		if (w->len != 0 || w->grp.node != w->from ||
-		    w->grp.inc != w->inc || w->grp.ctr != 0)
-			return "bad-payload";
-		if (nd->sess[i].epoch != nd->conf.epoch)
-			return "epoch";
-		goto take;
-	}
 	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
 	 * older than one already taken from the same incarnation is dropped,
 	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
@@ -600,13 +603,56 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 	if (why != NULL)
 		return why;
 	/* A change's messages cross between epochs (reconf.c). */
-	if (epoch_type(w->type))
-		return "epoch-msg";
+	return epoch_type(w->type) ? "epoch-msg" : NULL;
+}
+
+/*
+ * Checks one datagram from SRC; NULL and the core's message in *M when
+ * good.  The claimed sender must be the node at SRC, and confirmed.
+ *
+ * A dead incarnation's Dead, sent by its guard (testament.c), is taken
+ * from the node's host on any port, as a restarted daemon may hold the
+ * node's own by then, and skips the window, which may have moved on to
+ * that daemon: it names its incarnation, and a copy says nothing new.
+ */
+static const char *
+check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
+    size_t len, struct wire_msg *w, struct algo_msg *m)
+{
+	const struct cluster_node *at;
+	const char *why;
+	long i;
+	int dead;
+
+	at = cluster_by_addr(&nd->peers, src, 0);
+	why = wire_decode(&nd->key, &nd->proto, nd->self->id, buf, len, w);
+	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
+	    at->id == w->from && at->id != nd->self->id) {
+		i = at - nd->peers.nodes;
+		if (sess_badmac(&nd->sess[i], mono_now()))
+			misfit_changed(nd, i);
+	}
+	if (why != NULL)
+		return why;
+	if ((i = peer_index(nd, w->from)) == -1)
+		return "unknown-peer";
+	dead = is_dead(nd, w);
+	if (dead ? !cluster_same_host(&nd->peers.nodes[i].addr, src) :
+	    at == NULL || at->id != w->from)
+		return "bad-address";
+	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
+	    algo_msg_name(nd->opts->algo, w->type) == NULL)
+		return "bad-type";
+	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX ||
+	    (dead && (w->len != 0 || w->grp.node != w->from ||
+	    w->grp.inc != w->inc || w->grp.ctr != 0)))
+		return "bad-payload";
+	if (!dead && (why = windowed(nd, i, w)) != NULL)
+		return why;
 	/* A peer of another epoch confirms (session.h), but a core only
 	 * hears the cores of its own epoch. */
 	if (nd->sess[i].epoch != nd->conf.epoch)
 		return "epoch";
-take:
 	memset(m, 0, sizeof(*m));
 	m->peer = w->from;
 	m->type = w->type;
@@ -639,7 +685,7 @@ net_read(struct node *nd)
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNREFUSED)
 				log_warnx("recv: %s", strerror(errno));
-			return;
+			break;
 		}
 		memset(&w, 0, sizeof(w));
 		if ((size_t)n > sizeof(buf))
@@ -669,4 +715,6 @@ net_read(struct node *nd)
 		if (!nd->quit)
 			core_recv(nd, &m);
 	}
+	/* Before any request that comes next is answered. */
+	net_fit(nd, mono_now());
 }

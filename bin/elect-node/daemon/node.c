@@ -321,6 +321,8 @@ loop(struct node *nd)
 			wait = w;
 		if ((w = net_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
 			wait = w;
+		if ((w = net_fit(nd, now)) >= 0 && (wait < 0 || w < wait))
+			wait = w;
 		node_input_done(nd);
 		if (nd->leaving && (wait < 0 || nd->leave_by - now < wait))
 			wait = nd->leave_by - now;

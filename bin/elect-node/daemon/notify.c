@@ -60,7 +60,7 @@ notify_tick(struct node *nd, algo_time now)
 	struct algo_status st;
 	algo_time next = -1;
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	if (!nd->notify.ready) {
 		if (st.state.ldr != 0 || now >= nd->notify.ready_by) {
 			nd->notify.ready = 1;

@@ -46,7 +46,7 @@ known_leader(const struct node *nd, algo_time now)
 {
 	struct algo_status st;
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	return st.state.ldr != 0 ? st.state.ldr : st.hint;
 }
 
@@ -83,7 +83,7 @@ reply_lease(struct node *nd, struct control_client *c)
 	algo_time now = mono_now();
 	char ldr[8];
 
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	id_str(known_leader(nd, now), ldr, sizeof(ldr));
 	if (!(algo_flags(nd->opts->algo) & ALGO_F_DEADLINE)) {
 		control_reply(c, "ok id=%u algo=%s leader=%s ldr=%s now=%lld",
@@ -120,7 +120,10 @@ cmd_edict(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		return;
 	}
 	nd->made = 0;
-	switch (rc = core_cmd(nd, ALGO_CMD_EDICT, text, len)) {
+	/* A node that may not lead publishes nothing (net_fit()). */
+	rc = nd->fit.vetoed ? ALGO_ENOTLEADER :
+	    core_cmd(nd, ALGO_CMD_EDICT, text, len);
+	switch (rc) {
 	case ALGO_OK:
 		/* The step gave our edict out (edict_out()). */
 		if (nd->made)
@@ -214,7 +217,7 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 	 * wedges (and resigns), and none starts meanwhile. */
 	if (reconf_ending(nd))
 		return 0;
-	algo_query(nd->algo, now, &st);
+	node_query(nd, now, &st);
 	if (!st.leader && st.until > now)
 		return 0;
 	if (!st.leader && c->taskwait)

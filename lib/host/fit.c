@@ -1,0 +1,57 @@
+/* Agreement of configurations: see fit.h. */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/fit.h"
+#include "util/util.h"
+
+void
+fit_init(struct fit *f, int quorum)
+{
+	memset(f, 0, sizeof(*f));
+	f->quorum = quorum;
+	strlcpy(f->odd, "-", sizeof(f->odd));
+}
+
+/* Whether a live disagreement of this kind may let a second leader in. */
+static int
+stops(const struct fit *f, enum sess_misfit m)
+{
+	return m != SESS_OK && (!f->quorum || m == SESS_CLUSTER);
+}
+
+int
+fit_step(struct fit *f, const struct fit_peer *p, size_t n, int64_t now,
+    int64_t *wake)
+{
+	char odd[FIT_TEXT_MAX] = "", one[32];
+	unsigned live = 0;
+	int vetoed = 0, changed;
+	size_t i;
+
+	*wake = INT64_MAX;
+	for (i = 0; i < n; i++) {
+		if (p[i].misfit == SESS_OK || p[i].odd_at == 0 ||
+		    now - p[i].odd_at >= FIT_LIVE)
+			continue;
+		live++;
+		vetoed |= stops(f, p[i].misfit);
+		if (p[i].odd_at + FIT_LIVE < *wake)
+			*wake = p[i].odd_at + FIT_LIVE;
+		snprintf(one, sizeof(one), "%s%u:%s", odd[0] ? "," : "",
+		    p[i].id, sess_misfit_name(p[i].misfit));
+		/* Cut whole, never half a peer: the count says the rest. */
+		if (strlen(odd) + strlen(one) < sizeof(odd) - 8)
+			strlcat(odd, one, sizeof(odd));
+	}
+	if (odd[0] == '\0')
+		strlcpy(odd, "-", sizeof(odd));
+	changed = vetoed != f->vetoed || strcmp(odd, f->odd) != 0;
+	f->vetoed = vetoed;
+	f->live = live;
+	strlcpy(f->odd, odd, sizeof(f->odd));
+	/* Established here: a veto only ever rests on a live disagreement. */
+	assert(!f->vetoed || f->live > 0);
+	return changed;
+}

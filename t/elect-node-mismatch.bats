@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# Peers that answer but run another configuration (elect-node(1), THE
+# WIRE): a host started with another algorithm, timing or membership
+# must not lead beside the cluster's leader, nor run a guarded command;
+# it says so in its status (exit 4, mismatch=, veto=mismatch), its log,
+# its metrics and its trace.  Real processes on 127.0.0.1.
+
+bats_require_minimum_version 1.5.0
+
+load helper
+load node
+
+setup() {
+	jobs_setup
+}
+
+teardown() {
+	jobs_teardown
+}
+
+# status_is ID CODE: node ID's --status exits CODE.
+status_is() {
+	local rc=0
+	elect_status "$1" >/dev/null 2>&1 || rc=$?
+	[ "$rc" = "$2" ]
+}
+
+# ticks ID: lines node ID's job has written so far.
+ticks() {
+	grep -c "^$1 .* tick " "$LOG" || true
+}
+
+@test "a host restarted under another algorithm leads nothing beside the lease leader, and runs no guarded command" {
+	local C K L n
+	C=$(mkcluster 3)
+	K=$(mkkey "$BATS_TEST_TMPDIR/key")
+	# The leader one of 2 and 3, which lease keeps while it lives.
+	elect_start_cluster -k "$K" "${TIMING[@]}" "$C" -- 2 3
+	L=$(elect_wait_leader 15 2 3)
+	elect_start 1
+	elect_wait_leader -l "$L" 15 >/dev/null
+	for id in 1 2 3; do guard "$id"; done
+	wait_for 15 grep -q "^$L .* tick " "$LOG"
+
+	# Node 1 again, under bully-fd: it takes the others for down (its
+	# detector does not count them) and its core elects itself.
+	elect_stop 1
+	elect_start 1 -a bully-fd
+	guard 1
+	wait_for 20 trace_has "$ELECT_DIR/1/trace" \
+	    ' state status=Norm ldr=1 '
+	wait_for 10 status_is 1 4
+	run -4 elect_status 1
+	assert_output --regexp ' role=none '
+	assert_output --regexp ' leader=- '
+	assert_output --regexp ' mismatch=2:algo,3:algo'
+	assert_output --regexp ' veto=mismatch'
+	trace_has "$ELECT_DIR/1/trace" ' misfit lead=no peers=2:algo,3:algo$'
+	grep -q 'mismatch-veto node=1 peers=2:algo,3:algo' \
+	    "$ELECT_DIR/1/stderr"
+
+	# The lease leader leads on and its job runs on; node 1's never
+	# started, and its guard still waits.
+	n=$(ticks "$L")
+	wait_for 10 eval '[ "$(ticks "$L")" -gt $((n + 20)) ]'
+	run -0 elect_status "$L"
+	assert_output --regexp ' mismatch=1:algo'
+	refute_output --regexp ' veto='
+	run grep -c ' start ' "$LOG"
+	assert_output 1
+	refute grep -q '^1 ' "$LOG"
+
+	# It agrees again: restarted under lease, it follows, unvetoed.
+	elect_stop 1
+	elect_start 1
+	wait_for 15 status_is 1 1
+	run -1 elect_status 1
+	refute_output --regexp ' veto='
+	no_overlap
+}
