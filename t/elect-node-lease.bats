@@ -620,6 +620,11 @@ stopped() {
 	run elect-node -s "$ELECT_DIR/1/state" --run-if-leader -E 0 -- echo ran
 	assert_success
 	refute_output --partial ran
+	# What did not start is not logged as started, nor counted.
+	run elect_status 1
+	assert_output --regexp ' tasks=0 '
+	run grep -c 'task-start node=1 ' "$ELECT_DIR/1/stderr"
+	assert_output 0
 	# SIGTERM to --run-if-leader reaches the command, whose trap answers.
 	elect-node -s "$ELECT_DIR/3/state" --run-if-leader -- sh -c \
 	    'trap "echo got-term; exit 3" TERM; touch "$LOG.ready"

@@ -230,7 +230,8 @@ task_wake(struct node *nd, struct control_client *c, algo_time now)
 }
 
 /* Clients in state WAITING, but for guarded commands already SIGKILLed
- * (they run no more). */
+ * (they run no more) and those told they may not start (not the
+ * leader: they exit without running anything). */
 static int
 clients_in(const struct node *nd, int waiting)
 {
@@ -239,7 +240,8 @@ clients_in(const struct node *nd, int waiting)
 
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		c = &nd->control.clients[i];
-		n += c->fd != -1 && c->waiting == waiting && !c->killed;
+		n += c->fd != -1 && c->waiting == waiting && !c->killed &&
+		    (waiting != WAIT_TASK || c->started);
 	}
 	return n;
 }
