@@ -75,6 +75,28 @@ others() {
 	} >&3
 }
 
+# A leader stopped past its lease led until the lease's end, not until
+# it was continued: held= counts the leadership.
+@test "logging: a leader stopped past its lease held it until the lease's end" {
+	local old new secs held line
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	old=$(elect_wait_leader 30)
+	wait_for 10 logged "$old" "^elect-node: became-leader node=$old "
+	line=$(elect_status "$old")
+	secs=${line##* secs=}
+	secs=${secs%% *}
+	elect_pause "$old"
+	new=$(elect_wait_leader 30 $(others "$old"))
+	# Stopped for at least 3 s more, by the new leader's time in Norm.
+	wait_for 30 eval '[[ "$(elect_status '"$new"')" =~ \ secs=([3-9]|[1-9][0-9]+)\. ]]'
+	elect_resume "$old"
+	wait_for 10 logged "$old" "stopped-leading node=$old .*why=lease-expired"
+	held=$(sed -nE "s/.*stopped-leading node=$old .*held=([0-9.]+)s$/\1/p" \
+	    "$ELECT_DIR/$old/stderr")
+	# The lease is 1 s; what it led before the pause is about SECS.
+	awk -v h="$held" -v s="$secs" 'BEGIN { exit !(h > s - 0.5 && h < s + 2) }'
+}
+
 @test "logging: -q keeps the warnings only, -v adds the detector's lines" {
 	elect_start_cluster --insecure -q "${TIMING[@]}" "$C" -- 1 2
 	elect_start 3 -v

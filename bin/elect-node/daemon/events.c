@@ -92,6 +92,7 @@ leadership(struct node *nd, algo_time now)
 	struct algo_status st;
 	unsigned self = nd->self->id;
 	char a[8], b[8], tok[24];
+	algo_time end;
 	int leading;
 
 	node_query(nd, now, &st);
@@ -121,10 +122,13 @@ leadership(struct node *nd, algo_time now)
 		ev->epoch = nd->cluster.epoch;
 	} else if (!leading && ev->leading) {
 		log_token(tok, sizeof(tok), ev->token);
+		/* A leadership with a deadline ended there, however late
+		 * the process (stopped, starved) came to see it. */
+		end = ev->until != 0 && ev->until < now ? ev->until : now;
 		log_info("stopped-leading node=%u token=%s why=%s leader=%s "
 		    "held=%.3fs", self, tok, unlead_why(nd, &st, now),
 		    id_str(st.state.ldr == self ? 0 : st.state.ldr, a,
-		    sizeof(a)), (double)(now - ev->since) / TRACE_NS);
+		    sizeof(a)), (double)(end - ev->since) / TRACE_NS);
 	}
 	ev->leading = leading;
 	ev->token = leading ? st.token : 0;
