@@ -100,6 +100,21 @@ misfit() {
 	elect_wait_leader -l 2 20 1 2 3 >/dev/null
 }
 
+@test "a peer at another address than one host's file says: logged once, counted, not taken" {
+	local wrong n
+	wrong=$(freeport)
+	sed "s/^node 2 .*/node 2 127.0.0.1:$wrong fd=$(($(port 2) + 1))/" "$C" \
+	    >"$ELECT_DIR/c1"
+	ELECT_CLUSTER_OF[1]=$ELECT_DIR/c1
+	elect_start_cluster "${ARGS[@]}" "$C"
+	wait_for 20 eval '[ "$(ndrops_all 1 bad-address)" -ge 20 ]'
+	run grep -c "node 2: its datagrams come from 127.0.0.1:$(port 2), not 127.0.0.1:$wrong as $ELECT_DIR/c1 says; not counted" \
+	    "$ELECT_DIR/1/stderr"
+	assert_output 1
+	run grep -c "node 2: its datagrams come from" "$ELECT_DIR/3/stderr"
+	assert_output 0
+}
+
 # leader_heard LDR ID N: node ID keeps counting the leader LDR's messages
 # (N: those counted before), and LDR still leads.
 leader_heard() {

@@ -103,6 +103,8 @@ struct sess {
 	int64_t		 odd_at;	/* when a misfit was last seen, 0:
 					 * never (lib/host/fit.h) */
 	unsigned	 badmacs;	/* in a row from its address */
+	int		 misaddressed;	/* the caller said that its datagrams
+					 * come from another address */
 	int		 owed;		/* a HELLO is due at once */
 	int64_t		 next;		/* time of the next HELLO */
 	int64_t		 last;		/* of the last: answers wait SESS_GAP */

@@ -7,6 +7,8 @@
  */
 #include <sys/socket.h>
 
+#include <netdb.h>
+
 #include <err.h>
 #include <errno.h>
 #include <signal.h>
@@ -607,6 +609,34 @@ windowed(struct node *nd, long i, const struct wire_msg *w)
 }
 
 /*
+ * An authenticated datagram of peer I from SRC, not the peer's address in
+ * our cluster file: said once per peer, as one of the two files is wrong
+ * and every datagram would say it again (counted as bad-address).
+ */
+static void
+misaddressed(struct node *nd, long i, const struct sockaddr_storage *src)
+{
+	const struct cluster_node *p = &nd->peers.nodes[i];
+	char host[NI_MAXHOST], port[NI_MAXSERV], want[CLUSTER_HOST_MAX + 16];
+
+	if (nd->sess[i].misaddressed)
+		return;
+	nd->sess[i].misaddressed = 1;
+	if (getnameinfo((const struct sockaddr *)src, sizeof(*src), host,
+	    sizeof(host), port, sizeof(port),
+	    NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+		strlcpy(host, "?", sizeof(host));
+		strlcpy(port, "?", sizeof(port));
+	}
+	cluster_endpoint(p, p->port, want, sizeof(want));
+	log_warnx("node %u: its datagrams come from %s%s%s:%s, not %s as %s "
+	    "says; not counted (a wrong address in one of the cluster "
+	    "files?)", p->id, src->ss_family == AF_INET6 ? "[" : "", host,
+	    src->ss_family == AF_INET6 ? "]" : "", port, want,
+	    nd->opts->cluster);
+}
+
+/*
  * Checks one datagram from SRC; NULL and the core's message in *M when
  * good.  The claimed sender must be the node at SRC, and confirmed.
  *
@@ -638,8 +668,10 @@ check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
 		return "unknown-peer";
 	dead = is_dead(nd, w);
 	if (dead ? !cluster_same_host(&nd->peers.nodes[i].addr, src) :
-	    at == NULL || at->id != w->from)
+	    at == NULL || at->id != w->from) {
+		misaddressed(nd, i, src);
 		return "bad-address";
+	}
 	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
 	    algo_msg_name(nd->opts->algo, w->type) == NULL)
 		return "bad-type";
