@@ -129,6 +129,24 @@ start_stub() {
 	assert_output --partial "in use"
 }
 
+@test "a detector port in use is refused before the start, with exit 2, naming the port" {
+	local fdport=$(($(port 1) + 1))
+	# Held by another process for as long as the test needs it.
+	timeout 30 python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$fdport" "$ELECT_DIR/held" &
+	local p=$!
+	wait_for 10 test -e "$ELECT_DIR/held"
+	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/fdport"
+	kill "$p"
+	wait "$p" || true
+	assert_failure 2
+	assert_output --partial "node 1's detector at 127.0.0.1:$fdport: Address already in use"
+	refute_output --partial "start node=1"
+}
+
 @test "bad key files: missing, short, long, loose, another user's" {
 	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/nokey" -s "$ELECT_DIR/s"
 	assert_failure 2

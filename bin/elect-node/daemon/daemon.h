@@ -233,6 +233,7 @@ struct node {
 	struct notify	 notify;
 	struct events	 events;
 	enum quit	 quit;
+	int		 fd_usage;	/* the detector exited on bad usage */
 	/* Asked to leave while guarded commands run: they stop first, so
 	 * that the lease is released only once they are dead. */
 	enum quit	 leaving;

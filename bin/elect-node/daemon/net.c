@@ -194,6 +194,32 @@ net_peers(struct node *nd, int fresh)
 	testament_write(nd);
 }
 
+/*
+ * Our own elect-fd binds the node's detector port, and a port in use is
+ * the node's bad usage, said before it starts, as its own port is: the
+ * detector would exit 1 after the start.  A detector of the user's own
+ * (--fd-cmd) may listen where it likes.
+ */
+static void
+probe_fd_port(const struct node *nd)
+{
+	const struct cluster_node *me = nd->self;
+	char where[CLUSTER_HOST_MAX + 16];
+	int s;
+
+	if (!nd->opts->fd_cmd_own)
+		return;
+	if ((s = socket(me->fd_addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC,
+	    0)) == -1)
+		err(1, "socket");
+	if (bind(s, (const struct sockaddr *)&me->fd_addr, me->addrlen) == -1) {
+		cluster_endpoint(me, me->fd_port, where, sizeof(where));
+		err(EXIT_USAGE, "%s: node %u's detector at %s",
+		    nd->opts->cluster, me->id, where);
+	}
+	close(s);
+}
+
 void
 net_open(struct node *nd)
 {
@@ -216,6 +242,7 @@ net_open(struct node *nd)
 	    me->addrlen) == -1)
 		err(EXIT_USAGE, "%s: node %u at %s", nd->opts->cluster,
 		    me->id, where);
+	probe_fd_port(nd);
 }
 
 void

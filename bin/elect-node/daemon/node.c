@@ -227,6 +227,9 @@ detector_gone(struct node *nd, int status)
 	else if (WIFSIGNALED(status))
 		log_warnx("%s killed by signal %d; stopping",
 		    nd->opts->fd_cmd, WTERMSIG(status));
+	/* Its port taken, its file refused: the node's usage, as its own
+	 * port would be (elect-node(1), EXIT STATUS). */
+	nd->fd_usage = WIFEXITED(status) && WEXITSTATUS(status) == EXIT_USAGE;
 	nd->quit = QUIT_FD;
 }
 
@@ -446,5 +449,7 @@ daemon_main(const struct node_opts *o)
 	notify_init(&nd, mono_now());
 	loop(&nd);
 	teardown(&nd);
-	return nd.quit == QUIT_TERM || nd.quit == QUIT_INT ? 0 : 1;
+	if (nd.quit == QUIT_TERM || nd.quit == QUIT_INT)
+		return 0;
+	return nd.quit == QUIT_FD && nd.fd_usage ? EXIT_USAGE : 1;
 }
