@@ -1,6 +1,7 @@
 # elect: leader election as small Unix filters.
 #
-#   make            build every binary (build/plain/bin)
+#   make            build every binary (build/plain/bin); this and every
+#                   other goal that compiles checks what it needs first
 #   make check      install what is missing, build, run t/*.bats plainly
 #                   and again under AddressSanitizer and UBSan, in parallel
 #   make demo       a five-node cluster elects, loses its leader, re-elects
@@ -32,8 +33,41 @@ PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev \
 BENCH_PKGS =	etcd-server etcd-client keepalived zookeeper python3-kazoo
 
 CC ?=		cc
-PKG_CFLAGS !=	pkg-config --cflags libbsd-overlay libsodium libsystemd libmicrohttpd 2>/dev/null
-PKG_LIBS !=	pkg-config --libs libbsd-overlay libsodium libsystemd libmicrohttpd 2>/dev/null
+PKG_MODULES =	libbsd-overlay libsodium libsystemd libmicrohttpd
+
+# What each goal needs in order to compile, checked before anything
+# compiles (t/tools/build-deps.sh): a missing piece is named in one line
+# with the apt-get line that installs it, or installed when make runs as
+# root on Debian (not under make -n), as make check does.  The check runs
+# while make reads this file, before the pkg-config lines below, so that
+# it comes first under -j too and what it installed is used at once (as a
+# prerequisite it did not: `all: deps-quiet plain' compiled first even
+# without -j, as GNU make 4.3 under .SECONDEXPANSION takes all's
+# prerequisites in reverse order).  The
+# goals of NOBUILD_GOALS build nothing themselves: check, demo, bench and
+# chaos install all that the tests need first, then call make again.
+NOBUILD_GOALS =	deps check demo bench chaos clean
+CC_NEEDS =	cmd:$(CC):$(if $(filter clang%,$(notdir $(CC))),clang,gcc)
+PC_NEEDS =	cmd:pkg-config:pkg-config pc:libbsd-overlay:libbsd-dev \
+		pc:libsodium:libsodium-dev pc:libsystemd:libsystemd-dev \
+		pc:libmicrohttpd:libmicrohttpd-dev
+FUZZ_NEEDS =	cmd:clang:clang fuzzer:clang:libclang-rt-14-dev $(PC_NEEDS)
+DEB_NEEDS =	$(CC_NEEDS) $(PC_NEEDS) cmd:dpkg-buildpackage:dpkg-dev \
+		cmd:dh:debhelper control:debian/control:- \
+		$(if $(filter deb-check,$(MAKECMDGOALS)),cmd:lintian:lintian)
+BUILD_GOALS :=	$(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all))
+FUZZ_GOALS :=	$(filter fuzz build/fuzz/%,$(BUILD_GOALS))
+DEB_GOALS :=	$(filter deb deb-check,$(BUILD_GOALS))
+NEEDS :=	$(if $(FUZZ_GOALS),$(FUZZ_NEEDS)) $(if $(DEB_GOALS),$(DEB_NEEDS)) \
+		$(if $(filter-out $(FUZZ_GOALS) $(DEB_GOALS),$(BUILD_GOALS)),$(CC_NEEDS) $(PC_NEEDS))
+ifneq ($(strip $(NEEDS)),)
+DEPS_MISSING :=	$(shell sh t/tools/build-deps.sh \
+		    $(if $(findstring n,$(firstword -$(MAKEFLAGS))),-n) $(NEEDS))
+$(if $(DEPS_MISSING),$(error $(DEPS_MISSING)))
+endif
+
+PKG_CFLAGS !=	pkg-config --cflags $(PKG_MODULES) 2>/dev/null
+PKG_LIBS !=	pkg-config --libs $(PKG_MODULES) 2>/dev/null
 WARN =		-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 		-Wmissing-prototypes -Wpointer-arith -Wno-unused-parameter
 BASE_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' \
@@ -106,10 +140,10 @@ $(eval $(call flavour,asan,ASAN_CFLAGS))
 	chaos install deb deb-check clean
 .DEFAULT_GOAL := all
 
-all: deps-quiet plain
+all: plain
 
-deps deps-quiet:
-	@sh t/tools/deps.sh $(if $(filter deps,$@),,-q) $(PKGS)
+deps:
+	@sh t/tools/deps.sh $(PKGS)
 
 # The tests.  bats runs the files TEST_JOBS at a time (GNU parallel), the
 # tests of each file in turn: bats 1.8 hands out its slots within a file
@@ -206,7 +240,7 @@ FUZZ_FLAGS =	-max_len=4096 -entropic_feature_frequency_threshold=16
 
 # Each target's whole output goes to build/fuzz/NAME.log, and what it
 # finds (crash-*, leak-*, timeout-*) next to it; only the tail is shown.
-fuzz: deps
+fuzz:
 	@fail=; for f in $(FUZZ_SRCS:t/fuzz/%.c=%); do \
 		$(MAKE) --no-print-directory build/fuzz/$$f || exit 1; \
 		mkdir -p build/fuzz/corpus/$$f; \

@@ -483,6 +483,80 @@ kill_times() {
 	assert_line "elect-sim: gm1,sle1"
 }
 
+# elect-sim(1)'s example: Garcia-Molina's T (reply) of 1 ms, messages of
+# up to 5 ms; every run breaks the synchronous model's promise.
+@test "elect-sim: a bully reply shorter than the messages take fails every run of a campaign, shrunk" {
+	run elect-sim -a bully -t reply=1 -m 0.1:5 --campaign 20
+	assert_failure 1
+	assert_line --index 1 --regexp '^bully +20 +[0-9.]+ +20 .* gm1=20 gm2=20 sle1=20 sle2=20$'
+	assert_line --index 2 'failed: seed 1: gm1,gm2,sle1,sle2: elect-sim -a bully -n 4 -s 1 -d 12 -m 0.1:5 -t reply=1 --dup 2 --faults crash,recovery -r 3 --check'
+	assert_line --index 3 --regexp '^  shrunk to 0 faults, 2 nodes, 1.5 s \([0-9]+ runs\): elect-sim -a bully -n 2 -s 1 -d 1.5 -m 0.1:5 -t reply=1 --check$'
+	run elect-sim -a bully -n 2 -s 1 -d 1.5 -m 0.1:5 -t reply=1 --check
+	assert_failure 1
+	assert_line "elect-sim: gm2,sle2"
+}
+
+# The trap the example fell into: bully never reads t_tx, and a campaign
+# "failing" with it failed nothing.
+@test "elect-sim: -t refuses a timing the algorithm does not read, naming those it does" {
+	run elect-sim -a bully -t t_tx=1 -m 0.1:5 --campaign 20
+	assert_failure 2
+	assert_output "elect-sim: -t t_tx: bully does not read it; its timings: reply, check, timeout"
+	# after -a as before it, in a single run as in a campaign
+	run elect-sim -t t_tx=1 -a bully -n 2
+	assert_failure 2
+	assert_output "elect-sim: -t t_tx: bully does not read it; its timings: reply, check, timeout"
+	run elect-sim -a lease -n 3 -t lease=200 -t reply=5 -t renew=30
+	assert_failure 2
+	assert_output "elect-sim: -t reply: lease does not read it; its timings: lease, renew, rtt, drift, skew"
+	# every timing any algorithm reads, refused by each other one
+	run elect-sim --help
+	assert_success
+	local a names all t
+	all=$(awk 'f { gsub(/,/, ""); for (i = 2; i <= NF; i++) print $i }
+	    /^timings \(-t\)/ { f = 1 }' <<<"$output" | sort -u | paste -sd' ')
+	assert_equal "$all" "accept_wait alpha announce check drift lease merge_wait renew reply rtt skew t_el t_ok t_tx tau timeout"
+	for a in bully bully-fd async-bully invitation modified-bully enhanced-bully lease; do
+		names=$(elect-sim --help | awk -v a=$a '$1 == a { $1 = ""; print substr($0, 2) }')
+		[ -n "$names" ] || fail "--help lists no timings for $a"
+		for t in $all; do
+			case ", $names, " in *", $t, "*) continue ;; esac
+			run elect-sim -a $a -n 2 -d 0.1 -t $t=1
+			assert_failure 2
+			assert_output "elect-sim: -t $t: $a does not read it; its timings: $names"
+		done
+	done
+}
+
+# The other half: a timing an algorithm lists is one it reads, for each
+# changes the trace of one of three runs (faults drawn; an electioneer that
+# dies after the oks; the candidates gone at once) at a value of its own.
+@test "elect-sim: every timing an algorithm lists changes its runs" {
+	local -A v=([reply]=20 [check]=70 [timeout]=200 [tau]=60 [t_tx]=7
+	    [alpha]=3 [t_el]=30 [t_ok]=30 [merge_wait]=40 [accept_wait]=60
+	    [announce]=300 [lease]=200 [renew]=30 [rtt]=10 [drift]=0.01
+	    [skew]=5)
+	local t=$BATS_TEST_TMPDIR a names n k differs
+	local runs=("-n 5 -s 1 -d 12 -r 6"
+	    "-n 5 -s 1 -d 3 -L -l 20:200 -m 1:1 -e '1 crash 5' -e '1.01 crash 4' -e '1.03 crash 1'"
+	    "-n 5 -s 1 -d 3 -L -l 20:200 -m 1:1 -e '1 crash 5' -e '1 crash 4' -e '1 crash 3'")
+	for a in bully bully-fd async-bully invitation modified-bully enhanced-bully lease; do
+		for k in 0 1 2; do
+			eval "elect-sim -a $a ${runs[k]}" >"$t/$a.$k"
+		done
+		names=$(elect-sim --help | awk -v a=$a '$1 == a { $1 = ""; gsub(/,/, ""); print }')
+		for n in $names; do
+			[ -n "${v[$n]:-}" ] || fail "no value to set $n to in this test"
+			differs=
+			for k in 0 1 2; do
+				eval "elect-sim -a $a ${runs[k]} -t $n=${v[$n]}" >"$t/x"
+				cmp -s "$t/$a.$k" "$t/x" || differs=1
+			done
+			[ -n "$differs" ] || fail "$a: -t $n=${v[$n]} changes none of its runs"
+		done
+	done
+}
+
 @test "elect-sim: --shrink reduces a failing run to a small one that still fails" {
 	need_check
 	local t=$BATS_TEST_TMPDIR

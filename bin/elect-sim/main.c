@@ -20,6 +20,7 @@ usage(int status)
 {
 	FILE *fp = status ? stderr : stdout;
 	const struct algo_ops *o;
+	char names[256];
 	size_t i;
 
 	fprintf(fp, "usage: %s -a ALGO (-n N | -c ID,...) [-s SEED] "
@@ -43,6 +44,11 @@ usage(int status)
 		    "cut A B, mend A B,\n  partition L/R[/B], oneway L/R[/B], "
 		    "heal, release ID, edict ID TEXT,\n  reconfigure ID,..., "
 		    "kill ID\n", fp);
+		fputs("timings (-t), by algorithm:\n", fp);
+		for (i = 0; (o = algo_nth(i)) != NULL; i++) {
+			algo_timing_names(o, names, sizeof(names));
+			fprintf(fp, "  %-15s %s\n", algo_name(o), names);
+		}
 	}
 	exit(status);
 }
@@ -118,7 +124,7 @@ main(int argc, char *argv[])
 	unsigned long runs = 0;
 	uint64_t first = 1;
 	uint8_t *side;
-	size_t i, nev = 0;
+	size_t i, len, nev = 0;
 	int ch, check = 0, shrink = 0, rc;
 
 	sim_conf_default(&c);
@@ -257,6 +263,16 @@ main(int argc, char *argv[])
 		    argv[optind]);
 	if (c.ops == NULL)
 		errx(EXIT_USAGE, "no algorithm: -a ALGO (try --help)");
+	/* A timing the core never reads would change nothing: say so. */
+	for (i = 0; i < c.ntset; i++) {
+		len = strcspn(c.tset[i], "=");
+		if (!algo_timing_reads(c.ops, c.tset[i], len)) {
+			algo_timing_names(c.ops, names, sizeof(names));
+			errx(EXIT_USAGE, "-t %.*s: %s does not read it; its "
+			    "timings: %s", (int)len, c.tset[i],
+			    algo_name(c.ops), names);
+		}
+	}
 	if (c.n == 0 && runs == 0)
 		errx(EXIT_USAGE, "no cluster: -n N or -c ID,...");
 	if (c.oracle && !(algo_flags(c.ops) & ALGO_F_DEADLINE))

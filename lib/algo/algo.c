@@ -77,6 +77,31 @@ algo_timing_set(struct algo_timing *t, const char *nameval)
 	return -1;
 }
 
+int
+algo_timing_reads(const struct algo_ops *ops, const char *name, size_t len)
+{
+	const char *const *p;
+
+	for (p = ops->timings; p != NULL && *p != NULL; p++)
+		if (strlen(*p) == len && strncmp(*p, name, len) == 0)
+			return 1;
+	return 0;
+}
+
+void
+algo_timing_names(const struct algo_ops *ops, char *buf, size_t len)
+{
+	const char *const *p;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (p = ops->timings; p != NULL && *p != NULL; p++) {
+		if (p != ops->timings)
+			strlcat(buf, ", ", len);
+		strlcat(buf, *p, len);
+	}
+}
+
 void
 algo_out_init(struct algo_out *o)
 {

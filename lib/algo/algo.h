@@ -395,6 +395,12 @@ void		 algo_timing_default(struct algo_timing *);
 /* Sets one field from "NAME=MS" (drift: "drift=RATIO"), for the test
  * tools; -1 for an unknown name or a bad value. */
 int		 algo_timing_set(struct algo_timing *, const char *nameval);
+/* Whether the algorithm reads the timing NAME (its first LEN bytes). */
+int		 algo_timing_reads(const struct algo_ops *, const char *name,
+		    size_t len);
+/* The names of the timings it reads, ", "-separated, in BUF. */
+void		 algo_timing_names(const struct algo_ops *, char *buf,
+		    size_t len);
 
 /*
  * Recovery: a fresh core from CFG (copied), after the node's boot at NOW,
@@ -475,6 +481,10 @@ struct algo_ops {
 	unsigned	 nmsg;
 	const char *const *timernames;	/* [id] */
 	unsigned	 ntimer;
+	/* The fields of struct algo_timing the core reads, by
+	 * algo_timing_set()'s names, NULL-terminated: a caller refuses to
+	 * set another, which would change nothing (elect-sim -t). */
+	const char *const *timings;
 	/* The type of the message that says "incarnation I of its sender
 	 * is dead", sent on a dead daemon's behalf (elect-node(1),
 	 * --run-if-leader), or 0.  Its payload is empty and its election

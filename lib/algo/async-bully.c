@@ -119,8 +119,15 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 	return stoller_boot(a, &figure, now, o);
 }
 
+/* tau, the period of Norm? and its resends (stoller.c); the detector's
+ * are elect-fd's. */
+static const char *const timings[] = {
+	"tau", NULL
+};
+
 const struct algo_ops algo_async_bully = {
 	.name = "async-bully",
+	.timings = timings,
 	.nmsg = SM_NMSG,
 	.boot = boot,
 	STOLLER_OPS

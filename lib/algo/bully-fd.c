@@ -89,8 +89,14 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 	return stoller_boot(a, &figure, now, o);
 }
 
+/* tau, the period of Norm? (stoller.c); the detector's are elect-fd's. */
+static const char *const timings[] = {
+	"tau", NULL
+};
+
 const struct algo_ops algo_bully_fd = {
 	.name = "bully-fd",
+	.timings = timings,
 	.nmsg = SM_REJ,			/* Figure 1 has no Rej */
 	.boot = boot,
 	STOLLER_OPS

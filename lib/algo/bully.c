@@ -43,6 +43,9 @@ static const char *const timernames[NTIMER] = {
 	[T_TIMEOUT] = "timeout",
 };
 
+/* Garcia-Molina's T, and the periods of procedures Check and Timeout. */
+static const char *const timings[] = { "reply", "check", "timeout", NULL };
+
 /* Payloads: a request is its call number; an Ack, the number and an
  * answer (AreYouNormal's; 1 for the others). */
 #define REQ_LEN	4
@@ -457,6 +460,7 @@ const struct algo_ops algo_bully = {
 	.nmsg = NMSG,
 	.timernames = timernames,
 	.ntimer = NTIMER,
+	.timings = timings,
 	.size = sizeof(struct bully),
 	.boot = boot,
 	.step = step,

@@ -170,8 +170,15 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 	return mb_boot(a, &policy, now, o);
 }
 
+/* T_el and T_ok from t_TX, alpha and delta_i, t_TX for the hold after
+ * a coordinator, and the repeated coordinator (murshed.c). */
+static const char *const timings[] = {
+	"t_tx", "alpha", "t_el", "t_ok", "announce", NULL
+};
+
 const struct algo_ops algo_enhanced_bully = {
 	.name = "enhanced-bully",
+	.timings = timings,
 	.boot = boot,
 	.query = query,
 	MB_OPS

@@ -772,8 +772,15 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 	return 0;
 }
 
+/* Garcia-Molina's T, the periods of Check and Timeout, and the waits
+ * before Merge and for Accepts. */
+static const char *const timings[] = {
+	"reply", "check", "timeout", "merge_wait", "accept_wait", NULL
+};
+
 const struct algo_ops algo_invitation = {
 	.name = "invitation",
+	.timings = timings,
 	.msgnames = msgnames,
 	.nmsg = NMSG,
 	.timernames = timernames,

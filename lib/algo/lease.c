@@ -545,8 +545,14 @@ msg_set_field(struct algo_msg *m, const char *key, const char *value)
 	return -1;
 }
 
+/* Nerio's delta, i, d and rho (10.1), and the skew of OQwBS (4). */
+static const char *const timings[] = {
+	"lease", "renew", "rtt", "drift", "skew", NULL
+};
+
 const struct algo_ops algo_lease = {
 	.name = "lease",
+	.timings = timings,
 	.flags = ALGO_F_DEADLINE | ALGO_F_EDICTS | ALGO_F_ANYORDER |
 	    ALGO_F_EPOCHS,
 	.msgnames = msgnames,

@@ -97,8 +97,15 @@ boot(struct algo *a, const uint8_t *persist, size_t len, algo_time now,
 	return mb_boot(a, &policy, now, o);
 }
 
+/* The waits for answers and for the electioneer, t_TX for the hold
+ * after a coordinator, and the repeated coordinator (murshed.c). */
+static const char *const timings[] = {
+	"reply", "timeout", "t_tx", "announce", NULL
+};
+
 const struct algo_ops algo_modified_bully = {
 	.name = "modified-bully",
+	.timings = timings,
 	.boot = boot,
 	MB_OPS
 };
