@@ -153,6 +153,8 @@ refused() {
 	assert_line --regexp '^algorithms \(-a\): bully .*lease'
 	assert_line --partial "faults: crash recovery pause partition bridge oneway"
 	assert_output --partial "partition L/R[/B]"
+	assert_output --partial "reconfigure kill misconf"
+	assert_output --partial "misconf ID ok|algo|timing|cluster|key"
 	run elect-sim --version
 	assert_success
 	assert_output --regexp '^elect-sim [0-9]+\.[0-9]+'
@@ -425,6 +427,48 @@ kill_times() {
 	run tail -2 "$t/err"
 	assert_line --index 0 "elect-sim: every assertion holds"
 	assert_line --index 1 --regexp '^elect-sim: oracle: 0 violations, '
+}
+
+# The split brain a misconfigured host caused on real nodes
+# (t/elect-node-mismatch.bats), simulated: a lease cluster's host
+# restarted under bully-fd takes its peers for down and its core leads;
+# its edge (lib/host/fit, as in elect-node) lets it lead nothing, the
+# lease leader leads on, and the oracle sees one leader throughout.
+@test "elect-sim: misconf: a host under another algorithm, timing, membership or key leads nothing beside the leader" {
+	local t=$BATS_TEST_TMPDIR w
+	elect-sim -a lease -n 3 -s 1 -d 6 -e '1.5 misconf 1 algo' \
+	    -e '5 misconf 1 ok' -O --check >"$t/t" 2>"$t/err"
+	grep -q '^1.5 1 boot inc=2 algo=bully-fd nodes=3$' "$t/t"
+	# its core takes itself for leader, its edge stops it
+	grep -q ' 1 state status=Norm ldr=1 ' "$t/t"
+	grep -q ' 1 misfit lead=no peers=2:algo,3:algo$' "$t/t"
+	grep -q ' 3 misfit lead=yes peers=1:algo$' "$t/t"
+	# node 1 under lease again: a new incarnation that agrees
+	grep -q '^5 1 boot inc=3 algo=lease nodes=3$' "$t/t"
+	grep -q '^5\.[0-9]* 3 misfit lead=yes peers=-$' "$t/t"
+	run tail -2 "$t/err"
+	assert_line --index 0 "elect-sim: every assertion holds"
+	assert_line --index 1 --regexp '^elect-sim: oracle: 0 violations, '
+	# Under lease a peer of another timing or key grants nothing and
+	# stops nothing; one of another membership stops every node.
+	for w in timing cluster key; do
+		elect-sim -a lease -n 4 -s 2 -d 6 -e "1.5 misconf 4 $w" \
+		    -e '5 misconf 4 ok' -O --check >"$t/$w" 2>"$t/$w.err"
+		grep -q " 1 misfit lead=$([ $w = cluster ] && echo no ||
+		    echo yes) peers=4:$w\$" "$t/$w"
+		run tail -2 "$t/$w.err"
+		assert_line --index 0 "elect-sim: every assertion holds"
+	done
+	# drawn by lease campaigns, replayed and shrunk as any fault
+	run elect-sim -a lease -d 8 --campaign 60
+	assert_success
+	assert_line --index 1 --regexp '^lease +60 .* none$'
+	run elect-sim -a lease -n 3 -s 5 -d 6 -r 3 --faults misconf -O --check
+	assert_success
+	assert_output --partial ' misfit lead='
+	run elect-sim -a lease -n 3 -d 2 -e '1 misconf 2 tiMing'
+	assert_failure 2
+	assert_output --partial "misconf: expected ok, algo, timing, cluster or key"
 }
 
 # A run checked in process agrees with elect-check on its trace: here a

@@ -13,7 +13,7 @@
 static const char *const fault_names[F_NKINDS] = {
 	"crash", "recovery", "pause", "partition", "bridge", "oneway",
 	"loss", "duplication", "reordering", "delay", "drift", "offset",
-	"reconfigure", "kill"
+	"reconfigure", "kill", "misconf"
 };
 
 void
@@ -52,6 +52,11 @@ sim_admissible(const struct algo_ops *o)
 	 * has a word for that. */
 	if (o->dead != 0)
 		f |= F_KILL;
+	/* A host started with another configuration, which must not lead
+	 * beside the cluster's leader: judged where the oracle judges
+	 * leaders (ALGO_F_DEADLINE) and elect-check its trace. */
+	if (algo_flags(o) & ALGO_F_DEADLINE)
+		f |= F_MISCONF;
 	return f;
 }
 

@@ -18,11 +18,11 @@ enum {
 	F_PARTITION = 1 << 3, F_BRIDGE = 1 << 4, F_ONEWAY = 1 << 5,
 	F_LOSS = 1 << 6, F_DUP = 1 << 7, F_REORDER = 1 << 8,
 	F_DELAY = 1 << 9, F_DRIFT = 1 << 10, F_OFFSET = 1 << 11,
-	F_RECONFIGURE = 1 << 12, F_KILL = 1 << 13,
-	F_NKINDS = 14
+	F_RECONFIGURE = 1 << 12, F_KILL = 1 << 13, F_MISCONF = 1 << 14,
+	F_NKINDS = 15
 };
 #define F_SCHEDULED	(F_CRASH | F_PAUSE | F_PARTITION | F_BRIDGE | \
-			    F_ONEWAY | F_RECONFIGURE | F_KILL)
+			    F_ONEWAY | F_RECONFIGURE | F_KILL | F_MISCONF)
 
 /* One run, as the command line gives it. */
 struct sim_conf {

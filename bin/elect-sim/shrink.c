@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "elect-sim.h"
+#include "net/session.h"
 #include "trace/trace.h"
 #include "util/util.h"
 
@@ -107,6 +108,11 @@ repair_of(const struct sim_conf *c, size_t i)
 			if (r->op == S_RESUME && r->a == s->a)
 				return j;
 			break;
+		case S_MISCONF:
+			if (r->op == S_MISCONF && r->a == s->a &&
+			    r->b == SESS_OK)
+				return j;
+			break;
 		case S_CUT:
 			if (r->op == S_MEND && ((r->a == s->a && r->b == s->b) ||
 			    (r->a == s->b && r->b == s->a)))
@@ -129,7 +135,8 @@ is_fault(const struct sched *s)
 {
 	return s->op == S_CRASH || s->op == S_KILL || s->op == S_LEAVE ||
 	    s->op == S_PAUSE || s->op == S_CUT || s->op == S_PARTITION ||
-	    s->op == S_ONEWAY || s->op == S_RECONFIGURE;
+	    s->op == S_ONEWAY || s->op == S_RECONFIGURE ||
+	    (s->op == S_MISCONF && s->b != SESS_OK);
 }
 
 static int

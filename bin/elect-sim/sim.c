@@ -50,6 +50,15 @@
  * sends nothing, so that the other detectors report it; on resume it
  * handles what queued up meanwhile, in order.
  *
+ * A misconf restarts a host under another configuration (another
+ * algorithm, timing, membership or key) and back.  Runs with one run
+ * what elect-node's edge runs on every host: the handshake of
+ * lib/net/session over the simulated links (HELLOs, their digests,
+ * confirmation, the replay window, a MAC under another key failing) and
+ * lib/host/fit, whose verdict stops a node from leading; the oracle counts
+ * a host of another algorithm as leading while its core leads and its
+ * edge lets it.  Runs without one replay as before.
+ *
  * The state of a run is static: one run at a time, each started afresh by
  * sim_run() and freed at its end.
  */
@@ -62,11 +71,14 @@
 #include <string.h>
 
 #include "elect-sim.h"
+#include "host/fit.h"
+#include "net/session.h"
+#include "net/wire.h"
 #include "trace/trace.h"
 #include "util/util.h"
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
-	EV_WEDGED, EV_ASK, EV_DEAD };
+	EV_WEDGED, EV_ASK, EV_DEAD, EV_HELLO, EV_FIT };
 
 struct event {
 	algo_time	 at;
@@ -79,6 +91,7 @@ struct event {
 	uint64_t	 gen, epoch;	/* dead: the incarnation, the host's
 					 * life */
 	uint32_t	 ep;		/* deliver: the sender's epoch */
+	uint64_t	 winc, wseq;	/* deliver: as elect-node seals it */
 	const struct sched *s;
 	struct event	*next;		/* in a backlog */
 	/* Allocated only as far as its payload: with N^2 messages in
@@ -125,6 +138,18 @@ struct node {
 	size_t		 nheard;
 	uint8_t		*askedby;	/* to answer once its core wedges */
 	uint64_t	 askgen;
+	/* misconf: what its configuration differs in (SESS_OK: none), the
+	 * algorithm its core runs, and with handshakes, elect-node's edge:
+	 * its digests, the handshake with each peer, the sequence numbers
+	 * it sent each, and its verdict on leading. */
+	int		 odd;
+	const struct algo_ops *ops;
+	struct sess_conf sconf;
+	struct sess	*sess;
+	uint64_t	*wseq;
+	struct fit	 fit;
+	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
+	int		 oddlead;	/* -O: its core leads, without deadline */
 };
 
 /* An epoch's members, a byte per node index, and how many of them were
@@ -170,6 +195,9 @@ static const char *fault_what;
 static int agreed;
 
 static int epochs_used;
+static int handshakes;		/* a misconf is scheduled */
+static struct fit_peer *fitp;	/* n, for fit_step() */
+static uint16_t *oddids;	/* a membership that differs */
 static struct epoch *epochs;	/* one per reconfigure, and epoch 0 */
 static uint32_t cur;		/* the newest epoch */
 static size_t nepochs;		/* room in epochs */
@@ -326,13 +354,15 @@ trace_msg(algo_time t, size_t node, const char *dir, const struct algo_msg *m)
 {
 	char e[ALGO_ELID_STRLEN], f[512];
 
-	algo_msg_fields(ops, m, f, sizeof(f));
+	const struct algo_ops *o = nodes[node].ops;
+
+	algo_msg_fields(o, m, f, sizeof(f));
 	if (m->elid.node == 0)
 		trace(t, node, "%s=%u msg=%s%s", dir, m->peer,
-		    algo_msg_name(ops, m->type), f);
+		    algo_msg_name(o, m->type), f);
 	else
 		trace(t, node, "%s=%u msg=%s elid=%s%s", dir, m->peer,
-		    algo_msg_name(ops, m->type),
+		    algo_msg_name(o, m->type),
 		    algo_elid_fmt(&m->elid, e, sizeof(e)), f);
 }
 
@@ -347,11 +377,15 @@ index_of(uint16_t id)
 }
 
 /* Whether J looks down to I's detector. */
+static int	differs(size_t, size_t);
+
+/* Whether J looks down to I's detector (whose handshake, given the same
+ * digests as elect-node's, does not count a peer that disagrees). */
 static int
 looks_down(size_t i, size_t j)
 {
 	return !nodes[j].up || nodes[j].paused || cut(j, i) ||
-	    nodes[j].playdead[i];
+	    nodes[j].playdead[i] || (handshakes && differs(i, j));
 }
 
 static algo_time
@@ -426,11 +460,13 @@ static void	epoch_after(size_t, algo_time);
 
 static void
 deliver_at(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
-    algo_time at, int dup)
+    algo_time at, int dup, uint64_t wseq)
 {
 	struct event *e;
 
 	e = new_event(EV_DELIVER, at);
+	e->winc = nodes[from].inc;
+	e->wseq = wseq;
 	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
 		err(1, NULL);
 	e->node = to;
@@ -442,18 +478,15 @@ deliver_at(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 	push(e);
 }
 
-/* A datagram of host FROM's core of epoch EP over the simulated links:
+/* A datagram from host FROM to TO of epoch EP over the simulated links:
  * cut, lost, late, reordered or copied. */
 static void
-wire(size_t from, const struct algo_msg *m, uint32_t ep, algo_time now)
+link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
+    algo_time now)
 {
-	size_t to = index_of(m->peer);
+	uint64_t wseq = handshakes ? ++nodes[from].wseq[to] : 0;
 	algo_time at;
 
-	sent[m->type]++;
-	sent_total[m->type]++;
-	if (res != NULL)
-		res->msgs++;
 	if (cut(from, to))
 		return;
 	if (C->loss > 0 && rnd() % 100 < C->loss)
@@ -465,12 +498,26 @@ wire(size_t from, const struct algo_msg *m, uint32_t ep, algo_time now)
 	if (!C->reorder && at < nodes[from].lastdel[to])
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
-	deliver_at(from, to, m, ep, at, 0);
+	deliver_at(from, to, m, ep, at, 0, wseq);
 	/* A Dead skips the wire's window (elect-node(1)): its copy too
 	 * reaches the core. */
 	if (C->dup > 0 && rnd() % 100 < C->dup)
 		deliver_at(from, to, m, ep, at + uniform(C->dmin, C->dmax),
-		    m->type != ops->dead);
+		    m->type == WIRE_TYPE_HELLO || m->type !=
+		    nodes[from].ops->dead, wseq);
+}
+
+/* A core's message, counted. */
+static void
+wire(size_t from, const struct algo_msg *m, uint32_t ep, algo_time now)
+{
+	if (nodes[from].ops == ops) {
+		sent[m->type]++;
+		sent_total[m->type]++;
+	}
+	if (res != NULL)
+		res->msgs++;
+	link_send(from, index_of(m->peer), m, ep, now);
 }
 
 static void
@@ -484,9 +531,10 @@ static void
 do_fd(size_t i, enum algo_fd_op op, uint16_t peer, algo_time now)
 {
 	struct monitor *m;
-	size_t j = index_of(peer);
+	size_t j;
 
 	trace(now, i, "fd op=%s peer=%u", algo_fd_op_name(op), peer);
+	j = index_of(peer);
 	m = &nodes[i].mon[j];
 	switch (op) {
 	case ALGO_FD_START:
@@ -540,6 +588,10 @@ carry_out(size_t i, algo_time now)
 			nodes[i].tgen[a->timer.id]++;
 			break;
 		case ALGO_PERSIST:	/* the simulated disk never fails */
+			/* A core of another configuration keeps its own
+			 * (elect-node: a file per algorithm), thrown away. */
+			if (nodes[i].odd != SESS_OK)
+				break;
 			memcpy(nodes[i].persist, a->persist.data,
 			    a->persist.len);
 			nodes[i].persistlen = a->persist.len;
@@ -598,6 +650,225 @@ command(size_t i, enum algo_cmd_code code, algo_time now)
 	step(i, &in, now);
 }
 
+/* ---- misconf: elect-node's edge on every host ---- */
+
+/* The algorithm of a host under misconf: one without quorums, which
+ * would lead beside the cluster's leader if its edge let it. */
+static const struct algo_ops *
+odd_ops(void)
+{
+	return algo_find(strcmp(ops->name, "bully-fd") == 0 ? "bully" :
+	    "bully-fd");
+}
+
+/* Another timing: every period twice as long, within every bound. */
+static void
+odd_timing(struct algo_timing *t)
+{
+	t->reply *= 2, t->check *= 2, t->timeout *= 2, t->tau *= 2;
+	t->lease *= 2, t->renew *= 2;
+}
+
+/* Another key: each host under one has a key of its own. */
+static size_t
+keyid(size_t i)
+{
+	return nodes[i].odd == SESS_KEY ? i + 1 : 0;
+}
+
+/* The membership of host I, *NM nodes: the cluster's, or under misconf
+ * one without one of I's peers (an old file, before that host came). */
+static const uint16_t *
+members(size_t i, size_t *nm)
+{
+	size_t k, drop = i == n - 1 ? 0 : n - 1;
+
+	*nm = n;
+	if (nodes[i].odd != SESS_CLUSTER || n < 2)
+		return ids;
+	for (k = 0, *nm = 0; k < n; k++)
+		if (k != drop)
+			oddids[(*nm)++] = ids[k];
+	return oddids;
+}
+
+/* Host I's configuration, as elect-node's digests say it (net_conf()):
+ * its algorithm, its timing and its membership. */
+static void
+node_conf(size_t i)
+{
+	struct node *nd = &nodes[i];
+	struct algo_timing t = C->timing;
+	const uint16_t *m;
+	char *text;
+	size_t k, nm, len = 0, cap = n * 16;
+
+	nd->ops = nd->odd == SESS_ALGO ? odd_ops() : ops;
+	memset(&nd->sconf, 0, sizeof(nd->sconf));
+	sess_digest(nd->ops->name, strlen(nd->ops->name), nd->sconf.d[0]);
+	if (nd->odd == SESS_TIMING)
+		odd_timing(&t);
+	_Static_assert(sizeof(t) % sizeof(algo_time) == 0,
+	    "timings are algo_time only");
+	sess_digest((const char *)&t, sizeof(t), nd->sconf.d[1]);
+	if ((text = malloc(cap)) == NULL)
+		err(1, NULL);
+	for (m = members(i, &nm), k = 0; k < nm; k++)
+		len += (size_t)snprintf(text + len, cap - len, "node %u\n",
+		    m[k]);
+	sess_digest(text, len, nd->sconf.d[2]);
+	free(text);
+}
+
+/* Whether I and J run configurations that differ. */
+static int
+differs(size_t i, size_t j)
+{
+	return keyid(i) != keyid(j) ||
+	    memcmp(&nodes[i].sconf, &nodes[j].sconf, sizeof(nodes[i].sconf));
+}
+
+/* Host I's next HELLO round at AT, on its clock (SESS_ times are). */
+static void
+hello_at(size_t i, algo_time at)
+{
+	struct event *e;
+
+	e = new_event(EV_HELLO, real_at(&nodes[i], at));
+	e->node = i;
+	e->gen = ++nodes[i].hgen;
+	push(e);
+}
+
+/* The HELLOs host I owes, over the links, as net_tick() sends them. */
+static void
+hello_tick(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	algo_time c = clock_at(nd, now), next = INT64_MAX, d;
+	struct sess_hello h;
+	struct algo_msg *m;
+	size_t j;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		err(1, NULL);
+	for (j = 0; j < n; j++) {
+		if (j == i)
+			continue;
+		if (sess_due(&nd->sess[j], c)) {
+			sess_hello(&nd->sess[j], &nd->sconf, c, &h);
+			m->type = WIRE_TYPE_HELLO;
+			m->peer = ids[j];
+			m->len = (uint16_t)sess_hello_put(&h, m->payload);
+			link_send(i, j, m, nd->ep, now);
+		}
+		if ((d = sess_deadline(&nd->sess[j])) < next)
+			next = d;
+	}
+	free(m);
+	if (next != INT64_MAX)
+		hello_at(i, next > c ? next : c);
+}
+
+/* The verdict of lib/host/fit anew, as net_fit() takes it; traced when it
+ * changes, and looked at again when it may change by itself. */
+static void
+fit_tick(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	char line[FIT_TEXT_MAX + 32];
+	struct event *e;
+	int64_t wake;
+	size_t j, k = 0;
+
+	for (j = 0; j < n; j++) {
+		if (j == i)
+			continue;
+		fitp[k].id = ids[j];
+		fitp[k].misfit = nd->sess[j].misfit;
+		fitp[k++].odd_at = nd->sess[j].odd_at;
+	}
+	if (fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake))
+		trace(now, i, "%s", fit_line(&nd->fit, line, sizeof(line)));
+	if (C->oracle && nd->core != NULL)
+		oracle_note(i, now);
+	if (wake == INT64_MAX)
+		return;
+	e = new_event(EV_FIT, real_at(nd, wake));
+	if (e->at < now)
+		e->at = now;
+	e->node = i;
+	e->gen = ++nd->fgen;
+	push(e);
+}
+
+/* A new incarnation's edge: every handshake anew, as net_peers(fresh). */
+static void
+edge_boot(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	uint8_t nonce[SESS_NONCE];
+	uint64_t r;
+	size_t j, k;
+
+	for (j = 0; j < n; j++) {
+		for (k = 0; k < SESS_NONCE; k += 8) {
+			r = rnd();
+			memcpy(nonce + k, &r, 8);
+		}
+		sess_init(&nd->sess[j], nonce);
+		nd->wseq[j] = 0;
+	}
+	fit_init(&nd->fit, (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0);
+	hello_at(i, clock_at(nd, now));
+}
+
+/*
+ * What elect-node's edge does with datagram E (net.c, check()): a MAC
+ * under another key fails; a HELLO goes to the handshake; a core's
+ * message counts from a confirmed peer that agrees, in its window; a
+ * Dead skips the window.  1 when the core takes it.
+ */
+static int
+edge_accept(struct event *e)
+{
+	struct node *nd = &nodes[e->node];
+	struct sess *s = &nd->sess[e->peer];
+	algo_time c = clock_at(nd, e->at);
+	struct wire_msg w;
+	const char *why;
+	int changed = 0, hello = e->msg->type == WIRE_TYPE_HELLO;
+
+	if (keyid(e->node) != keyid(e->peer)) {
+		sess_badmac(s, c);
+		why = "bad-mac";
+	} else if (!hello && nd->ops->dead != 0 &&
+	    e->msg->type == nd->ops->dead && nodes[e->peer].ops == nd->ops)
+		return 1;
+	else {
+		memset(&w, 0, sizeof(w));
+		w.type = e->msg->type;
+		w.from = ids[e->peer];
+		w.to = nd->id;
+		w.inc = e->winc;
+		w.seq = e->wseq;
+		w.payload = e->msg->payload;
+		w.len = e->msg->len;
+		why = sess_recv(s, &nd->sconf, &w, c, &changed);
+		if (why == NULL)
+			return 1;
+		if (strcmp(why, "hello") == 0)
+			why = NULL;
+	}
+	if (why != NULL)
+		trace(e->at, e->node, "drop from=%u why=%s", ids[e->peer], why);
+	/* The handshake went on: answer at once. */
+	if (s->owed)
+		hello_at(e->node, c);
+	fit_tick(e->node, e->at);
+	return 0;
+}
+
 /* ---- the schedule ---- */
 
 static void
@@ -618,6 +889,7 @@ boot(size_t i, algo_time now)
 	fd_update_node(i, now);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.self = nd->id;
+	cfg.timing = C->timing;
 	if (epochs_used) {
 		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu "
 		    "epoch=%" PRIu32, nd->inc, ops->name, epochs[nd->ep].n,
@@ -636,19 +908,23 @@ boot(size_t i, algo_time now)
 		memset(nd->heard, 0, n);
 		memset(nd->askedby, 0, n);
 	} else {
+		cfg.ids = members(i, &cfg.nids);
 		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
-		    nd->inc, ops->name, n);
-		cfg.ids = ids;
-		cfg.nids = n;
+		    nd->inc, nd->ops->name, cfg.nids);
+		if (nd->odd == SESS_TIMING)
+			odd_timing(&cfg.timing);
 	}
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
-	cfg.timing = C->timing;
-	cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
-	cfg.persistlen = nd->persistlen;
-	if ((nd->core = algo_boot(ops, &cfg, clock_at(nd, now), &out, err,
+	if (nd->odd == SESS_OK) {
+		cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
+		cfg.persistlen = nd->persistlen;
+	}
+	if ((nd->core = algo_boot(nd->ops, &cfg, clock_at(nd, now), &out, err,
 	    sizeof(err))) == NULL)
 		errx(EXIT_USAGE, "node %u: %s", nd->id, err);
+	if (handshakes)
+		edge_boot(i, now);
 	carry_out(i, now);
 	epoch_after(i, now);
 }
@@ -664,6 +940,9 @@ stop(size_t i, algo_time now)
 	nd->core = NULL;
 	nd->up = 0;
 	nd->paused = 0;
+	nd->oddlead = 0;
+	nd->hgen++;
+	nd->fgen++;
 	nd->ghost = nd->until;
 	nd->ghostinc = nd->inc;
 	nd->until = 0;
@@ -716,7 +995,7 @@ guard_send(const struct event *ev)
 	if (nd->ghostinc == ev->gen)
 		nd->ghost = 0;
 	memset(&m, 0, sizeof(m));
-	m.type = (uint8_t)ops->dead;
+	m.type = (uint8_t)nd->ops->dead;
 	m.elid.node = nd->id;
 	m.elid.inc = ev->gen;
 	for (j = 0; j < n; j++)
@@ -981,7 +1260,8 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		trace(now, s->a, "crash");
 		/* A frozen host's guard is frozen too: a crash. */
-		if (s->op == S_KILL && ops->dead != 0 && !nodes[s->a].paused)
+		if (s->op == S_KILL && nodes[s->a].ops->dead != 0 &&
+		    !nodes[s->a].paused)
 			guard_wake(s->a, now);
 		else
 			nodes[s->a].life++;
@@ -1056,6 +1336,20 @@ run_sched(const struct sched *s, algo_time now)
 	case S_RECONFIGURE:
 		reconfigure(s, now);
 		break;
+	case S_MISCONF:
+		/* The host restarted under the configuration named; a host
+		 * of a changing cluster is not (its files are the change's). */
+		if (!handshakes || !nodes[s->a].up || nodes[s->a].paused ||
+		    nodes[s->a].odd == (int)s->b)
+			return;
+		trace(now, s->a, "crash");
+		nodes[s->a].life++;
+		stop(s->a, now);
+		nodes[s->a].odd = (int)s->b;
+		node_conf(s->a);
+		boot(s->a, now);
+		fd_update_node(s->a, now);
+		break;
 	case S_NOPS:
 		break;
 	}
@@ -1111,6 +1405,8 @@ handle(struct event *e)
 			    ids[e->peer]);
 			break;
 		}
+		if (handshakes && !edge_accept(e))
+			break;
 		in.type = ALGO_IN_RECV;
 		memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
 		trace_msg(e->at, e->node, "recv from", e->msg);
@@ -1136,6 +1432,14 @@ handle(struct event *e)
 		break;
 	case EV_ASK:
 		on_ask(e);
+		break;
+	case EV_HELLO:
+		if (e->gen == nd->hgen)
+			hello_tick(e->node, e->at);
+		break;
+	case EV_FIT:
+		if (e->gen == nd->fgen)
+			fit_tick(e->node, e->at);
 		break;
 	case EV_WEDGE:
 	case EV_WEDGED:
@@ -1319,7 +1623,7 @@ check_leaders(algo_time now)
 	for (i = 0; i < n; i++) {
 		nd = &nodes[i];
 		if (clock_at(nd, now) < nd->until ||
-		    clock_at(nd, now) < nd->ghost) {
+		    clock_at(nd, now) < nd->ghost || nd->oddlead) {
 			if (nlead < 2)
 				lead[nlead] = i;
 			nlead++;
@@ -1342,6 +1646,16 @@ oracle_note(size_t i, algo_time now)
 	if ((why = algo_check(nd->core)) != NULL)
 		violation(now, "node %u: invariant broken: %s", nd->id, why);
 	algo_query(nd->core, clock_at(nd, now), &st);
+	/* What the node acts on: its edge stops a leadership (node_query()
+	 * in elect-node), which its core may go on with, token and all,
+	 * once the edge lets it again; a core of another algorithm leads
+	 * with no deadline, for as long as it says so. */
+	if (handshakes && nd->fit.vetoed) {
+		nd->oddlead = 0;
+		nd->until = 0;
+		return;
+	}
+	nd->oddlead = !(algo_flags(nd->ops) & ALGO_F_DEADLINE) && st.leader;
 	nd->until = st.until;
 	if (st.token != 0 && st.token != nd->tok) {
 		if (st.token <= maxtok)
@@ -1469,6 +1783,16 @@ random_schedule(unsigned count, unsigned kinds, algo_time dur)
 			s.at = t0, s.op = S_PAUSE, add_sched(&s);
 			s.at = t1, s.op = S_RESUME, add_sched(&s);
 			break;
+		case F_MISCONF:
+			if ((v = victim(up, 0)) == SIZE_MAX)
+				continue;
+			s.a = v;
+			s.op = S_MISCONF;
+			s.b = SESS_ALGO + srnd() % (SESS_KEY - SESS_ALGO + 1);
+			s.at = t0, add_sched(&s);
+			s.b = SESS_OK;
+			s.at = t1, add_sched(&s);
+			break;
 		case F_PARTITION:
 		case F_BRIDGE:
 		case F_ONEWAY:
@@ -1514,7 +1838,12 @@ run_free(void)
 		free(nodes[i].lastdel);
 		free(nodes[i].heard);
 		free(nodes[i].askedby);
+		free(nodes[i].sess);
+		free(nodes[i].wseq);
 	}
+	free(fitp);
+	free(oddids);
+	fitp = NULL, oddids = NULL;
 	for (i = 0; epochs_used && i <= cur; i++) {
 		free(epochs[i].in);
 		free(epochs[i].wedged);
@@ -1613,6 +1942,23 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 			free(all);
 		} else
 			epoch_new(0, c->members0);
+	}
+	/* misconf: elect-node's edge on every host. */
+	handshakes = 0;
+	for (i = 0; i < nscheds && !epochs_used; i++)
+		handshakes |= scheds[i].op == S_MISCONF;
+	if ((oddids = calloc(n, sizeof(*oddids))) == NULL ||
+	    (fitp = calloc(n, sizeof(*fitp))) == NULL)
+		err(1, NULL);
+	for (i = 0; i < n; i++) {
+		nodes[i].ops = ops;
+		if (!handshakes)
+			continue;
+		if ((nodes[i].sess = calloc(n, sizeof(*nodes[i].sess))) ==
+		    NULL || (nodes[i].wseq = calloc(n,
+		    sizeof(*nodes[i].wseq))) == NULL)
+			err(1, NULL);
+		node_conf(i);
 	}
 	algo_out_init(&out);
 	/* Loss makes every link flaky (trace format), and says so. */

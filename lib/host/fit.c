@@ -21,6 +21,14 @@ stops(const struct fit *f, enum sess_misfit m)
 	return m != SESS_OK && (!f->quorum || m == SESS_CLUSTER);
 }
 
+const char *
+fit_line(const struct fit *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "misfit lead=%s peers=%s", f->vetoed ? "no" : "yes",
+	    f->odd);
+	return buf;
+}
+
 int
 fit_step(struct fit *f, const struct fit_peer *p, size_t n, int64_t now,
     int64_t *wake)

@@ -60,4 +60,7 @@ void	fit_init(struct fit *, int quorum);
 int	fit_step(struct fit *, const struct fit_peer *p, size_t n,
 	    int64_t now, int64_t *wake);
 
+/* The trace line of the verdict (elect-trace(5), misfit), into BUF. */
+const char *fit_line(const struct fit *, char *buf, size_t len);
+
 #endif

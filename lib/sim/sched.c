@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/session.h"
 #include "sim/sched.h"
 #include "util/util.h"
 #include "trace/trace.h"
@@ -20,6 +21,7 @@ static const struct {
 	[S_ONEWAY] = { "oneway", 1 }, [S_HEAL] = { "heal", 0 },
 	[S_RELEASE] = { "release", 1 }, [S_EDICT] = { "edict", 2 },
 	[S_RECONFIGURE] = { "reconfigure", 1 }, [S_KILL] = { "kill", 1 },
+	[S_MISCONF] = { "misconf", 2 },
 };
 
 const char *
@@ -37,6 +39,32 @@ fail(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* misconf's second argument: what differs, or ok. */
+static int
+misfit_of(const char *p, size_t len, size_t *out, char *why, size_t whylen)
+{
+	enum sess_misfit f;
+
+	if (len == 2 && memcmp(p, "ok", 2) == 0) {
+		*out = SESS_OK;
+		return 0;
+	}
+	for (f = SESS_ALGO; f <= SESS_KEY; f++)
+		if (strlen(sess_misfit_name(f)) == len &&
+		    memcmp(sess_misfit_name(f), p, len) == 0) {
+			*out = f;
+			return 0;
+		}
+	return fail(why, whylen, "misconf: expected ok, algo, timing, cluster "
+	    "or key, not \"%.*s\"", (int)(len > 20 ? 20 : len), p);
+}
+
+const char *
+sched_misconf_name(size_t what)
+{
+	return what == SESS_OK ? "ok" : sess_misfit_name((enum sess_misfit)what);
 }
 
 /* A node id of the cluster, as its index; -1 if it is not one. */
@@ -217,6 +245,12 @@ sched_parse(const char *s, size_t len, const uint16_t *ids, size_t n,
 			    "bytes", ALGO_CMD_MAX);
 		memcpy(sc.text, f[3], fl[3]);
 		break;
+	case S_MISCONF:
+		if (misfit_of(f[3], fl[3], &sc.b, why, whylen) == -1)
+			return -1;
+		if (node_index(f[2], fl[2], ids, n, &sc.a, why, whylen) == -1)
+			return -1;
+		break;
 	case S_CUT:
 	case S_MEND:
 		if (node_index(f[3], fl[3], ids, n, &sc.b, why, whylen) == -1)
@@ -295,6 +329,10 @@ sched_format(const struct sched *s, const uint16_t *ids, size_t n,
 		put(buf, len, &tot, " %u %u", ids[s->a], ids[s->b]);
 		break;
 	case S_HEAL:
+		break;
+	case S_MISCONF:
+		put(buf, len, &tot, " %u %s", ids[s->a],
+		    sched_misconf_name(s->b));
 		break;
 	default:
 		put(buf, len, &tot, " %u", ids[s->a]);

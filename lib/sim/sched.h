@@ -18,6 +18,9 @@ enum sched_op {
 	S_CRASH, S_BOOT, S_LEAVE, S_PAUSE, S_RESUME, S_CUT, S_MEND,
 	S_PARTITION, S_ONEWAY, S_HEAL, S_RELEASE, S_EDICT, S_RECONFIGURE,
 	S_KILL,		/* the daemon dies, its host and guard run on */
+	S_MISCONF,	/* the host restarts under another configuration
+			 * (b: what differs, a sess_misfit; SESS_OK: the
+			 * cluster's own again) */
 	S_NOPS
 };
 
@@ -50,6 +53,8 @@ int		 sched_members(const char *s, size_t len, const uint16_t *ids,
 int		 sched_format(const struct sched *, const uint16_t *ids,
 		    size_t n, char *buf, size_t len);
 const char	*sched_op_name(enum sched_op);
+/* What a misconf event's host differs in ("ok", "algo", ...). */
+const char	*sched_misconf_name(size_t what);
 /* Whether S names node index I (a crash of it, a side it is on). */
 int		 sched_names(const struct sched *, size_t i);
 void		 sched_free(struct sched *);

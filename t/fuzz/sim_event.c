@@ -35,7 +35,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (a.side == NULL) != (b.side == NULL) ||
 	    (a.side != NULL && memcmp(a.side, b.side, n) != 0) ||
 	    (a.side == NULL && a.op != S_HEAL && a.a != b.a) ||
-	    ((a.op == S_CUT || a.op == S_MEND) && a.b != b.b))
+	    ((a.op == S_CUT || a.op == S_MEND || a.op == S_MISCONF) &&
+	    a.b != b.b))
 		abort();
 	sched_free(&a);
 	sched_free(&b);

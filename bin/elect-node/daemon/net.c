@@ -516,6 +516,7 @@ algo_time
 net_fit(struct node *nd, algo_time now)
 {
 	struct fit_peer p[ALGO_NODES_MAX];
+	char line[FIT_TEXT_MAX + 32];
 	size_t i, n = 0;
 	int64_t wake;
 	int was = nd->fit.vetoed;
@@ -529,8 +530,7 @@ net_fit(struct node *nd, algo_time now)
 		n++;
 	}
 	if (fit_step(&nd->fit, p, n, now, &wake)) {
-		node_trace(nd, "misfit lead=%s peers=%s",
-		    nd->fit.vetoed ? "no" : "yes", nd->fit.odd);
+		node_trace(nd, "%s", fit_line(&nd->fit, line, sizeof(line)));
 		nd->metrics.peers_mismatch = nd->fit.live;
 		nd->metrics.mismatch_veto = nd->fit.vetoed;
 		if (nd->fit.vetoed && !was)
