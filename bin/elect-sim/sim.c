@@ -52,12 +52,14 @@
  *
  * A misconf restarts a host under another configuration (another
  * algorithm, timing, membership or key) and back.  Runs with one run
- * what elect-node's edge runs on every host: the handshake of
- * lib/net/session over the simulated links (HELLOs, their digests,
- * confirmation, the replay window, a MAC under another key failing) and
- * lib/host/fit, whose verdict stops a node from leading; the oracle counts
- * a host of another algorithm as leading while its core leads and its
- * edge lets it.  Runs without one replay as before.
+ * elect-node's edge on every host: each message is sealed with the
+ * host's key and sequence numbers (lib/host/accept, host_seal()) and
+ * goes through the receiver's acceptance (host_accept(): MAC, address,
+ * type, the handshake of lib/net/session and its window), HELLOs
+ * included, and lib/host/fit's verdict stops a node from leading; the
+ * oracle counts a host of another algorithm as leading while its core
+ * leads and its edge lets it.  Hosts sit at 127.0.0.1, a port each.
+ * Runs without a misconf replay as before.
  *
  * The state of a run is static: one run at a time, each started afresh by
  * sim_run() and freed at its end.
@@ -71,11 +73,17 @@
 #include <string.h>
 
 #include "elect-sim.h"
+#include "host/accept.h"
 #include "host/fit.h"
 #include "net/session.h"
 #include "net/wire.h"
 #include "trace/trace.h"
 #include "util/util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <sodium.h>
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
 	EV_WEDGED, EV_ASK, EV_DEAD, EV_HELLO, EV_FIT };
@@ -91,7 +99,9 @@ struct event {
 	uint64_t	 gen, epoch;	/* dead: the incarnation, the host's
 					 * life */
 	uint32_t	 ep;		/* deliver: the sender's epoch */
-	uint64_t	 winc, wseq;	/* deliver: as elect-node seals it */
+	uint8_t		*dgram;		/* deliver, with handshakes: the
+					 * datagram as elect-node seals it */
+	size_t		 dglen;
 	const struct sched *s;
 	struct event	*next;		/* in a backlog */
 	/* Allocated only as far as its payload: with N^2 messages in
@@ -140,11 +150,17 @@ struct node {
 	uint64_t	 askgen;
 	/* misconf: what its configuration differs in (SESS_OK: none), the
 	 * algorithm its core runs, and with handshakes, elect-node's edge:
-	 * its digests, the handshake with each peer, the sequence numbers
-	 * it sent each, and its verdict on leading. */
+	 * its key, protocol, digests and cluster file (the run's, or its
+	 * own under a membership that differs), the handshake with each
+	 * peer of that file and the sequence numbers it sent each (indexed
+	 * like it), and its verdict on leading. */
 	int		 odd;
 	const struct algo_ops *ops;
+	struct wire_key	 key;
+	struct wire_proto proto;
 	struct sess_conf sconf;
+	const struct cluster *cl;
+	struct cluster	 own;
 	struct sess	*sess;
 	uint64_t	*wseq;
 	struct fit	 fit;
@@ -198,6 +214,8 @@ static int epochs_used;
 static int handshakes;		/* a misconf is scheduled */
 static struct fit_peer *fitp;	/* n, for fit_step() */
 static uint16_t *oddids;	/* a membership that differs */
+static struct cluster simc;	/* the hosts' file: 127.0.0.1, a port each */
+static struct sockaddr_storage *addr;	/* by node index */
 static struct epoch *epochs;	/* one per reconfigure, and epoch 0 */
 static uint32_t cur;		/* the newest epoch */
 static size_t nepochs;		/* room in epochs */
@@ -281,6 +299,7 @@ static void
 free_event(struct event *e)
 {
 	free(e->msg);
+	free(e->dgram);
 	free(e);
 }
 
@@ -460,13 +479,17 @@ static void	epoch_after(size_t, algo_time);
 
 static void
 deliver_at(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
-    algo_time at, int dup, uint64_t wseq)
+    algo_time at, int dup, const uint8_t *dg, size_t dglen)
 {
 	struct event *e;
 
 	e = new_event(EV_DELIVER, at);
-	e->winc = nodes[from].inc;
-	e->wseq = wseq;
+	if (dglen > 0) {
+		if ((e->dgram = malloc(dglen)) == NULL)
+			err(1, NULL);
+		memcpy(e->dgram, dg, dglen);
+		e->dglen = dglen;
+	}
 	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
 		err(1, NULL);
 	e->node = to;
@@ -480,13 +503,19 @@ deliver_at(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 
 /* A datagram from host FROM to TO of epoch EP over the simulated links:
  * cut, lost, late, reordered or copied. */
+static size_t	seal(size_t, size_t, const struct algo_msg *, uint8_t *);
+
 static void
 link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
     algo_time now)
 {
-	uint64_t wseq = handshakes ? ++nodes[from].wseq[to] : 0;
+	uint8_t dg[WIRE_DGRAM_MAX];
+	size_t dglen = 0;
 	algo_time at;
 
+	/* Sealed as it leaves, lost or not: its sequence number is used. */
+	if (handshakes && (dglen = seal(from, to, m, dg)) == 0)
+		return;
 	if (cut(from, to))
 		return;
 	if (C->loss > 0 && rnd() % 100 < C->loss)
@@ -498,13 +527,13 @@ link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 	if (!C->reorder && at < nodes[from].lastdel[to])
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
-	deliver_at(from, to, m, ep, at, 0, wseq);
+	deliver_at(from, to, m, ep, at, 0, dg, dglen);
 	/* A Dead skips the wire's window (elect-node(1)): its copy too
 	 * reaches the core. */
 	if (C->dup > 0 && rnd() % 100 < C->dup)
 		deliver_at(from, to, m, ep, at + uniform(C->dmin, C->dmax),
 		    m->type == WIRE_TYPE_HELLO || m->type !=
-		    nodes[from].ops->dead, wseq);
+		    nodes[from].ops->dead, dg, dglen);
 }
 
 /* A core's message, counted. */
@@ -669,11 +698,61 @@ odd_timing(struct algo_timing *t)
 	t->lease *= 2, t->renew *= 2;
 }
 
-/* Another key: each host under one has a key of its own. */
-static size_t
-keyid(size_t i)
+static int
+by_id(const void *a, const void *b)
 {
-	return nodes[i].odd == SESS_KEY ? i + 1 : 0;
+	const struct cluster_node *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The hosts' cluster file, as each reads it unless misconf gives it its
+ * own: every node at 127.0.0.1 on a port of its own (1024 + its index),
+ * which is where its datagrams come from. */
+static void
+hosts_file(void)
+{
+	struct sockaddr_in *a;
+	size_t i;
+
+	if (sodium_init() == -1)
+		errx(1, "sodium_init failed");
+	if ((simc.nodes = calloc(n, sizeof(*simc.nodes))) == NULL ||
+	    (addr = calloc(n, sizeof(*addr))) == NULL)
+		err(1, NULL);
+	simc.n = n;
+	for (i = 0; i < n; i++) {
+		a = (struct sockaddr_in *)&addr[i];
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)(1024 + i));
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		simc.nodes[i].id = ids[i];
+		strlcpy(simc.nodes[i].host, "127.0.0.1",
+		    sizeof(simc.nodes[i].host));
+		simc.nodes[i].port = (uint16_t)(1024 + i);
+		simc.nodes[i].addr = addr[i];
+		simc.nodes[i].addrlen = sizeof(*a);
+	}
+	qsort(simc.nodes, n, sizeof(*simc.nodes), by_id);
+}
+
+/* The run's cluster key, from its seed; under misconf a host's own. */
+static void
+node_key(size_t i)
+{
+	struct wire_key *k = &nodes[i].key;
+	uint64_t g = C->seed ^ UINT64_C(0x6b65796b65796b65), r;
+	size_t b;
+
+	memset(k, 0, sizeof(*k));
+	for (b = 0; b < sizeof(k->k); b += 8) {
+		r = algo_splitmix(&g);
+		memcpy(k->k + b, &r, 8);
+	}
+	if (nodes[i].odd == SESS_KEY) {
+		k->k[0] ^= (uint8_t)(i + 1);
+		k->k[1] ^= (uint8_t)((i + 1) >> 8);
+	}
 }
 
 /* The membership of host I, *NM nodes: the cluster's, or under misconf
@@ -692,6 +771,39 @@ members(size_t i, size_t *nm)
 	return oddids;
 }
 
+static int
+in_ids(const uint16_t *m, size_t nm, unsigned id)
+{
+	size_t k;
+
+	for (k = 0; k < nm; k++)
+		if (m[k] == id)
+			return 1;
+	return 0;
+}
+
+/* Host I's cluster file: the run's, or under a membership that differs
+ * the run's without the peer members() leaves out. */
+static void
+node_file(size_t i)
+{
+	struct node *nd = &nodes[i];
+	const uint16_t *m;
+	size_t k, nm;
+
+	cluster_free(&nd->own);
+	nd->cl = &simc;
+	if (nd->odd != SESS_CLUSTER || n < 2)
+		return;
+	m = members(i, &nm);
+	if ((nd->own.nodes = calloc(nm, sizeof(*nd->own.nodes))) == NULL)
+		err(1, NULL);
+	for (k = 0; k < simc.n; k++)
+		if (in_ids(m, nm, simc.nodes[k].id))
+			nd->own.nodes[nd->own.n++] = simc.nodes[k];
+	nd->cl = &nd->own;
+}
+
 /* Host I's configuration, as elect-node's digests say it (net_conf()):
  * its algorithm, its timing and its membership. */
 static void
@@ -704,6 +816,10 @@ node_conf(size_t i)
 	size_t k, nm, len = 0, cap = n * 16;
 
 	nd->ops = nd->odd == SESS_ALGO ? odd_ops() : ops;
+	node_key(i);
+	nd->proto.magic = WIRE_MAGIC_NODE;
+	nd->proto.maxtype = (uint8_t)(nd->ops->nmsg - 1);
+	node_file(i);
 	memset(&nd->sconf, 0, sizeof(nd->sconf));
 	sess_digest(nd->ops->name, strlen(nd->ops->name), nd->sconf.d[0]);
 	if (nd->odd == SESS_TIMING)
@@ -724,8 +840,38 @@ node_conf(size_t i)
 static int
 differs(size_t i, size_t j)
 {
-	return keyid(i) != keyid(j) ||
+	return memcmp(nodes[i].key.k, nodes[j].key.k, sizeof(nodes[i].key.k)) ||
 	    memcmp(&nodes[i].sconf, &nodes[j].sconf, sizeof(nodes[i].sconf));
+}
+
+/* Host I's edge as lib/host takes it. */
+static struct host_edge
+edge_of(size_t i)
+{
+	struct node *nd = &nodes[i];
+	struct host_edge e = {
+		.self = nd->id, .ops = nd->ops, .key = &nd->key,
+		.proto = &nd->proto, .conf = &nd->sconf, .peers = nd->cl,
+		.sess = nd->sess, .seq = nd->wseq,
+	};
+
+	return e;
+}
+
+/* M from host FROM to TO as FROM's edge seals it (host_seal()): its
+ * length, or 0 when TO is not in FROM's file or the wire refuses it. */
+static size_t
+seal(size_t from, size_t to, const struct algo_msg *m, uint8_t *dg)
+{
+	struct host_edge e = edge_of(from);
+	const struct cluster_node *p = cluster_find(nodes[from].cl, ids[to]);
+	struct wire_msg w;
+
+	if (p == NULL)
+		return 0;
+	host_wire_of(m, &w);
+	return host_seal(&e, p - nodes[from].cl->nodes, nodes[from].inc, &w,
+	    dg);
 }
 
 /* Host I's next HELLO round at AT, on its clock (SESS_ times are). */
@@ -748,21 +894,21 @@ hello_tick(size_t i, algo_time now)
 	algo_time c = clock_at(nd, now), next = INT64_MAX, d;
 	struct sess_hello h;
 	struct algo_msg *m;
-	size_t j;
+	size_t k;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		err(1, NULL);
-	for (j = 0; j < n; j++) {
-		if (j == i)
+	for (k = 0; k < nd->cl->n; k++) {
+		if (nd->cl->nodes[k].id == nd->id)
 			continue;
-		if (sess_due(&nd->sess[j], c)) {
-			sess_hello(&nd->sess[j], &nd->sconf, c, &h);
+		if (sess_due(&nd->sess[k], c)) {
+			sess_hello(&nd->sess[k], &nd->sconf, c, &h);
 			m->type = WIRE_TYPE_HELLO;
-			m->peer = ids[j];
+			m->peer = (uint16_t)nd->cl->nodes[k].id;
 			m->len = (uint16_t)sess_hello_put(&h, m->payload);
-			link_send(i, j, m, nd->ep, now);
+			link_send(i, index_of(m->peer), m, nd->ep, now);
 		}
-		if ((d = sess_deadline(&nd->sess[j])) < next)
+		if ((d = sess_deadline(&nd->sess[k])) < next)
 			next = d;
 	}
 	free(m);
@@ -781,10 +927,10 @@ fit_tick(size_t i, algo_time now)
 	int64_t wake;
 	size_t j, k = 0;
 
-	for (j = 0; j < n; j++) {
-		if (j == i)
+	for (j = 0; j < nd->cl->n; j++) {
+		if (nd->cl->nodes[j].id == nd->id)
 			continue;
-		fitp[k].id = ids[j];
+		fitp[k].id = nd->cl->nodes[j].id;
 		fitp[k].misfit = nd->sess[j].misfit;
 		fitp[k++].odd_at = nd->sess[j].odd_at;
 	}
@@ -811,7 +957,7 @@ edge_boot(size_t i, algo_time now)
 	uint64_t r;
 	size_t j, k;
 
-	for (j = 0; j < n; j++) {
+	for (j = 0; j < nd->cl->n; j++) {
 		for (k = 0; k < SESS_NONCE; k += 8) {
 			r = rnd();
 			memcpy(nonce + k, &r, 8);
@@ -824,49 +970,42 @@ edge_boot(size_t i, algo_time now)
 }
 
 /*
- * What elect-node's edge does with datagram E (net.c, check()): a MAC
- * under another key fails; a HELLO goes to the handshake; a core's
- * message counts from a confirmed peer that agrees, in its window; a
- * Dead skips the window.  1 when the core takes it.
+ * Datagram E through host E->node's edge, the code elect-node's runs
+ * (lib/host/accept): 1 and the core's message in *M when the core takes
+ * it; else it was a HELLO or a drop, traced as elect-node traces drops.
  */
 static int
-edge_accept(struct event *e)
+edge_accept(struct event *e, struct algo_msg *m)
 {
 	struct node *nd = &nodes[e->node];
-	struct sess *s = &nd->sess[e->peer];
+	struct host_edge he = edge_of(e->node);
 	algo_time c = clock_at(nd, e->at);
-	struct wire_msg w;
-	const char *why;
-	int changed = 0, hello = e->msg->type == WIRE_TYPE_HELLO;
+	struct host_datagram *d;
+	int take = 0, owed;
 
-	if (keyid(e->node) != keyid(e->peer)) {
-		sess_badmac(s, c);
-		why = "bad-mac";
-	} else if (!hello && nd->ops->dead != 0 &&
-	    e->msg->type == nd->ops->dead && nodes[e->peer].ops == nd->ops)
-		return 1;
-	else {
-		memset(&w, 0, sizeof(w));
-		w.type = e->msg->type;
-		w.from = ids[e->peer];
-		w.to = nd->id;
-		w.inc = e->winc;
-		w.seq = e->wseq;
-		w.payload = e->msg->payload;
-		w.len = e->msg->len;
-		why = sess_recv(s, &nd->sconf, &w, c, &changed);
-		if (why == NULL)
-			return 1;
-		if (strcmp(why, "hello") == 0)
-			why = NULL;
+	if ((d = malloc(sizeof(*d))) == NULL)
+		err(1, NULL);
+	host_accept(&he, e->dgram, e->dglen, &addr[e->peer], c, d);
+	switch (d->take) {
+	case HOST_CORE:
+	case HOST_DEAD:
+		memcpy(m, &d->m, MSG_SIZE(&d->m));
+		take = 1;
+		break;
+	case HOST_DROP:
+		trace(e->at, e->node, "drop from=%u why=%s", d->from, d->why);
+		break;
+	case HOST_HELLO:
+	case HOST_EPOCH:
+		break;
 	}
-	if (why != NULL)
-		trace(e->at, e->node, "drop from=%u why=%s", ids[e->peer], why);
+	owed = d->peer != -1 && nd->sess[d->peer].owed;
+	free(d);
 	/* The handshake went on: answer at once. */
-	if (s->owed)
+	if (owed)
 		hello_at(e->node, c);
 	fit_tick(e->node, e->at);
-	return 0;
+	return take;
 }
 
 /* ---- the schedule ---- */
@@ -1405,11 +1544,13 @@ handle(struct event *e)
 			    ids[e->peer]);
 			break;
 		}
-		if (handshakes && !edge_accept(e))
-			break;
 		in.type = ALGO_IN_RECV;
-		memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
-		trace_msg(e->at, e->node, "recv from", e->msg);
+		if (handshakes) {
+			if (!edge_accept(e, &in.msg))
+				break;
+		} else
+			memcpy(&in.msg, e->msg, MSG_SIZE(e->msg));
+		trace_msg(e->at, e->node, "recv from", &in.msg);
 		step(e->node, &in, e->at);
 		break;
 	case EV_TIMER:
@@ -1840,10 +1981,14 @@ run_free(void)
 		free(nodes[i].askedby);
 		free(nodes[i].sess);
 		free(nodes[i].wseq);
+		cluster_free(&nodes[i].own);
 	}
 	free(fitp);
 	free(oddids);
-	fitp = NULL, oddids = NULL;
+	free(simc.nodes);
+	free(addr);
+	fitp = NULL, oddids = NULL, simc.nodes = NULL, addr = NULL;
+	simc.n = 0;
 	for (i = 0; epochs_used && i <= cur; i++) {
 		free(epochs[i].in);
 		free(epochs[i].wedged);
@@ -1950,6 +2095,8 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 	if ((oddids = calloc(n, sizeof(*oddids))) == NULL ||
 	    (fitp = calloc(n, sizeof(*fitp))) == NULL)
 		err(1, NULL);
+	if (handshakes)
+		hosts_file();
 	for (i = 0; i < n; i++) {
 		nodes[i].ops = ops;
 		if (!handshakes)

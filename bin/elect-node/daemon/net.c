@@ -22,6 +22,7 @@
 #include "net/key.h"
 #include "net/drops.h"
 #include "net/session.h"
+#include "host/accept.h"
 #include "daemon.h"
 #include "util/util.h"
 
@@ -260,6 +261,20 @@ net_close(struct node *nd)
 	sodium_memzero(&nd->key, sizeof(nd->key));
 }
 
+/* The node's tables as lib/host sees them: refreshed at each use, as a
+ * change of the cluster replaces them (net_peers()). */
+static struct host_edge
+edge(struct node *nd)
+{
+	struct host_edge e = {
+		.self = nd->self->id, .ops = nd->opts->algo, .key = &nd->key,
+		.proto = &nd->proto, .conf = &nd->conf, .peers = &nd->peers,
+		.sess = nd->sess, .seq = nd->seq,
+	};
+
+	return e;
+}
+
 static long
 peer_index(const struct node *nd, unsigned id)
 {
@@ -325,17 +340,12 @@ static size_t
 emit(struct node *nd, long i, struct wire_msg *w)
 {
 	const struct cluster_node *to = &nd->peers.nodes[i];
+	struct host_edge e = edge(nd);
 	uint8_t buf[WIRE_DGRAM_MAX];
 	size_t len;
 
-	w->from = (uint16_t)nd->self->id;
-	w->to = (uint16_t)to->id;
-	w->inc = nd->inc;
-	w->seq = nd->seq[i] + 1;
-	if ((len = wire_encode(&nd->key, &nd->proto, w, buf,
-	    sizeof(buf))) == 0)
+	if ((len = host_seal(&e, i, nd->inc, w, buf)) == 0)
 		return 0;
-	nd->seq[i]++;
 	/* UDP may lose it; the cores expect that.  Nothing to retry. */
 	(void)sendto(nd->udp, buf, len, 0,
 	    (const struct sockaddr *)&to->addr, to->addrlen);
@@ -359,13 +369,6 @@ hold(struct net_held *h, const struct algo_msg *m, algo_time now)
 }
 
 static void	send_msg(struct node *, long, const struct algo_msg *);
-
-static int
-epoch_type(uint8_t t)
-{
-	return t == WIRE_TYPE_WEDGE || t == WIRE_TYPE_WEDGED ||
-	    t == WIRE_TYPE_CHANGE;
-}
 
 int
 net_send_epoch(struct node *nd, unsigned id, const struct epoch_msg *m)
@@ -406,13 +409,7 @@ send_msg(struct node *nd, long i, const struct algo_msg *m)
 {
 	struct wire_msg w;
 
-	memset(&w, 0, sizeof(w));
-	w.type = m->type;
-	w.grp.node = m->elid.node;
-	w.grp.inc = m->elid.inc;
-	w.grp.ctr = m->elid.ctr;
-	w.payload = m->payload;
-	w.len = m->len;
+	host_wire_of(m, &w);
 	mx_sent(nd, m);
 	emit(nd, i, &w);
 }
@@ -601,44 +598,10 @@ said_dead(struct node *nd, unsigned id, uint64_t inc)
 	events_dead(nd, id, inc);
 }
 
-static int
-is_dead(const struct node *nd, const struct wire_msg *w)
-{
-	return nd->opts->algo->dead != 0 && w->type == nd->opts->algo->dead;
-}
-
-/*
- * The order and freshness of a datagram of peer I: NULL when it may go
- * on, else why not ("late", the session's reasons, "epoch-msg" for a
- * change's message, handled apart).
- */
-static const char *
-windowed(struct node *nd, long i, const struct wire_msg *w)
-{
-	const char *why;
-	int changed = 0;
-
-	/* Per-peer FIFO, which every algorithm's paper assumes: a datagram
-	 * older than one already taken from the same incarnation is dropped,
-	 * as lost (Garcia-Molina's Assumption 7 allows exactly that). */
-	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
-	    !(algo_flags(nd->opts->algo) & ALGO_F_ANYORDER) &&
-	    nd->sess[i].win.valid &&
-	    w->inc == nd->sess[i].win.inc && w->seq < nd->sess[i].win.top)
-		return "late";
-	why = sess_recv(&nd->sess[i], &nd->conf, w, mono_now(), &changed);
-	if (changed)
-		misfit_changed(nd, i);
-	if (why != NULL)
-		return why;
-	/* A change's messages cross between epochs (reconf.c). */
-	return epoch_type(w->type) ? "epoch-msg" : NULL;
-}
-
 /*
  * An authenticated datagram of peer I from SRC, not the peer's address in
- * our cluster file: said once per peer, as one of the two files is wrong
- * and every datagram would say it again (counted as bad-address).
+ * our cluster file: said once per peer (lib/host/accept decides when), as
+ * one of the two files is wrong and every datagram would say it again.
  */
 static void
 misaddressed(struct node *nd, long i, const struct sockaddr_storage *src)
@@ -646,9 +609,6 @@ misaddressed(struct node *nd, long i, const struct sockaddr_storage *src)
 	const struct cluster_node *p = &nd->peers.nodes[i];
 	char host[NI_MAXHOST], port[NI_MAXSERV], want[CLUSTER_HOST_MAX + 16];
 
-	if (nd->sess[i].misaddressed)
-		return;
-	nd->sess[i].misaddressed = 1;
 	if (getnameinfo((const struct sockaddr *)src, sizeof(*src), host,
 	    sizeof(host), port, sizeof(port),
 	    NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
@@ -663,75 +623,14 @@ misaddressed(struct node *nd, long i, const struct sockaddr_storage *src)
 	    nd->opts->cluster);
 }
 
-/*
- * Checks one datagram from SRC; NULL and the core's message in *M when
- * good.  The claimed sender must be the node at SRC, and confirmed.
- *
- * A dead incarnation's Dead, sent by its guard (testament.c), is taken
- * from the node's host on any port, as a restarted daemon may hold the
- * node's own by then, and skips the window, which may have moved on to
- * that daemon: it names its incarnation, and a copy says nothing new.
- */
-static const char *
-check(struct node *nd, const struct sockaddr_storage *src, const uint8_t *buf,
-    size_t len, struct wire_msg *w, struct algo_msg *m)
-{
-	const struct cluster_node *at;
-	const char *why;
-	long i;
-	int dead;
-
-	at = cluster_by_addr(&nd->peers, src, 0);
-	why = wire_decode(&nd->key, &nd->proto, nd->self->id, buf, len, w);
-	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
-	    at->id == w->from && at->id != nd->self->id) {
-		i = at - nd->peers.nodes;
-		if (sess_badmac(&nd->sess[i], mono_now()))
-			misfit_changed(nd, i);
-	}
-	if (why != NULL)
-		return why;
-	if ((i = peer_index(nd, w->from)) == -1)
-		return "unknown-peer";
-	dead = is_dead(nd, w);
-	if (dead ? !cluster_same_host(&nd->peers.nodes[i].addr, src) :
-	    at == NULL || at->id != w->from) {
-		misaddressed(nd, i, src);
-		return "bad-address";
-	}
-	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
-	    algo_msg_name(nd->opts->algo, w->type) == NULL)
-		return "bad-type";
-	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX ||
-	    (dead && (w->len != 0 || w->grp.node != w->from ||
-	    w->grp.inc != w->inc || w->grp.ctr != 0)))
-		return "bad-payload";
-	if (!dead && (why = windowed(nd, i, w)) != NULL)
-		return why;
-	/* A peer of another epoch confirms (session.h), but a core only
-	 * hears the cores of its own epoch. */
-	if (nd->sess[i].epoch != nd->conf.epoch)
-		return "epoch";
-	memset(m, 0, sizeof(*m));
-	m->peer = w->from;
-	m->type = w->type;
-	m->len = (uint16_t)w->len;
-	m->elid.node = w->grp.node;
-	m->elid.inc = w->grp.inc;
-	m->elid.ctr = (uint32_t)w->grp.ctr;
-	memcpy(m->payload, w->payload, w->len);
-	return NULL;
-}
-
 void
 net_read(struct node *nd)
 {
 	uint8_t buf[WIRE_DGRAM_MAX + 1];
 	struct sockaddr_storage src;
+	struct host_datagram d;
+	struct host_edge e;
 	socklen_t srclen;
-	struct wire_msg w;
-	struct algo_msg m;
-	const char *why;
 	ssize_t n;
 	int i;
 
@@ -746,33 +645,34 @@ net_read(struct node *nd)
 				log_warnx("recv: %s", strerror(errno));
 			break;
 		}
-		memset(&w, 0, sizeof(w));
-		if ((size_t)n > sizeof(buf))
-			why = "oversized";
-		else
-			why = check(nd, &src, buf, (size_t)n, &w, &m);
-		if (why != NULL && strcmp(why, "hello") == 0) {
+		e = edge(nd);
+		host_accept(&e, buf, (size_t)n, &src, mono_now(), &d);
+		if (d.misfit)
+			misfit_changed(nd, d.peer);
+		if (d.misaddressed)
+			misaddressed(nd, d.peer, &src);
+		switch (d.take) {
+		case HOST_DROP:
+			net_drop(nd, d.from, d.why);
+			continue;
+		case HOST_HELLO:
 			/* The handshake went on: answer at once. */
 			net_tick(nd, mono_now());
 			continue;
-		}
-		if (why != NULL && strcmp(why, "epoch-msg") == 0) {
-			reconf_recv(nd, w.from, &w);
+		case HOST_EPOCH:
+			reconf_recv(nd, d.from, &d.w);
 			continue;
-		}
-		if (why != NULL) {
-			net_drop(nd, w.from, why);
-			continue;
-		}
-		/* A dead incarnation's last word is no sign of life. */
-		if (is_dead(nd, &w))
-			said_dead(nd, m.peer, w.inc);
-		else {
-			heard_from(nd, m.peer);
-			mx_heard(nd, &m);
+		case HOST_DEAD:
+			/* A dead incarnation's last word is no sign of life. */
+			said_dead(nd, d.m.peer, d.w.inc);
+			break;
+		case HOST_CORE:
+			heard_from(nd, d.m.peer);
+			mx_heard(nd, &d.m);
+			break;
 		}
 		if (!nd->quit)
-			core_recv(nd, &m);
+			core_recv(nd, &d.m);
 	}
 	/* Before any request that comes next is answered. */
 	net_fit(nd, mono_now());

@@ -1,0 +1,158 @@
+/* Datagram acceptance: see accept.h. */
+#include <string.h>
+
+#include "host/accept.h"
+
+static int
+epoch_type(uint8_t t)
+{
+	return t == WIRE_TYPE_WEDGE || t == WIRE_TYPE_WEDGED ||
+	    t == WIRE_TYPE_CHANGE;
+}
+
+static long
+index_of(const struct host_edge *e, unsigned id)
+{
+	const struct cluster_node *p = cluster_find(e->peers, id);
+
+	return p == NULL ? -1 : p - e->peers->nodes;
+}
+
+static void
+drop(struct host_datagram *d, const char *why)
+{
+	d->take = HOST_DROP;
+	d->why = why;
+}
+
+/* The order and freshness of a datagram of peer I: 0 when it may go on,
+ * else -1 with D's verdict set (a drop, or the handshake's HELLO). */
+static int
+windowed(struct host_edge *e, long i, int64_t now, struct host_datagram *d)
+{
+	struct sess *s = &e->sess[i];
+	const struct wire_msg *w = &d->w;
+	const char *why;
+
+	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
+	    !(algo_flags(e->ops) & ALGO_F_ANYORDER) && s->win.valid &&
+	    w->inc == s->win.inc && w->seq < s->win.top) {
+		drop(d, "late");
+		return -1;
+	}
+	why = sess_recv(s, e->conf, w, now, &d->misfit);
+	if (why != NULL && strcmp(why, "hello") == 0) {
+		d->take = HOST_HELLO;
+		return -1;
+	}
+	if (why != NULL) {
+		drop(d, why);
+		return -1;
+	}
+	return 0;
+}
+
+void
+host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
+    const struct sockaddr_storage *src, int64_t now, struct host_datagram *d)
+{
+	const struct cluster_node *at;
+	struct wire_msg *w = &d->w;
+	const char *why;
+	long i;
+	int dead;
+
+	memset(d, 0, sizeof(*d));
+	d->peer = -1;
+	if (len > WIRE_DGRAM_MAX) {
+		drop(d, "oversized");
+		return;
+	}
+	at = cluster_by_addr(e->peers, src, 0);
+	why = wire_decode(e->key, e->proto, e->self, buf, len, w);
+	d->from = w->from;
+	/* A MAC that fails from a peer's own address names the key. */
+	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
+	    at->id == w->from && at->id != e->self) {
+		d->peer = at - e->peers->nodes;
+		d->misfit = sess_badmac(&e->sess[d->peer], now);
+	}
+	if (why != NULL) {
+		drop(d, why);
+		return;
+	}
+	if ((i = index_of(e, w->from)) == -1) {
+		drop(d, "unknown-peer");
+		return;
+	}
+	d->peer = i;
+	dead = e->ops->dead != 0 && w->type == e->ops->dead;
+	if (dead ? !cluster_same_host(&e->peers->nodes[i].addr, src) :
+	    at == NULL || at->id != w->from) {
+		if (!dead && !e->sess[i].misaddressed)
+			d->misaddressed = e->sess[i].misaddressed = 1;
+		drop(d, "bad-address");
+		return;
+	}
+	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
+	    algo_msg_name(e->ops, w->type) == NULL) {
+		drop(d, "bad-type");
+		return;
+	}
+	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX ||
+	    (dead && (w->len != 0 || w->grp.node != w->from ||
+	    w->grp.inc != w->inc || w->grp.ctr != 0))) {
+		drop(d, "bad-payload");
+		return;
+	}
+	if (!dead && windowed(e, i, now, d) == -1)
+		return;
+	/* A change's messages cross between epochs. */
+	if (epoch_type(w->type)) {
+		d->take = HOST_EPOCH;
+		return;
+	}
+	/* A peer of another epoch confirms (session.h), but a core only
+	 * hears the cores of its own epoch. */
+	if (e->sess[i].epoch != e->conf->epoch) {
+		drop(d, "epoch");
+		return;
+	}
+	d->take = dead ? HOST_DEAD : HOST_CORE;
+	d->m.peer = w->from;
+	d->m.type = w->type;
+	d->m.len = (uint16_t)w->len;
+	d->m.elid.node = w->grp.node;
+	d->m.elid.inc = w->grp.inc;
+	d->m.elid.ctr = (uint32_t)w->grp.ctr;
+	memcpy(d->m.payload, w->payload, w->len);
+}
+
+void
+host_wire_of(const struct algo_msg *m, struct wire_msg *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->type = m->type;
+	w->grp.node = m->elid.node;
+	w->grp.inc = m->elid.inc;
+	w->grp.ctr = m->elid.ctr;
+	w->payload = m->payload;
+	w->len = m->len;
+}
+
+size_t
+host_seal(struct host_edge *e, long i, uint64_t inc, struct wire_msg *w,
+    uint8_t *buf)
+{
+	size_t len;
+
+	w->from = (uint16_t)e->self;
+	w->to = (uint16_t)e->peers->nodes[i].id;
+	w->inc = inc;
+	w->seq = e->seq[i] + 1;
+	if ((len = wire_encode(e->key, e->proto, w, buf,
+	    WIRE_DGRAM_MAX)) == 0)
+		return 0;
+	e->seq[i]++;
+	return len;
+}
