@@ -268,3 +268,80 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	run elect_check -s lease
 	assert_success
 }
+
+# metric FILE NAME: the value of NAME in the metrics file FILE.
+metric() {
+	awk -v n="$2" '$1 == n { print $2 }' "$1"
+}
+
+# peers_without ID NODE: node ID's status lists no peer NODE.
+peers_without() {
+	local line
+	line=$(elect_status "$1") || [ $? -le 1 ] || return
+	[[ " $line " == *" peers="* ]] || return
+	! [[ " $line " =~ [=,]$2/ ]]
+}
+
+# counts_peers ID N: node ID's metrics file counts N peers, N up.
+counts_peers() {
+	local f=$ELECT_DIR/m$1.prom
+	[ "$(metric "$f" elect_peers)" = "$2" ] &&
+	    [ "$(metric "$f" elect_peers_up)" = "$2" ]
+}
+
+@test "reconfigure: a member removed leaves the others' peers, metrics and detector once their part is over, and after a restart" {
+	local p i
+	p=$(freeport -n 1 -w 8)
+	at() { echo "node $1 127.0.0.$1:$((p + 2 * ($1 - 1)))"; }
+	for i in 1 2 3 4; do at $i; done >"$BATS_TEST_TMPDIR/s0.conf"
+	{ echo "epoch 1"; for i in 1 2 3; do at $i; done; } \
+	    >"$BATS_TEST_TMPDIR/s1.conf"
+	K=$(mkkey "$ELECT_DIR/key")
+	elect_start_cluster -k "$K" "${TIMING[@]}" "$BATS_TEST_TMPDIR/s0.conf" -- 4
+	for i in 1 2 3; do
+		elect_start $i --metrics-file "$ELECT_DIR/m$i.prom"
+	done
+	run elect_wait_leader 20
+	assert_output 4
+	for i in 1 2 3; do
+		wait_for 10 counts_peers $i 3
+	done
+	run elect_status 1
+	assert_output --regexp " peers=([^ ]*,)?4/"
+	# 4 -> 3: node 4 leaves, its host is stopped once epoch 1 leads.
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$BATS_TEST_TMPDIR/s1.conf"
+	assert_success
+	assert_output "epoch=1 members=3 from=0"
+	run elect_wait_leader 30 1 2 3
+	assert_output 3
+	for i in 1 2 3; do
+		wait_for 20 eval "elect_status $i | grep -q ' change=done'"
+		run peers_without $i 4
+		assert_success
+		wait_for 10 counts_peers $i 2
+		# Epoch 1's core never watches node 4.
+		run awk '$3 == "boot" { on = / epoch=1$/ }
+		    on && / fd op=start peer=4$/' "$ELECT_DIR/$i/trace"
+		assert_output ""
+	done
+	elect_stop 4
+	# Restarted with epoch 1's file: node 4 stays gone.
+	for i in 1 2; do
+		elect_stop $i
+		ELECT_CLUSTER_OF[$i]=$BATS_TEST_TMPDIR/s1.conf
+		rm -f "$ELECT_DIR/m$i.prom"
+		elect_start $i --metrics-file "$ELECT_DIR/m$i.prom"
+	done
+	run elect_wait_leader 30 1 2 3
+	assert_output 3
+	for i in 1 2; do
+		run elect_status $i
+		assert_output --regexp " epoch=1 change=done"
+		run peers_without $i 4
+		assert_success
+		wait_for 10 counts_peers $i 2
+	done
+	elect_stop_all
+	run elect_check -s lease
+	assert_success
+}
