@@ -245,8 +245,14 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	assert_failure 1
 	assert_output --partial "a change to epoch 1 is pending"
 	wait_for 20 eval 'elect_status 1 | grep -q "mismatch=4:key"'
-	# Restarted mid-change, with epoch 0's file: back in epoch 1, asking.
+	# Restarted mid-change with epoch 0's file: refused, in one line
+	# that names the file of epoch 1 it keeps.  With epoch 1's file:
+	# back in epoch 1, asking.
 	elect_stop 1
+	run -2 timeout 20 elect-node -f "$E0" -i 1 -k "$K" \
+	    -s "$ELECT_DIR/1/state" "${TIMING[@]}"
+	assert_output "elect-node: $E0: epoch 0, older than the state directory's epoch 1: start with the cluster file of epoch 1, such as the state directory's record $ELECT_DIR/1/state/epoch"
+	ELECT_CLUSTER_OF[1]=$E1
 	elect_start 1
 	run elect_status 1
 	assert_output --regexp " incarnation=3 .* epoch=1 pending=yes .*change=joining"
@@ -325,9 +331,14 @@ counts_peers() {
 		assert_output ""
 	done
 	elect_stop 4
+	# Epoch 0's file is no longer node 1's.
+	elect_stop 1
+	run -2 timeout 20 elect-node -f "$BATS_TEST_TMPDIR/s0.conf" -i 1 \
+	    -k "$K" -s "$ELECT_DIR/1/state" "${TIMING[@]}"
+	assert_output --partial "s0.conf: epoch 0, older than the state directory's epoch 1: "
 	# Restarted with epoch 1's file: node 4 stays gone.
+	elect_stop 2
 	for i in 1 2; do
-		elect_stop $i
 		ELECT_CLUSTER_OF[$i]=$BATS_TEST_TMPDIR/s1.conf
 		rm -f "$ELECT_DIR/m$i.prom"
 		elect_start $i --metrics-file "$ELECT_DIR/m$i.prom"

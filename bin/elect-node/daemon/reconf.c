@@ -208,8 +208,9 @@ reconf_setup(struct node *nd, struct cluster *file)
 	int rc, src, role;
 
 	memset(&nd->cluster, 0, sizeof(nd->cluster));
-	if ((rc = epoch_load(nd->dirfd, &rec, why, sizeof(why))) == -1)
-		errx(EXIT_USAGE, "%s/%s", o->statedir, why);
+	if ((rc = epoch_load(nd->dirfd, o->statedir, &rec, why,
+	    sizeof(why))) == -1)
+		errx(EXIT_USAGE, "%s", why);
 	if (epoch_plan(file, rc == 0 ? &rec : NULL, o->id, &plan, why,
 	    sizeof(why)) == -1)
 		errx(EXIT_USAGE, "%s", why);
@@ -222,7 +223,7 @@ reconf_setup(struct node *nd, struct cluster *file)
 	case EPOCH_RUN:
 		if (rc == 0 && !(file->epoch == 0 && rec.epoch == 0)) {
 			if (cluster_resolve(&rec, why, sizeof(why)) == -1)
-				errx(EXIT_USAGE, "%s/%s", o->statedir, why);
+				errx(EXIT_USAGE, "%s", why);
 			take_cluster(nd, &rec);
 			cluster_free(file);
 		} else {
@@ -255,7 +256,7 @@ reconf_setup(struct node *nd, struct cluster *file)
 		/* The file names the next epoch: the change to it, from the
 		 * record's, unless another was agreed to. */
 		if (cluster_resolve(&rec, why, sizeof(why)) == -1)
-			errx(EXIT_USAGE, "%s/%s", o->statedir, why);
+			errx(EXIT_USAGE, "%s", why);
 		memset(&c, 0, sizeof(c));
 		if (cluster_copy(&c.prev, &rec) == -1)
 			err(1, NULL);
