@@ -245,8 +245,14 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	assert_failure 1
 	assert_output --partial "a change to epoch 1 is pending"
 	wait_for 20 eval 'elect_status 1 | grep -q "mismatch=4:key"'
-	# Restarted mid-change, with epoch 0's file: back in epoch 1, asking.
+	# Restarted mid-change with epoch 0's file: refused, in one line
+	# that names the file of epoch 1 it keeps.  With epoch 1's file:
+	# back in epoch 1, asking.
 	elect_stop 1
+	run -2 timeout 20 elect-node -f "$E0" -i 1 -k "$K" \
+	    -s "$ELECT_DIR/1/state" "${TIMING[@]}"
+	assert_output "elect-node: $E0: epoch 0, older than the state directory's epoch 1: start with the cluster file of epoch 1, such as the state directory's record $ELECT_DIR/1/state/epoch"
+	ELECT_CLUSTER_OF[1]=$E1
 	elect_start 1
 	run elect_status 1
 	assert_output --regexp " incarnation=3 .* epoch=1 pending=yes .*change=joining"
@@ -264,6 +270,88 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	wait_for 10 trace_has "$ELECT_DIR/1/trace" " epoch op=learn epoch=1 "
 	run elect_status 1
 	assert_output --regexp " epoch=1 change=done"
+	elect_stop_all
+	run elect_check -s lease
+	assert_success
+}
+
+# metric FILE NAME: the value of NAME in the metrics file FILE.
+metric() {
+	awk -v n="$2" '$1 == n { print $2 }' "$1"
+}
+
+# peers_without ID NODE: node ID's status lists no peer NODE.
+peers_without() {
+	local line
+	line=$(elect_status "$1") || [ $? -le 1 ] || return
+	[[ " $line " == *" peers="* ]] || return
+	! [[ " $line " =~ [=,]$2/ ]]
+}
+
+# counts_peers ID N: node ID's metrics file counts N peers, N up.
+counts_peers() {
+	local f=$ELECT_DIR/m$1.prom
+	[ "$(metric "$f" elect_peers)" = "$2" ] &&
+	    [ "$(metric "$f" elect_peers_up)" = "$2" ]
+}
+
+@test "reconfigure: a member removed leaves the others' peers, metrics and detector once their part is over, and after a restart" {
+	local p i
+	p=$(freeport -n 1 -w 8)
+	at() { echo "node $1 127.0.0.$1:$((p + 2 * ($1 - 1)))"; }
+	for i in 1 2 3 4; do at $i; done >"$BATS_TEST_TMPDIR/s0.conf"
+	{ echo "epoch 1"; for i in 1 2 3; do at $i; done; } \
+	    >"$BATS_TEST_TMPDIR/s1.conf"
+	K=$(mkkey "$ELECT_DIR/key")
+	elect_start_cluster -k "$K" "${TIMING[@]}" "$BATS_TEST_TMPDIR/s0.conf" -- 4
+	for i in 1 2 3; do
+		elect_start $i --metrics-file "$ELECT_DIR/m$i.prom"
+	done
+	run elect_wait_leader 20
+	assert_output 4
+	for i in 1 2 3; do
+		wait_for 10 counts_peers $i 3
+	done
+	run elect_status 1
+	assert_output --regexp " peers=([^ ]*,)?4/"
+	# 4 -> 3: node 4 leaves, its host is stopped once epoch 1 leads.
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$BATS_TEST_TMPDIR/s1.conf"
+	assert_success
+	assert_output "epoch=1 members=3 from=0"
+	run elect_wait_leader 30 1 2 3
+	assert_output 3
+	for i in 1 2 3; do
+		wait_for 20 eval "elect_status $i | grep -q ' change=done'"
+		run peers_without $i 4
+		assert_success
+		wait_for 10 counts_peers $i 2
+		# Epoch 1's core never watches node 4.
+		run awk '$3 == "boot" { on = / epoch=1$/ }
+		    on && / fd op=start peer=4$/' "$ELECT_DIR/$i/trace"
+		assert_output ""
+	done
+	elect_stop 4
+	# Epoch 0's file is no longer node 1's.
+	elect_stop 1
+	run -2 timeout 20 elect-node -f "$BATS_TEST_TMPDIR/s0.conf" -i 1 \
+	    -k "$K" -s "$ELECT_DIR/1/state" "${TIMING[@]}"
+	assert_output --partial "s0.conf: epoch 0, older than the state directory's epoch 1: "
+	# Restarted with epoch 1's file: node 4 stays gone.
+	elect_stop 2
+	for i in 1 2; do
+		ELECT_CLUSTER_OF[$i]=$BATS_TEST_TMPDIR/s1.conf
+		rm -f "$ELECT_DIR/m$i.prom"
+		elect_start $i --metrics-file "$ELECT_DIR/m$i.prom"
+	done
+	run elect_wait_leader 30 1 2 3
+	assert_output 3
+	for i in 1 2; do
+		run elect_status $i
+		assert_output --regexp " epoch=1 change=done"
+		run peers_without $i 4
+		assert_success
+		wait_for 10 counts_peers $i 2
+	done
 	elect_stop_all
 	run elect_check -s lease
 	assert_success

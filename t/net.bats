@@ -439,8 +439,10 @@ cluster() {
 	net-tool record "$S" e1.conf
 	run net-tool plan 1 e1.conf "$S"
 	assert_output run
-	run net-tool plan 1 e0.conf "$S"	# an older file: the record
-	assert_output run
+	# An older file: refused, naming a file of the record's epoch.
+	run net-tool plan 1 e0.conf "$S"
+	assert_failure 2
+	assert_output "net-tool: e0.conf: epoch 0, older than the state directory's epoch 1: start with the cluster file of epoch 1, such as the state directory's record $S/epoch"
 	run net-tool plan 2 e2.conf "$S"	# in both epochs
 	assert_output change
 	run net-tool plan 1 e2.conf "$S"	# not in the next one

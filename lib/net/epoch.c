@@ -1,5 +1,6 @@
 /* Epochs as a host keeps them: the record, and where a node starts. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,15 @@ epoch_plan(const struct cluster *file, const struct cluster *rec,
 		    "node %u", rec->epoch, self);
 		return -1;
 	}
+	/* This host agreed to a later epoch since: the file no longer
+	 * says who runs, and every start must name the epoch it runs. */
 	if (file->epoch < rec->epoch) {
-		*plan = EPOCH_RUN;
-		return 0;
+		snprintf(err, errlen, "%s: epoch %u, older than the state "
+		    "directory's epoch %u: start with the cluster file of "
+		    "epoch %u, such as the state directory's record %s",
+		    file->file, file->epoch, rec->epoch, rec->epoch,
+		    rec->file);
+		return -1;
 	}
 	/* Epoch 0 never changed: its record follows the file, as every
 	 * cluster file did before epochs (all nodes restarted with it). */
@@ -116,24 +123,24 @@ cluster_format(const struct cluster *c, char *buf, size_t len)
 }
 
 /* The state directory's file NAME, parsed by PARSE into ARG: 0, 1 when
- * there is none, -1 with why in ERR. */
+ * there is none, -1 with why in ERR.  LABEL names it in messages. */
 static int
-record_load(int dirfd, const char *name, int (*parse)(const char *, size_t,
-    const char *, void *, char *, size_t), void *arg, char *err,
-    size_t errlen)
+record_load(int dirfd, const char *name, const char *label,
+    int (*parse)(const char *, size_t, const char *, void *, char *, size_t),
+    void *arg, char *err, size_t errlen)
 {
 	char *buf;
 	size_t len;
 	int rc;
 
 	if ((buf = malloc(RECORD_MAX)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", name);
+		snprintf(err, errlen, "%s: out of memory", label);
 		return -1;
 	}
 	rc = store_read(dirfd, name, buf, RECORD_MAX, &len);
 	if (rc == -1)
-		snprintf(err, errlen, "%s: %s", name, strerror(errno));
-	else if (rc == 0 && parse(buf, len, name, arg, err, errlen) == -1)
+		snprintf(err, errlen, "%s: %s", label, strerror(errno));
+	else if (rc == 0 && parse(buf, len, label, arg, err, errlen) == -1)
 		rc = -1;
 	free(buf);
 	return rc;
@@ -173,10 +180,20 @@ format_cluster(const void *c, char *buf, size_t len)
 }
 
 int
-epoch_load(int dirfd, struct cluster *c, char *err, size_t errlen)
+epoch_load(int dirfd, const char *dir, struct cluster *c, char *err,
+    size_t errlen)
 {
+	char path[PATH_MAX];
+
 	memset(c, 0, sizeof(*c));
-	return record_load(dirfd, EPOCH_RECORD, parse_cluster, c, err, errlen);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, EPOCH_RECORD) >=
+	    (int)sizeof(path)) {
+		snprintf(err, errlen, "%s: the state directory's name is too "
+		    "long", dir);
+		return -1;
+	}
+	return record_load(dirfd, EPOCH_RECORD, path, parse_cluster, c, err,
+	    errlen);
 }
 
 int
@@ -492,8 +509,8 @@ epoch_change_load(int dirfd, struct epoch_change *c, char *err,
     size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
-	return record_load(dirfd, EPOCH_CHANGE_FILE, parse_change, c, err,
-	    errlen);
+	return record_load(dirfd, EPOCH_CHANGE_FILE, EPOCH_CHANGE_FILE,
+	    parse_change, c, err, errlen);
 }
 
 int

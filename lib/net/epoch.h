@@ -36,10 +36,11 @@
  *
  * Refused, with why in ERR (-1): SELF in neither; FILE of REC's epoch
  * (but 0) with another membership; FILE of an epoch > 0 without SELF
- * and no record.  A FILE older than REC runs REC (the record is what
- * this host last agreed to).  FILE and REC of epoch 0 run FILE, whose
- * membership the caller records (a cluster that never changed follows
- * its file, as before epochs).  A FILE more than one epoch ahead of REC
+ * and no record; FILE older than REC (this host agreed to REC's epoch
+ * since: ERR says to start with a file of it, naming REC's file, which
+ * is one).  FILE and REC of epoch 0 run FILE, whose membership the
+ * caller records (a cluster that never changed follows its file, as
+ * before epochs).  A FILE more than one epoch ahead of REC
  * is joined (EPOCH_JOIN; EPOCH_LEFT without SELF): an epoch ran in
  * between, so REC's ended.  Pure.
  */
@@ -61,11 +62,13 @@ int	 cluster_same_members(const struct cluster *,
 size_t	 cluster_format(const struct cluster *c, char *buf, size_t len);
 
 /*
- * The record of the state directory DIRFD: epoch_load() fills *C (free
- * with cluster_free()) and returns 0, 1 when there is none, -1 with why
- * in ERR; epoch_save() replaces it by C durably: 0, or -1 with errno.
+ * The record of the state directory DIRFD, whose name is DIR: epoch_load()
+ * fills *C (free with cluster_free()), whose file is DIR/EPOCH_RECORD in
+ * messages, and returns 0, 1 when there is none, -1 with why in ERR;
+ * epoch_save() replaces it by C durably: 0, or -1 with errno.
  */
-int	 epoch_load(int dirfd, struct cluster *c, char *err, size_t errlen);
+int	 epoch_load(int dirfd, const char *dir, struct cluster *c, char *err,
+	    size_t errlen);
 int	 epoch_save(int dirfd, const struct cluster *c);
 
 /*

@@ -150,7 +150,7 @@ cmd_plan(const char *id, const char *path, const char *dir)
 	if (dir != NULL) {
 		if ((dirfd = store_open(dir)) == -1)
 			err(1, "%s", dir);
-		if ((rc = epoch_load(dirfd, &r, ebuf, sizeof(ebuf))) == -1)
+		if ((rc = epoch_load(dirfd, dir, &r, ebuf, sizeof(ebuf))) == -1)
 			errx(EXIT_USAGE, "%s", ebuf);
 		close(dirfd);
 	}

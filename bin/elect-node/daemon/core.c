@@ -145,6 +145,7 @@ run(struct node *nd)
 		nd->quit = QUIT_ERROR;
 	}
 	algo_out_clear(&nd->out);
+	reconf_stepped(nd);
 }
 
 static int

@@ -188,6 +188,7 @@ struct events {
 
 struct reconf {
 	int		 held;		/* chg is the change agreed to */
+	int		 over;		/* new: E ended; its peers are out */
 	struct epoch_change chg;
 	int		 role;		/* EPOCH_ROLE_* */
 	struct epoch_votes votes;	/* new: who of E answered wedged */
@@ -333,8 +334,12 @@ int	net_send_epoch(struct node *, unsigned id, const struct epoch_msg *);
 void	reconf_setup(struct node *, struct cluster *file);
 algo_time reconf_tick(struct node *, algo_time now);
 void	reconf_recv(struct node *, unsigned from, const struct wire_msg *);
-/* The other epoch's members, or NULL. */
+/* The other epoch's members while this host's part of the change
+ * lasts, or NULL. */
 const struct cluster *reconf_other(const struct node *);
+/* After every step of the core: once its core of E+1 learned that E
+ * ended, the members of E that left leave the net tables. */
+void	reconf_stepped(struct node *);
 /* Whether this host's core of E ends: no guarded command starts. */
 int	reconf_ending(const struct node *);
 /* No change under way here: none held, or this host's part is over

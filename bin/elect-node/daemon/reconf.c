@@ -55,13 +55,45 @@ period(const struct node *nd)
 	    20 * ALGO_MS;
 }
 
+/*
+ * The other epoch's members, which the net tables hold beside the core's
+ * while this host's part of the change lasts: E+1's for a member of E,
+ * E's for a member of E+1 until its core learned that E ended.  Then
+ * its part is over (reconf_done()): a member of E that is not one of
+ * E+1 has nothing more to say to it, nor it to them.
+ */
 const struct cluster *
 reconf_other(const struct node *nd)
 {
-	if (!nd->rc.held)
+	if (!nd->rc.held || nd->rc.over)
 		return NULL;
 	return nd->rc.role == EPOCH_ROLE_OLD ? &nd->rc.chg.next :
 	    &nd->rc.chg.prev;
+}
+
+/* Whether the core of E+1 learned that E ended; none booted yet: no. */
+static int
+learned(const struct node *nd)
+{
+	struct algo_status st;
+
+	if (nd->rc.role != EPOCH_ROLE_NEW || nd->algo == NULL)
+		return 0;
+	algo_query(nd->algo, mono_now(), &st);
+	return !st.pending;
+}
+
+void
+reconf_stepped(struct node *nd)
+{
+	struct reconf *r = &nd->rc;
+
+	if (!r->held || r->over || !learned(nd))
+		return;
+	/* The core of E+1 watches its members only: the detector was
+	 * never told of those of E that left. */
+	r->over = 1;
+	net_peers(nd, 0);
 }
 
 int
@@ -80,7 +112,8 @@ drop_change(struct reconf *r)
 {
 	epoch_change_free(&r->chg);
 	epoch_votes_free(&r->votes);
-	r->held = r->wedge_given = r->stopping = r->told_terminated = 0;
+	r->held = r->over = r->wedge_given = r->stopping =
+	    r->told_terminated = 0;
 	memset(r->heard, 0, sizeof(r->heard));
 	memset(r->askers, 0, sizeof(r->askers));
 }
@@ -117,6 +150,7 @@ hold(struct node *nd, struct epoch_change *c, int role)
 	memset(c, 0, sizeof(*c));
 	r->held = 1;
 	r->role = role;
+	r->over = learned(nd);
 	r->next_send = 0;
 	if (role == EPOCH_ROLE_NEW && epoch_votes_init(&r->votes,
 	    &r->chg) == -1)
@@ -174,8 +208,9 @@ reconf_setup(struct node *nd, struct cluster *file)
 	int rc, src, role;
 
 	memset(&nd->cluster, 0, sizeof(nd->cluster));
-	if ((rc = epoch_load(nd->dirfd, &rec, why, sizeof(why))) == -1)
-		errx(EXIT_USAGE, "%s/%s", o->statedir, why);
+	if ((rc = epoch_load(nd->dirfd, o->statedir, &rec, why,
+	    sizeof(why))) == -1)
+		errx(EXIT_USAGE, "%s", why);
 	if (epoch_plan(file, rc == 0 ? &rec : NULL, o->id, &plan, why,
 	    sizeof(why)) == -1)
 		errx(EXIT_USAGE, "%s", why);
@@ -188,7 +223,7 @@ reconf_setup(struct node *nd, struct cluster *file)
 	case EPOCH_RUN:
 		if (rc == 0 && !(file->epoch == 0 && rec.epoch == 0)) {
 			if (cluster_resolve(&rec, why, sizeof(why)) == -1)
-				errx(EXIT_USAGE, "%s/%s", o->statedir, why);
+				errx(EXIT_USAGE, "%s", why);
 			take_cluster(nd, &rec);
 			cluster_free(file);
 		} else {
@@ -221,7 +256,7 @@ reconf_setup(struct node *nd, struct cluster *file)
 		/* The file names the next epoch: the change to it, from the
 		 * record's, unless another was agreed to. */
 		if (cluster_resolve(&rec, why, sizeof(why)) == -1)
-			errx(EXIT_USAGE, "%s/%s", o->statedir, why);
+			errx(EXIT_USAGE, "%s", why);
 		memset(&c, 0, sizeof(c));
 		if (cluster_copy(&c.prev, &rec) == -1)
 			err(1, NULL);
