@@ -26,7 +26,7 @@ PKGS =		gcc make pkg-config libbsd-dev libsodium-dev libsystemd-dev \
 		libmicrohttpd-dev prometheus bats \
 		bats-assert bats-support clang libclang-rt-14-dev libxml2-utils \
 		iproute2 nftables procps psmisc python3 faketime parallel \
-		dpkg-dev debhelper fakeroot lintian systemd
+		dpkg-dev debhelper fakeroot lintian systemd postgresql sqlite3
 
 # What `make bench' needs besides: the peers it compares with, run in the
 # same sitting (t/bench/lease.sh): etcd, keepalived, ZooKeeper and kazoo.
@@ -259,16 +259,18 @@ fuzz:
 
 install: plain
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR) \
+	    $(DESTDIR)$(DATADIR)/fence
 	install -m 755 $(plain_BINS) $(DESTDIR)$(BINDIR)
 	install -m 755 share/elect/elect-chaos $(DESTDIR)$(BINDIR)
 	for m in $(MANS); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
 	done
 	for f in share/elect/*; do \
-		case $$f in *.in|*/elect-chaos) continue;; esac; \
+		case $$f in *.in|*/elect-chaos|*/fence) continue;; esac; \
 		install -m 644 $$f $(DESTDIR)$(DATADIR); \
 	done
+	install -m 644 share/elect/fence/* $(DESTDIR)$(DATADIR)/fence
 	for f in share/elect/*.in; do \
 		sed 's|@BINDIR@|$(BINDIR)|g' $$f >$(DESTDIR)$(DATADIR)/$$(basename $$f .in); \
 		chmod 644 $(DESTDIR)$(DATADIR)/$$(basename $$f .in); \

@@ -80,3 +80,26 @@ field() {
 	grep -q '^elect-check: holds: .*fd-complete fd-accurate' \
 	    "$BATS_TEST_TMPDIR/run/check.err"
 }
+
+@test "lease with the PostgreSQL store: the fence of elect-fencing(7) refuses a late write, and the store's rows are checked" {
+	need_root
+	D=$BATS_TEST_TMPDIR/run
+	# The user postgres runs the store's server in the run's directory.
+	chmod o+x "$BATS_RUN_TMPDIR"
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 16 -d 5 -i 200 -k -o "$D" \
+	    --store postgres -F kill,pause
+	echo "$output"
+	assert_success
+	assert_equal "$(field 'stale writes')" "0 accepted, 1 refused"
+	assert_output --regexp $'\nstore +postgres: [1-9][0-9]* rows \\([0-9]+ writes recorded ok\\), 0 with a token older than one before; the late write of token=[0-9]+: refused\n'
+	assert_equal "$(field verdict)" pass
+	# A row of an older token written after a newer one: the store took
+	# a stale write.
+	echo "999999|9|1" >>"$D/store/pg.rows"
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -c "$D"
+	assert_failure 1
+	assert_output --partial ", 1 with a token older than one before"
+	assert_equal "$(field verdict)" "FAIL (kept in $D)"
+	run "$CHAOS" --store nosuch
+	assert_failure 2
+}

@@ -19,7 +19,11 @@ dpkg --root="$root" --force-script-chrootless --force-depends \
     --force-not-root --log=/dev/null -i "$deb" >"$dir/install.log" 2>&1 ||
     { cat "$dir/install.log"; fail "dpkg -i failed"; }
 for f in usr/bin/elect-node usr/bin/elect-fd usr/bin/elect-trace \
-    usr/bin/elect-check usr/bin/elect-sim usr/share/man/man1/elect-node.1.gz \
+    usr/bin/elect-check usr/bin/elect-sim usr/bin/elect-fence \
+    usr/share/man/man1/elect-node.1.gz usr/share/man/man7/elect-fencing.7.gz \
+    usr/share/man/man1/elect-fence.1.gz \
+    usr/share/elect/fence/postgres.sql usr/share/elect/fence/sqlite.sql \
+    usr/share/elect/fence/sqlite-take.sql \
     usr/share/man/man1/elect-sim.1.gz \
     usr/share/man/man5/elect.conf.5.gz usr/share/man/man7/elect.bash.7.gz \
     lib/systemd/system/elect-node@.service \
