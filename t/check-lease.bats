@@ -99,6 +99,42 @@ setup() {
 	assert_regex "$stderr" "holds: trace uniqueness lease-quorum"
 }
 
+@test "with a skew, a Dead ends its node by the receiver's time plus the skew: the node's own last lines may come after it" {
+	# node 3's last line, stamped by a clock faster than node 2's,
+	# comes after node 2 took the Dead
+	awk '{ print } /^0.1106 1 lease op=release/ {
+	    print "0.1107 3 clock c=0.1107" }' dead.trace \
+	    >"$BATS_TEST_TMPDIR/late.trace"
+	check -s lease --skew 0.001 "$BATS_TEST_TMPDIR/late.trace"
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum"
+	# stamped by one clock, the line comes from a dead process
+	check -s lease "$BATS_TEST_TMPDIR/late.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/late.trace:46: trace: node 3 writes clock while down: its boot is missing (taken as up from here)"
+	# later than the skew allows, too
+	sed 's/^0.1107 3 clock c=0.1107$/0.1118 3 clock c=0.1118/' \
+	    "$BATS_TEST_TMPDIR/late.trace" | sort -s -n -k1,1 \
+	    >"$BATS_TEST_TMPDIR/later.trace"
+	check -s lease --skew 0.001 "$BATS_TEST_TMPDIR/later.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/later.trace:55: trace"
+}
+
+@test "a leader killed under drift, from a real run: its last lines after the Dead are no restart" {
+	check --skew 0.216 dead-drift.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election epochs"
+	# without the collector's and the harness's crash lines, as merged
+	# per-node files have it: the Dead alone ends node 5
+	grep -v ' 5 crash$' dead-drift.trace >"$BATS_TEST_TMPDIR/nocrash.trace"
+	check --skew 0.216 "$BATS_TEST_TMPDIR/nocrash.trace"
+	assert_success
+	assert_output ""
+}
+
 @test "a Dead in place of every crash line: the same verdicts and reports, every set" {
 	# each crash line becomes a Dead for the node's incarnation, received
 	# by another node at the same time

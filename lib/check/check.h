@@ -119,6 +119,14 @@ extern const struct check_ops check_uniqueness, check_lease_quorum,
 #define CHECK_SHOWS_UP(ev)	((ev)->type != TR_TASK &&		\
 	    ((ev)->type != TR_SEND || !trace_str_eq((ev)->msg, "Dead")))
 
+/*
+ * Set in trace_event.have on a crash the checker infers from a lease
+ * `recv msg=Dead' (run.c), which no reader sets: the node's process is
+ * known gone by the crash's time, and may have ended just after its own
+ * last line.
+ */
+#define CHECK_HAVE_DEAD	0x80000000u
+
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")
 
