@@ -109,6 +109,8 @@ extern const struct check_ops check_fd_complete, check_fd_accurate;
 extern const struct check_ops check_uniqueness, check_lease_quorum,
 	    check_edict_validity, check_edict_order, check_stability,
 	    check_election, check_epochs;
+extern const struct check_ops check_task_overlap, check_task_lease,
+	    check_task_token;
 
 /*
  * Whether a line shows its node's process running.  A task line does not:
