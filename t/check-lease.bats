@@ -99,6 +99,108 @@ setup() {
 	assert_regex "$stderr" "holds: trace uniqueness lease-quorum"
 }
 
+@test "with a skew, a Dead ends its node by the receiver's time plus the skew: the node's own last lines may come after it" {
+	# node 3's last line, stamped by a clock faster than node 2's,
+	# comes after node 2 took the Dead
+	awk '{ print } /^0.1106 1 lease op=release/ {
+	    print "0.1107 3 clock c=0.1107" }' dead.trace \
+	    >"$BATS_TEST_TMPDIR/late.trace"
+	check -s lease --skew 0.001 "$BATS_TEST_TMPDIR/late.trace"
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum"
+	# stamped by one clock, the line comes from a dead process
+	check -s lease "$BATS_TEST_TMPDIR/late.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/late.trace:46: trace: node 3 writes clock while down: its boot is missing (taken as up from here)"
+	# later than the skew allows, too
+	sed 's/^0.1107 3 clock c=0.1107$/0.1118 3 clock c=0.1118/' \
+	    "$BATS_TEST_TMPDIR/late.trace" | sort -s -n -k1,1 \
+	    >"$BATS_TEST_TMPDIR/later.trace"
+	check -s lease --skew 0.001 "$BATS_TEST_TMPDIR/later.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/later.trace:55: trace"
+}
+
+@test "a leader killed under drift, from a real run: its last lines after the Dead are no restart" {
+	check --skew 0.216 dead-drift.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election epochs task-overlap task-lease task-token"
+	# without the collector's and the harness's crash lines, as merged
+	# per-node files have it: the Dead alone ends node 5
+	grep -v ' 5 crash$' dead-drift.trace >"$BATS_TEST_TMPDIR/nocrash.trace"
+	check --skew 0.216 "$BATS_TEST_TMPDIR/nocrash.trace"
+	assert_success
+	assert_output ""
+}
+
+@test "task-overlap: two leaderships' guarded commands at once, reported at the stop line that shows it" {
+	check -A task-overlap task-overlap.trace
+	assert_failure 1
+	assert_output "task-overlap.trace:50: task-overlap: guarded commands of nodes 3 (pid 4242, from 0.0807 to 0.1115) and 2 (pid 4243, from 0.1112 to now) run at once"
+	check -s lease task-overlap.trace
+	reports "task-overlap.trace:50: task-overlap" "task-overlap.trace:50: task-lease"
+	# an overlap within the skew is not certain
+	check -A task-overlap --skew 0.001 task-overlap.trace
+	assert_success
+	# killed= ends the run, not the stop line's time
+	check -A task-overlap dead.trace
+	assert_success
+	sed 's/killed=0.1101$/killed=0.1113/; s/^0.1103 3 task/0.1113 3 task/' \
+	    dead.trace | sort -s -n -k1,1 >"$BATS_TEST_TMPDIR/late.trace"
+	check -A task-overlap "$BATS_TEST_TMPDIR/late.trace"
+	assert_failure 1
+}
+
+@test "task-overlap: commands of one leader with one token may run together" {
+	awk '{ print } /^0.0807 3 task/ { print "0.09 3 task op=start pid=4250 token=1" }
+	    /^0.1103 3 task/ { print "0.1103 3 task op=stop pid=4250 status=137 killed=0.1101" }' \
+	    dead.trace | sort -s -n -k1,1 >"$BATS_TEST_TMPDIR/two.trace"
+	check -s lease "$BATS_TEST_TMPDIR/two.trace"
+	assert_success
+	assert_output ""
+}
+
+@test "task-overlap, task-lease: a command without a stop line is judged by its node's Dead, else not judged" {
+	check -s lease task-nostop.trace
+	assert_failure 1
+	assert_output "task-nostop.trace:50: task-overlap: undecided: node 3's guarded command (pid 4242, from 0.0807) has no stop line: whether it ran at once with node 2's (pid 4243) cannot be judged
+task-nostop.trace:50: task-lease: undecided: node 3's guarded command (pid 4242, from 0.0807) has no stop line: whether it outlived its leadership, over by 0.180007941, cannot be judged"
+	# the guard sends Dead once the node's commands are dead: node 2
+	# took it before its own command started
+	grep -v 'task op=stop' dead.trace >"$BATS_TEST_TMPDIR/dead.trace"
+	check -s lease "$BATS_TEST_TMPDIR/dead.trace"
+	assert_success
+	assert_output ""
+}
+
+@test "task-lease: a command that outlives its leadership" {
+	check -A task-lease task-lease.trace
+	assert_failure 1
+	assert_output "task-lease.trace:37: task-lease: node 3's guarded command (pid 4242, from 0.0807) ran until 0.1101, after the leadership it started under had ended, at 0.105 at the latest"
+	# a crash leaves the lease to run out: the guard has until then
+	check -A task-lease dead.trace
+	assert_success
+	# a command started by a node that does not lead
+	sed 's/^0.1112 2 task/0.1110 2 task/' dead.trace | sort -s -n -k1,1 \
+	    >"$BATS_TEST_TMPDIR/early.trace"
+	check -A task-lease "$BATS_TEST_TMPDIR/early.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/early.trace:52: task-lease: node 2 starts a guarded command (pid 4243) at 0.111 while it does not lead"
+}
+
+@test "task-token: a token not above an earlier command's" {
+	check -A task-token task-token.trace
+	assert_failure 1
+	assert_output "task-token.trace:49: task-token: node 2's guarded command (pid 4243, at 0.1112) has token 1, not above token 1 of node 3's (pid 4242, at 0.0807)"
+	check -A task-token dead.trace
+	assert_success
+	# within the skew, which started first is not known
+	check -A task-token --skew 0.1 task-token.trace
+	assert_success
+}
+
 @test "a Dead in place of every crash line: the same verdicts and reports, every set" {
 	# each crash line becomes a Dead for the node's incarnation, received
 	# by another node at the same time
@@ -338,7 +440,7 @@ setup() {
 @test "the lease set runs every lease assertion, and only those" {
 	check -s lease overlap.trace
 	assert_failure 1
-	assert_regex "$stderr" "holds: trace edict-validity edict-order stability election epochs
+	assert_regex "$stderr" "holds: trace edict-validity edict-order stability election epochs task-overlap task-lease task-token
 .*violated: uniqueness \\(1\\) lease-quorum \\(2\\)\$"
 }
 

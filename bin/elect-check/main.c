@@ -31,7 +31,8 @@ usage(int code)
 		    "gm3 gm4 gm4s sle1 sle2\n"
 		    "  ale1 ale2w ale2 fd-complete fd-accurate uniqueness "
 		    "lease-quorum\n"
-		    "  edict-validity edict-order stability election epochs\n");
+		    "  edict-validity edict-order stability election epochs\n"
+		    "  task-overlap task-lease task-token\n");
 	exit(code);
 }
 

@@ -109,6 +109,8 @@ extern const struct check_ops check_fd_complete, check_fd_accurate;
 extern const struct check_ops check_uniqueness, check_lease_quorum,
 	    check_edict_validity, check_edict_order, check_stability,
 	    check_election, check_epochs;
+extern const struct check_ops check_task_overlap, check_task_lease,
+	    check_task_token;
 
 /*
  * Whether a line shows its node's process running.  A task line does not:
@@ -118,6 +120,14 @@ extern const struct check_ops check_uniqueness, check_lease_quorum,
  */
 #define CHECK_SHOWS_UP(ev)	((ev)->type != TR_TASK &&		\
 	    ((ev)->type != TR_SEND || !trace_str_eq((ev)->msg, "Dead")))
+
+/*
+ * Set in trace_event.have on a crash the checker infers from a lease
+ * `recv msg=Dead' (run.c), which no reader sets: the node's process is
+ * known gone by the crash's time, and may have ended just after its own
+ * last line.
+ */
+#define CHECK_HAVE_DEAD	0x80000000u
 
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")

@@ -91,6 +91,7 @@ struct lw_node {
 	int		 seen;		/* wrote a line */
 	int		 live;		/* in lw.live */
 	struct inst	 last;		/* its last line */
+	struct inst	 alive;		/* its last line that shows it up */
 	struct lw_clock	 clk;
 	struct lw_span	 lead, grant;
 	uint64_t	 epoch;		/* of its last boot */

@@ -571,8 +571,11 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 		break;
 	case TR_CRASH:
 	case TR_EXIT:
+		/* A crash a Dead proves: by its time, and perhaps just
+		 * after the node's last line that showed it running. */
 		if (n->lead.on)
-			end_by_line(w, i, 0, w->now, LW_DOWN);
+			end_by_line(w, i, 0, (ev->have & CHECK_HAVE_DEAD) ?
+			    inst_after(n->alive) : w->now, LW_DOWN);
 		set_up(w, i, 0, 0);
 		break;
 	case TR_PAUSE:
@@ -638,6 +641,8 @@ take(struct lw *w, const struct trace_event *ev)
 		break;
 	}
 	w->node[i].last = w->now;
+	if (CHECK_SHOWS_UP(ev) && ev->type != TR_CRASH && ev->type != TR_EXIT)
+		w->node[i].alive = w->now;
 }
 
 /* Applies one line. */

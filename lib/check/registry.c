@@ -11,7 +11,8 @@ const struct check_ops *const check_all[] = {
 	&check_fd_complete, &check_fd_accurate,
 	&check_uniqueness, &check_lease_quorum, &check_edict_validity,
 	&check_edict_order, &check_stability, &check_election,
-	&check_epochs, NULL
+	&check_epochs, &check_task_overlap, &check_task_lease,
+	&check_task_token, NULL
 };
 
 static const struct check_ops *const set_sync[] = {
@@ -26,7 +27,8 @@ static const struct check_ops *const set_fd[] = {
 static const struct check_ops *const set_lease[] = {
 	&check_uniqueness, &check_lease_quorum, &check_edict_validity,
 	&check_edict_order, &check_stability, &check_election,
-	&check_epochs, NULL
+	&check_epochs, &check_task_overlap, &check_task_lease,
+	&check_task_token, NULL
 };
 
 static const struct {

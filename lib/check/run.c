@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "check/inst.h"
 #include "check/world.h"
 
 #define HELD_MAX	1024	/* reports held before the set is known */
@@ -30,6 +31,14 @@ struct check_out {
 struct held {
 	struct check_out	*out;
 	char			*line;
+};
+
+/* Node P's incarnation INC ended by BY on its own clock, as a Dead
+ * received at BY less the skew showed. */
+struct doom {
+	unsigned		 node;
+	uint64_t		 inc;
+	trace_time		 by;
 };
 
 /* A module's event() as the driver calls it. */
@@ -62,6 +71,10 @@ struct checker {
 	trace_time		 wake;	/* no module wakes before */
 	struct trace_event	 last;
 	unsigned long		 events;
+	/* Nodes a Dead proved gone, whose crash waits for the lines their
+	 * own clock may still stamp within the skew (dead_doom()). */
+	struct doom		*doom;
+	size_t			 ndoom, doomcap;
 	/* The first line out of time order: from there on only the trace
 	 * assertion is judged. */
 	int			 disorder;
@@ -418,14 +431,13 @@ choose(struct checker *ck, const struct trace_event *ev)
  * A lease `recv msg=Dead elid=P.I.C': P's --run-if-leader client saw the
  * process of incarnation I of P end and told the peers so, while P's own
  * lines just stop (SIGKILL).  The line proves that process gone by its
- * time, so it stands for P's crash just before it, unless P is down
- * already (a crash line came first) or booted an incarnation newer than
- * I since: a Dead proves only the end of the incarnation it names.
- * Fills *CRASH with that crash; 0 when the line implies none.
+ * time, so it stands for P's crash, unless P is down already (a crash
+ * line came first) or booted an incarnation newer than I since: a Dead
+ * proves only the end of the incarnation it names.  Returns P's index,
+ * or -1 when the line implies no crash.
  */
 static int
-dead_crash(const struct world *w, const struct trace_event *ev,
-    struct trace_event *crash)
+dead_of(const struct world *w, const struct trace_event *ev, uint64_t *incp)
 {
 	unsigned p;
 	uint64_t inc, ctr;
@@ -436,19 +448,113 @@ dead_crash(const struct world *w, const struct trace_event *ev,
 	    trace_parse_elid(ev->elid, &p, &inc, &ctr) == -1 ||
 	    p != ev->from || (i = world_find(w, p)) < 0 ||
 	    !w->node[i].up || w->node[i].inc > inc)
-		return 0;
+		return -1;
+	*incp = inc;
+	return i;
+}
+
+/* The crash of node P at T, which the checker infers (CHECK_HAVE_DEAD),
+ * at the line of EV. */
+static void
+crash_at(struct trace_event *crash, const struct trace_event *ev,
+    unsigned p, trace_time t)
+{
 	memset(crash, 0, sizeof(*crash));
 	crash->file = ev->file;
 	crash->lineno = ev->lineno;
 	crash->line = ev->line;
-	crash->t = ev->t;
+	crash->t = t;
 	crash->node = p;
 	crash->type = TR_CRASH;
-	return 1;
+	crash->have = CHECK_HAVE_DEAD;
 }
 
 static const char	*feed(struct checker *, const struct trace_event *,
 			    int);
+
+/*
+ * The crashes that the Dead lines read so far prove, and that EV (NULL:
+ * the end of the trace) can no longer precede: EV is stamped later than
+ * the end they prove, or is a line of the node that only a process
+ * started since can write (a boot), or its crash or exit, which says it
+ * instead.
+ */
+static const char *
+dead_due(struct checker *ck, const struct trace_event *ev)
+{
+	struct trace_event crash;
+	const char *why;
+	size_t k;
+
+	for (k = 0; k < ck->ndoom; ) {
+		struct doom d = ck->doom[k];
+		int i = world_find(ck->w, d.node);
+
+		if (i < 0 || !ck->w->node[i].up || ck->w->node[i].inc > d.inc ||
+		    (ev != NULL && ev->node == d.node &&
+		    (ev->type == TR_CRASH || ev->type == TR_EXIT))) {
+			ck->doom[k] = ck->doom[--ck->ndoom];
+			continue;
+		}
+		if (ev != NULL && ev->t <= d.by && !(ev->node == d.node &&
+		    ev->type == TR_BOOT)) {
+			k++;
+			continue;
+		}
+		ck->doom[k] = ck->doom[--ck->ndoom];
+		crash_at(&crash, ev != NULL ? ev : &ck->last, d.node,
+		    ev != NULL && ev->t < d.by ? ev->t : ck->w->now < d.by ?
+		    ck->w->now : d.by);
+		if ((why = feed(ck, &crash, 0)) != NULL)
+			return why;
+		k = 0;
+	}
+	return NULL;
+}
+
+/*
+ * A Dead received at T proves its node's process gone by T on the
+ * receiver's clock: by T plus the skew on the node's own, whose last
+ * lines may therefore come after the Dead.  With a skew, the crash waits
+ * until no line of that process can come any more (dead_due()); without
+ * one, it is just before the Dead.  0, or -1 when memory ran out.
+ */
+static int
+dead_doom(struct checker *ck, const struct trace_event *ev,
+    struct trace_event *crash)
+{
+	uint64_t inc;
+	trace_time by;
+	size_t k;
+	int i;
+
+	if ((i = dead_of(ck->w, ev, &inc)) < 0)
+		return 0;
+	if (ck->o.skew == 0) {
+		/* One clock: the Dead's line is where the crash is known. */
+		crash_at(crash, ev, ck->w->node[i].id, ev->t);
+		crash->have = 0;
+		return 1;
+	}
+	by = time_add(ev->t, ck->o.skew);
+	for (k = 0; k < ck->ndoom; k++)
+		if (ck->doom[k].node == ck->w->node[i].id) {
+			if (by < ck->doom[k].by)
+				ck->doom[k].by = by;
+			return 0;
+		}
+	if (ck->ndoom == ck->doomcap) {
+		struct doom *d = array_grow(ck->doom, &ck->doomcap,
+		    sizeof(*d));
+
+		if (d == NULL)
+			err(2, NULL);
+		ck->doom = d;
+	}
+	ck->doom[ck->ndoom++] = (struct doom){ ck->w->node[i].id,
+	    ck->w->node[i].inc, by };
+	return 0;
+}
 
 const char *
 checker_event(struct checker *ck, const struct trace_event *ev)
@@ -456,10 +562,11 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 	struct trace_event crash;
 	const char *why;
 
+	if (ck->ndoom > 0 && (why = dead_due(ck, ev)) != NULL)
+		return why;
 	/* Fed as a crash line would be, so that every assertion, the
 	 * world and the lease world take it alike. */
-	if (dead_crash(ck->w, ev, &crash) &&
-	    (why = feed(ck, &crash, 0)) != NULL)
+	if (dead_doom(ck, ev, &crash) && (why = feed(ck, &crash, 0)) != NULL)
 		return why;
 	return feed(ck, ev, 1);
 }
@@ -534,9 +641,12 @@ checker_finish(struct checker *ck)
 {
 	struct check_out *out;
 	const struct trace_event *last = &ck->last;
+	const char *why;
 
 	if (ck->events == 0)
 		return "empty trace: no events";
+	if (ck->ndoom > 0 && (why = dead_due(ck, NULL)) != NULL)
+		return why;
 	if (ck->autoset && ck->set == NULL) {
 		snprintf(ck->why, sizeof(ck->why), "%s: no boot line names "
 		    "its algorithm (algo=): pass -s or -A to choose the "
@@ -690,6 +800,7 @@ checker_free(struct checker *ck)
 	for (i = 0; i < ck->nheld; i++)
 		free(ck->held[i].line);
 	free(ck->held);
+	free(ck->doom);
 	free(ck->plan);
 	free(ck->m);
 	world_free(ck->w);

@@ -599,6 +599,7 @@ static const struct keyspec task_keys[] = {
 	{ K("pid"), K_U64, 1, F(pid), 0, 0 },
 	{ K("token"), K_STR, 0, F(token), HAVE_TOKEN, 0 },
 	{ K("status"), K_STR, 0, F(xstatus), HAVE_XSTATUS, 0 },
+	{ K("killed"), K_TIME, 0, F(killed), HAVE_KILLED, 0 },
 };
 static const struct keyspec lost_keys[] = {
 	{ K("n"), K_U64, 1, F(n), 0, 0 },

@@ -67,6 +67,7 @@ struct trace_qt {
 				 * deliver (epoch: always) */
 #define HAVE_BY		0x0400u
 #define HAVE_QD		0x0800u
+#define HAVE_KILLED	0x1000u
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
@@ -107,6 +108,7 @@ struct trace_event {
 	uint64_t	 pid;		/* task */
 	struct trace_str token;		/* task */
 	struct trace_str xstatus;	/* task status= */
+	trace_time	 killed;	/* task killed= */
 	uint64_t	 n;		/* lost */
 	uint64_t	 epoch;		/* epoch= (0 without it) */
 	unsigned	 by;		/* epoch op=learn by= */
