@@ -17,7 +17,8 @@
  * cannot be read.  -r rewrites the files with the outputs that came, for
  * a person to review with `git diff' before committing them.
  *
- * Cores: host (lib/host: the agreement of configurations, fit.h).
+ * Cores: host (lib/host: the agreement of configurations, fit.h, and
+ * datagram acceptance, accept.h, between nodes of one cluster file).
  */
 #include <err.h>
 #include <inttypes.h>
@@ -28,6 +29,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <sodium.h>
+
+#include "host/accept.h"
 #include "host/fit.h"
 #include "util/util.h"
 
@@ -97,11 +104,258 @@ static struct fit host_fit;
 static struct fit_peer host_peers[64];
 static size_t host_npeers;
 
+/*
+ * Acceptance: nodes 1..N of a cluster file at 127.0.0.1, port 5000 + id,
+ * each with its edge (lib/host/accept), and datagrams between them.
+ *
+ *	cluster n=N [algo=NAME]		N nodes, every edge anew
+ *	odd id=N [algo=NAME] [key=other|same] [timing=other]
+ *					node N's configuration differs
+ *	hello from=A to=B now=MS	A's HELLO to B, if one is due
+ *	send from=A to=B msg=TYPE [inc=I]
+ *					a core's message of A (Dead: the
+ *					incarnation inc names, empty)
+ *	deliver [prev=1] [port=P] now=MS
+ *					the last datagram (the one before,
+ *					with prev=) at its receiver (again:
+ *					a copy),
+ *					from the sender's address (port P of
+ *					its host instead, with port=)
+ */
+#define ACC_NODES	8
+
+struct acc_node {
+	unsigned	 id;
+	const struct algo_ops *ops;
+	struct wire_key	 key;
+	struct wire_proto proto;
+	struct sess_conf conf;
+	struct sess	 sess[ACC_NODES];
+	uint64_t	 seq[ACC_NODES];
+	uint64_t	 inc;
+};
+
+static struct cluster acc_file;
+static struct cluster_node acc_nodes[ACC_NODES];
+static struct acc_node accn[ACC_NODES];
+static size_t acc_n;
+/* The last two datagrams sealed: [1] the one before. */
+static uint8_t acc_dg[2][WIRE_DGRAM_MAX];
+static size_t acc_len[2];
+static size_t acc_from[2], acc_to[2];
+
+static void
+acc_conf(struct acc_node *a, int odd_timing)
+{
+	char text[256];
+	size_t i, len = 0;
+
+	memset(&a->conf, 0, sizeof(a->conf));
+	sess_digest(a->ops->name, strlen(a->ops->name), a->conf.d[0]);
+	sess_digest(odd_timing ? "other" : "timing", odd_timing ? 5 : 6,
+	    a->conf.d[1]);
+	for (i = 0; i < acc_n; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "node %u\n", acc_nodes[i].id);
+	sess_digest(text, len, a->conf.d[2]);
+	a->proto.magic = WIRE_MAGIC_NODE;
+	a->proto.maxtype = (uint8_t)(a->ops->nmsg - 1);
+}
+
+static struct host_edge
+acc_edge(size_t i)
+{
+	struct acc_node *a = &accn[i];
+	struct host_edge e = {
+		.self = a->id, .ops = a->ops, .key = &a->key,
+		.proto = &a->proto, .conf = &a->conf, .peers = &acc_file,
+		.sess = a->sess, .seq = a->seq,
+	};
+
+	return e;
+}
+
+static int
+acc_node(struct kv *a, int n, const char *k, size_t *out)
+{
+	long long id;
+
+	if (num(arg(a, n, k), 1, (long long)acc_n, &id) == -1)
+		return -1;
+	*out = (size_t)id - 1;
+	return 0;
+}
+
+static const char *
+acc_take(enum host_take t)
+{
+	static const char *const names[] = {
+		[HOST_CORE] = "core", [HOST_DEAD] = "dead",
+		[HOST_HELLO] = "hello", [HOST_EPOCH] = "epoch",
+		[HOST_DROP] = "drop",
+	};
+
+	return names[t];
+}
+
+static int
+acc_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	const struct algo_ops *ops;
+	struct sockaddr_in *sin;
+	struct sockaddr_storage src;
+	struct host_datagram *d;
+	struct host_edge e;
+	struct sess_hello h;
+	struct algo_msg m;
+	struct wire_msg w;
+	uint8_t pl[SESS_PAYLOAD_MAX], nonce[SESS_NONCE];
+	long long v, now, port;
+	uint64_t inc;
+	size_t i, j, k;
+	unsigned t;
+
+	if (strcmp(cmd, "cluster") == 0) {
+		if (num(arg(a, n, "n"), 1, ACC_NODES, &v) == -1 ||
+		    (ops = algo_find(arg(a, n, "algo") != NULL ?
+		    arg(a, n, "algo") : "lease")) == NULL)
+			return -2;
+		acc_n = (size_t)v;
+		memset(acc_nodes, 0, sizeof(acc_nodes));
+		acc_file.n = acc_n;
+		acc_file.nodes = acc_nodes;
+		for (i = 0; i < acc_n; i++) {
+			acc_nodes[i].id = (unsigned)i + 1;
+			acc_nodes[i].port = (uint16_t)(5001 + i);
+			sin = (struct sockaddr_in *)&acc_nodes[i].addr;
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(acc_nodes[i].port);
+			sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			acc_nodes[i].addrlen = sizeof(*sin);
+			strlcpy(acc_nodes[i].host, "127.0.0.1",
+			    sizeof(acc_nodes[i].host));
+		}
+		for (i = 0; i < acc_n; i++) {
+			memset(&accn[i], 0, sizeof(accn[i]));
+			accn[i].id = (unsigned)i + 1;
+			accn[i].ops = ops;
+			accn[i].inc = 1;
+			memset(accn[i].key.k, 7, sizeof(accn[i].key.k));
+			acc_conf(&accn[i], 0);
+			for (j = 0; j < acc_n; j++) {
+				memset(nonce, (int)(16 * i + j + 1),
+				    sizeof(nonce));
+				sess_init(&accn[i].sess[j], nonce);
+			}
+		}
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "odd") == 0) {
+		if (acc_node(a, n, "id", &i) == -1)
+			return -2;
+		if (arg(a, n, "algo") != NULL &&
+		    (accn[i].ops = algo_find(arg(a, n, "algo"))) == NULL)
+			return -2;
+		if (arg(a, n, "key") != NULL)
+			memset(accn[i].key.k, strcmp(arg(a, n, "key"),
+			    "same") == 0 ? 7 : 9, sizeof(accn[i].key.k));
+		acc_conf(&accn[i], arg(a, n, "timing") != NULL);
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "hello") == 0 || strcmp(cmd, "send") == 0) {
+		if (acc_node(a, n, "from", &i) == -1 ||
+		    acc_node(a, n, "to", &j) == -1 || i == j)
+			return -2;
+		e = acc_edge(i);
+		inc = accn[i].inc;
+		if (strcmp(cmd, "hello") == 0) {
+			if (num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) ==
+			    -1)
+				return -2;
+			if (!sess_due(&accn[i].sess[j], now * MS)) {
+				say(out, len, "none due\n");
+				return 0;
+			}
+			sess_hello(&accn[i].sess[j], &accn[i].conf, now * MS,
+			    &h);
+			memset(&w, 0, sizeof(w));
+			w.type = WIRE_TYPE_HELLO;
+			w.payload = pl;
+			w.len = sess_hello_put(&h, pl);
+		} else {
+			if (arg(a, n, "msg") == NULL || (t = algo_msg_type(
+			    accn[i].ops, arg(a, n, "msg"))) == 0)
+				return -2;
+			memset(&m, 0, sizeof(m));
+			m.type = (uint8_t)t;
+			if (t == accn[i].ops->dead) {
+				if (num(arg(a, n, "inc"), 1, INT32_MAX, &v) == -1)
+					return -2;
+				m.elid.node = (uint16_t)accn[i].id;
+				m.elid.inc = inc = (uint64_t)v;
+			} else if (arg(a, n, "inc") != NULL) {
+				if (num(arg(a, n, "inc"), 1, INT32_MAX, &v) == -1)
+					return -2;
+				accn[i].inc = inc = (uint64_t)v;
+			}
+			host_wire_of(&m, &w);
+		}
+		memcpy(acc_dg[1], acc_dg[0], acc_len[0]);
+		acc_len[1] = acc_len[0];
+		acc_from[1] = acc_from[0], acc_to[1] = acc_to[0];
+		acc_len[0] = host_seal(&e, (long)j, inc, &w, acc_dg[0]);
+		acc_from[0] = i, acc_to[0] = j;
+		say(out, len, "sealed %zu bytes seq=%llu\n", acc_len[0],
+		    (unsigned long long)accn[i].seq[j]);
+		return 0;
+	}
+	if (strcmp(cmd, "deliver") == 0) {
+		k = arg(a, n, "prev") != NULL;
+		if (num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1 ||
+		    acc_len[k] == 0)
+			return -2;
+		src = acc_nodes[acc_from[k]].addr;
+		if (arg(a, n, "port") != NULL) {
+			if (num(arg(a, n, "port"), 1, 65535, &port) == -1)
+				return -2;
+			((struct sockaddr_in *)&src)->sin_port =
+			    htons((uint16_t)port);
+		}
+		if ((d = malloc(sizeof(*d))) == NULL)
+			err(2, NULL);
+		e = acc_edge(acc_to[k]);
+		host_accept(&e, acc_dg[k], acc_len[k], &src, now * MS, d);
+		j = acc_to[k];
+		say(out, len, "%s", acc_take(d->take));
+		if (d->take == HOST_DROP)
+			say(out, len, " why=%s", d->why);
+		if (d->take == HOST_CORE || d->take == HOST_DEAD)
+			say(out, len, " from=%u msg=%s", d->m.peer,
+			    algo_msg_name(accn[j].ops, d->m.type));
+		if (d->misfit)
+			say(out, len, " misfit=%s", accn[j].sess[
+			    d->peer].misfit == SESS_OK ? "ok" :
+			    sess_misfit_name(accn[j].sess[d->peer].misfit));
+		if (d->misaddressed)
+			say(out, len, " misaddressed");
+		if (d->peer != -1 && accn[j].sess[d->peer].owed)
+			say(out, len, " owed");
+		say(out, len, "\n");
+		free(d);
+		return 0;
+	}
+	return -1;
+}
+
 static void
 host_reset(void)
 {
 	fit_init(&host_fit, 0);
 	host_npeers = 0;
+	acc_n = 0;
+	acc_len[0] = acc_len[1] = 0;
 }
 
 static int
@@ -130,6 +384,13 @@ host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	size_t i;
 	int changed;
 
+	switch (acc_run(cmd, a, n, out, len)) {
+	case 0:
+		return 0;
+	case -2:
+		say(out, len, "error: bad arguments to %s\n", cmd);
+		return -1;
+	}
 	if (strcmp(cmd, "init") == 0) {
 		if (num(arg(a, n, "quorum"), 0, 1, &q) == -1)
 			goto usage;
@@ -174,8 +435,7 @@ host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		return 0;
 	}
 usage:
-	say(out, len, "error: usage: init quorum=0|1 | peer id=N "
-	    "misfit=ok|algo|timing|cluster|key [at=MS] | step now=MS\n");
+	say(out, len, "error: unknown command %s\n", cmd);
 	return -1;
 }
 
@@ -326,6 +586,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: datadriven [-r] file ...\n");
 		return 2;
 	}
+	if (sodium_init() == -1)
+		errx(2, "sodium_init failed");
 	for (; argc > 0; argc--, argv++)
 		bad += run_file(*argv, rewrite);
 	return bad > 0 && !rewrite ? 1 : 0;
