@@ -23,6 +23,7 @@
 
 #include <sodium.h>
 
+#include "io/loop.h"
 #include "fd/fd.h"
 #include "net/cluster.h"
 #include "net/drops.h"
@@ -583,8 +584,8 @@ static void
 loop(struct shell *sh)
 {
 	struct pollfd pfd[4];
-	struct timespec ts, *tsp;
-	int64_t now, deadline, wait, dw;
+	struct loop_wait w;
+	int64_t now, deadline;
 	int ms;
 
 	for (;;) {
@@ -599,27 +600,16 @@ loop(struct shell *sh)
 		}
 		if (drops_deadline(&sh->drops) <= now)
 			drops_flush(&sh->drops, now, drop_line, sh);
-		if (drops_deadline(&sh->drops) < deadline)
-			deadline = drops_deadline(&sh->drops);
-		wait = deadline == INT64_MAX ? -1 :
-		    deadline > now ? deadline - now : 0;
-		if ((dw = log_drops_tick(&sh->logdrops, sh->self, now)) >= 0 &&
-		    (wait == -1 || dw < wait))
-			wait = dw;
-		ms = tw_pollfd(sh->tw, &pfd[2]);
-		if (ms != -1 && (wait == -1 || ms * FD_MS < wait))
-			wait = ms * FD_MS;
-		tsp = NULL;
-		if (wait != -1) {
-			ts.tv_sec = (time_t)(wait / TRACE_NS);
-			ts.tv_nsec = (long)(wait % TRACE_NS);
-			tsp = &ts;
-		}
+		loop_wait_init(&w);
+		loop_wait_at(&w, deadline, now);
+		loop_wait_at(&w, drops_deadline(&sh->drops), now);
+		loop_wait_in(&w, log_drops_tick(&sh->logdrops, sh->self, now));
+		if ((ms = tw_pollfd(sh->tw, &pfd[2])) != -1)
+			loop_wait_in(&w, ms * FD_MS);
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sh->sock, .events = POLLIN };
 		pfd[3] = (struct pollfd){ .fd = sh->sigfd, .events = POLLIN };
-		if (ppoll(pfd, nitems(pfd), tsp, NULL) == -1 &&
-		    errno != EINTR) {
+		if (loop_poll(pfd, nitems(pfd), &w) == -1) {
 			warn("ppoll");
 			leave(sh, "error", 1);
 		}

@@ -34,6 +34,7 @@
 
 #include <sodium.h>
 
+#include "io/loop.h"
 #include "collect/collect.h"
 #include "collect/hold.h"
 #include "net/key.h"
@@ -643,21 +644,6 @@ shut_down(struct state *st)
 		    st->quiets);
 }
 
-/* How long poll may wait: until the next held line may be due (WAKE). */
-static struct timespec *
-timeout(int64_t wake, int paused, struct timespec *ts)
-{
-	int64_t wait = paused ? TRACE_NS / 10 : -1;
-
-	if (wake >= 0 && (wait == -1 || wake < wait))
-		wait = wake;
-	if (wait == -1)
-		return NULL;
-	ts->tv_sec = wait / TRACE_NS;
-	ts->tv_nsec = wait % TRACE_NS;
-	return ts;
-}
-
 static void
 serve(struct state *st, int ls)
 {
@@ -667,7 +653,7 @@ serve(struct state *st, int ls)
 	int64_t wake = -1;
 
 	while (!quit) {
-		struct timespec ts;
+		struct loop_wait w;
 
 		if (cap < st->nconns + 2) {
 			cap = (st->nconns + 2) * 2;
@@ -683,11 +669,14 @@ serve(struct state *st, int ls)
 		n = st->nconns;
 		pfd[n + 1].fd = st->sigfd;
 		pfd[n + 1].events = POLLIN;
-		if (ppoll(pfd, n + 2, timeout(wake, paused, &ts), NULL) == -1) {
-			if (errno == EINTR)
-				continue;
+		/* Until the next held line may be due; paused (out of
+		 * descriptors), a tenth of a second. */
+		loop_wait_init(&w);
+		loop_wait_in(&w, wake);
+		if (paused)
+			loop_wait_in(&w, TRACE_NS / 10);
+		if (loop_poll(pfd, n + 2, &w) == -1)
 			err(1, "poll");
-		}
 		paused = 0;
 		while (pfd[n + 1].revents != 0 &&
 		    (sig = signals_next(st->sigfd)) != 0) {

@@ -80,6 +80,7 @@
 
 #include <sodium.h>
 
+#include "io/loop.h"
 #include "client.h"
 #include "guard/guard.h"
 #include "guard/testament.h"
@@ -793,15 +794,15 @@ static void
 watch(struct runif *r)
 {
 	struct pollfd pfd[4];
-	struct timespec ts;
-	algo_time now;
+	struct loop_wait w;
 	int n;
 
 	while (!r->done) {
 		feed(r, GUARD_IN_TICK, NULL, 0);
 		if (r->done)
 			break;
-		now = mono_now();
+		loop_wait_init(&w);
+		loop_wait_at(&w, r->wake, mono_now());
 		pfd[0].fd = r->sigfd;
 		pfd[0].events = POLLIN;
 		pfd[1].fd = r->qfd;
@@ -810,10 +811,7 @@ watch(struct runif *r)
 		pfd[2].events = POLLIN;
 		pfd[3].fd = r->pidfd;
 		pfd[3].events = POLLIN;
-		ts.tv_sec = r->wake > now ? (r->wake - now) / TRACE_NS : 0;
-		ts.tv_nsec = r->wake > now ? (r->wake - now) % TRACE_NS : 0;
-		n = ppoll(pfd, 4, r->wake == -1 ? NULL : &ts, NULL);
-		if (n == -1 && errno != EINTR)
+		if ((n = loop_poll(pfd, 4, &w)) == -1)
 			err(1, "poll");
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);

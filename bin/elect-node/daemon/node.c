@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "io/loop.h"
 #include "store/store.h"
 #include "util/util.h"
 
@@ -305,8 +306,8 @@ loop(struct node *nd)
 {
 	struct pollfd pfd[P_CLIENTS + CONTROL_CLIENTS_MAX];
 	struct control_client *c;
-	struct timespec ts, *tsp;
-	algo_time now, wait, w;
+	struct loop_wait w;
+	algo_time now;
 	int i, ms;
 
 	while (!nd->quit) {
@@ -319,39 +320,25 @@ loop(struct node *nd)
 			nd->quit = nd->leaving;
 			break;
 		}
-		wait = core_tick(nd, now);
-		if ((w = reconf_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
-		if ((w = net_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
-		if ((w = net_fit(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
+		loop_wait_init(&w);
+		loop_wait_in(&w, core_tick(nd, now));
+		loop_wait_in(&w, reconf_tick(nd, now));
+		loop_wait_in(&w, net_tick(nd, now));
+		loop_wait_in(&w, net_fit(nd, now));
 		node_input_done(nd);
-		if (nd->leaving && (wait < 0 || nd->leave_by - now < wait))
-			wait = nd->leave_by - now;
-		if ((w = node_wake(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
-		if ((w = notify_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
-		if ((w = events_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
-		if ((w = control_tick(&nd->control, now)) >= 0 &&
-		    (wait < 0 || w < wait))
-			wait = w;
-		if ((w = mx_tick(nd, now)) >= 0 && (wait < 0 || w < wait))
-			wait = w;
+		if (nd->leaving)
+			loop_wait_at(&w, nd->leave_by, now);
+		loop_wait_in(&w, node_wake(nd, now));
+		loop_wait_in(&w, notify_tick(nd, now));
+		loop_wait_in(&w, events_tick(nd, now));
+		loop_wait_in(&w, control_tick(&nd->control, now));
+		loop_wait_in(&w, mx_tick(nd, now));
 		pfd[P_METRICS].fd = nd->mx_fd;
 		pfd[P_METRICS].events = POLLIN;
 		pfd[P_TRACE].fd = -1;
 		if (nd->tw != NULL && (ms = tw_pollfd(nd->tw,
-		    &pfd[P_TRACE])) >= 0 && (wait < 0 || ms * ALGO_MS < wait))
-			wait = ms * ALGO_MS;
-		tsp = NULL;
-		if (wait >= 0) {
-			ts.tv_sec = wait / TRACE_NS;
-			ts.tv_nsec = wait % TRACE_NS;
-			tsp = &ts;
-		}
+		    &pfd[P_TRACE])) >= 0)
+			loop_wait_in(&w, ms * ALGO_MS);
 		pfd[P_SIG].fd = nd->sigfd;
 		pfd[P_SIG].events = POLLIN;
 		pfd[P_UDP].fd = nd->udp;
@@ -369,11 +356,8 @@ loop(struct node *nd)
 			    (control_reads(c) ? POLLIN : 0) |
 			    (c->outlen > 0 ? POLLOUT : 0);
 		}
-		if (ppoll(pfd, nitems(pfd), tsp, NULL) == -1) {
-			if (errno == EINTR)
-				continue;
+		if (loop_poll(pfd, nitems(pfd), &w) == -1)
 			err(1, "poll");
-		}
 		if (nd->tw != NULL)
 			tw_tick(nd->tw);
 		if (pfd[P_SIG].revents)
