@@ -330,24 +330,32 @@ main(int argc, char *argv[])
 
 	fence = fence_read(dfd, dir, name, &flen, &have);
 	if (query) {
+		free(fence);
 		if (have == -1)
 			printf("-\n");
 		else
 			printf("%lld\n", have);
 		return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
 	}
-	if (token < have)
+	if (token < have) {
+		free(fence);
 		errx(EXIT_NO, "%s: token %lld refused: %s has accepted %lld "
 		    "for leadership %s", file != NULL ? file : "fence", token,
 		    dir, have, name);
+	}
 	/* The file to append to is opened before the fence moves, so that
 	 * one that cannot be written (a symbolic link) raises nothing. */
 	if (file != NULL && !replace) {
 		if ((fd = openat(dfd, file, O_WRONLY | O_APPEND | O_CREAT |
-		    O_NOFOLLOW | O_CLOEXEC, 0666)) == -1 || fstat(fd, &st) == -1)
+		    O_NOFOLLOW | O_CLOEXEC, 0666)) == -1 ||
+		    fstat(fd, &st) == -1) {
+			free(fence);
 			err(EXIT_FAIL, "%s/%s", dir, file);
-		if (!S_ISREG(st.st_mode))
+		}
+		if (!S_ISREG(st.st_mode)) {
+			free(fence);
 			errx(EXIT_FAIL, "%s/%s: not a regular file", dir, file);
+		}
 	}
 	if (token > have)
 		fence_write(dfd, dir, fence, flen, name, token);
