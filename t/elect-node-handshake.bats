@@ -193,19 +193,26 @@ s.sendto(udp, ("127.0.0.1", 0))' "$@"
 	elect_start_cluster "${ARGS[@]}" "$C"
 	ldr=$(elect_wait_leader 20)
 	f=$((ldr == 1 ? 2 : 1))
-	# rotate FILES...: every node's key file becomes FILES, then SIGHUP.
+	# rotate N FILES...: every node's key file becomes FILES, then
+	# SIGHUP, and each says it loaded its Nth file (two signals sent
+	# before the first is taken would be one: they do not queue).
 	rotate() {
+		local k=$1
+		shift
 		(umask 077; cat "$@" >"$K.tmp")
 		mv "$K.tmp" "$K"
 		for id in 1 2 3; do
 			kill -HUP "${ELECT_PID[$id]}"
 		done
+		for id in 1 2 3; do
+			wait_for 10 eval '[ "$(grep -c "key.* loaded" \
+			    "$ELECT_DIR/'"$id"'/stderr")" = '"$k"' ]'
+		done
 	}
-	rotate "$ELECT_DIR/old" "$ELECT_DIR/new"
-	wait_for 5 grep -q "2 keys loaded" "$ELECT_DIR/3/stderr"
-	rotate "$ELECT_DIR/new" "$ELECT_DIR/old"
-	rotate "$ELECT_DIR/new"
-	wait_for 5 eval '[ "$(grep -c "key.* loaded" "$ELECT_DIR/$f/stderr")" = 3 ]'
+	rotate 1 "$ELECT_DIR/old" "$ELECT_DIR/new"
+	grep -q "2 keys loaded" "$ELECT_DIR/3/stderr"
+	rotate 2 "$ELECT_DIR/new" "$ELECT_DIR/old"
+	rotate 3 "$ELECT_DIR/new"
 	# Nothing was lost on the way: the leader never changed, and what it
 	# sends now, under the new key alone, counts.
 	leader_heard "$ldr" "$f" "$(grep -c " recv from=$ldr " \
