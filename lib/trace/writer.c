@@ -418,7 +418,14 @@ tw_flush(struct trace_writer *w)
 			start_connect(w);
 		if (w->link == L_CONNECTING && check_connect(w) == -1)
 			disconnect(w);
-		/* a collector older than challenges: it wants no proof */
+		/* A challenge that came while nobody read the socket is
+		 * answered first; only a collector that sent none in time is
+		 * taken for one older than challenges, that wants no proof. */
+		if (w->link == L_UP && w->keyed && !w->proved &&
+		    read_acks(w) == -1) {
+			disconnect(w);
+			return -1;
+		}
 		if (w->link == L_UP && w->keyed && !w->proved &&
 		    mono_now() >= w->deadline)
 			w->proved = 1;

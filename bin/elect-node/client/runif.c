@@ -792,10 +792,10 @@ read_signals(struct runif *r)
 static void
 watch(struct runif *r)
 {
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 	struct timespec ts;
-	algo_time now;
-	int n;
+	algo_time now, wake;
+	int n, ms;
 
 	while (!r->done) {
 		feed(r, GUARD_IN_TICK, NULL, 0);
@@ -810,11 +810,19 @@ watch(struct runif *r)
 		pfd[2].events = POLLIN;
 		pfd[3].fd = r->pidfd;
 		pfd[3].events = POLLIN;
-		ts.tv_sec = r->wake > now ? (r->wake - now) / TRACE_NS : 0;
-		ts.tv_nsec = r->wake > now ? (r->wake - now) % TRACE_NS : 0;
-		n = ppoll(pfd, 4, r->wake == -1 ? NULL : &ts, NULL);
+		/* The trace too: its start line goes out (after the proof a
+		 * keyed collector wants) while the command runs, not at its
+		 * end, when a collector in time order can no longer take it. */
+		wake = r->wake;
+		if ((ms = tw_pollfd(r->tw, &pfd[4])) >= 0 &&
+		    (wake == -1 || now + (algo_time)ms * ALGO_MS < wake))
+			wake = now + (algo_time)ms * ALGO_MS;
+		ts.tv_sec = wake > now ? (wake - now) / TRACE_NS : 0;
+		ts.tv_nsec = wake > now ? (wake - now) % TRACE_NS : 0;
+		n = ppoll(pfd, 5, wake == -1 ? NULL : &ts, NULL);
 		if (n == -1 && errno != EINTR)
 			err(1, "poll");
+		tw_tick(r->tw);
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);
 		/* A group reaped by the signals above ends the guard: the
