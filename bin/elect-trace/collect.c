@@ -830,6 +830,9 @@ serve(struct state *st, int ls)
 	while (!quit) {
 		struct timespec ts;
 
+		/* before the table: it may close connections */
+		if ((sw = strangers(st)) >= 0 && (wake == -1 || sw < wake))
+			wake = sw;
 		if (cap < st->nconns + 2) {
 			cap = (st->nconns + 2) * 2;
 			if ((pfd = reallocarray(pfd, cap, sizeof(*pfd))) == NULL)
@@ -844,8 +847,6 @@ serve(struct state *st, int ls)
 		n = st->nconns;
 		pfd[n + 1].fd = st->sigfd;
 		pfd[n + 1].events = POLLIN;
-		if ((sw = strangers(st)) >= 0 && (wake == -1 || sw < wake))
-			wake = sw;
 		if (ppoll(pfd, n + 2, timeout(wake, paused, &ts), NULL) == -1) {
 			if (errno == EINTR)
 				continue;
