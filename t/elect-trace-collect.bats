@@ -457,3 +457,41 @@ prove() {
 	assert_success
 	assert_output --partial "usage: elect-trace collect"
 }
+
+# Issue: a stranger without the key opened thousands of connections,
+# garbage and idle, and each garbage one wrote "- lost n=21" (no run could
+# be certified), ten reports on standard error, and idle ones kept a node
+# out.  Strangers come here from 127.0.0.2 and up, the node from 127.0.0.1.
+@test "collect -k: a stranger's flood of garbage and idle connections marks nothing lost, stays bounded, and a node's stream goes through" {
+	local flood pfd
+	head -c 32 /dev/urandom > "$dir/key"
+	chmod 600 "$dir/key"
+	start_tcp_collector -k "$dir/key" -d 0.1
+	"$BATS_TEST_DIRNAME/tools/collect-flood.py" 127.0.0.1 "$port" 16 64 \
+	    "$dir/stop" "$dir/ready" > "$dir/flood" 2>&1 &
+	flood=$!
+	pids+=("$flood")
+	wait_for 60 test -s "$dir/ready"
+	# a node that starts during the attack, and writes past the 5 s in
+	# which strangers must prove a node: every line, none lost
+	run twrite -k "$dir/key" -n 4 -c 700 -r 100 -w 10 \
+	    "tcp:127.0.0.1:$port"
+	assert_output 0
+	# strangers hold a bounded number of the collector's descriptors
+	pfd=$(ls "/proc/$collector/fd" | wc -l)
+	[ "$pfd" -le $((256 + 64)) ]
+	touch "$dir/stop"
+	wait "$flood"
+	cat "$dir/flood"
+	stop_collector
+	assert_equal "$(lines_of ' 4 send ')" 700
+	assert_equal "$(lines_of ' 4 exit ')" 1
+	assert_equal "$(lines_of ' lost ')" 0
+	assert_equal "$(lines_of ' quiet ')" 0
+	assert_equal "$(wc -l < "$dir/out.trace")" 701
+	# standard error: ten strangers' lines at most per 10 s, summed up
+	[ "$(wc -l < "$dir/err")" -le 40 ]
+	run cat "$dir/err"
+	# idle strangers were closed for proving nothing in time
+	assert_output --regexp "strangers lines=[0-9]+ refused=[0-9]+ unproved=[1-9]"
+}

@@ -159,3 +159,29 @@ assert_field() {
 	assert_field 3 cut_off 2
 	assert_field 4 elections 2
 }
+
+# Issue: a leader killed with SIGKILL writes no line; its peers' Dead
+# says it is gone (elect-trace(5), recv), and elect-check reads it as the
+# crash.  stats and timeline drew it leading until its lease's end.
+@test "stats and timeline: a Dead is its node's crash, as elect-check reads it" {
+	local f=$BATS_TEST_TMPDIR/dead.trace
+	cat > "$f" <<-'EOT'
+	100.0 1 boot inc=1 algo=lease nodes=3
+	100.0 2 boot inc=1 algo=lease nodes=3
+	100.0 3 boot inc=1 algo=lease nodes=3
+	100.1 3 lead until=110 clock=100.1
+	101.0 1 recv from=3 msg=Dead elid=3.1.1
+	101.0 2 recv from=3 msg=Dead elid=3.1.1
+	101.5 2 lead until=111.5 clock=101.5
+	EOT
+	run elect-trace stats "$f"
+	assert_success
+	assert_line --regexp '^2 +101\.000000 +0\.500000 +lease +crash:3 +2 '
+	run elect-trace timeline "$f"
+	assert_success
+	assert_line --regexp '^ +1\.000000 +\. +\. +CRASH$'
+	# a Dead of an older incarnation than the node's is no crash
+	sed -i 's/^100.0 3 boot inc=1/100.0 3 boot inc=2/' "$f"
+	run elect-trace stats "$f"
+	refute_output --partial 'crash:3'
+}

@@ -225,3 +225,53 @@ s.close()
 	    "$ELECT_DIR/m3.prom"
 	assert_output 1
 }
+
+# Issue: with its collector gone, a node's status showed lost=14553 and
+# nothing was logged or counted.  The trace here is a file that takes
+# nothing (/dev/full through a link), then, after SIGHUP, one that does.
+@test "logging: trace lines lost are logged when it begins and ends, with the count, and counted in the metrics; SIGHUP logs the trace reopened" {
+	local n
+	ln -s /dev/full "$ELECT_DIR/trace.link"
+	elect_start_cluster --insecure "${TIMING[@]}" \
+	    -t "$ELECT_DIR/trace.link" --metrics-file "$ELECT_DIR/m.prom" \
+	    "$C" -- 1
+	wait_for 10 logged 1 "^elect-node: trace-lost node=1 trace=$ELECT_DIR/trace.link$"
+	wait_for 10 grep -Eq '^elect_trace_lost_total [1-9]' "$ELECT_DIR/m.prom"
+	refute logged 1 "trace-resumed"
+	ln -sf "$ELECT_DIR/trace.file" "$ELECT_DIR/trace.link"
+	kill -HUP "${ELECT_PID[1]}"
+	wait_for 10 logged 1 "^elect-node: trace-reopened node=1 trace=$ELECT_DIR/trace.link$"
+	wait_for 10 logged 1 "^elect-node: trace-resumed node=1 trace=$ELECT_DIR/trace.link lost=[1-9][0-9]*$"
+	# the count logged is the one the trace says
+	wait_for 10 grep -q ' 1 lost n=' "$ELECT_DIR/trace.file"
+	n=$(sed -nE 's/.*trace-resumed .* lost=([0-9]+)$/\1/p' \
+	    "$ELECT_DIR/1/stderr")
+	run awk '$3 == "lost" { sub(/n=/, "", $4); s += $4 } END { print s }' \
+	    "$ELECT_DIR/trace.file"
+	assert_output "$n"
+	elect_stop_all
+	run grep -c "trace-lost" "$ELECT_DIR/1/stderr"
+	assert_output 1
+}
+
+# Issue: the shipped logrotate file signalled only systemd's units, so a
+# node started otherwise wrote to ID.trace.1 until SIGHUP.  Its postrotate
+# script runs here as logrotate runs it, on a directory of the test's.
+@test "logging: the shipped logrotate file makes a node that systemd does not run reopen its trace, and it logs so" {
+	local log=$ELECT_DIR/log n
+	mkdir "$log"
+	elect_start_cluster --insecure "${TIMING[@]}" -t "$log/1.trace" "$C" -- 1
+	wait_for 10 test -s "$log/1.trace"
+	awk '/postrotate/ { on = 1; next } /endscript/ { on = 0 } on' \
+	    "$BATS_TEST_DIRNAME/../share/elect/elect.logrotate" |
+	    sed "s|/var/log/elect|$log|g" > "$ELECT_DIR/postrotate"
+	mv "$log/1.trace" "$log/1.trace.1"
+	sh "$ELECT_DIR/postrotate"
+	wait_for 10 logged 1 "^elect-node: trace-reopened node=1 trace=$log/1.trace$"
+	wait_for 10 test -s "$log/1.trace"
+	# nothing more goes to the old file once the new one has lines
+	n=$(wc -c < "$log/1.trace.1")
+	wait_for 10 sh -c "[ \$(wc -l < '$log/1.trace') -ge 5 ]"
+	assert_equal "$(wc -c < "$log/1.trace.1")" "$n"
+	elect_stop_all
+}

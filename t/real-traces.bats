@@ -218,3 +218,41 @@ nsnode() {
 	    >"$ELECT_DIR/merged.trace"
 	certify "$ELECT_DIR/merged.trace"
 }
+
+# elect-trace(1)'s pipeline as documented: a keyed collector in time
+# order (-d), the daemons and the guarded commands proving their lines.
+# The start line goes out while the command runs (not at its end, too
+# late for the order), and a command that runs past the writer's wait for
+# a challenge still proves its lines.
+@test "a keyed collector in time order takes every task line of --run-if-leader, --wait or not; the collected trace is certified" {
+	local port ldr K
+	K=$(mkkey "$ELECT_DIR/key")
+	C=$(mkcluster 3)
+	port=$(freeport)
+	elect-trace collect -k "$K" -d 0.1 -l "tcp:127.0.0.1:$port" \
+	    -o "$ELECT_DIR/collected.trace" 2>>"$ELECT_DIR/collect.err" &
+	COLLECTOR=$!
+	wait_for 10 sh -c ": | trawsend tcp:127.0.0.1:$port 2>/dev/null"
+	elect_start_cluster -k "$K" -t "tcp:127.0.0.1:$port" "$C"
+	ldr=$(elect_wait_leader 20)
+	run elect-node -s "$ELECT_DIR/$ldr/state" --run-if-leader \
+	    -t "tcp:127.0.0.1:$port" -k "$K" -- sleep 0.2
+	assert_success
+	# longer than the 2 s a writer waits for a collector's challenge
+	run elect-node -s "$ELECT_DIR/$ldr/state" --run-if-leader --wait \
+	    -t "tcp:127.0.0.1:$port" -k "$K" -- sleep 2.5
+	assert_success
+	elect_stop_all
+	wait_for 10 sh -c "[ \$(grep -c ' exit ' '$ELECT_DIR/collected.trace') -ge 3 ]"
+	kill -TERM "$COLLECTOR"
+	wait "$COLLECTOR"
+	COLLECTOR=
+	run cat "$ELECT_DIR/collect.err"
+	refute_output --partial "earlier than lines already written"
+	refute_output --partial "not proved"
+	run awk '$3 == "task" { print $2, $3, $4 }' "$ELECT_DIR/collected.trace"
+	assert_output "$(printf '%s task op=start\n%s task op=stop\n' \
+	    "$ldr" "$ldr" "$ldr" "$ldr")"
+	refute grep -q " lost " "$ELECT_DIR/collected.trace"
+	certify "$ELECT_DIR/collected.trace"
+}

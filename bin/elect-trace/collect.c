@@ -50,7 +50,14 @@
 #define HOLD_MAX	(64 * 1024 * 1024)	/* bytes in the reorder buffer */
 #define WAIT_DEFAULT	TRACE_NS	/* -w */
 #define ACCEPT_MAX	64	/* connections taken per round */
-#define CONN_MAX	4096	/* at once; more wait in the backlog */
+#define CONN_MAX	4096	/* at once */
+#define SOURCE_MAX	64	/* at once from one source */
+/* With -k, connections that have proved no node yet: */
+#define STRANGER_SOURCE_MAX 8	/* at once from one source */
+#define STRANGER_MAX	256	/* at once in all */
+#define PROVE_WAIT	(5 * TRACE_NS)	/* to prove one, from the accept */
+#define STRANGER_LOG	(10 * TRACE_NS)	/* strangers summed up once in */
+#define SOURCE_LEN	48
 
 struct conn {
 	int		 fd;		/* -1: ended, lines still held */
@@ -60,6 +67,8 @@ struct conn {
 	trace_time	 mark;		/* its latest line's time */
 	int64_t		 heard;		/* mono_now() of its latest line */
 	int		 quiet;		/* waited for no more */
+	char		 src[SOURCE_LEN];	/* its source: address, uid */
+	int64_t		 born;		/* mono_now() at the accept */
 	struct collect_conn c;
 };
 
@@ -158,7 +167,20 @@ struct state {
 	trace_time	  last;		/* latest time written from it */
 	unsigned long	  quiets;
 	const uint8_t	 *key;		/* -k: writers prove their nodes */
+	/* Connections that proved nothing, since STRANGER_LOG began: lines
+	 * of theirs reported and not, connections refused (over a cap),
+	 * and closed for want of a proof in time. */
+	int64_t		  slog;
+	unsigned long	  shown, hidden, refused, unproved;
 };
+
+/* Whether CN's lines may be the cluster's (it proved a node, or no proof
+ * is wanted). */
+static int
+trusted(const struct state *st, const struct conn *cn)
+{
+	return st->key == NULL || cn->c.anyproved;
+}
 
 /* What the callbacks of the collector core are given. */
 struct ctx {
@@ -225,12 +247,21 @@ static void
 report(void *arg, unsigned long lineno, const char *why, const char *line,
     size_t len)
 {
-	struct conn *cn = ((struct ctx *)arg)->conn;
+	struct ctx *ctx = arg;
+	struct conn *cn = ctx->conn;
 	char shown[4 * 48 + 1];
 
-	if (cn->c.bad > REPORT_MAX + 1)
+	/* Strangers open connections by the thousand: REPORT_MAX of their
+	 * lines are reported per STRANGER_LOG in all, the rest summed up. */
+	if (!trusted(ctx->st, cn)) {
+		if (ctx->st->shown >= REPORT_MAX) {
+			ctx->st->hidden++;
+			return;
+		}
+		ctx->st->shown++;
+	} else if (cn->c.bad > REPORT_MAX + 1)
 		return;
-	if (cn->c.bad == REPORT_MAX + 1) {
+	else if (cn->c.bad == REPORT_MAX + 1) {
 		warnx("%s: more bad lines; not reported", cn->peer);
 		return;
 	}
@@ -278,6 +309,35 @@ peer_name(int fd, const struct sockaddr_storage *ss, char *buf, size_t len)
 		snprintf(buf, len, "tcp peer [%s]:%s", host, serv);
 	else
 		snprintf(buf, len, "tcp peer %s:%s", host, serv);
+}
+
+/*
+ * The source of a connection, the unit of the caps: a unix peer's user,
+ * an IPv4 address, an IPv6 address's /64 (what one host is given).
+ */
+static void
+source_name(int fd, const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	struct ucred uc;
+	socklen_t ulen = sizeof(uc);
+	const uint8_t *a;
+
+	if (ss->ss_family == AF_UNIX) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ulen) == 0)
+			snprintf(buf, len, "uid:%lu", (unsigned long)uc.uid);
+		else
+			strlcpy(buf, "uid:?", len);
+	} else if (ss->ss_family == AF_INET) {
+		a = (const uint8_t *)&sin->sin_addr;
+		snprintf(buf, len, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+	} else if (ss->ss_family == AF_INET6) {
+		a = sin6->sin6_addr.s6_addr;
+		snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x::/64",
+		    a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+	} else
+		strlcpy(buf, "?", len);
 }
 
 /*
@@ -392,6 +452,51 @@ raise_nofile(void)
 	}
 }
 
+static void	end_conn(struct state *, size_t, enum collect_end);
+static void	strangers_said(struct state *, int64_t);
+
+/*
+ * Whether CN, just accepted, may stay: no more than SOURCE_MAX
+ * connections of one source at once, and with -k no more than
+ * STRANGER_SOURCE_MAX of them that have proved nothing yet.  Past
+ * CONN_MAX in all, or STRANGER_MAX strangers, the oldest stranger makes
+ * room (it had its chance), else CN is refused: new connections are
+ * taken at once or closed, never left in the backlog, so that idle ones
+ * cannot keep a node out.
+ */
+static int
+make_room(struct state *st, const struct conn *cn)
+{
+	size_t i, same = 0, strange = 0, strangers = 0, oldest = SIZE_MAX;
+
+	for (i = 0; i < st->nconns; i++) {
+		const struct conn *o = st->conns[i];
+		int s = !trusted(st, o);
+
+		if (strcmp(o->src, cn->src) == 0) {
+			same++;
+			strange += (size_t)s;
+		}
+		if (s) {
+			strangers++;
+			if (oldest == SIZE_MAX ||
+			    o->born < st->conns[oldest]->born)
+				oldest = i;
+		}
+	}
+	if (same >= SOURCE_MAX ||
+	    (st->key != NULL && strange >= STRANGER_SOURCE_MAX))
+		return 0;
+	if (st->nconns < CONN_MAX &&
+	    (st->key == NULL || strangers < STRANGER_MAX))
+		return 1;
+	if (oldest == SIZE_MAX)
+		return 0;
+	st->unproved++;
+	end_conn(st, oldest, CE_SHUTDOWN);
+	return 1;
+}
+
 /* One new connection; -1 when there is none to take now. */
 static int
 accept_one(struct state *st, int ls, int *paused)
@@ -432,10 +537,17 @@ accept_one(struct state *st, int ls, int *paused)
 	cn->fd = fd;
 	cn->acked = cn->held = 0;
 	cn->mark = INT64_MIN;
-	cn->heard = mono_now();
+	cn->heard = cn->born = mono_now();
 	cn->quiet = 0;
 	collect_conn_init(&cn->c);
 	peer_name(fd, &ss, cn->peer, sizeof(cn->peer));
+	source_name(fd, &ss, cn->src, sizeof(cn->src));
+	if (!make_room(st, cn)) {
+		st->refused++;
+		free(cn);
+		close(fd);
+		return 0;
+	}
 	/* the greeting: a challenge with -k, else that none is wanted (a
 	 * writer with a key waits for it); a fresh socket's buffer takes it
 	 * whole, or the peer is gone.  Without -k a writer gone already may
@@ -469,7 +581,7 @@ holder(struct state *st, trace_time t)
 	for (i = 0; i < st->nconns; i++) {
 		struct conn *cn = st->conns[i];
 
-		if (!cn->quiet && cn->mark < t &&
+		if (!cn->quiet && cn->mark < t && trusted(st, cn) &&
 		    !collect_conn_over(st->col, &cn->c) &&
 		    (low == NULL || cn->mark < low->mark))
 			low = cn;
@@ -579,7 +691,7 @@ end_conn(struct state *st, size_t i, enum collect_end how)
 	if (st->hold == NULL)
 		out_flush(&st->out);
 	send_ack(cn);
-	if (cn->c.bad > REPORT_MAX)
+	if (cn->c.bad > REPORT_MAX && trusted(st, cn))
 		warnx("%s: %lu bad lines in all", cn->peer, cn->c.bad);
 	log_debug("stream-end peer=%s lines=%lu bad=%lu", log_peer(cn->peer,
 	    who, sizeof(who)), cn->c.lines, cn->c.bad);
@@ -642,6 +754,54 @@ shut_down(struct state *st)
 	if (st->quiets > REPORT_MAX)
 		warnx("%lu times a connection was waited for no more",
 		    st->quiets);
+	strangers_said(st, mono_now());
+}
+
+/* Sums up in one line what strangers did since the last such line. */
+static void
+strangers_said(struct state *st, int64_t mono)
+{
+	if (st->hidden > 0 || st->refused > 0 || st->unproved > 0)
+		log_warnx("strangers lines=%lu refused=%lu unproved=%lu",
+		    st->shown + st->hidden, st->refused, st->unproved);
+	st->slog = mono;
+	st->shown = st->hidden = st->refused = st->unproved = 0;
+}
+
+/*
+ * With -k: closes the connections that have proved no node PROVE_WAIT
+ * after they came, and sums up what strangers did once in STRANGER_LOG.
+ * Returns how long until either is due again (-1: not before something
+ * comes).
+ */
+static int64_t
+strangers(struct state *st)
+{
+	int64_t mono = mono_now(), wake = -1, w;
+	size_t i;
+
+	if (st->key == NULL)
+		return -1;
+	for (i = st->nconns; i > 0; i--) {
+		struct conn *cn = st->conns[i - 1];
+
+		if (trusted(st, cn))
+			continue;
+		if (mono - cn->born >= PROVE_WAIT) {
+			st->unproved++;
+			end_conn(st, i - 1, CE_SHUTDOWN);
+		} else if (wake == -1 || (w = cn->born + PROVE_WAIT - mono) <
+		    wake)
+			wake = cn->born + PROVE_WAIT - mono;
+	}
+	if (mono - st->slog >= STRANGER_LOG)
+		strangers_said(st, mono);
+	if (st->hidden > 0 || st->refused > 0 || st->unproved > 0) {
+		w = st->slog + STRANGER_LOG - mono;
+		if (wake == -1 || w < wake)
+			wake = w;
+	}
+	return wake;
 }
 
 static void
@@ -650,17 +810,21 @@ serve(struct state *st, int ls)
 	struct pollfd *pfd = NULL;
 	size_t cap = 0, i, n;
 	int paused = 0, quit = 0, sig;
-	int64_t wake = -1;
+	int64_t wake = -1, sw;
 
+	st->slog = mono_now();
 	while (!quit) {
 		struct loop_wait w;
 
+		/* before the table: it may close connections */
+		if ((sw = strangers(st)) >= 0 && (wake == -1 || sw < wake))
+			wake = sw;
 		if (cap < st->nconns + 2) {
 			cap = (st->nconns + 2) * 2;
 			if ((pfd = reallocarray(pfd, cap, sizeof(*pfd))) == NULL)
 				err(1, NULL);
 		}
-		pfd[0].fd = paused || st->nconns >= CONN_MAX ? -1 : ls;
+		pfd[0].fd = paused ? -1 : ls;
 		pfd[0].events = POLLIN;
 		for (i = 0; i < st->nconns; i++) {
 			pfd[i + 1].fd = st->conns[i]->fd;
@@ -694,7 +858,7 @@ serve(struct state *st, int ls)
 				end_conn(st, i - 1, rc == -1 ? CE_EOF :
 				    CE_SHUTDOWN);
 		}
-		for (i = 0; i < ACCEPT_MAX && !paused && st->nconns < CONN_MAX &&
+		for (i = 0; i < ACCEPT_MAX && !paused &&
 		    (pfd[0].revents & POLLIN); i++)
 			if (accept_one(st, ls, &paused) == -1)
 				break;
@@ -724,6 +888,7 @@ cmd_collect(int argc, char *argv[])
 	uint8_t keys[KEY_MAX][KEY_BYTES];
 	char msg[256];
 
+	st.wait = WAIT_DEFAULT;
 	while ((ch = getopt_long(argc, argv, "d:hk:l:o:qvw:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {

@@ -193,12 +193,25 @@ crash_line(struct cnode *cn, unsigned node, trace_time t,
 	out->line(out->arg, t, line, (size_t)n);
 }
 
+/* Whether C's lines may be the cluster's: without a key any may, with
+ * one only those of a connection that proved a node. */
+static int
+trusted(const struct collect_conn *c)
+{
+	return c->key == NULL || c->anyproved;
+}
+
+/* A line dropped: said lost, unless C never proved itself (a stranger's
+ * garbage is no gap in the cluster's trace). */
 static void
 bad(struct collect_conn *c, unsigned long lineno, const char *why,
     const char *line, size_t len, const struct collect_out *out)
 {
 	c->bad++;
-	c->lost++;
+	if (trusted(c))
+		c->lost++;
+	else
+		c->refused = 1;
 	out->bad(out->arg, lineno, why, line, len);
 }
 
@@ -297,6 +310,18 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 		return;
 	}
 	c->lines++;
+	/* A writer with the key proves its node before its first line: a
+	 * line first is a stranger's, or a writer's without the key.  It is
+	 * reported, nothing is said lost, and the connection is closed, so
+	 * that garbage costs one line's work. */
+	if (!trusted(c)) {
+		c->bad++;
+		c->refused = 1;
+		if (!trace_blank(line, len))
+			out->bad(out->arg, c->lines, "node not proved on this "
+			    "connection", line, len);
+		return;
+	}
 	if ((why = trace_raw_check(line, len)) != NULL ||
 	    (why = unprintable(line, len)) != NULL) {
 		bad(c, c->lines, why, line, len, out);
@@ -310,12 +335,6 @@ take(struct collector *col, struct collect_conn *c, const char *line,
 		return;
 	}
 	if (c->key != NULL && !proved(c, ev.node)) {
-		if (!c->anyproved) {
-			/* nobody proved: not the cluster's, nothing lost */
-			out->bad(out->arg, c->lines, "node not proved on this "
-			    "connection", line, len);
-			return;
-		}
 		bad(c, c->lines, "node not proved on this connection", line,
 		    len, out);
 		return;

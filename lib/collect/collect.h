@@ -34,7 +34,8 @@ struct collect_conn {
 	uint8_t		 nonce[AUTH_NONCE];
 	uint8_t		*proved;	/* bitmap of 0..TRACE_NODE_MAX */
 	int		 anyproved;	/* a node at least */
-	int		 refused;	/* a false proof: to be closed */
+	int		 refused;	/* a false proof, or a line before any
+					 * proof: to be closed */
 };
 
 /* Where lines go: LINE gets each line to write (no newline) and its time;

@@ -225,5 +225,8 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "control_idle_drops_total", "counter", "Control clients "
 	    "dropped for sending nothing.",
 	    (unsigned long long)m->ctl_idle_drops);
+	one(&o, "trace_lost_total", "counter", "Trace lines that could not "
+	    "be written (a full pipe, a collector gone).",
+	    (unsigned long long)m->trace_lost);
 	return o.cut ? -1 : (int)o.n;
 }

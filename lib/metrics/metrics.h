@@ -64,6 +64,8 @@ struct metrics {
 	struct metrics_hist rtt;
 	/* Control clients dropped for idling. */
 	uint64_t	 ctl_idle_drops;
+	/* Trace lines lost, set by the caller before rendering. */
+	uint64_t	 trace_lost;
 };
 
 void	metrics_init(struct metrics *, unsigned id, const char *algo);

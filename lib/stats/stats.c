@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
+#include "trace/dead.h"
 
 #define ALGOS_MAX	64
 #define OTHER		"(other)"
@@ -34,6 +35,7 @@ struct per_algo {
 };
 
 struct stats {
+	struct trace_dead dead;		/* Dead lines read as crashes */
 	struct node	*node;
 	unsigned	 maxid;		/* node[0..maxid] allocated */
 	unsigned	 nup;
@@ -77,6 +79,7 @@ stats_new(void)
 	st->algos.max = ALGOS_MAX;
 	st->excluded.max = STATS_TYPES_MAX;
 	st->algo = -1;
+	trace_dead_init(&st->dead);
 	return st;
 }
 
@@ -96,6 +99,7 @@ stats_free(struct stats *st)
 
 	if (st == NULL)
 		return;
+	trace_dead_free(&st->dead);
 	for (i = 0; i < sizeof(st->per) / sizeof(st->per[0]); i++) {
 		free(st->per[i].durations);
 		free(st->per[i].messages);
@@ -446,7 +450,12 @@ stats_event(struct stats *st, const struct trace_event *ev)
 	struct node *n = NULL;
 	unsigned who = ev->node;
 	int cause, opened = 0;
+	struct trace_event crash;
 
+	/* A Dead is its node's crash, just before it, as elect-check
+	 * reads it: a killed leader leads no more from there. */
+	if (trace_dead_feed(&st->dead, ev, &crash))
+		(void)stats_event(st, &crash);
 	if (ev->node != 0 && (n = node(st, ev->node)) == NULL)
 		return NULL;	/* out of memory: the node is not followed */
 	if (st->lease && !st->open && st->leader != 0 && st->lease_end != 0 &&

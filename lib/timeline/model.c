@@ -27,6 +27,7 @@ tl_new(const struct tl_opts *o)
 	if ((tl = calloc(1, sizeof(*tl))) == NULL)
 		return NULL;
 	tl->o = *o;
+	trace_dead_init(&tl->dead);
 	return tl;
 }
 
@@ -72,6 +73,7 @@ tl_free(struct timeline *tl)
 
 	if (tl == NULL)
 		return;
+	trace_dead_free(&tl->dead);
 	for (i = 0; i < tl->cappend; i++)
 		free(tl->pend[i].v);
 	free(tl->pend);
@@ -424,8 +426,14 @@ int
 tl_event(struct timeline *tl, const struct trace_event *ev)
 {
 	struct tl_item it, *s;
+	struct trace_event crash;
 	int rc;
 
+	/* A Dead is its node's crash, just before it, as elect-check
+	 * reads it: a killed leader is not drawn leading past it. */
+	if (trace_dead_feed(&tl->dead, ev, &crash) &&
+	    tl_event(tl, &crash) == -1)
+		return -1;
 	if (ev->type == TR_CLOCK || ev->type == TR_QUIET)
 		return 0;	/* samples, the collector's: nothing to draw */
 	if ((ev->type == TR_SEND || ev->type == TR_RECV) &&

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "timeline/timeline.h"
+#include "trace/dead.h"
 
 #define NO_STATUS	0xff
 
@@ -35,6 +36,7 @@ struct lane_state {
 
 struct timeline {
 	struct tl_opts	 o;
+	struct trace_dead dead;		/* Dead lines read as crashes */
 	int		 started;	/* the first event was seen */
 	trace_time	 first;		/* its time */
 	trace_time	 t0, t1;	/* the window drawn */

@@ -252,6 +252,9 @@ int		 tw_connected(const struct trace_writer *);
 int		 tw_reopen(struct trace_writer *);
 /* Lines lost so far, reported or not. */
 uint64_t	 tw_lost(const struct trace_writer *);
+/* Lines lost whose "lost" line is not queued yet: 0 once lines go out
+ * again. */
+uint64_t	 tw_unreported(const struct trace_writer *);
 /* Flushes (and for a socket waits for the collector to have read it all),
  * waiting at most TIMEOUT_MS, and frees. */
 void		 tw_close(struct trace_writer *, int timeout_ms);

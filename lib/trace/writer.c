@@ -51,6 +51,9 @@ struct trace_writer {
 	size_t		 qlen;
 	uint64_t	 lost;		/* not yet reported */
 	uint64_t	 lost_total;
+	/* "lost" lines in the queue, and the lines they report: dropped,
+	 * they are not lines lost but a report to make again. */
+	uint64_t	 qreports, qreported;
 	unsigned	 node;		/* of the last event: lost lines name it */
 	trace_time	 last;		/* its time */
 	int		 given;		/* ... given by the caller (tw_event_at) */
@@ -401,12 +404,16 @@ static void
 drop_queue(struct trace_writer *w)
 {
 	const char *p = w->q, *end = w->q + w->qlen, *nl;
+	uint64_t n = 0;
 
 	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		w->lost++;
-		w->lost_total++;
+		n++;
 		p = nl + 1;
 	}
+	n -= n < w->qreports ? n : w->qreports;
+	w->lost += n + w->qreported;
+	w->lost_total += n;
+	w->qreports = w->qreported = 0;
 	w->qlen = 0;
 }
 
@@ -418,7 +425,14 @@ tw_flush(struct trace_writer *w)
 			start_connect(w);
 		if (w->link == L_CONNECTING && check_connect(w) == -1)
 			disconnect(w);
-		/* a collector older than challenges: it wants no proof */
+		/* A challenge that came while nobody read the socket is
+		 * answered first; only a collector that sent none in time is
+		 * taken for one older than challenges, that wants no proof. */
+		if (w->link == L_UP && w->keyed && !w->proved &&
+		    read_acks(w) == -1) {
+			disconnect(w);
+			return -1;
+		}
 		if (w->link == L_UP && w->keyed && !w->proved &&
 		    mono_now() >= w->deadline)
 			w->proved = 1;
@@ -437,13 +451,19 @@ tw_flush(struct trace_writer *w)
 				disconnect(w);
 				return -1;
 			}
-			drop_queue(w);		/* any other error */
-			break;
+			/* Any other error (a full disk): what is queued is
+			 * lost, and the report waits for the next line, so
+			 * that a file that takes nothing is not retried in a
+			 * loop. */
+			drop_queue(w);
+			return -1;
 		}
 		if (w->dest == D_SOCKET)
 			count_sent(w, (size_t)n);
 		memmove(w->q, w->q + n, w->qlen - (size_t)n);
 		w->qlen -= (size_t)n;
+		if (w->qlen == 0)
+			w->qreports = w->qreported = 0;
 	}
 	if (w->lost > 0)
 		report_lost(w);
@@ -533,6 +553,12 @@ tw_lost(const struct trace_writer *w)
 	return w->lost_total;
 }
 
+uint64_t
+tw_unreported(const struct trace_writer *w)
+{
+	return w->lost;
+}
+
 static int
 queue_line(struct trace_writer *w, const char *line, size_t len)
 {
@@ -559,8 +585,11 @@ report_lost(struct trace_writer *w)
 		t = tw_now();
 	n = trace_format_line(line, sizeof(line), t, w->node, "lost n=%llu\n",
 	    (unsigned long long)w->lost);
-	if (queue_line(w, line, (size_t)n) == 0)
+	if (queue_line(w, line, (size_t)n) == 0) {
+		w->qreports++;
+		w->qreported += w->lost;
 		w->lost = 0;
+	}
 }
 
 static void

@@ -793,9 +793,9 @@ read_signals(struct runif *r)
 static void
 watch(struct runif *r)
 {
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 	struct loop_wait w;
-	int n;
+	int n, ms;
 
 	while (!r->done) {
 		feed(r, GUARD_IN_TICK, NULL, 0);
@@ -811,8 +811,14 @@ watch(struct runif *r)
 		pfd[2].events = POLLIN;
 		pfd[3].fd = r->pidfd;
 		pfd[3].events = POLLIN;
-		if ((n = loop_poll(pfd, 4, &w)) == -1)
+		/* The trace too: its start line goes out (after the proof a
+		 * keyed collector wants) while the command runs, not at its
+		 * end, when a collector in time order can no longer take it. */
+		if ((ms = tw_pollfd(r->tw, &pfd[4])) >= 0)
+			loop_wait_in(&w, (algo_time)ms * ALGO_MS);
+		if ((n = loop_poll(pfd, 5, &w)) == -1)
 			err(1, "poll");
+		tw_tick(r->tw);
 		if (n > 0 && pfd[0].revents)
 			read_signals(r);
 		/* A group reaped by the signals above ends the guard: the

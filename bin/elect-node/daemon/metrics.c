@@ -92,6 +92,7 @@ static int
 render(struct node *nd, char *buf, size_t len)
 {
 	peers_now(nd);
+	nd->metrics.trace_lost = nd->tw != NULL ? tw_lost(nd->tw) : 0;
 	return metrics_render(&nd->metrics, mono_now(), buf, len);
 }
 

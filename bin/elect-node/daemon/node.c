@@ -254,6 +254,45 @@ leave(struct node *nd, enum quit why)
 	tasks_stop(nd, "leaving");
 }
 
+/* Whether -t names a file, which SIGHUP opens again. */
+static int
+trace_is_file(const char *dest)
+{
+	return strcmp(dest, "-") != 0 && strncmp(dest, "unix:", 5) != 0 &&
+	    strncmp(dest, "tcp:", 4) != 0;
+}
+
+/*
+ * Says when trace lines begin to be lost (a full pipe, a collector gone)
+ * and when they go out again, with how many were lost between: the trace
+ * itself cannot say so while it is the thing that fails.
+ */
+static void
+trace_watch(struct node *nd)
+{
+	uint64_t lost;
+
+	if (nd->tw == NULL)
+		return;
+	lost = tw_lost(nd->tw);
+	if (!nd->trace_losing && lost > nd->trace_lost_from) {
+		log_warnx("trace-lost node=%u trace=%s", nd->self->id,
+		    nd->opts->trace);
+		nd->trace_losing = 1;
+	}
+	if (lost != nd->trace_lost_seen)
+		nd->trace_lost_seen = lost;
+	else if (nd->trace_losing && tw_unreported(nd->tw) == 0 && !tw_pending(nd->tw) &&
+	    tw_connected(nd->tw)) {
+		/* everything queued, its lost line too, went out */
+		log_warnx("trace-resumed node=%u trace=%s lost=%llu",
+		    nd->self->id, nd->opts->trace,
+		    (unsigned long long)(lost - nd->trace_lost_from));
+		nd->trace_losing = 0;
+		nd->trace_lost_from = lost;
+	}
+}
+
 static void
 read_signals(struct node *nd)
 {
@@ -269,6 +308,10 @@ read_signals(struct node *nd)
 			if (nd->tw != NULL && tw_reopen(nd->tw) == -1)
 				log_warnx("-t %s: reopening: %s",
 				    nd->opts->trace, strerror(errno));
+			else if (nd->tw != NULL &&
+			    trace_is_file(nd->opts->trace))
+				log_info("trace-reopened node=%u trace=%s",
+				    nd->self->id, nd->opts->trace);
 			net_rekey(nd);
 			break;
 		case SIGCHLD:
@@ -360,6 +403,7 @@ loop(struct node *nd)
 			err(1, "poll");
 		if (nd->tw != NULL)
 			tw_tick(nd->tw);
+		trace_watch(nd);
 		if (pfd[P_SIG].revents)
 			read_signals(nd);
 		if (pfd[P_UDP].revents)
