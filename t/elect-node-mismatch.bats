@@ -75,3 +75,61 @@ status_is() {
 	refute_output --regexp ' veto='
 	no_overlap
 }
+
+# Without quorums, a peer of another key must be told apart before the
+# detector takes it for down: a MAC that fails from a peer's address asks
+# the peer to prove its key at once, and one failure counts.
+@test "bully-fd: a host restarted with another key leads nothing, the lowest nor the highest" {
+	local C K
+	C=$(mkcluster 3)
+	K=$(mkkey "$BATS_TEST_TMPDIR/key")
+	mkkey "$BATS_TEST_TMPDIR/key2" >/dev/null
+	elect_start_cluster -a bully-fd -k "$K" "${FD[@]}" "$C"
+	assert_equal "$(elect_wait_leader 15)" 3
+	for id in 1 2 3; do guard "$id"; done
+	wait_for 15 grep -q "^3 .* tick " "$LOG"
+	# The lowest: its detector would take 2 and 3 for down.
+	elect_stop 1
+	: >"$LOG.mark"
+	elect_start 1 -k "$BATS_TEST_TMPDIR/key2"
+	guard 1
+	wait_for 20 eval 'elect_status 1 | grep -q " waiting=1 .*veto=mismatch mismatch=.*key"'
+	wait_for 20 trace_has "$ELECT_DIR/1/trace" ' state status=Norm ldr=1 '
+	run -4 elect_status 1
+	assert_output --regexp ' waiting=1 '
+	refute grep -q '^1 ' "$LOG"
+	# The highest: it would lead the others; all of them stop.
+	elect_stop 1
+	elect_start 1
+	elect_stop 3
+	elect_start 3 -k "$BATS_TEST_TMPDIR/key2"
+	guard 3
+	for id in 1 2 3; do
+		wait_for 20 eval 'elect_status '"$id"' | grep -q " veto=mismatch mismatch=.*key"'
+	done
+	wait_for 20 eval 'elect_status 3 | grep -q " waiting=1 "'
+	n=$(grep -c ' start ' "$LOG")
+	run -4 elect_status 3
+	run grep -c ' start ' "$LOG"
+	assert_output "$n"
+	no_overlap
+}
+
+# A host whose file lists only itself hears of the others only by their
+# HELLOs, which name it in the same epoch: strangers, counted as peers
+# of another membership.
+@test "lease: a host started with a cluster file of itself alone leads nothing beside the others" {
+	local C
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C" -- 2 3
+	elect_wait_leader 15 2 3 >/dev/null
+	grep '^node 1 ' "$C" >"$BATS_TEST_TMPDIR/alone"
+	ELECT_CLUSTER_OF[1]=$BATS_TEST_TMPDIR/alone
+	elect_start 1
+	wait_for 15 eval 'elect_status 1 | grep -q " veto=mismatch"'
+	run -4 elect_status 1
+	grep -Eq 'node [23]: not in .*alone, but its HELLO of epoch 0 names this node' \
+	    "$ELECT_DIR/1/stderr"
+	trace_has "$ELECT_DIR/1/trace" ' misfit lead=no peers=[23]:cluster'
+	refute grep -q 'became-leader node=1 ' "$ELECT_DIR/1/stderr"
+}

@@ -931,7 +931,7 @@ fit_tick(size_t i, algo_time now)
 		if (nd->cl->nodes[j].id == nd->id)
 			continue;
 		fitp[k].id = nd->cl->nodes[j].id;
-		fitp[k].misfit = nd->sess[j].misfit;
+		fitp[k].misfit = fit_misfit_of(&nd->sess[j]);
 		fitp[k++].odd_at = nd->sess[j].odd_at;
 	}
 	if (fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake))
@@ -994,6 +994,8 @@ edge_accept(struct event *e, struct algo_msg *m)
 		break;
 	case HOST_DROP:
 		trace(e->at, e->node, "drop from=%u why=%s", d->from, d->why);
+		if (d->stranger)
+			fit_stranger(&nd->fit, d->from, c);
 		break;
 	case HOST_HELLO:
 	case HOST_EPOCH:

@@ -58,6 +58,7 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 {
 	const struct cluster_node *at;
 	struct wire_msg *w = &d->w;
+	struct sess_hello h;
 	const char *why;
 	long i;
 	int dead;
@@ -82,6 +83,9 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 		return;
 	}
 	if ((i = index_of(e, w->from)) == -1) {
+		d->stranger = w->type == WIRE_TYPE_HELLO &&
+		    sess_hello_parse(w->payload, w->len, &h) == NULL &&
+		    h.conf.epoch == e->conf->epoch;
 		drop(d, "unknown-peer");
 		return;
 	}

@@ -62,6 +62,9 @@ struct host_datagram {
 	unsigned	 from;		/* the id it claims, 0 if unreadable */
 	int		 misfit;	/* the peer's misfit changed: say so */
 	int		 misaddressed;	/* the first from a wrong address */
+	int		 stranger;	/* unknown-peer: its HELLO, of this
+					 * node's epoch, lists this node in
+					 * another membership (host/fit.h) */
 	struct wire_msg	 w;		/* payload: into the caller's buffer */
 	struct algo_msg	 m;
 };

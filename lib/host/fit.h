@@ -22,6 +22,11 @@
  * (SESS_CLUSTER) stops a lease node too; one that disagrees on the
  * algorithm, the timing or the key does not.
  *
+ * A node that is not in this node's cluster file but sends it an
+ * authenticated HELLO of the same epoch lists it in a membership that
+ * differs: a stranger, which counts as a peer that disagrees on the
+ * cluster (a host whose file lists only itself leads alone otherwise).
+ *
  * Pure: no I/O, no clock; fit_step() is called after every input with
  * the time, as every core's step is.
  */
@@ -35,6 +40,7 @@
 
 #define FIT_LIVE	(3 * SESS_RETRY_ODD)	/* ns a disagreement counts */
 #define FIT_TEXT_MAX	256			/* "2:algo,3:key" */
+#define FIT_STRANGERS	8		/* strangers remembered, the latest */
 
 /* One peer as the handshake left it. */
 struct fit_peer {
@@ -48,6 +54,8 @@ struct fit {
 	int		 vetoed;	/* may not lead now */
 	unsigned	 live;		/* peers that disagree, live */
 	char		 odd[FIT_TEXT_MAX];	/* them: "2:algo,3:key", or "-" */
+	struct fit_peer	 stranger[FIT_STRANGERS];
+	size_t		 nstrangers;
 };
 
 void	fit_init(struct fit *, int quorum);
@@ -59,6 +67,15 @@ void	fit_init(struct fit *, int quorum);
  */
 int	fit_step(struct fit *, const struct fit_peer *p, size_t n,
 	    int64_t now, int64_t *wake);
+
+/* What the handshake S says a peer differs in, for the verdict: its
+ * digests, or its key from the first MAC that failed from its address
+ * (three in a row name it for the log, session.h; one is live enough). */
+enum sess_misfit fit_misfit_of(const struct sess *s);
+
+/* An authenticated HELLO of this node's epoch at NOW from ID, a node not
+ * in its file: 1 the first time ID is seen, for the caller to say so. */
+int	fit_stranger(struct fit *, unsigned id, int64_t now);
 
 /* The trace line of the verdict (elect-trace(5), misfit), into BUF. */
 const char *fit_line(const struct fit *, char *buf, size_t len);

@@ -82,7 +82,8 @@ sess_hello(struct sess *s, const struct sess_conf *conf, int64_t now,
 	memcpy(h->nonce, s->mine, SESS_NONCE);
 	memcpy(h->echo, s->theirs, SESS_NONCE);
 	h->conf = *conf;
-	h->confirmed = s->confirmed;
+	h->confirmed = s->confirmed && !s->verify;
+	s->verify = 0;
 	s->owed = 0;
 	s->last = now;
 	s->next = now + retry(s);
@@ -205,8 +206,12 @@ sess_recv(struct sess *s, const struct sess_conf *conf,
 int
 sess_badmac(struct sess *s, int64_t now)
 {
-	if (s->badmacs >= SESS_BADMAC - 1)
-		s->odd_at = now;
+	s->odd_at = now;
+	if (s->verify_at == 0 || now - s->verify_at >= SESS_RETRY_ODD) {
+		s->verify_at = now;
+		s->verify = 1;
+		s->owed = 1;
+	}
 	if (s->badmacs < SESS_BADMAC && ++s->badmacs == SESS_BADMAC &&
 	    s->misfit != SESS_KEY) {
 		s->misfit = SESS_KEY;

@@ -105,6 +105,9 @@ struct sess {
 	unsigned	 badmacs;	/* in a row from its address */
 	int		 misaddressed;	/* the caller said that its datagrams
 					 * come from another address */
+	int		 verify;	/* the next HELLO asks for an answer:
+					 * a MAC failed from its address */
+	int64_t		 verify_at;	/* when that was last asked, 0: never */
 	int		 owed;		/* a HELLO is due at once */
 	int64_t		 next;		/* time of the next HELLO */
 	int64_t		 last;		/* of the last: answers wait SESS_GAP */
@@ -150,7 +153,10 @@ const char	*sess_recv(struct sess *s, const struct sess_conf *,
 		    const struct wire_msg *m, int64_t now, int *changed);
 
 /* A datagram from the peer's address that failed its MAC at NOW (1: the
- * misfit changed to SESS_KEY), or that passed it (1: it changed back). */
+ * misfit changed to SESS_KEY), or that passed it (1: it changed back).
+ * A failure asks the peer, by a HELLO that wants an answer (at most one
+ * per SESS_RETRY_ODD), to prove it holds the key: its answer clears the
+ * failures, a peer of another key fails again. */
 int		 sess_badmac(struct sess *s, int64_t now);
 int		 sess_goodmac(struct sess *s);
 

@@ -98,6 +98,8 @@ say(char *out, size_t len, const char *fmt, ...)
  *	init quorum=0|1			a fresh verdict
  *	peer id=N misfit=ok|algo|timing|cluster|key [at=MS]
  *					the handshake's view of peer N
+ *	stranger id=N at=MS		an authenticated HELLO of this
+ *					epoch from N, not in the file
  *	step now=MS			the verdict at NOW
  */
 static struct fit host_fit;
@@ -340,6 +342,8 @@ acc_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 			    sess_misfit_name(accn[j].sess[d->peer].misfit));
 		if (d->misaddressed)
 			say(out, len, " misaddressed");
+		if (d->stranger)
+			say(out, len, " stranger");
 		if (d->peer != -1 && accn[j].sess[d->peer].owed)
 			say(out, len, " owed");
 		say(out, len, "\n");
@@ -418,6 +422,14 @@ host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		host_peers[i].misfit = m;
 		host_peers[i].odd_at = at * MS;
 		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "stranger") == 0) {
+		if (num(arg(a, n, "id"), 1, 65535, &id) == -1 ||
+		    num(arg(a, n, "at"), 0, INT64_MAX / MS, &at) == -1)
+			goto usage;
+		say(out, len, "%s\n", fit_stranger(&host_fit, (unsigned)id,
+		    at * MS) ? "new" : "again");
 		return 0;
 	}
 	if (strcmp(cmd, "step") == 0) {

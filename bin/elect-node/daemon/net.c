@@ -522,7 +522,7 @@ net_fit(struct node *nd, algo_time now)
 		if (nd->peers.nodes[i].id == nd->self->id)
 			continue;
 		p[n].id = nd->peers.nodes[i].id;
-		p[n].misfit = nd->sess[i].misfit;
+		p[n].misfit = fit_misfit_of(&nd->sess[i]);
 		p[n].odd_at = nd->sess[i].odd_at;
 		n++;
 	}
@@ -651,6 +651,11 @@ net_read(struct node *nd)
 			misfit_changed(nd, d.peer);
 		if (d.misaddressed)
 			misaddressed(nd, d.peer, &src);
+		if (d.stranger && fit_stranger(&nd->fit, d.from, mono_now()))
+			log_warnx("node %u: not in %s, but its HELLO of epoch %u "
+			    "names this node: its cluster file differs; not "
+			    "counted", d.from, nd->opts->cluster,
+			    nd->conf.epoch);
 		switch (d.take) {
 		case HOST_DROP:
 			net_drop(nd, d.from, d.why);
