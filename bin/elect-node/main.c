@@ -288,9 +288,10 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 			o->wait = 1;
 			break;
 		case OPT_WAIT_FOR:
-			/* As flock -w: a bounded --wait. */
+			/* As flock -w: a bounded --wait, in seconds. */
 			o->wait = 1;
-			o->wait_for = arg_duration(optarg, "--wait-for");
+			o->wait_for = arg_duration_in(optarg, "--wait-for",
+			    ALGO_S, WAIT_FOR_MAX);
 			break;
 		case OPT_SOCKET_GROUP:
 			arg_group(optarg, o);
@@ -533,6 +534,14 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
 	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
 	parse_flags(argc, argv, o, given, &ngiven);
+	/* A flag of --run-if-leader without it, and a command: the flag
+	 * says what is missing better than the command would. */
+	if (o->mode != MODE_RUNIF && optind != argc) {
+		check_modes(o, given, ngiven);
+		errx(EXIT_USAGE, "unexpected argument \"%s\"%s", argv[optind],
+		    o->mode == MODE_DAEMON || o->mode == MODE_STATUS ?
+		    " (a command to run goes after --run-if-leader --)" : "");
+	}
 	if (o->mode == MODE_RUNIF) {
 		if (optind == argc)
 			errx(EXIT_USAGE, "--run-if-leader needs a command, "
@@ -562,7 +571,8 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 		timing_check(&o->timing);
 	}
 	if (o->statedir == NULL) {
-		if (default_statedir(o->id, o->statedir_buf,
+		if (default_statedir(o->id, o->mode != MODE_DAEMON,
+		    o->statedir_buf,
 		    sizeof(o->statedir_buf)) == -1)
 			errx(EXIT_USAGE, "no default state directory for this "
 			    "user (give -s statedir)");

@@ -17,6 +17,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,34 @@
 
 #define CTL_BACKLOG	8
 #define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
+
+/*
+ * --socket-group: warns if a directory above the state directory keeps
+ * the group out, as /var/lib/elect made 0700 would: its members would
+ * find no socket, however open the socket itself is.
+ */
+static void
+group_reach(const struct node_opts *o)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (realpath(o->statedir, dir) == NULL)
+		return;
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) == -1)
+			return;
+		if ((st.st_mode & S_IXOTH) ||
+		    (st.st_gid == o->socket_gid && (st.st_mode & S_IXGRP)))
+			continue;
+		log_warnx("socket-group node=%u group=%s cannot reach %s/%s: "
+		    "%s is mode %04o (chmod o+x %s, or give it the group and "
+		    "g+x)", o->id, o->socket_group_name, o->statedir, CTL_NAME,
+		    dir, (unsigned)(st.st_mode & 07777), dir);
+		return;
+	}
+}
 
 int
 control_listen(struct control *s, int dirfd, const struct node_opts *o)
@@ -64,6 +93,8 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	    0) == -1 || fchown(dirfd, (uid_t)-1, o->socket_gid) == -1 ||
 	    fchmod(dirfd, 0710) == -1))
 		return -1;
+	if (o->socket_group)
+		group_reach(o);
 	return listen(s->fd, CTL_BACKLOG);
 }
 
