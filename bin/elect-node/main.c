@@ -17,6 +17,7 @@
 #include "elect-node.h"
 #include "guard/guard.h"
 #include "metrics/metrics.h"
+#include "net/key.h"
 #include "util/util.h"
 
 enum {
@@ -27,7 +28,7 @@ enum {
 
 /* Past the timing flags (OPT_TIMING + TM_N). */
 enum {
-	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_WAIT_FOR = 512, OPT_GEN_KEY, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
 	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD
 };
 
@@ -54,6 +55,7 @@ static const struct option fixed_opts[] = {
 	{ "syslog",	no_argument,		NULL,	OPT_SYSLOG },
 	{ "config",	required_argument,	NULL,	'c' },
 	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
+	{ "gen-key",	required_argument,	NULL,	OPT_GEN_KEY },
 	{ "socket-group", required_argument,	NULL,	OPT_SOCKET_GROUP },
 	{ "metrics",	required_argument,	NULL,	OPT_METRICS },
 	{ "metrics-file", required_argument,	NULL,	OPT_METRICS_FILE },
@@ -139,6 +141,7 @@ usage(FILE *f, int code)
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --reconfigure cluster\n"
 "                  [--force --dead id,...]\n"
+"       elect-node --gen-key file\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
 "                  [--wait-for duration] [--grace duration] [-E code]\n"
 "                  [-t trace [-k keyfile]] -- command [arg ...]\n"
@@ -351,6 +354,9 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 		case OPT_VERSION:
 			print_version();
 			break;
+		case OPT_GEN_KEY:
+			errx(EXIT_USAGE, "--gen-key goes alone: elect-node "
+			    "--gen-key FILE");
 		default:
 			if (ch >= OPT_TIMING &&
 			    timing_set(&o->timing, ch - OPT_TIMING, optarg))
@@ -586,6 +592,18 @@ main(int argc, char *argv[])
 	struct node_opts o;
 	int rc;
 
+	/* A new cluster key, as consul keygen makes one. */
+	if (argc >= 2 && strcmp(argv[1], "--gen-key") == 0) {
+		char id[KEY_ID_LEN + 1], msg[PATH_MAX + 64];
+
+		if (argc != 3 || argv[2][0] == '\0' || argv[2][0] == '-')
+			errx(EXIT_USAGE, "usage: elect-node --gen-key FILE");
+		if (key_generate(argv[2], id, msg, sizeof(msg)) == -1)
+			errx(strstr(msg, "never overwritten") != NULL ?
+			    EXIT_USAGE : 1, "%s", msg);
+		printf("%s key_id=%s\n", argv[2], id);
+		return 0;
+	}
 	memset(&o, 0, sizeof(o));
 	o.algo = algo_default();
 	o.grace = o.ecode = -1;

@@ -283,6 +283,8 @@ struct node {
 	struct metrics	 metrics;
 	algo_time	 heard[ALGO_NODES_MAX];
 	algo_time	 asked[ALGO_NODES_MAX];
+	/* The id of the key each peer's datagrams last came under, or "". */
+	char		 peer_key[ALGO_NODES_MAX][KEY_ID_LEN + 1];
 	struct MHD_Daemon *mhd;
 	int		 mx_fd;		/* its epoll descriptor, or -1 */
 	algo_time	 mx_file_next;

@@ -20,9 +20,12 @@ events_start(struct node *nd)
 	cluster_endpoint(nd->self, nd->self->port, ep, sizeof(ep));
 	timing_format(&o->timing, tm, sizeof(tm));
 	log_info("start node=%u version=%s algo=%s cluster=%s nodes=%zu "
-	    "addr=%s inc=%llu key=%s state=%s trace=%s drift=%g%s", o->id,
+	    "addr=%s inc=%llu key=%s%s%s%s%s state=%s trace=%s drift=%g%s", o->id,
 	    ELECT_VERSION, algo_name(o->algo), o->cluster, nd->cluster.n, ep,
 	    (unsigned long long)nd->inc, o->insecure ? "insecure" : o->keyfile,
+	    o->insecure ? "" : " key_id=", o->insecure ? "" : nd->key.id,
+	    nd->key.has_old ? " accept=" : "", nd->key.has_old ?
+	    nd->key.old_id : "",
 	    o->statedir, o->trace != NULL ? o->trace : "-",
 	    (double)o->timing.a.drift / TRACE_NS,
 	    tm);
