@@ -147,7 +147,7 @@ usage(FILE *f, int code)
 "                  [-t trace [-k keyfile]] -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
-"timing (a whole number, then ns, us, ms or s; ms if none):\n");
+"timing (a number, then ns, us, ms, s, m or h; ms if none):\n");
 	timing_usage(f);
 	fprintf(f, "algorithms (-a):");
 	for (i = 0; (a = algo_nth(i)) != NULL; i++)
