@@ -60,6 +60,20 @@ group_reach(const struct node_opts *o)
 	}
 }
 
+/* Gives NAME of DIRFD ("": DIRFD itself) the group GID, unless it has it. */
+static int
+set_group(int dirfd, const char *name, gid_t gid)
+{
+	struct stat st;
+	int flags = name[0] == '\0' ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
+
+	if (fstatat(dirfd, name, &st, flags) == -1)
+		return -1;
+	if (st.st_gid == gid)
+		return 0;
+	return fchownat(dirfd, name, (uid_t)-1, gid, flags);
+}
+
 int
 control_listen(struct control *s, int dirfd, const struct node_opts *o)
 {
@@ -87,10 +101,12 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	if (rc == -1)
 		return -1;
 	/* --socket-group: the group may connect, and pass through the
-	 * state directory, but not list or read it. */
-	if (o->socket_group && (fchownat(dirfd, CTL_NAME, (uid_t)-1,
-	    o->socket_gid, 0) == -1 || fchmodat(dirfd, CTL_NAME, 0660,
-	    0) == -1 || fchown(dirfd, (uid_t)-1, o->socket_gid) == -1 ||
+	 * state directory, but not list or read it.  A group the files
+	 * have already (the daemon's own, as the packaged unit runs it) is
+	 * not given again: the unit's system call filter refuses chown. */
+	if (o->socket_group && (set_group(dirfd, CTL_NAME, o->socket_gid) ==
+	    -1 || fchmodat(dirfd, CTL_NAME, 0660, 0) == -1 ||
+	    set_group(dirfd, "", o->socket_gid) == -1 ||
 	    fchmod(dirfd, 0710) == -1))
 		return -1;
 	if (o->socket_group)
