@@ -5,11 +5,10 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#include <limits.h>
 
 #include "elect-node.h"
 
