@@ -4,7 +4,8 @@
 #                   other goal that compiles checks what it needs first
 #   make check      install what is missing, build, run t/*.bats plainly
 #                   and again under AddressSanitizer and UBSan, in parallel
-#   make demo       a five-node cluster elects, loses its leader, re-elects
+#   make demo       three nodes under lease run a guarded job; the leader is
+#                   killed, the job goes on at the next with a greater token
 #   make bench      benchmarks, printing figures and ratios
 #   make chaos      every algorithm on real nodes in network namespaces
 #                   under a random nemesis, CHAOS_SECONDS each (root)

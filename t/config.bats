@@ -123,7 +123,7 @@ bad() {
 	bad "" "# c" "algo lease" "algo bully" -- \
 	    "bad.conf:4: algo already set on line 3"
 	bad "lease 2x" -- \
-	    'bad.conf:1: --lease: "2x" is not a duration (a whole number, then ns, us, ms or s)'
+	    'bad.conf:1: --lease: "2x" is not a duration (a number, then ns, us, ms, s, m or h; milliseconds if none)'
 	bad "algo nope" -- \
 	    'bad.conf:1: -a: unknown algorithm "nope" (see --help)'
 	# Checked even when a flag overrides it.

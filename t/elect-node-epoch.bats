@@ -199,9 +199,9 @@ T40=1099511627776	# 2^40: the first token of epoch 1 is above it
 	run grep -c "exit why=epoch" "$ELECT_DIR/merged.trace"
 	assert_output 5	# 1, 2, 3 into epoch 1; 2, 4 into epoch 2
 	# Each epoch's leader says why it stopped.
-	grep -Eq "^elect-node: stopped-leading node=3 token=[0-9]+ why=epoch " \
+	grep -Eq "^[0-9T:.-]+Z elect-node: stopped-leading node=3 token=[0-9]+ why=epoch " \
 	    "$ELECT_DIR/3/stderr"
-	grep -Eq "^elect-node: stopped-leading node=5 token=[0-9]+ why=epoch " \
+	grep -Eq "^[0-9T:.-]+Z elect-node: stopped-leading node=5 token=[0-9]+ why=epoch " \
 	    "$ELECT_DIR/5/stderr"
 }
 

@@ -234,3 +234,72 @@ ndrops_all() {
 	awk -v w="why=$2" '$3 == "drop" && $5 == w { sub("n=", "", $6);
 	    n += $6 } END { print n + 0 }' "$ELECT_DIR/$1/trace"
 }
+
+@test "key rotation host by host with --gen-key: each peer's key logged and in --status, no leadership lost" {
+	local id f ldr old new k=$ELECT_DIR
+	old=$(elect-node --gen-key "$k/old" | sed -n 's/.* key_id=//p')
+	new=$(elect-node --gen-key "$k/new" | sed -n 's/.* key_id=//p')
+	[[ "$old" =~ ^[0-9a-f]{8}$ && "$new" =~ ^[0-9a-f]{8}$ ]]
+	[ "$old" != "$new" ]
+	run stat -c %a "$k/new"
+	assert_output 600
+	# Never over a key.
+	run -2 elect-node --gen-key "$k/new"
+	assert_output --partial "a key is never overwritten"
+	for id in 1 2 3; do
+		cp "$k/old" "$k/key.$id"
+	done
+	# Each host its own key file, as three hosts have.
+	elect_start_cluster "${ARGS[@]:2}" -k "$k/key.1" "$C" -- 1
+	elect_start 2 -k "$k/key.2"
+	elect_start 3 -k "$k/key.3"
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	wait_for 10 eval 'elect_status '"$f"' | grep -q " key='"$old"' peer_keys=[0-9]:'"$old"',[0-9]:'"$old"' "'
+	# step ID FILES...: host ID's key file becomes FILES, then SIGHUP.
+	step() {
+		local h=$1
+		shift
+		(umask 077; cat "$@" >"$k/key.$h.tmp")
+		mv "$k/key.$h.tmp" "$k/key.$h"
+		kill -HUP "${ELECT_PID[$h]}"
+	}
+	for id in 1 2 3; do
+		step "$id" "$k/old" "$k/new"
+		wait_for 5 grep -q "2 keys loaded .* key_id=$old accept=$new$" \
+		    "$ELECT_DIR/$id/stderr"
+	done
+	for id in 1 2 3; do
+		step "$id" "$k/new" "$k/old"
+		wait_for 5 grep -q "2 keys loaded .* key_id=$new accept=$old$" \
+		    "$ELECT_DIR/$id/stderr"
+	done
+	# The leader saw each host go over to the new key, and each host the
+	# leader (followers of a lease send to the leader only).
+	for id in 1 2 3; do
+		for f in 1 2 3; do
+			[ "$f" != "$id" ] && { [ "$f" = "$ldr" ] || [ "$id" = "$ldr" ]; } ||
+			    continue
+			wait_for 10 grep -q "peer-key node=$f peer=$id key=$new prev=$old$" \
+			    "$ELECT_DIR/$f/stderr"
+		done
+	done
+	run elect_status "$ldr"
+	assert_output --regexp " key=$new accept=$old peer_keys=[0-9]:$new,[0-9]:$new "
+	for id in 1 2 3; do
+		step "$id" "$k/new"
+		wait_for 5 grep -q "1 key loaded key_id=$new$" "$ELECT_DIR/$id/stderr"
+	done
+	run elect_status "$ldr"
+	assert_output --regexp " key=$new peer_keys=[0-9]:$new,[0-9]:$new "
+	run elect-node -s "$ELECT_DIR/$ldr/state" --status --json
+	assert_output --partial "\"key\":\"$new\""
+	# The leader never changed, and nothing was refused on the way.
+	elect_wait_leader -l "$ldr" 5 >/dev/null
+	for id in 1 2 3; do
+		run grep -c "became-leader" "$ELECT_DIR/$id/stderr"
+		assert_output "$([ "$id" = "$ldr" ] && echo 1 || echo 0)"
+		! grep -q "stopped-leading" "$ELECT_DIR/$id/stderr"
+		[ "$(ndrops_all "$id" bad-mac)" = 0 ]
+	done
+}

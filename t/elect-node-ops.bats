@@ -29,15 +29,28 @@ teardown() {
 
 @test "--wait-for: strict durations, only with --run-if-leader" {
 	run -2 elect-node -i 3 --run-if-leader --wait-for x -- true
-	assert_output --partial '--wait-for: "x" is not a duration'
-	run -2 elect-node -i 3 --run-if-leader --wait-for 5m -- true
-	assert_output --partial '--wait-for: "5m" is not a duration'
+	assert_output --partial '--wait-for: "x" is not a duration (a number, then ns, us, ms, s, m or h; seconds if none)'
+	run -2 elect-node -i 3 --run-if-leader --wait-for 5x -- true
+	assert_output --partial '--wait-for: "5x" is not a duration'
 	run -2 elect-node -i 3 --run-if-leader --wait-for -1s -- true
-	run -2 elect-node -i 3 --run-if-leader --wait-for 3601s -- true
-	assert_output --partial '--wait-for: "3601" is too large (0 to 3600)'
+	run -2 elect-node -i 3 --run-if-leader --wait-for 1. -- true
+	run -2 elect-node -i 3 --run-if-leader --wait-for .5 -- true
+	run -2 elect-node -i 3 --run-if-leader --wait-for 1.5.1 -- true
+	run -2 elect-node -i 3 --run-if-leader --wait-for 1.0123456789 -- true
+	run -2 elect-node -i 3 --run-if-leader --wait-for 721h -- true
+	assert_output --partial '--wait-for: "721h" is too long (at most 2592000s)'
+	# Seconds, fractions and units as flock -w and timeout(1) read them:
+	# past the parsing, the missing daemon answers (3).
+	for d in 10 1.5 1.5s 2m 1h 720h 250ms; do
+		run -3 elect-node -s "$BATS_TEST_TMPDIR/none" --run-if-leader \
+		    --wait-for "$d" -- true
+	done
 	run -2 elect-node -i 3 --status --wait-for 1s
 	assert_output --partial "--wait-for goes with --run-if-leader"
 	run -2 elect-node -i 3 --run-if-leader --wait-for '' -- true
+	# The timings keep milliseconds without a unit, and take fractions.
+	run -2 elect-node -f /dev/null -i 1 --insecure --lease 1.5x
+	assert_output --partial "milliseconds if none"
 }
 
 @test "--wait-for: a follower gives up with 124, the leader runs at once" {
@@ -45,25 +58,36 @@ teardown() {
 	C=$(mkcluster 3)
 	elect_start_cluster --insecure "${TIMING[@]}" "$C"
 	assert_equal "$(elect_wait_leader 20)" 3
+	# A bare number is seconds, as flock -w 1.5 reads it.
 	t0=$EPOCHREALTIME
 	run -124 elect-node -s "$ELECT_DIR/1/state" --run-if-leader \
-	    --wait-for 700ms -- sh -c 'echo ran >>"$LOG"'
+	    --wait-for 1.5 -- sh -c 'echo ran >>"$LOG"'
 	t1=$EPOCHREALTIME
 	assert_output --partial "did not come to lead within --wait-for"
 	# It waited, and not much longer than asked.
-	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 0.7 && b - a < 5) }'
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 1.5 && b - a < 6) }'
 	run cat "$LOG"
 	assert_output ""
 	# Nothing stays registered with the daemon.
 	run elect_status 1
 	assert_output --partial " waiting=0"
-	# -E does not change it: the wait ran out, the node did not say no.
-	run -124 elect-node -s "$ELECT_DIR/1/state" --run-if-leader -E 9 \
+	# -E gives the code, as flock -E does for a conflict.
+	run -9 elect-node -s "$ELECT_DIR/1/state" --run-if-leader -E 9 \
 	    --wait-for 1ms -- true
+	assert_output --partial "did not come to lead within --wait-for"
 	run elect-node -s "$ELECT_DIR/3/state" --run-if-leader --wait \
-	    --wait-for 10s -- sh -c 'echo "$ELECT_TOKEN"'
+	    --wait-for 10 -- sh -c 'echo "$ELECT_TOKEN"'
 	assert_success
 	assert_output --regexp "^[0-9]+$"
+}
+
+@test "--wait without --run-if-leader names what is missing" {
+	run -2 elect-node -i 1 --wait -- true
+	assert_output "elect-node: --wait goes with --run-if-leader"
+	run -2 elect-node -i 1 --wait-for 10 true
+	assert_output "elect-node: --wait-for goes with --run-if-leader"
+	run -2 elect-node -i 1 --status true
+	assert_output --partial 'unexpected argument "true" (a command to run goes after --run-if-leader --)'
 }
 
 @test "--socket-group: strict, the daemon's only, and the group must exist" {
@@ -113,6 +137,47 @@ open_setup() {
 	chmod 755 "$OPEN_DIR/elect"
 }
 
+# The packaged layout, /var/lib/elect/ID, in a mount namespace of the
+# test's own: a member types -i ID and nothing else.
+@test "--socket-group: a member's --status -i ID reaches the packaged daemon" {
+	mkusers
+	unshare -m true 2>/dev/null || skip "no mount namespaces"
+	C=$(mkcluster 1)
+	local out=$BATS_TEST_TMPDIR/out
+	unshare -m sh -c '
+	    set -u
+	    mount --make-rprivate /
+	    mount -t tmpfs tmpfs /var/lib
+	    mkdir -m 700 /var/lib/elect
+	    "$1" -f "$2" -i 1 --insecure -s /var/lib/elect/1 \
+		--socket-group "$3" 2>"$6/daemon.err" 3>&- &
+	    pid=$!
+	    i=0
+	    until "$1" -s /var/lib/elect/1 --status >/dev/null 2>&1 ||
+		[ $i -gt 400 ]; do
+		i=$((i + 1))
+	    done
+	    as() { u=$1; shift; env -u XDG_STATE_HOME HOME=/nonexistent \
+		setpriv --reuid="$u" --regid=nogroup --init-groups -- "$@"; }
+	    as "$4" "$1" -i 1 --status; echo "closed rc=$?"
+	    chmod 755 /var/lib/elect
+	    as "$4" "$1" -i 1 --status; echo "member rc=$?"
+	    as "$5" "$1" -i 1 --status; echo "other rc=$?"
+	    kill $pid; wait $pid' _ "$ELECT_BUILD/bin/elect-node" "$C" "$G" \
+	    "$U1" "$U2" "$BATS_TEST_TMPDIR" >"$out" 2>&1
+	cat "$out" "$BATS_TEST_TMPDIR/daemon.err" >&3
+	run cat "$out"
+	# /var/lib/elect made 0700: the daemon says so, the member is told
+	# it may not pass (5), not that no daemon runs (3).
+	assert_line "elect-node: /var/lib/elect/1/control: permission denied (root and the daemon's --socket-group may connect)"
+	assert_line "closed rc=5"
+	grep -Eq "socket-group node=1 group=$G cannot reach /var/lib/elect/1/control: /var/lib/elect is mode 0700" \
+	    "$BATS_TEST_TMPDIR/daemon.err"
+	assert_line --regexp "^id=1 "
+	assert_line "member rc=0"
+	assert_line "other rc=5"
+}
+
 @test "--socket-group: its members ask and act, others cannot; SO_PEERCRED decides" {
 	open_setup
 	C=$(mkcluster 2)
@@ -129,8 +194,8 @@ open_setup() {
 	run as "$U1" elect-node -s "$d" --edict hello
 	assert_output --partial "edicts need -a lease"
 	# Another user cannot even connect.
-	run -3 as "$U2" elect-node -s "$d" --status
-	assert_output --partial "Permission denied"
+	run -5 as "$U2" elect-node -s "$d" --status
+	assert_output --partial "permission denied (root and the daemon's --socket-group may connect)"
 	# The socket opened to all by hand: SO_PEERCRED still refuses the
 	# edict and a guarded command, and the daemon logs who asked.
 	chmod 666 "$d/control"
@@ -251,6 +316,22 @@ o = json.loads(sys.argv[1]); assert o["role"] == "none" and o["leader"] is None,
 
 # --- metrics ---
 
+@test "metrics: failovers of milliseconds fill buckets of their own" {
+	# A leader lost at 3 s, the next known 20 ms later, as under the
+	# default timings.
+	run metrics-tool <<-'EOF'
+	status 1000000000 1 7 0 9
+	status 3000000000 0 0 1 0
+	status 3020000000 0 3 0 0
+	render 4000000000
+	EOF
+	assert_line 'elect_failover_seconds_bucket{le="0.001"} 0'
+	assert_line 'elect_failover_seconds_bucket{le="0.01"} 0'
+	assert_line 'elect_failover_seconds_bucket{le="0.025"} 1'
+	assert_line 'elect_failover_seconds_bucket{le="0.1"} 1'
+	assert_line "elect_failover_seconds_count 1"
+}
+
 @test "metrics_render: a pure function of the counters; promtool takes it" {
 	command -v promtool >/dev/null || skip "no promtool (Debian: prometheus)"
 	# 0.5 s leaderless, leads 2 s from t=1, loses it at 3; node 3 leads
@@ -281,6 +362,7 @@ o = json.loads(sys.argv[1]); assert o["role"] == "none" and o["leader"] is None,
 	assert_line "elect_failovers_total 1"
 	assert_line 'elect_failover_seconds_bucket{le="0.25"} 1'
 	assert_line 'elect_failover_seconds_bucket{le="0.1"} 0'
+	assert_line 'elect_failover_seconds_bucket{le="0.001"} 0'
 	assert_line "elect_failover_seconds_sum 0.250000000"
 	assert_line 'elect_drops_total{reason="bad-mac"} 2'
 	assert_line 'elect_drops_total{reason="replay"} 1'

@@ -24,9 +24,15 @@ teardown() {
 	done
 }
 
-# logged ID REGEX: node ID's standard error has a line matching REGEX.
+# untimed: the log lines of standard input without their time.
+untimed() {
+	sed -E 's/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z //'
+}
+
+# logged ID REGEX: node ID's standard error has a line matching REGEX,
+# its time left out.
 logged() {
-	grep -Eq -- "$2" "$ELECT_DIR/$1/stderr"
+	untimed <"$ELECT_DIR/$1/stderr" | grep -Eq -- "$2"
 }
 
 # others LEADER: the node ids other than LEADER, one a line.
@@ -45,7 +51,7 @@ others() {
 	new=$(elect_wait_leader 30)
 	[ "$new" != "$old" ]
 	wait_for 10 logged "$new" \
-	    "^elect-node: became-leader node=$new token=[0-9]+ prev=$old why=(leader-down|elected)$"
+	    "^elect-node: became-leader node=$new token=[0-9]+ prev=$old why=(leader-down|leader-dead|lease-expired) epoch=0$"
 	# The new token exceeds the old leader's.
 	t0=$(sed -nE "s/.*became-leader node=$old token=([0-9]+).*/\1/p" \
 	    "$ELECT_DIR/$old/stderr" | tail -n 1)
@@ -67,12 +73,43 @@ others() {
 	done
 	logged "$new" "^elect-node: stopped-leading node=$new token=$t1 why=leaving leader=- held=[0-9.]+s$"
 	# One line per event: the detector's info lines would repeat them.
-	! grep -q '^elect-fd: \(start\|peer-\)' "$ELECT_DIR"/*/stderr
+	! cat "$ELECT_DIR"/*/stderr | untimed | grep -q '^elect-fd: \(start\|peer-\)'
 	{
 		echo "# failover: node $old killed, node $new leads"
 		grep -h -v ': start \|insecure' "$ELECT_DIR/$new/stderr" \
 		    "$ELECT_DIR"/$(others "$old" | grep -vx "$new")/stderr
 	} >&3
+}
+
+@test "logging: a planned handover is said to be one, not a crash" {
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	old=$(elect_wait_leader 30)
+	wait_for 10 logged "$old" "^elect-node: became-leader node=$old "
+	elect_stop "$old"
+	new=$(elect_wait_leader 30 $(others "$old"))
+	wait_for 10 logged "$new" \
+	    "^elect-node: became-leader node=$new token=[0-9]+ prev=$old why=handover epoch=0$"
+}
+
+@test "logging: each line on stderr carries its time, but under journald" {
+	local t0 t1 stamp
+	t0=$(date -u +%s)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	old=$(elect_wait_leader 30)
+	wait_for 10 logged "$old" "^elect-node: became-leader node=$old "
+	t1=$(date -u +%s)
+	# UTC to the millisecond, first on the line, and of this run.
+	stamp=$(sed -nE "s/^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}Z elect-node: became-leader node=$old .*/\1/p" \
+	    "$ELECT_DIR/$old/stderr" | head -n 1)
+	[ -n "$stamp" ]
+	stamp=$(date -u -d "$stamp" +%s)
+	[ "$stamp" -ge "$t0" ] && [ "$stamp" -le "$t1" ]
+	# journald stamps the lines itself: a priority, no time.
+	mkcluster 1 "$BATS_TEST_TMPDIR/one.conf" >/dev/null
+	JOURNAL_STREAM=8:1 timeout -s INT 2 elect-node \
+	    -f "$BATS_TEST_TMPDIR/one.conf" -i 1 --insecure \
+	    -s "$BATS_TEST_TMPDIR/one" 2>"$BATS_TEST_TMPDIR/j.err" 3>&- || true
+	grep -Eq "^<5>start node=1 " "$BATS_TEST_TMPDIR/j.err"
 }
 
 # A leader stopped past its lease led until the lease's end, not until
@@ -134,6 +171,7 @@ for i in range(200):
 	    _ "$C"
 	assert_success
 	assert_output --partial "down 2"
+	run untimed <<<"$output"
 	assert_line --regexp "^elect-fd: start node=1 version=[^ ]+ cluster=$C nodes=3 inc=[0-9]+ key=insecure mode=push interval=50ms timeout=200ms$"
 	assert_line "elect-fd: peer-down node=1 peer=2"
 	assert_line --regexp "^elect-fd: stop node=1 why=[a-z-]+ sent=[0-9]+ "
@@ -195,8 +233,8 @@ s.close()
 ' "$t/col.sock"
 	wait_for 10 grep -q " 4 crash$" "$t/out"
 	kill "${PIDS[0]}"
-	wait_for 10 grep -q "^elect-trace: stop " "$t/col.err"
-	run cat "$t/col.err"
+	wait_for 10 grep -q " elect-trace: stop " "$t/col.err"
+	run untimed <"$t/col.err"
 	assert_line "elect-trace: start listen=unix:$t/col.sock out=$t/out delay=0.000s"
 	assert_line --regexp "^elect-trace: stream-open peer=pid:[0-9]+$"
 	assert_line --regexp "^elect-trace: crash node=4 peer=pid:[0-9]+$"

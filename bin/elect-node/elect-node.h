@@ -34,9 +34,12 @@ void		 timing_usage(FILE *);
 void		 timing_format(const struct node_timing *, char *, size_t);
 long long	 timing_ms(algo_time);
 algo_time	 arg_duration(const char *, const char *what);
+algo_time	 arg_duration_in(const char *, const char *what, algo_time bare,
+		    algo_time max);
 
 /* Default state directory for ID, in BUF. */
-int		 default_statedir(unsigned id, char *buf, size_t len);
+int		 default_statedir(unsigned id, int client, char *buf,
+		    size_t len);
 
 enum mode {
 	MODE_DAEMON, MODE_STATUS, MODE_EDICT, MODE_FOLLOW, MODE_RUNIF,
@@ -87,7 +90,10 @@ struct node_opts {
 #define GID_ARG_MAX	4294967294LL	/* (gid_t)-1 means none */
 void		 arg_group(const char *, struct node_opts *);
 
-#define EXIT_WAITED	124	/* --wait-for ran out, as timeout(1) */
+#define EXIT_WAITED	124	/* --wait-for ran out without -E, as timeout(1) */
+#define ALGO_S		(1000 * ALGO_MS)
+/* --wait-for: seconds without a unit, as flock -w; at most 30 days. */
+#define WAIT_FOR_MAX	(30LL * 86400 * ALGO_S)
 #define EXIT_NOLEADER	4	/* --status: no leader known (election,
 				 * no quorum) */
 

@@ -17,6 +17,7 @@
 #include "elect-node.h"
 #include "guard/guard.h"
 #include "metrics/metrics.h"
+#include "net/key.h"
 #include "util/util.h"
 
 enum {
@@ -27,7 +28,7 @@ enum {
 
 /* Past the timing flags (OPT_TIMING + TM_N). */
 enum {
-	OPT_WAIT_FOR = 512, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_WAIT_FOR = 512, OPT_GEN_KEY, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
 	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD
 };
 
@@ -54,6 +55,7 @@ static const struct option fixed_opts[] = {
 	{ "syslog",	no_argument,		NULL,	OPT_SYSLOG },
 	{ "config",	required_argument,	NULL,	'c' },
 	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
+	{ "gen-key",	required_argument,	NULL,	OPT_GEN_KEY },
 	{ "socket-group", required_argument,	NULL,	OPT_SOCKET_GROUP },
 	{ "metrics",	required_argument,	NULL,	OPT_METRICS },
 	{ "metrics-file", required_argument,	NULL,	OPT_METRICS_FILE },
@@ -139,12 +141,13 @@ usage(FILE *f, int code)
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --reconfigure cluster\n"
 "                  [--force --dead id,...]\n"
+"       elect-node --gen-key file\n"
 "       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
 "                  [--wait-for duration] [--grace duration] [-E code]\n"
 "                  [-t trace [-k keyfile]] -- command [arg ...]\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
-"timing (a whole number, then ns, us, ms or s; ms if none):\n");
+"timing (a number, then ns, us, ms, s, m or h; ms if none):\n");
 	timing_usage(f);
 	fprintf(f, "algorithms (-a):");
 	for (i = 0; (a = algo_nth(i)) != NULL; i++)
@@ -288,9 +291,10 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 			o->wait = 1;
 			break;
 		case OPT_WAIT_FOR:
-			/* As flock -w: a bounded --wait. */
+			/* As flock -w: a bounded --wait, in seconds. */
 			o->wait = 1;
-			o->wait_for = arg_duration(optarg, "--wait-for");
+			o->wait_for = arg_duration_in(optarg, "--wait-for",
+			    ALGO_S, WAIT_FOR_MAX);
 			break;
 		case OPT_SOCKET_GROUP:
 			arg_group(optarg, o);
@@ -350,6 +354,9 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 		case OPT_VERSION:
 			print_version();
 			break;
+		case OPT_GEN_KEY:
+			errx(EXIT_USAGE, "--gen-key goes alone: elect-node "
+			    "--gen-key FILE");
 		default:
 			if (ch >= OPT_TIMING &&
 			    timing_set(&o->timing, ch - OPT_TIMING, optarg))
@@ -533,6 +540,14 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 	memcpy(longopts, fixed_opts, sizeof(fixed_opts));
 	timing_longopts(longopts + nitems(fixed_opts), OPT_TIMING);
 	parse_flags(argc, argv, o, given, &ngiven);
+	/* A flag of --run-if-leader without it, and a command: the flag
+	 * says what is missing better than the command would. */
+	if (o->mode != MODE_RUNIF && optind != argc) {
+		check_modes(o, given, ngiven);
+		errx(EXIT_USAGE, "unexpected argument \"%s\"%s", argv[optind],
+		    o->mode == MODE_DAEMON || o->mode == MODE_STATUS ?
+		    " (a command to run goes after --run-if-leader --)" : "");
+	}
 	if (o->mode == MODE_RUNIF) {
 		if (optind == argc)
 			errx(EXIT_USAGE, "--run-if-leader needs a command, "
@@ -562,7 +577,8 @@ parse_args(int argc, char *argv[], struct node_opts *o)
 		timing_check(&o->timing);
 	}
 	if (o->statedir == NULL) {
-		if (default_statedir(o->id, o->statedir_buf,
+		if (default_statedir(o->id, o->mode != MODE_DAEMON,
+		    o->statedir_buf,
 		    sizeof(o->statedir_buf)) == -1)
 			errx(EXIT_USAGE, "no default state directory for this "
 			    "user (give -s statedir)");
@@ -576,6 +592,18 @@ main(int argc, char *argv[])
 	struct node_opts o;
 	int rc;
 
+	/* A new cluster key, as consul keygen makes one. */
+	if (argc >= 2 && strcmp(argv[1], "--gen-key") == 0) {
+		char id[KEY_ID_LEN + 1], msg[PATH_MAX + 64];
+
+		if (argc != 3 || argv[2][0] == '\0' || argv[2][0] == '-')
+			errx(EXIT_USAGE, "usage: elect-node --gen-key FILE");
+		if (key_generate(argv[2], id, msg, sizeof(msg)) == -1)
+			errx(strstr(msg, "never overwritten") != NULL ?
+			    EXIT_USAGE : 1, "%s", msg);
+		printf("%s key_id=%s\n", argv[2], id);
+		return 0;
+	}
 	memset(&o, 0, sizeof(o));
 	o.algo = algo_default();
 	o.grace = o.ecode = -1;

@@ -78,33 +78,64 @@ timing_longopts(struct option *lo, int first)
 }
 
 /*
- * A duration: a whole number and an optional unit, ns, us, ms or s;
- * milliseconds without one.
+ * A duration: a number, whole or with a fraction, and an optional unit:
+ * ns, us, ms, s, m or h; BARE (ALGO_MS or ALGO_S) without one.  At most
+ * MAX, named in seconds in the error.
  */
 algo_time
-arg_duration(const char *s, const char *what)
+arg_duration_in(const char *s, const char *what, algo_time bare,
+    algo_time max)
 {
 	static const struct {
 		const char	*unit;
 		algo_time	 ns;
 	} units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "ms", ALGO_MS },
-		{ "s", 1000 * ALGO_MS }, { "", ALGO_MS },
+		{ "s", ALGO_S }, { "m", 60 * ALGO_S }, { "h", 3600 * ALGO_S },
 	};
-	char num[32];
-	size_t n, i;
+	algo_time unit = bare, whole = 0, frac = 0, scale = 1, v;
+	size_t n, f = 0, i;
 
 	n = strspn(s, "0123456789");
-	for (i = 0; i < nitems(units); i++)
-		if (strcmp(s + n, units[i].unit) == 0)
-			break;
-	if (i == nitems(units) || n == 0 || n >= sizeof(num))
-		errx(EXIT_USAGE, "%s: \"%s\" is not a duration (a whole "
-		    "number, then ns, us, ms or s)", what, s);
-	memcpy(num, s, n);
-	num[n] = '\0';
-	return arg_num(num, 0, DURATION_MAX / units[i].ns, what) *
-	    units[i].ns;
+	if (s[n] == '.') {
+		f = strspn(s + n + 1, "0123456789");
+		if (f == 0)
+			n = 0;		/* "1." is refused */
+	}
+	if (s[n + (f ? f + 1 : 0)] != '\0') {
+		for (i = 0; i < nitems(units); i++)
+			if (strcmp(s + n + (f ? f + 1 : 0), units[i].unit) ==
+			    0)
+				break;
+		unit = i < nitems(units) ? units[i].ns : 0;
+	}
+	if (n == 0 || unit == 0 || n > 18 || f > 9)
+		errx(EXIT_USAGE, "%s: \"%s\" is not a duration (a number, "
+		    "then ns, us, ms, s, m or h; %s if none)", what, s,
+		    bare == ALGO_S ? "seconds" : "milliseconds");
+	for (i = 0; i < n; i++)
+		whole = whole * 10 + (s[i] - '0');
+	for (i = 0; i < f; i++) {
+		frac = frac * 10 + (s[n + 1 + i] - '0');
+		scale *= 10;
+	}
+	if (whole > max / unit)
+		goto big;
+	v = whole * unit + frac * (unit / scale) +
+	    frac * (unit % scale) / scale;
+	if (v > max)
+		goto big;
+	return v;
+big:
+	errx(EXIT_USAGE, "%s: \"%s\" is too long (at most %llds)", what, s,
+	    (long long)(max / ALGO_S));
+}
+
+/* A timing or --grace: milliseconds without a unit. */
+algo_time
+arg_duration(const char *s, const char *what)
+{
+	return arg_duration_in(s, what, ALGO_MS, DURATION_MAX);
 }
 
 int

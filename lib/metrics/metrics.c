@@ -12,9 +12,10 @@
 #define MS	((algo_time)1000000)
 #define S	(1000 * MS)
 
+/* From 1 ms: a failover under the default timings takes 1 to 80 ms. */
 const algo_time metrics_failover_le[METRICS_FAILOVER_BUCKETS] = {
-	100 * MS, 250 * MS, 500 * MS, 1 * S, 2 * S, 5 * S, 10 * S, 30 * S,
-	60 * S,
+	1 * MS, 2 * MS + MS / 2, 5 * MS, 10 * MS, 25 * MS, 50 * MS, 100 * MS,
+	250 * MS, 500 * MS, 1 * S, 2 * S, 5 * S, 10 * S, 30 * S, 60 * S,
 };
 
 const algo_time metrics_rtt_le[METRICS_RTT_BUCKETS] = {

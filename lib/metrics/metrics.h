@@ -19,7 +19,7 @@
 
 #define METRICS_REASONS_MAX	24	/* drop reasons, then "other" */
 #define METRICS_REASON_LEN	24
-#define METRICS_FAILOVER_BUCKETS 9
+#define METRICS_FAILOVER_BUCKETS 15
 #define METRICS_RTT_BUCKETS	12
 #define METRICS_TEXT_MAX	(16 * 1024)	/* the rendering fits */
 

@@ -11,6 +11,56 @@
 
 #include "net/key.h"
 
+void
+key_id(const uint8_t key[KEY_BYTES], char out[KEY_ID_LEN + 1])
+{
+	static const char text[] = "elect key id";
+	uint8_t h[KEY_ID_LEN / 2];
+
+	crypto_generichash(h, sizeof(h), (const uint8_t *)text,
+	    sizeof(text) - 1, key, KEY_BYTES);
+	sodium_bin2hex(out, KEY_ID_LEN + 1, h, sizeof(h));
+}
+
+int
+key_generate(const char *path, char id[KEY_ID_LEN + 1], char *msg,
+    size_t msglen)
+{
+	uint8_t k[KEY_BYTES];
+	ssize_t w;
+	int fd, e;
+
+	if (sodium_init() == -1) {
+		snprintf(msg, msglen, "libsodium cannot start");
+		return -1;
+	}
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1) {
+		snprintf(msg, msglen, "%s: %s%s", path, strerror(errno),
+		    errno == EEXIST ? " (a key is never overwritten)" : "");
+		return -1;
+	}
+	randombytes_buf(k, sizeof(k));
+	key_id(k, id);
+	/* The umask may have taken bits from 0600, never added any. */
+	if ((w = write(fd, k, sizeof(k))) != (ssize_t)sizeof(k) ||
+	    fchmod(fd, 0600) == -1 || fsync(fd) == -1) {
+		e = w == -1 || w == (ssize_t)sizeof(k) ? errno : EIO;
+		sodium_memzero(k, sizeof(k));
+		close(fd);
+		unlink(path);
+		snprintf(msg, msglen, "%s: %s", path, strerror(e));
+		return -1;
+	}
+	sodium_memzero(k, sizeof(k));
+	if (close(fd) == -1) {
+		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
 int
 key_parse(const uint8_t *buf, size_t len, uint8_t keys[KEY_MAX][KEY_BYTES],
     char *msg, size_t msglen)
@@ -20,10 +70,10 @@ key_parse(const uint8_t *buf, size_t len, uint8_t keys[KEY_MAX][KEY_BYTES],
 	if (len != KEY_BYTES && len != KEY_MAX * KEY_BYTES) {
 		snprintf(msg, msglen, "a key is exactly %d bytes (two keys "
 		    "during a rotation: %d), this file has %s%zu (make one "
-		    "with: head -c %d /dev/urandom)", KEY_BYTES,
+		    "with: elect-node --gen-key FILE)", KEY_BYTES,
 		    KEY_MAX * KEY_BYTES, len > KEY_MAX * KEY_BYTES ?
 		    "more than " : "", len > KEY_MAX * KEY_BYTES ?
-		    (size_t)(KEY_MAX * KEY_BYTES) : len, KEY_BYTES);
+		    (size_t)(KEY_MAX * KEY_BYTES) : len);
 		return -1;
 	}
 	for (i = 0; i < len / KEY_BYTES; i++)

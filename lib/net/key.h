@@ -2,7 +2,7 @@
  * The cluster key: a file of exactly KEY_BYTES random bytes, shared by
  * every node, that authenticates every datagram.  Make one with
  *
- *	(umask 077; head -c 32 /dev/urandom > cluster.key)
+ *	elect-node --gen-key cluster.key
  *
  * and copy it to each host over a channel you trust.  During a rotation
  * the file holds two keys, 2 * KEY_BYTES bytes: datagrams are sent under
@@ -19,6 +19,21 @@
 
 #define KEY_BYTES	32
 #define KEY_MAX		2	/* keys in one file */
+#define KEY_ID_LEN	8	/* hex digits of a key's id */
+
+/*
+ * A key's id, for logs and status: KEY_ID_LEN hex digits of a MAC the
+ * key makes of a fixed text, which tells keys apart and nothing of them.
+ */
+void	 key_id(const uint8_t key[KEY_BYTES], char out[KEY_ID_LEN + 1]);
+
+/*
+ * Makes a new key in PATH, which must not exist: KEY_BYTES from the
+ * system's random source, mode 0600, synced.  0, or -1 with why in MSG;
+ * the key's id in ID.
+ */
+int	 key_generate(const char *path, char id[KEY_ID_LEN + 1], char *msg,
+	    size_t msglen);
 
 /*
  * Parses the LEN bytes of a key file: one key or two.  Pure.  Returns the

@@ -22,6 +22,7 @@ mac(const struct wire_key *key, const uint8_t *k, const uint8_t *buf,
 		crypto_generichash(out, WIRE_MAC_LEN, buf, len, k, KEY_BYTES);
 }
 
+/* The key whose MAC TAG is: 0 (k), 1 (old), or -1. */
 static int
 mac_ok(const struct wire_key *key, const uint8_t *buf, size_t len,
     const uint8_t *tag)
@@ -30,12 +31,12 @@ mac_ok(const struct wire_key *key, const uint8_t *buf, size_t len,
 	int ok;
 
 	if (key->insecure)
-		return sodium_is_zero(tag, WIRE_MAC_LEN);
+		return sodium_is_zero(tag, WIRE_MAC_LEN) ? 0 : -1;
 	mac(key, key->k, buf, len, want);
-	ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0;	/* constant time */
-	if (!ok && key->has_old) {
+	ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0 ? 0 : -1;
+	if (ok == -1 && key->has_old) {
 		mac(key, key->old, buf, len, want);
-		ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0;
+		ok = sodium_memcmp(want, tag, WIRE_MAC_LEN) == 0 ? 1 : -1;
 	}
 	sodium_memzero(want, sizeof(want));
 	return ok;
@@ -101,7 +102,8 @@ wire_decode(const struct wire_key *key, const struct wire_proto *proto,
 		return "truncated";
 	if (len > WIRE_HDR_LEN + plen + WIRE_MAC_LEN)
 		return "bad-length";
-	if (!mac_ok(key, buf, WIRE_HDR_LEN + plen, buf + WIRE_HDR_LEN + plen))
+	if ((m->keyslot = mac_ok(key, buf, WIRE_HDR_LEN + plen,
+	    buf + WIRE_HDR_LEN + plen)) == -1)
 		return "bad-mac";
 	m->type = buf[5];
 	m->to = wire_get16(buf + 10);
@@ -162,10 +164,14 @@ wire_key_load(struct wire_key *k, const char *path, char *msg, size_t msglen)
 	k->insecure = 0;
 	memcpy(k->k, keys[0], KEY_BYTES);
 	k->has_old = n == 2;
-	if (n == 2)
+	key_id(k->k, k->id);
+	if (n == 2) {
 		memcpy(k->old, keys[1], KEY_BYTES);
-	else
+		key_id(k->old, k->old_id);
+	} else {
 		sodium_memzero(k->old, KEY_BYTES);
+		strlcpy(k->old_id, "-", sizeof(k->old_id));
+	}
 	sodium_memzero(keys, sizeof(keys));
 	return n;
 }

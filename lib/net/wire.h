@@ -72,6 +72,7 @@ struct wire_key {
 	uint8_t		 k[KEY_BYTES];
 	int		 has_old;
 	uint8_t		 old[KEY_BYTES];
+	char		 id[KEY_ID_LEN + 1], old_id[KEY_ID_LEN + 1];
 };
 
 /* Stoller's election identifier: (node, incarnation, counter). */
@@ -91,6 +92,7 @@ struct wire_msg {
 	struct wire_grp	 grp;
 	const uint8_t	*payload;
 	size_t		 len;
+	int		 keyslot;	/* its MAC's key: 0 k, 1 old */
 };
 
 /*

@@ -3,13 +3,15 @@
  * terminal takes it) or to syslog.  Errors and warnings are always shown;
  * -q hides the info lines, -v adds the debug ones.  Under journald
  * (JOURNAL_STREAM set) each line carries its syslog priority as a "<N>"
- * prefix, so that `journalctl -p warning` filters them.
+ * prefix, so that `journalctl -p warning` filters them; elsewhere each
+ * starts with the time, UTC to the millisecond, as journald would add it.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "util/util.h"
 
@@ -41,8 +43,17 @@ log_v(int prio, const char *fmt, va_list ap)
 		syslog(prio, "%s", line);
 	else if (log_journal)
 		fprintf(stderr, "<%d>%s\n", prio, line);
-	else
-		fprintf(stderr, "%s: %s\n", log_tag, line);
+	else {
+		struct timespec ts;
+		struct tm tm;
+		char when[32];
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(stderr, "%s.%03ldZ %s: %s\n", when,
+		    ts.tv_nsec / 1000000, log_tag, line);
+	}
 }
 
 void

@@ -1,5 +1,6 @@
 #!/bin/sh
-# deb-check.sh DIR: installs DIR/elect_*.deb into a fresh root, as dpkg
+# deb-check.sh DIR: installs DIR/elect_*.deb, then DIR/elect-tools_*.deb,
+# into a fresh root, as dpkg
 # would on a new machine (the maintainer scripts run outside the root,
 # DPKG_ROOT set, as dpkg --force-script-chrootless runs them), checks
 # what it installed, and runs lintian on the package: no error may be
@@ -7,6 +8,7 @@
 set -eu
 dir=$1
 deb=$(ls "$dir"/elect_*.deb)
+tools=$(ls "$dir"/elect-tools_*.deb)
 root=$(cd "$dir" && pwd)/root
 fail() { echo "deb-check: $*" >&2; exit 1; }
 
@@ -18,8 +20,26 @@ mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info" "$root/etc"
 dpkg --root="$root" --force-script-chrootless --force-depends \
     --force-not-root --log=/dev/null -i "$deb" >"$dir/install.log" 2>&1 ||
     { cat "$dir/install.log"; fail "dpkg -i failed"; }
+# What production hosts get: no simulator, no fault injector.
+for f in usr/bin/elect-sim usr/bin/elect-chaos usr/share/elect/elect.bash \
+    usr/share/man/man1/elect-sim.1.gz usr/share/man/man1/elect-chaos.1.gz; do
+	[ ! -e "$root/$f" ] || fail "$f: in elect, not in elect-tools"
+done
+# The first installation leaves a key and a cluster file to fill in.
+[ "$(stat -c '%a %s' "$root/etc/elect/key")" = "600 32" ] ||
+    fail "/etc/elect/key: not a key of mode 0600"
+grep -q '^node 1 ' "$root/etc/elect/cluster" ||
+    fail "/etc/elect/cluster: no template"
+grep -q '^socket-group[[:space:]]*elect$' "$root/etc/elect/elect.conf" ||
+    fail "/etc/elect/elect.conf: no socket-group elect"
+grep -q '^DynamicUser=no$' \
+    "$root/lib/systemd/system/elect-node@.service.d/user.conf" ||
+    fail "user.conf: the state directory would be under /var/lib/private"
+dpkg --root="$root" --force-script-chrootless --force-depends \
+    --force-not-root --log=/dev/null -i "$tools" >>"$dir/install.log" 2>&1 ||
+    { cat "$dir/install.log"; fail "dpkg -i elect-tools failed"; }
 for f in usr/bin/elect-node usr/bin/elect-fd usr/bin/elect-trace \
-    usr/bin/elect-check usr/bin/elect-sim usr/bin/elect-fence \
+    usr/bin/elect-check usr/bin/elect-sim usr/bin/elect-chaos usr/bin/elect-fence \
     usr/share/man/man1/elect-node.1.gz usr/share/man/man7/elect-fencing.7.gz \
     usr/share/man/man1/elect-fence.1.gz \
     usr/share/elect/fence/postgres.sql usr/share/elect/fence/sqlite.sql \
@@ -51,7 +71,7 @@ words=$(bash -c '. "$1/usr/share/bash-completion/completions/elect-node"
     _elect
     echo "${COMPREPLY[*]}"' _ "$root")
 [ "$words" = --syslog ] || fail "completion of --sys: \"$words\""
-lintian --tag-display-limit 0 "$deb" >"$dir/lintian.log" 2>&1 || true
+lintian --tag-display-limit 0 "$deb" "$tools" >"$dir/lintian.log" 2>&1 || true
 cat "$dir/lintian.log"
 ! grep -q '^E: ' "$dir/lintian.log" || fail "lintian found errors"
-echo "deb-check: $(basename "$deb") installs into a fresh root; lintian: $(grep -c '^E: ' "$dir/lintian.log") errors, $(grep -c '^W: ' "$dir/lintian.log") warnings"
+echo "deb-check: $(basename "$deb") and $(basename "$tools") install into a fresh root; lintian: $(grep -c '^E: ' "$dir/lintian.log") errors, $(grep -c '^W: ' "$dir/lintian.log") warnings"

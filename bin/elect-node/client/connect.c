@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <err.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -49,6 +50,11 @@ client_connect(const char *dir, const char *req, int nonblock, const char **why)
 			*why = "no daemon answers (no control socket)";
 		else if (errno == ECONNREFUSED)
 			*why = "no daemon answers (connection refused)";
+		else if (errno == EACCES || errno == EPERM)
+			/* Not "no daemon": one may well run. */
+			errx(EXIT_DENIED, "%s/%s: permission denied (root and "
+			    "the daemon's --socket-group may connect)", dir,
+			    CTL_NAME);
 		else
 			*why = strerror(errno);
 		close(fd);

@@ -702,7 +702,10 @@ wait_ms(const struct runif *r)
 	if (r->wait_until < 0)
 		return -1;
 	left = r->wait_until - mono_now();
-	return left <= 0 ? 0 : (int)((left + ALGO_MS - 1) / ALGO_MS);
+	if (left <= 0)
+		return 0;
+	return left / ALGO_MS >= INT_MAX ? INT_MAX :
+	    (int)((left + ALGO_MS - 1) / ALGO_MS);
 }
 
 /*
@@ -735,9 +738,11 @@ task_register(struct runif *r)
 			continue;
 		if (n > 0 && pfd[1].revents)
 			wait_signal(r);
+		/* As flock -w: the conflict's code (-E) if given. */
 		if (n == 0 && r->wait_until >= 0)
-			errx(EXIT_WAITED, "%s/control: node %u did not come to "
-			    "lead within --wait-for", r->dir, r->id);
+			errx(r->o->ecode >= 0 ? r->o->ecode : EXIT_WAITED,
+			    "%s/control: node %u did not come to lead within "
+			    "--wait-for", r->dir, r->id);
 		if (n <= 0 || !pfd[0].revents ||
 		    (n = read(r->tfd, line + got, sizeof(line) - 1 - got)) <= 0)
 			errx(EXIT_NODAEMON, "%s/control: no reply to task",

@@ -103,6 +103,39 @@ peers_field(const struct node *nd, algo_time now, char *buf, size_t len)
 	}
 }
 
+/*
+ * key=ID: the key this node sends under ("-": --insecure), accept=ID the
+ * second it accepts during a rotation; peer_keys=PEER:ID,...: the key
+ * each peer's datagrams last came under ("-": none yet), as many as
+ * fit.
+ */
+static void
+keys_field(const struct node *nd, char *buf, size_t len)
+{
+	char one[32];
+	size_t i, n = 0;
+
+	if (nd->key.insecure) {
+		strlcpy(buf, " key=-", len);
+		return;
+	}
+	snprintf(buf, len, " key=%s%s%s peer_keys=", nd->key.id,
+	    nd->key.has_old ? " accept=" : "", nd->key.has_old ?
+	    nd->key.old_id : "");
+	for (i = 0; i < nd->peers.n; i++) {
+		if (nd->peers.nodes[i].id == nd->self->id)
+			continue;
+		snprintf(one, sizeof(one), "%s%u:%s", n++ ? "," : "",
+		    nd->peers.nodes[i].id, nd->peer_key[i][0] != '\0' ?
+		    nd->peer_key[i] : "-");
+		if (strlen(buf) + strlen(one) >= len - 1)
+			break;
+		strlcat(buf, one, len);
+	}
+	if (n == 0)
+		strlcat(buf, "-", len);
+}
+
 /* "ok" and the status fields; returns whether this node leads. */
 static int
 reply_status(struct node *nd, struct control_client *c, algo_time now)
@@ -110,7 +143,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	struct algo_status st;
 	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
 	char odd[256], ep[96];
-	char peers[PEERS_ROOM + 32];
+	char peers[PEERS_ROOM + 32], keys[200];
 
 	node_query(nd, now, &st);
 	if (st.token != 0)
@@ -121,6 +154,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	if (ctl_status_extra(st.extra, now, extra, sizeof(extra)) == -1)
 		extra[0] = '\0';
 	peers_field(nd, now, peers, sizeof(peers));
+	keys_field(nd, keys, sizeof(keys));
 	/* Epochs: where this node stands, once its cluster changed. */
 	ep[0] = '\0';
 	if (nd->cluster.epoch > 0 || nd->rc.held)
@@ -129,7 +163,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 		    "joining" : "done");
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d token=%s %s%s%s%s%s%s",
+	    "tasks=%d waiting=%d token=%s %s%s%s%s%s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -139,7 +173,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    !nd->fit.vetoed ? "follower" : "none",
 	    (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
-	    tasks_running(nd), tasks_waiting(nd), tok, peers,
+	    tasks_running(nd), tasks_waiting(nd), tok, peers, keys,
 	    extra[0] != '\0' ? " " : "", extra,
 	    nd->fit.vetoed ? " veto=mismatch" : "",
 	    net_misfits(nd, odd, sizeof(odd)), ep);

@@ -17,6 +17,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,48 @@
 
 #define CTL_BACKLOG	8
 #define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
+
+/*
+ * --socket-group: warns if a directory above the state directory keeps
+ * the group out, as /var/lib/elect made 0700 would: its members would
+ * find no socket, however open the socket itself is.
+ */
+static void
+group_reach(const struct node_opts *o)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (realpath(o->statedir, dir) == NULL)
+		return;
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) == -1)
+			return;
+		if ((st.st_mode & S_IXOTH) ||
+		    (st.st_gid == o->socket_gid && (st.st_mode & S_IXGRP)))
+			continue;
+		log_warnx("socket-group node=%u group=%s cannot reach %s/%s: "
+		    "%s is mode %04o (chmod o+x %s, or give it the group and "
+		    "g+x)", o->id, o->socket_group_name, o->statedir, CTL_NAME,
+		    dir, (unsigned)(st.st_mode & 07777), dir);
+		return;
+	}
+}
+
+/* Gives NAME of DIRFD ("": DIRFD itself) the group GID, unless it has it. */
+static int
+set_group(int dirfd, const char *name, gid_t gid)
+{
+	struct stat st;
+	int flags = name[0] == '\0' ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
+
+	if (fstatat(dirfd, name, &st, flags) == -1)
+		return -1;
+	if (st.st_gid == gid)
+		return 0;
+	return fchownat(dirfd, name, (uid_t)-1, gid, flags);
+}
 
 int
 control_listen(struct control *s, int dirfd, const struct node_opts *o)
@@ -58,12 +101,16 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	if (rc == -1)
 		return -1;
 	/* --socket-group: the group may connect, and pass through the
-	 * state directory, but not list or read it. */
-	if (o->socket_group && (fchownat(dirfd, CTL_NAME, (uid_t)-1,
-	    o->socket_gid, 0) == -1 || fchmodat(dirfd, CTL_NAME, 0660,
-	    0) == -1 || fchown(dirfd, (uid_t)-1, o->socket_gid) == -1 ||
+	 * state directory, but not list or read it.  A group the files
+	 * have already (the daemon's own, as the packaged unit runs it) is
+	 * not given again: the unit's system call filter refuses chown. */
+	if (o->socket_group && (set_group(dirfd, CTL_NAME, o->socket_gid) ==
+	    -1 || fchmodat(dirfd, CTL_NAME, 0660, 0) == -1 ||
+	    set_group(dirfd, "", o->socket_gid) == -1 ||
 	    fchmod(dirfd, 0710) == -1))
 		return -1;
+	if (o->socket_group)
+		group_reach(o);
 	return listen(s->fd, CTL_BACKLOG);
 }
 

@@ -238,6 +238,9 @@ core_recv(struct node *nd, const struct algo_msg *m)
 		    algo_msg_name(nd->opts->algo, m->type),
 		    elid_key(&m->elid, elid, sizeof(elid)),
 		    msg_fields(nd, m, fields, sizeof(fields)));
+		if (strcmp(algo_msg_name(nd->opts->algo, m->type),
+		    "Release") == 0)
+			events_release(nd, m->peer);
 		run(nd);
 	}
 	node_input_done(nd);

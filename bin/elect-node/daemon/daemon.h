@@ -175,6 +175,12 @@ struct events {
 	algo_time	 since, until;
 	unsigned	 ldr;		/* as logged; 0: none */
 	unsigned	 prev;		/* the last other leader, or 0 */
+	/* How the last other leader's leadership ended, when this node
+	 * saw it: "handover" (it released its grants), "leader-dead"
+	 * (a Dead for it); GONE is that leader. */
+	unsigned	 gone;
+	const char	*gone_why;
+	uint32_t	 prev_epoch;	/* the epoch PREV was seen leading in */
 	int		 tasks;		/* guarded commands running */
 	struct log_drops drops;
 };
@@ -281,6 +287,8 @@ struct node {
 	struct metrics	 metrics;
 	algo_time	 heard[ALGO_NODES_MAX];
 	algo_time	 asked[ALGO_NODES_MAX];
+	/* The id of the key each peer's datagrams last came under, or "". */
+	char		 peer_key[ALGO_NODES_MAX][KEY_ID_LEN + 1];
 	struct MHD_Daemon *mhd;
 	int		 mx_fd;		/* its epoll descriptor, or -1 */
 	algo_time	 mx_file_next;
@@ -331,6 +339,7 @@ void	net_peers(struct node *, int fresh);
 /* testament.c */
 void	testament_write(struct node *);
 void	events_dead(struct node *, unsigned peer, uint64_t inc);
+void	events_release(struct node *, unsigned peer);
 /* An epoch message (net/epoch.h) to ID, if confirmed: 1 sent, 0 not. */
 int	net_send_epoch(struct node *, unsigned id, const struct epoch_msg *);
 

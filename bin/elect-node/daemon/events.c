@@ -20,12 +20,25 @@ events_start(struct node *nd)
 	cluster_endpoint(nd->self, nd->self->port, ep, sizeof(ep));
 	timing_format(&o->timing, tm, sizeof(tm));
 	log_info("start node=%u version=%s algo=%s cluster=%s nodes=%zu "
-	    "addr=%s inc=%llu key=%s state=%s trace=%s drift=%g%s", o->id,
+	    "addr=%s inc=%llu key=%s%s%s%s%s state=%s trace=%s drift=%g%s", o->id,
 	    ELECT_VERSION, algo_name(o->algo), o->cluster, nd->cluster.n, ep,
 	    (unsigned long long)nd->inc, o->insecure ? "insecure" : o->keyfile,
+	    o->insecure ? "" : " key_id=", o->insecure ? "" : nd->key.id,
+	    nd->key.has_old ? " accept=" : "", nd->key.has_old ?
+	    nd->key.old_id : "",
 	    o->statedir, o->trace != NULL ? o->trace : "-",
 	    (double)o->timing.a.drift / TRACE_NS,
 	    tm);
+}
+
+/* The leader as logged, or the last one if none is known now. */
+static int
+was_leader(const struct node *nd, unsigned peer)
+{
+	const struct events *ev = &nd->events;
+
+	return peer != nd->self->id &&
+	    (peer == ev->ldr || (ev->ldr == 0 && peer == ev->prev));
 }
 
 /* A peer's guard says that the peer's daemon died (net.c). */
@@ -34,6 +47,22 @@ events_dead(struct node *nd, unsigned peer, uint64_t inc)
 {
 	log_info("peer-dead node=%u peer=%u inc=%llu", nd->self->id, peer,
 	    (unsigned long long)inc);
+	if (was_leader(nd, peer)) {
+		nd->events.gone = peer;
+		nd->events.gone_why = "leader-dead";
+	}
+}
+
+/* A peer released its grants (core.c): the leader's release is its
+ * handover, as on SIGTERM. */
+void
+events_release(struct node *nd, unsigned peer)
+{
+	if (was_leader(nd, peer) && !(nd->events.gone == peer &&
+	    nd->events.gone_why != NULL)) {
+		nd->events.gone = peer;
+		nd->events.gone_why = "handover";
+	}
 }
 
 static int
@@ -44,15 +73,28 @@ peer_downed(const struct node *nd, unsigned id)
 	return p != NULL && nd->downed[p - nd->peers.nodes];
 }
 
-/* Why this node leads now: the first leader it knows of, the last one
- * was reported down, or it won an election against a live one. */
+/*
+ * Why this node leads now: the first leader it knows of; the last one
+ * handed over (released its lease), died (a Dead from its guard), was
+ * reported down by the detector (a crash), left in a change of the
+ * cluster, or let its lease run out; or, without leases, this node won
+ * an election against a live one.
+ */
 static const char *
 lead_why(const struct node *nd, unsigned prev)
 {
+	const struct events *ev = &nd->events;
+
 	if (prev == 0)
 		return "no-leader";
+	if (ev->gone == prev && ev->gone_why != NULL)
+		return ev->gone_why;
 	if (peer_downed(nd, prev))
 		return "leader-down";
+	if (ev->prev_epoch != nd->cluster.epoch)
+		return "epoch";
+	if (algo_flags(nd->opts->algo) & ALGO_F_DEADLINE)
+		return "lease-expired";
 	return "elected";
 }
 
@@ -102,6 +144,8 @@ leadership(struct node *nd, algo_time now)
 		    id_str(ev->ldr, b, sizeof(b)));
 		if (ev->ldr != 0 && ev->ldr != self)
 			ev->prev = ev->ldr;
+		if (st.state.ldr != 0 && st.state.ldr != self)
+			ev->prev_epoch = nd->cluster.epoch;
 		ev->ldr = st.state.ldr;
 	}
 	/* Under an algorithm with fencing tokens a leadership starts, for
@@ -115,9 +159,11 @@ leadership(struct node *nd, algo_time now)
 			    (unsigned long long)ev->token,
 			    (double)(now - ev->since) / TRACE_NS);
 		log_token(tok, sizeof(tok), st.token);
-		log_info("became-leader node=%u token=%s prev=%s why=%s", self,
-		    tok, id_str(ev->prev, a, sizeof(a)),
-		    lead_why(nd, ev->prev));
+		log_info("became-leader node=%u token=%s prev=%s why=%s "
+		    "epoch=%u", self, tok, id_str(ev->prev, a, sizeof(a)),
+		    lead_why(nd, ev->prev), (unsigned)nd->cluster.epoch);
+		ev->gone = 0;
+		ev->gone_why = NULL;
 		ev->since = now;
 		ev->epoch = nd->cluster.epoch;
 	} else if (!leading && ev->leading) {

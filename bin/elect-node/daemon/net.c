@@ -69,8 +69,9 @@ net_rekey(struct node *nd)
 	}
 	nd->key = k;
 	sodium_memzero(&k, sizeof(k));
-	log_info("%s: %d key%s loaded%s", nd->opts->keyfile, n,
-	    n == 2 ? "s" : "", n == 2 ? " (sending under the first)" : "");
+	log_info("%s: %d key%s loaded%s key_id=%s%s%s", nd->opts->keyfile, n,
+	    n == 2 ? "s" : "", n == 2 ? " (sending under the first)" : "",
+	    nd->key.id, n == 2 ? " accept=" : "", n == 2 ? nd->key.old_id : "");
 	if (nd->fdc.pid > 0)
 		kill(nd->fdc.pid, SIGHUP);
 }
@@ -144,6 +145,7 @@ net_peers(struct node *nd, int fresh)
 	uint8_t *mon, *down;
 	uint64_t *dead;
 	algo_time heard[ALGO_NODES_MAX], asked[ALGO_NODES_MAX];
+	static char pkey[ALGO_NODES_MAX][KEY_ID_LEN + 1];
 	const struct cluster_node *p;
 	size_t i, j, n;
 
@@ -159,6 +161,7 @@ net_peers(struct node *nd, int fresh)
 		err(1, NULL);
 	memset(heard, 0, sizeof(heard));
 	memset(asked, 0, sizeof(asked));
+	memset(pkey, 0, sizeof(pkey));
 	for (i = 0; i < n; i++) {
 		p = fresh ? NULL : cluster_find(&old, u.nodes[i].id);
 		if (p == NULL) {
@@ -175,6 +178,7 @@ net_peers(struct node *nd, int fresh)
 		dead[i] = nd->dead[j];
 		heard[i] = nd->heard[j];
 		asked[i] = nd->asked[j];
+		memcpy(pkey[i], nd->peer_key[j], sizeof(pkey[i]));
 	}
 	free(nd->seq);
 	free(nd->sess);
@@ -191,6 +195,7 @@ net_peers(struct node *nd, int fresh)
 	nd->dead = dead;
 	memcpy(nd->heard, heard, sizeof(heard));
 	memcpy(nd->asked, asked, sizeof(asked));
+	memcpy(nd->peer_key, pkey, sizeof(pkey));
 	nd->peers = u;
 	testament_write(nd);
 }
@@ -623,6 +628,26 @@ misaddressed(struct node *nd, long i, const struct sockaddr_storage *src)
 	    nd->opts->cluster);
 }
 
+/*
+ * The key peer I's datagrams came under (its MAC's, SLOT of ours): a
+ * change is logged, so that a rotation's progress shows host by host.
+ */
+static void
+peer_keyed(struct node *nd, long i, int slot)
+{
+	const char *id;
+
+	if (nd->key.insecure || i < 0 || slot < 0)
+		return;
+	id = slot == 0 ? nd->key.id : nd->key.old_id;
+	if (strcmp(nd->peer_key[i], id) == 0)
+		return;
+	log_info("peer-key node=%u peer=%u key=%s prev=%s", nd->self->id,
+	    nd->peers.nodes[i].id, id, nd->peer_key[i][0] != '\0' ?
+	    nd->peer_key[i] : "-");
+	strlcpy(nd->peer_key[i], id, sizeof(nd->peer_key[i]));
+}
+
 void
 net_read(struct node *nd)
 {
@@ -656,6 +681,8 @@ net_read(struct node *nd)
 			    "names this node: its cluster file differs; not "
 			    "counted", d.from, nd->opts->cluster,
 			    nd->conf.epoch);
+		if (d.take != HOST_DROP)
+			peer_keyed(nd, d.peer, d.w.keyslot);
 		switch (d.take) {
 		case HOST_DROP:
 			net_drop(nd, d.from, d.why);
