@@ -52,7 +52,7 @@ status_is() {
 	assert_output --regexp ' veto=mismatch'
 	trace_has "$ELECT_DIR/1/trace" ' misfit lead=no peers=2:algo,3:algo$'
 	# Said once, naming the peers heard to disagree by then.
-	run grep -Ec 'mismatch-veto node=1 peers=(2:algo|3:algo|2:algo,3:algo):' \
+	run grep -Ec 'mismatch-veto node=1 peers=(2:algo|3:algo|2:algo,3:algo)$' \
 	    "$ELECT_DIR/1/stderr"
 	assert_output 1
 

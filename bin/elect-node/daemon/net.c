@@ -536,10 +536,8 @@ net_fit(struct node *nd, algo_time now)
 		nd->metrics.peers_mismatch = nd->fit.live;
 		nd->metrics.mismatch_veto = nd->fit.vetoed;
 		if (nd->fit.vetoed && !was)
-			log_warnx("mismatch-veto node=%u peers=%s: nodes that "
-			    "answer run another configuration; no leadership "
-			    "and no guarded command here until they agree or "
-			    "leave", nd->self->id, nd->fit.odd);
+			log_warnx("mismatch-veto node=%u peers=%s",
+			    nd->self->id, nd->fit.odd);
 		else if (!nd->fit.vetoed && was)
 			log_warnx("mismatch-veto-over node=%u peers=%s",
 			    nd->self->id, nd->fit.odd);
