@@ -422,8 +422,10 @@ kill_times() {
 	    --check >"$t/t" 2>"$t/err"
 	run grep -c ' crash$' "$t/t"
 	[ "$output" -ge 3 ] || fail "only $output kills"
+	# only a guard that ran a command (its node led) releases the lease:
+	# the killed leaders' Deads, to their four peers each
 	run grep -c ' recv from=[1-5] msg=Dead elid=' "$t/t"
-	[ "$output" -ge 6 ] || fail "only $output Deads received"
+	[ "$output" -ge 4 ] || fail "only $output Deads received"
 	run tail -2 "$t/err"
 	assert_line --index 0 "elect-sim: every assertion holds"
 	assert_line --index 1 --regexp '^elect-sim: oracle: 0 violations, '

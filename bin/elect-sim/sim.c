@@ -42,9 +42,14 @@
  * why=epoch').  The oracle also checks that no node of e+1 leads before
  * a majority of e is wedged.
  *
- * A kill is a crash of the daemon alone: under an algorithm with a Dead
- * (algo_ops.dead), the host's --run-if-leader guard sends it on the dead
- * incarnation's behalf, over the simulated links, a moment later.
+ * Under an algorithm with a Dead (algo_ops.dead), every host runs a
+ * guarded command as elect-node --run-if-leader --wait runs it: the
+ * guard is lib/guard's core, fed the daemon's answers, ticks and the
+ * command's end; the oracle checks that two commands never run at once.
+ * A kill is a crash of the daemon alone: the guard stops the command and
+ * releases the dead incarnation's lease with its Dead, over the simulated
+ * links, when the guard says so (only a leader's guard, whose command
+ * ran, has a lease to release).
  *
  * A paused node is a frozen host: it handles nothing and its detector
  * sends nothing, so that the other detectors report it; on resume it
@@ -64,6 +69,7 @@
  * The state of a run is static: one run at a time, each started afresh by
  * sim_run() and freed at its end.
  */
+#include <assert.h>
 #include <err.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -73,6 +79,7 @@
 #include <string.h>
 
 #include "elect-sim.h"
+#include "guard/guard.h"
 #include "host/accept.h"
 #include "host/fit.h"
 #include "net/session.h"
@@ -86,7 +93,7 @@
 #include <sodium.h>
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
-	EV_WEDGED, EV_ASK, EV_DEAD, EV_HELLO, EV_FIT };
+	EV_WEDGED, EV_ASK, EV_GUARD, EV_HELLO, EV_FIT };
 
 struct event {
 	algo_time	 at;
@@ -166,6 +173,15 @@ struct node {
 	struct fit	 fit;
 	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
 	int		 oddlead;	/* -O: its core leads, without deadline */
+	/* Its --run-if-leader --wait (lib/guard), while one runs a
+	 * command, and the command; the daemon incarnation it guards. */
+	struct guard	*guard;
+	int		 cmd;		/* the command runs */
+	uint64_t	 ginc;
+	uint64_t	 ggen, gid, grq;	/* EV_GUARD: a tick (ggen), G's
+					 * exit (gid: which guard's), an
+					 * answer (grq: the request's) */
+	uint32_t	 gep;
 };
 
 /* An epoch's members, a byte per node index, and how many of them were
@@ -471,6 +487,7 @@ fd_update(algo_time now)
 }
 
 static void	handle(struct event *);
+static void	guard_note(size_t, algo_time);
 static void	oracle_note(size_t, algo_time);
 static void	note_edict(size_t, const struct algo_edict *, algo_time);
 static void	epoch_after(size_t, algo_time);
@@ -649,6 +666,7 @@ carry_out(size_t i, algo_time now)
 	algo_out_clear(&out);
 	if (C->oracle && nodes[i].core != NULL)
 		oracle_note(i, now);
+	guard_note(i, now);
 }
 
 /* Input IN at real time NOW: the core sees its own clock. */
@@ -1098,52 +1116,190 @@ stop(size_t i, algo_time now)
 }
 
 /*
- * Host I's daemon was killed, the host runs on: its --run-if-leader guard
- * (elect-node(1)) hears of the end at once, stops the guarded command and,
- * once the command's group is gone, sends the dead incarnation's Dead.
- * A command that ends on SIGTERM is gone within a few ms, well before the
- * guard's grace; the rtt, the lease's measure of a few ms on the hosts and
- * the network, stands for that wait.  It is short against the lease, as
- * the grace must be (guard_room()), so that the Dead, not the lease's end,
- * frees the grantors.
+ * The guarded command of every host (elect-node --run-if-leader --wait,
+ * as elect-chaos runs it), under algorithms with a Dead: the guard is
+ * lib/guard's core, as elect-node's guard runs it.  It registers once the
+ * host's daemon leads with a token (its answers come at once, over the
+ * local socket), asks the daemon its leadership at every poll, stops the
+ * command when the answer or the deadline says, and, when the daemon is
+ * killed, stops it and releases the dead incarnation's lease with a Dead
+ * (a host crash ends the guard too).  The command ends on SIGTERM within
+ * the rtt (a few ms, well within the grace); SIGKILL ends it at once.
  */
+#define GUARD_LOCAL_RTT	(ALGO_MS / 10)	/* a request over the socket */
+
+static void	guard_feed(size_t, enum guard_in_type, algo_time);
+
+/* The daemon's answer to `lease' or `task' now, as task.c gives it: the
+ * core's status as the node acts on it (node_query()). */
 static void
-guard_wake(size_t i, algo_time now)
+guard_reply(size_t i, algo_time now, struct guard_reply *r)
+{
+	struct node *nd = &nodes[i];
+	struct algo_status st;
+
+	algo_query(nd->core, clock_at(nd, now), &st);
+	if (handshakes && nd->fit.vetoed)
+		memset(&st, 0, sizeof(st));
+	memset(r, 0, sizeof(*r));
+	r->id = nd->id;
+	r->leader = st.leader;
+	r->lease = (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0;
+	r->token = st.token;
+	r->until = st.until;
+	r->tlease = C->timing.lease;
+	r->renew = C->timing.renew;
+	r->rtt = C->timing.rtt;
+	r->drift = C->timing.drift;
+	if (nd->odd == SESS_TIMING)
+		r->tlease *= 2, r->renew *= 2;
+}
+
+/* A guard's own event at AT: a tick (WHAT 0), G's exit (1), or the
+ * daemon's answer to the request in flight (2). */
+static void
+guard_at(size_t i, algo_time at, unsigned what)
 {
 	struct event *e;
 
-	e = new_event(EV_DEAD, now + C->timing.rtt);
+	e = new_event(EV_GUARD, at);
 	e->node = i;
-	e->gen = nodes[i].inc;
+	e->timer = what;
+	e->gen = what == 0 ? ++nodes[i].ggen : what == 1 ? nodes[i].gid :
+	    ++nodes[i].grq;
 	e->epoch = nodes[i].life;
-	e->ep = nodes[i].ep;
 	push(e);
 }
 
-/* The guard of EV's host sends its dead incarnation's Dead to every peer
- * of that incarnation's epoch, through the links as they are, even if the
- * host has booted a newer one since.  The guarded command was killed
- * first: the oracle no longer counts that incarnation's leadership. */
-static void
-guard_send(const struct event *ev)
+/* Whether EV, a guard's event, is still due. */
+static int
+guard_due(const struct event *ev)
 {
-	struct node *nd = &nodes[ev->node];
+	const struct node *nd = &nodes[ev->node];
+
+	return ev->epoch == nd->life && nd->guard != NULL && ev->gen ==
+	    (ev->timer == 0 ? nd->ggen : ev->timer == 1 ? nd->gid : nd->grq);
+}
+
+/* The dead incarnation's Dead to every peer of its epoch, through the
+ * links as they are, even if the host has booted a newer one since; the
+ * command was killed first: the oracle no longer counts that
+ * incarnation's leadership. */
+static void
+guard_release(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
 	struct algo_msg m;
 	size_t j;
 
-	if (ev->epoch != nd->life)	/* the host crashed, the guard too */
-		return;
-	if (nd->ghostinc == ev->gen)
+	if (nd->ghostinc == nd->ginc)
 		nd->ghost = 0;
 	memset(&m, 0, sizeof(m));
-	m.type = (uint8_t)nd->ops->dead;
+	m.type = (uint8_t)ops->dead;
 	m.elid.node = nd->id;
-	m.elid.inc = ev->gen;
+	m.elid.inc = nd->ginc;
 	for (j = 0; j < n; j++)
-		if (j != ev->node && (!epochs_used || epochs[ev->ep].in[j])) {
+		if (j != i && (!epochs_used || epochs[nd->gep].in[j])) {
 			m.peer = ids[j];
-			wire(ev->node, &m, ev->ep, ev->at);
+			wire(i, &m, nd->gep, now);
 		}
+}
+
+static void
+guard_end(size_t i)
+{
+	free(nodes[i].guard);
+	nodes[i].guard = NULL;
+	nodes[i].cmd = 0;
+	nodes[i].ggen++;
+}
+
+/* Input T of host I's guard at NOW, and what it leads to, in order. */
+static void
+guard_feed(size_t i, enum guard_in_type t, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	enum guard_in_type queue[4 * GUARD_ACTS_MAX];
+	struct guard_input in;
+	struct guard_out o;
+	size_t head = 0, tail = 0, k;
+
+	queue[tail++] = t;
+	while (head < tail && nd->guard != NULL) {
+		memset(&in, 0, sizeof(in));
+		in.type = queue[head++];
+		in.now = clock_at(nd, now);
+		/* An answer comes from a running daemon, of the incarnation
+		 * the guard registered with; none else answers. */
+		if (in.type == GUARD_IN_REPLY && (!nd->up || nd->core == NULL ||
+		    nd->inc != nd->ginc))
+			in.type = GUARD_IN_REFUSED;
+		if (in.type == GUARD_IN_REPLY)
+			guard_reply(i, now, &in.reply);
+		if (guard_step(nd->guard, &in, &o) == -1)
+			continue;
+		for (k = 0; k < o.n && nd->guard != NULL; k++) {
+			/* Room for what one input may queue. */
+			assert(tail + 2 <= nitems(queue));
+			switch (o.v[k].type) {
+			case GUARD_REGISTER:
+			case GUARD_ASK:
+				/* Over the local socket: a round trip. */
+				guard_at(i, now + GUARD_LOCAL_RTT, 2);
+				break;
+			case GUARD_START:
+				nd->cmd = 1;
+				break;
+			case GUARD_TERM:
+				guard_at(i, now + C->timing.rtt, 1);
+				break;
+			case GUARD_KILL:
+				nd->cmd = 0;
+				if (nd->guard->phase == GUARD_RUNNING)
+					queue[tail++] = GUARD_IN_EXITED;
+				queue[tail++] = GUARD_IN_REAPED;
+				break;
+			case GUARD_RELEASE:
+				guard_release(i, now);
+				break;
+			case GUARD_EXIT:
+				guard_end(i);
+				break;
+			case GUARD_CANCEL:
+				nd->grq++;
+				break;
+			case GUARD_UNREGISTER:
+				break;
+			}
+		}
+		if (nd->guard != NULL && o.wake >= 0)
+			guard_at(i, real_at(nd, o.wake) > now ?
+			    real_at(nd, o.wake) : now, 0);
+	}
+}
+
+/* After every step of host I: a guard registers once its daemon leads
+ * with a token, as a waiting --run-if-leader is answered then. */
+static void
+guard_note(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct guard_config cfg = { .grace = -1, .wait = 1, .ecode = 1 };
+	struct guard_reply r;
+
+	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
+	    nd->core == NULL)
+		return;
+	guard_reply(i, now, &r);
+	if (!r.leader || r.token == 0)
+		return;
+	if ((nd->guard = malloc(sizeof(*nd->guard))) == NULL)
+		err(1, NULL);
+	guard_init(nd->guard, &cfg);
+	nd->gid++;
+	nd->ginc = nd->inc;
+	nd->gep = nd->ep;
+	guard_feed(i, GUARD_IN_REPLY, now);
 }
 
 static void
@@ -1401,12 +1557,15 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		trace(now, s->a, "crash");
 		/* A frozen host's guard is frozen too: a crash. */
-		if (s->op == S_KILL && nodes[s->a].ops->dead != 0 &&
-		    !nodes[s->a].paused)
-			guard_wake(s->a, now);
-		else
+		if (s->op == S_KILL && !nodes[s->a].paused) {
+			stop(s->a, now);
+			if (nodes[s->a].guard != NULL)
+				guard_feed(s->a, GUARD_IN_DEAD, now);
+		} else {
 			nodes[s->a].life++;
-		stop(s->a, now);
+			guard_end(s->a);
+			stop(s->a, now);
+		}
 		nodes[s->a].crashed = 1;
 		break;
 	case S_LEAVE:
@@ -1417,6 +1576,8 @@ run_sched(const struct sched *s, algo_time now)
 		in.cmd.code = ALGO_CMD_LEAVE;
 		step(s->a, &in, now);
 		trace(now, s->a, "exit why=leave");
+		/* Its commands were told to stop and are gone first. */
+		guard_end(s->a);
 		stop(s->a, now);
 		nodes[s->a].crashed = 1;
 		break;
@@ -1485,6 +1646,7 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		trace(now, s->a, "crash");
 		nodes[s->a].life++;
+		guard_end(s->a);
 		stop(s->a, now);
 		nodes[s->a].odd = (int)s->b;
 		node_conf(s->a);
@@ -1515,11 +1677,13 @@ handle(struct event *e)
 	struct monitor *m;
 	struct algo_input in;
 
-	if (e->type == EV_SCHED || (e->type == EV_DEAD && !nd->paused)) {
+	if (e->type == EV_SCHED || (e->type == EV_GUARD && !nd->paused)) {
 		if (e->type == EV_SCHED)
 			run_sched(e->s, e->at);
-		else
-			guard_send(e);
+		else if (guard_due(e))
+			guard_feed(e->node, e->timer == 0 ? GUARD_IN_TICK :
+			    e->timer == 1 ? GUARD_IN_EXITED : GUARD_IN_REPLY,
+			    e->at);
 		free_event(e);
 		return;
 	}
@@ -1594,7 +1758,7 @@ handle(struct event *e)
 			on_wedged(e);
 		break;
 	case EV_SCHED:
-	case EV_DEAD:
+	case EV_GUARD:
 		break;
 	}
 	free_event(e);
@@ -1775,6 +1939,17 @@ check_leaders(algo_time now)
 	if (nlead > 1)
 		violation(now, "%zu leaders, among them %u and %u", nlead,
 		    nodes[lead[0]].id, nodes[lead[1]].id);
+	/* The promise of --run-if-leader: one guarded command at a time (a
+	 * frozen host's runs no instruction). */
+	for (i = 0, nlead = 0; i < n; i++)
+		if (nodes[i].cmd && !nodes[i].paused) {
+			if (nlead < 2)
+				lead[nlead] = i;
+			nlead++;
+		}
+	if (nlead > 1)
+		violation(now, "%zu guarded commands run, among them %u's and "
+		    "%u's", nlead, nodes[lead[0]].id, nodes[lead[1]].id);
 }
 
 /* After each step of node I: its invariants, its leadership and its
@@ -1983,6 +2158,7 @@ run_free(void)
 		free(nodes[i].askedby);
 		free(nodes[i].sess);
 		free(nodes[i].wseq);
+		free(nodes[i].guard);
 		cluster_free(&nodes[i].own);
 	}
 	free(fitp);
