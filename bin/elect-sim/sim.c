@@ -1287,8 +1287,9 @@ guard_note(size_t i, algo_time now)
 	struct guard_config cfg = { .grace = -1, .wait = 1, .ecode = 1 };
 	struct guard_reply r;
 
+	/* None starts on a core whose epoch ends (reconf_ending()). */
 	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
-	    nd->core == NULL)
+	    nd->core == NULL || (epochs_used && nd->ep != cur))
 		return;
 	guard_reply(i, now, &r);
 	if (!r.leader || r.token == 0)
@@ -1474,9 +1475,23 @@ on_wedge(struct event *ev)
 {
 	struct node *nd = &nodes[ev->node];
 	struct algo_status st;
+	struct event *e;
 
 	if (nd->ep == ev->ep) {
 		algo_query(nd->core, clock_at(nd, ev->at), &st);
+		/* Its guarded command stops first (elect-node: "ok stop"),
+		 * the core wedges once it is dead. */
+		if (!st.wedged && nd->cmd) {
+			if (!nd->guard->termed)
+				guard_feed(ev->node, GUARD_IN_STOP, ev->at);
+			e = new_event(EV_WEDGE, ev->at + C->timing.rtt +
+			    GUARD_LOCAL_RTT);
+			e->node = ev->node;
+			e->peer = ev->peer;
+			e->ep = ev->ep;
+			push(e);
+			return;
+		}
 		if (!st.wedged)
 			command(ev->node, ALGO_CMD_WEDGE, ev->at);
 	}
