@@ -225,5 +225,8 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "control_idle_drops_total", "counter", "Control clients "
 	    "dropped for sending nothing.",
 	    (unsigned long long)m->ctl_idle_drops);
+	one(&o, "control_busy_total", "counter", "Control clients refused "
+	    "a slot: all taken, or their user's share.",
+	    (unsigned long long)m->ctl_busy);
 	return o.cut ? -1 : (int)o.n;
 }

@@ -64,6 +64,8 @@ struct metrics {
 	struct metrics_hist rtt;
 	/* Control clients dropped for idling. */
 	uint64_t	 ctl_idle_drops;
+	/* Control clients refused a slot (err busy). */
+	uint64_t	 ctl_busy;
 };
 
 void	metrics_init(struct metrics *, unsigned id, const char *algo);
