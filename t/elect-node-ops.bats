@@ -190,8 +190,15 @@ open_setup() {
 	assert_equal "$(elect_wait_leader 20)" 3
 	local d=$ELECT_DIR/3/state
 	chmod 755 "$ELECT_DIR/3"
-	run stat -c '%a' "$d/tasks.lock" "$d/testament"
-	assert_output $'644\n600'
+	run stat -c '%a %G' "$d/tasks.lock" "$d/testament"
+	assert_output $'640 '"$G"$'\n600 root'
+	# A member may lock it shared, as its guards do, but never hold it
+	# exclusively, which would block the next guard or release the
+	# lease under a live daemon.
+	run as "$U1" flock -s -n "$d/tasks.lock" true
+	assert_success
+	run as "$U1" flock -x -n "$d/tasks.lock" true
+	assert_failure
 	run as "$U1" elect-node -s "$d" --run-if-leader -- sh -c 'echo ran'
 	assert_success
 	assert_output "ran"
@@ -217,6 +224,10 @@ open_setup() {
 # flood fails over at once.
 leads() {
 	elect_status "$1" >/dev/null 2>&1
+}
+
+gone() {
+	! elect_status "$1" >/dev/null 2>&1
 }
 
 @test "control: a flood of clients stops no guarded command; --status says busy; a member's flood leaves root its slots, and no edict" {
@@ -278,6 +289,35 @@ leads() {
 	run cat "$BATS_TEST_TMPDIR/job.err"
 	refute_output --partial "deadline"
 	assert_line --partial "died; node 3's lease released on its behalf"
+}
+
+# A registration that a member keeps open on the leader without a
+# command to stop (issue 28) holds a SIGTERM handover up for two leases
+# at most, as elect-node(1) says; then the node leaves without releasing.
+@test "a task registration left open delays a leaving leader by two leases at most" {
+	local t0 t1 reg=$BATS_TEST_TMPDIR/reg
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"elect 1 task\n")
+got = b""
+while b"\n" not in got:
+    got += s.recv(4096)
+open(sys.argv[2], "w").write(got.decode())
+time.sleep(60)' "$ELECT_DIR/3/state/control" "$reg" &
+	PIDS+=($!)
+	wait_for 10 grep -q "leader=yes" "$reg"
+	t0=$EPOCHREALTIME
+	kill -TERM "${ELECT_PID[3]}"
+	wait_for 10 gone 3
+	t1=$EPOCHREALTIME
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 2.5) }' ||
+	    fail "left after $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+	run cat "$ELECT_DIR/3/stderr"
+	assert_output --partial "task-stop-late node=3 tasks=1"
 }
 
 # --- status: ages, JSON, exit codes ---

@@ -20,7 +20,10 @@ teardown() {
 	for id in 1 2 3; do
 		st=$ELECT_DIR/$id/state
 		run stat -c %a "$st/testament" "$st/tasks.lock"
-		assert_output $'600\n644'
+		assert_output $'600\n600'
+		# The daemon holds it shared: nobody holds it exclusively.
+		run flock -x -n "$st/tasks.lock" true
+		assert_failure
 		run testament-drive <"$st/testament"
 		assert_success
 		assert_line --index 0 --regexp "^node=$id pid=${ELECT_PID[$id]} inc=[1-9][0-9]* from=127\.0\.0\.1:$(port "$id" "$C") peers=2\$"

@@ -307,12 +307,18 @@ start(struct runif *r, uint64_t token)
 
 /*
  * The node's task lock, shared, before the registration: a command that
- * may start holds it until it is dead.  Only a lease daemon has one.
+ * may start holds it until it is dead.  Only a lease daemon has one, and
+ * holds it shared as long as it lives, so that it is held exclusively
+ * only by a guard of a dead daemon, sending its testament, for as long
+ * as a few datagrams take: never waited for past TOKEN_WAIT, nor past
+ * --wait-for.
  */
 static void
 lock_tasks(struct runif *r)
 {
+	struct timespec ms = { 0, 1000000 };
 	char path[PATH_MAX];
+	algo_time by = mono_now() + TOKEN_WAIT;
 
 	if (!r->guard.lease)
 		return;
@@ -323,9 +329,21 @@ lock_tasks(struct runif *r)
 			return;
 		err(EXIT_NODAEMON, "%s", path);
 	}
-	while (flock(r->lockfd, LOCK_SH) == -1)
-		if (errno != EINTR)
+	if (r->wait_until >= 0 && r->wait_until < by)
+		by = r->wait_until;
+	while (flock(r->lockfd, LOCK_SH | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
 			err(EXIT_NODAEMON, "%s", path);
+		if (mono_now() >= by) {
+			if (r->wait_until >= 0 && by == r->wait_until)
+				errx(EXIT_WAITED, "%s: held by another; node %u "
+				    "did not come to lead within --wait-for",
+				    path, r->id);
+			errx(EXIT_NODAEMON, "%s: held exclusively by another: "
+			    "no daemon runs there", path);
+		}
+		nanosleep(&ms, NULL);
+	}
 }
 
 /*

@@ -233,6 +233,7 @@ struct node {
 	const struct cluster_node *self;
 	uint64_t	 inc;
 	int		 dirfd;
+	int		 tasklock;	/* tasks.lock, held shared, or -1 */
 	struct pidfh	*pidfh;
 	int		 sigfd;
 	struct trace_writer *tw;
