@@ -75,6 +75,16 @@ setup() {
 	assert_output ""
 }
 
+@test "a Dead for an incarnation beyond the one its node booted is reported, and ends nothing" {
+	# incarnation 9 of node 3 never booted: no guard of node 3 sent it
+	sed 's/msg=Dead elid=3\.1\.0/msg=Dead elid=3.9.0/' dead.trace \
+	    >"$BATS_TEST_TMPDIR/forged.trace"
+	check -s lease "$BATS_TEST_TMPDIR/forged.trace"
+	assert_failure 1
+	assert_line "$BATS_TEST_TMPDIR/forged.trace:42: uniqueness: node 2 received a Dead for incarnation 9 of node 3, whose trace shows incarnation 1 at most: no guard of it sent that, and a lease it ended may still be held"
+	assert_line --partial "forged.trace:53: uniqueness: nodes 3 and 2 both lead"
+}
+
 @test "a Dead after the harness's crash line changes nothing" {
 	check -s lease dead-crash.trace
 	assert_success

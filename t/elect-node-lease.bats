@@ -104,7 +104,7 @@ certify() {
 	# seconds on a loaded host under AddressSanitizer).
 	elect_stop_all
 	elect_setup "$BATS_TEST_TMPDIR/e2"
-	elect_start_cluster --insecure --lease 10s --renew 1s "${FD[@]}" "$C"
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" --lease 10s --renew 1s "${FD[@]}" "$C"
 	ldr=$(elect_wait_leader 20)
 	t0=$(date +%s%N)
 	elect_stop "$ldr"
@@ -146,7 +146,7 @@ certify() {
 
 @test "lease: a SIGKILLed leader's job is stopped at once and its lease released on its behalf; a SIGTERMed one's at once; the next leader's runs" {
 	C=$(mkcluster 5)
-	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" "${TIMING[@]}" "$C"
 	assert_equal "$(elect_wait_leader 20)" 5
 	guard 1 2 3 4 5
 	wait_for 10 grep -q "^5 [0-9]* tick" "$LOG"
@@ -183,7 +183,7 @@ certify() {
 echo "$ELECT_NODE deaf $EPOCHREALTIME" >>"$LOG"
 while :; do sleep 0.05; done' k s
 	C=$(mkcluster 3)
-	elect_start_cluster --insecure --lease 10s --renew 1s "${FD[@]}" "$C"
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" --lease 10s --renew 1s "${FD[@]}" "$C"
 	assert_equal "$(elect_wait_leader 20)" 3
 	guard 1 2 3
 	wait_for 10 grep -q "^3 [0-9]* tick" "$LOG"

@@ -188,10 +188,17 @@ open_setup() {
 	run stat -c '%a %G' "$d" "$d/control"
 	assert_line --index 0 "710 $G"
 	assert_line --index 1 "660 $G"
-	# A member asks, and may act: the edict reaches the algorithm.
+	# A member asks, and may run guarded commands, but not edict: that
+	# is root's, the daemon user's and --operator-group's.
 	run as "$U1" elect-node -s "$d" --status
 	[[ "$output" == "id=1 "* ]] || fail "member: $output"
-	run as "$U1" elect-node -s "$d" --edict hello
+	run -2 as "$U1" elect-node -s "$d" --edict hello
+	assert_output --partial "edict: not allowed to uid $(id -u "$U1")"
+	{ echo "epoch 1"; cat "$C"; } >"$OPEN_DIR/next.conf"
+	chmod 644 "$OPEN_DIR/next.conf"
+	run -1 as "$U1" elect-node -s "$d" --reconfigure "$OPEN_DIR/next.conf"
+	assert_output --partial "not allowed to uid $(id -u "$U1")"
+	run elect-node -s "$d" --edict hello
 	assert_output --partial "edicts need -a lease"
 	# Another user cannot even connect.
 	run -5 as "$U2" elect-node -s "$d" --status
@@ -207,11 +214,30 @@ open_setup() {
 	run -3 as "$U2" elect-node -s "$d" --run-if-leader -- true
 	assert_output --partial "task: not allowed to uid $(id -u "$U2")"
 	run cat "$ELECT_DIR/1/stderr"
-	assert_output --partial "control: edict from uid $(id -u "$U1") pid "
+	assert_output --partial "control: edict refused to uid $(id -u "$U1") pid "
+	assert_output --partial "not in group (no --operator-group)"
 	assert_output --partial "control: edict refused to uid $(id -u "$U2") pid "
+	assert_output --partial "control: task refused to uid $(id -u "$U2") pid "
 	assert_output --partial "not in group $G"
 	elect_teardown
 	rmusers
+}
+
+@test "--operator-group: its members may edict, a mere socket-group member may not" {
+	open_setup
+	C=$(mkcluster 2)
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" \
+	    --socket-group "$G" --operator-group "$G" "$C" -- 1
+	local d=$ELECT_DIR/1/state
+	chmod 755 "$ELECT_DIR/1"
+	run as "$U1" elect-node -s "$d" --edict hello
+	assert_output --partial "edicts need -a lease"
+	run cat "$ELECT_DIR/1/stderr"
+	assert_output --partial "control: edict from uid $(id -u "$U1") pid "
+	run -2 elect-node -i 1 --status --operator-group "$G"
+	assert_output --partial "--status does not use --operator-group"
+	run -2 elect-node -f /dev/null -i 1 --insecure --operator-group nosuchgroup-x
+	assert_output --partial '--operator-group: no group "nosuchgroup-x"'
 }
 
 # Under lease a guarded command locks the node's tasks.lock, which a
@@ -229,8 +255,15 @@ open_setup() {
 	assert_equal "$(elect_wait_leader 20)" 3
 	local d=$ELECT_DIR/3/state
 	chmod 755 "$ELECT_DIR/3"
-	run stat -c '%a' "$d/tasks.lock" "$d/testament"
-	assert_output $'644\n600'
+	run stat -c '%a %G' "$d/tasks.lock" "$d/testament"
+	assert_output $'640 '"$G"$'\n600 root'
+	# A member may lock it shared, as its guards do, but never hold it
+	# exclusively, which would block the next guard or release the
+	# lease under a live daemon.
+	run as "$U1" flock -s -n "$d/tasks.lock" true
+	assert_success
+	run as "$U1" flock -x -n "$d/tasks.lock" true
+	assert_failure
 	run as "$U1" elect-node -s "$d" --run-if-leader -- sh -c 'echo ran'
 	assert_success
 	assert_output "ran"
@@ -246,6 +279,110 @@ open_setup() {
 	assert_line --partial "testament: Permission denied"
 	elect_teardown
 	rmusers
+}
+
+# The control socket under a flood (issue 28): 40 clients that keep every
+# slot they get and connect again at once.  The leader's guard asks for
+# its lease on its registration, so its deadline moves throughout;
+# --status tells busy (5) from no daemon (3); a member's flood leaves
+# root its slots; a member may not edict; and a leader killed during the
+# flood fails over at once.
+leads() {
+	elect_status "$1" >/dev/null 2>&1
+}
+
+gone() {
+	! elect_status "$1" >/dev/null 2>&1
+}
+
+@test "control: a flood of clients stops no guarded command; --status says busy; a member's flood leaves root its slots, and no edict" {
+	open_setup
+	local d flood=$BATS_TEST_DIRNAME/tools/ctl-flood.py g t0 t1 fp
+	C=$(mkcluster 3)
+	elect_start_cluster -k "$(mkkey "$OPEN_DIR/key")" "${TIMING[@]}" \
+	    --socket-group "$G" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	d=$ELECT_DIR/3/state
+	chmod 755 "$ELECT_DIR/3"
+	elect-node -s "$d" --run-if-leader -- sh -c \
+	    'while :; do echo "3 tick" >>"$LOG"; sleep 0.05; done' \
+	    2>"$BATS_TEST_TMPDIR/job.err" &
+	g=$!
+	PIDS+=("$g")
+	wait_for 10 grep -q "^3 tick" "$LOG"
+
+	# Root's own flood takes every slot: the job runs on through three
+	# leases, and --status says busy, not "no daemon".
+	python3 "$flood" "$d/control" 40 3 "$BATS_TEST_TMPDIR/ready1" \
+	    >"$BATS_TEST_TMPDIR/flood1" &
+	fp=$!
+	PIDS+=("$fp")
+	wait_for 10 test -s "$BATS_TEST_TMPDIR/ready1"
+	run -6 elect-node -s "$d" --status
+	assert_output --partial "busy"
+	wait "$fp"
+	run cat "$BATS_TEST_TMPDIR/flood1"
+	assert_output --regexp "^busy [1-9][0-9]* answered [1-9][0-9]*$"
+	kill -0 "$g"
+	run cat "$BATS_TEST_TMPDIR/job.err"
+	refute_output --partial "stopping"
+
+	# A member's flood: it gets its share, root's --status still
+	# answers within a second, and the job runs on.
+	run -2 as "$U1" elect-node -s "$d" --edict hello
+	assert_output --partial "edict: not allowed to uid $(id -u "$U1")"
+	: >"$LOG"
+	: >"$OPEN_DIR/ready2"
+	chown "$U1" "$OPEN_DIR/ready2"
+	as "$U1" python3 "$flood" "$d/control" 40 3 "$OPEN_DIR/ready2" \
+	    >"$BATS_TEST_TMPDIR/flood2" &
+	fp=$!
+	PIDS+=("$fp")
+	wait_for 10 test -s "$OPEN_DIR/ready2"
+	t0=$EPOCHREALTIME
+	run -0 elect-node -s "$d" --status
+	t1=$EPOCHREALTIME
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1) }' ||
+	    fail "--status took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+	# Killed during the flood, the leader fails over within a lease.
+	t0=$EPOCHREALTIME
+	elect_kill 3
+	wait_for 10 leads 2
+	t1=$EPOCHREALTIME
+	echo "# failover during a member's flood: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s" >&3
+	wait "$fp" || true
+	run cat "$BATS_TEST_TMPDIR/job.err"
+	refute_output --partial "deadline"
+	assert_line --partial "died; node 3's lease released on its behalf"
+}
+
+# A registration that a member keeps open on the leader without a
+# command to stop (issue 28) holds a SIGTERM handover up for two leases
+# at most, as elect-node(1) says; then the node leaves without releasing.
+@test "a task registration left open delays a leaving leader by two leases at most" {
+	local t0 t1 reg=$BATS_TEST_TMPDIR/reg
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	assert_equal "$(elect_wait_leader 20)" 3
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"elect 1 task\n")
+got = b""
+while b"\n" not in got:
+    got += s.recv(4096)
+open(sys.argv[2], "w").write(got.decode())
+time.sleep(60)' "$ELECT_DIR/3/state/control" "$reg" &
+	PIDS+=($!)
+	wait_for 10 grep -q "leader=yes" "$reg"
+	t0=$EPOCHREALTIME
+	kill -TERM "${ELECT_PID[3]}"
+	wait_for 10 gone 3
+	t1=$EPOCHREALTIME
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 2.5) }' ||
+	    fail "left after $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+	run cat "$ELECT_DIR/3/stderr"
+	assert_output --partial "task-stop-late node=3 tasks=1"
 }
 
 # --- status: ages, JSON, exit codes ---

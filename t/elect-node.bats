@@ -147,6 +147,33 @@ time.sleep(30)' "$fdport" "$ELECT_DIR/held" &
 	refute_output --partial "start node=1"
 }
 
+@test "files: an all-zero key and a FIFO as the key are refused at once; another user's state directory, and a link as the trace, too" {
+	head -c 32 /dev/zero >"$ELECT_DIR/zero.key"
+	chmod 600 "$ELECT_DIR/zero.key"
+	run timeout 10 elect-node -f "$C" -i 1 -k "$ELECT_DIR/zero.key" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "zero.key: key 1 is all zeros"
+	mkfifo -m 600 "$ELECT_DIR/fifo.key"
+	run timeout 10 elect-node -f "$C" -i 1 -k "$ELECT_DIR/fifo.key" -s "$ELECT_DIR/s"
+	assert_failure 2
+	assert_output --partial "fifo.key: not a regular file"
+	# A link as the trace file: not followed, whatever it points at.
+	echo keep >"$ELECT_DIR/victim"
+	ln -s "$ELECT_DIR/victim" "$ELECT_DIR/trace.link"
+	run timeout 10 elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/s" \
+	    -t "$ELECT_DIR/trace.link"
+	assert_failure 2
+	assert_equal "$(cat "$ELECT_DIR/victim")" keep
+	[ "$(id -u)" = 0 ] || skip "chown needs root"
+	mkdir -m 700 "$ELECT_DIR/theirs"
+	chown nobody "$ELECT_DIR/theirs"
+	run timeout 10 elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/theirs"
+	assert_failure 2
+	assert_output --partial "theirs: Operation not permitted"
+	run ls -A "$ELECT_DIR/theirs"
+	assert_output ""
+}
+
 @test "bad key files: missing, short, long, loose, another user's" {
 	run elect-node -f "$C" -i 1 -k "$ELECT_DIR/nokey" -s "$ELECT_DIR/s"
 	assert_failure 2

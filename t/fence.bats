@@ -108,7 +108,7 @@ stale() {
 	file) mkdir "$T/out" ;;
 	esac
 	C=$(mkcluster 3)
-	elect_start_cluster --insecure "${TIMING[@]}" "$C"
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" "${TIMING[@]}" "$C"
 	assert_equal "$(elect_wait_leader 20)" 3
 	fguard 3 1
 	fguard 2 0

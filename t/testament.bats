@@ -15,12 +15,15 @@ teardown() {
 @test "testament: a lease daemon writes its testament, owner only, and its task lock; other algorithms write neither" {
 	local id st
 	C=$(mkcluster 3)
-	elect_start_cluster --insecure --lease 1s --renew 200 "$C"
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" --lease 1s --renew 200 "$C"
 	elect_wait_leader 20 >/dev/null
 	for id in 1 2 3; do
 		st=$ELECT_DIR/$id/state
 		run stat -c %a "$st/testament" "$st/tasks.lock"
-		assert_output $'600\n644'
+		assert_output $'600\n600'
+		# The daemon holds it shared: nobody holds it exclusively.
+		run flock -x -n "$st/tasks.lock" true
+		assert_failure
 		run testament-drive <"$st/testament"
 		assert_success
 		assert_line --index 0 --regexp "^node=$id pid=${ELECT_PID[$id]} inc=[1-9][0-9]* from=127\.0\.0\.1:$(port "$id" "$C") peers=2\$"
@@ -52,6 +55,24 @@ s.sendto(bytes.fromhex(sys.argv[2]), ("127.0.0.1", int(sys.argv[3])))' \
 	elect_wait_leader 20 >/dev/null
 	[ ! -e "$ELECT_DIR/1/state/testament" ]
 	[ ! -e "$ELECT_DIR/1/state/tasks.lock" ]
+}
+
+@test "testament: under --insecure no Dead counts: a forged one from the host, on any port, releases nothing" {
+	local hex
+	C=$(mkcluster 3)
+	elect_start_cluster --insecure --lease 1s --renew 200 "$C"
+	elect_wait_leader 20 >/dev/null
+	hex=$(awk '$1 == "to" && $2 == 1 { print $5 }' "$ELECT_DIR/3/state/testament")
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+s.sendto(bytes.fromhex(sys.argv[1]), ("127.0.0.1", int(sys.argv[2])))' \
+	    "$hex" "$(port 1 "$C")"
+	wait_for 10 trace_has "$ELECT_DIR/1/trace" " drop from=3 why=dead-insecure"
+	run trace_has "$ELECT_DIR/1/trace" " recv from=3 msg=Dead"
+	assert_failure
+	run grep -c "peer-dead" "$ELECT_DIR/1/stderr"
+	assert_output 0
 }
 
 @test "testament: the parser takes a well-formed file and says which line of a bad one is wrong" {

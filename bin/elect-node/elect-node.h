@@ -85,10 +85,15 @@ struct node_opts {
 	int		 socket_group;
 	gid_t		 socket_gid;
 	char		 socket_group_name[64];
+	/* --operator-group: may also edict and reconfigure. */
+	int		 operator_group;
+	gid_t		 operator_gid;
+	char		 operator_group_name[64];
 };
 
 #define GID_ARG_MAX	4294967294LL	/* (gid_t)-1 means none */
 void		 arg_group(const char *, struct node_opts *);
+void		 arg_operator_group(const char *, struct node_opts *);
 
 #define EXIT_WAITED	124	/* --wait-for ran out without -E, as timeout(1) */
 #define ALGO_S		(1000 * ALGO_MS)

@@ -28,7 +28,8 @@ enum {
 
 /* Past the timing flags (OPT_TIMING + TM_N). */
 enum {
-	OPT_WAIT_FOR = 512, OPT_GEN_KEY, OPT_SOCKET_GROUP, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_WAIT_FOR = 512, OPT_GEN_KEY, OPT_SOCKET_GROUP, OPT_OPERATOR_GROUP,
+	OPT_METRICS, OPT_METRICS_FILE,
 	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD
 };
 
@@ -57,6 +58,7 @@ static const struct option fixed_opts[] = {
 	{ "wait-for",	required_argument,	NULL,	OPT_WAIT_FOR },
 	{ "gen-key",	required_argument,	NULL,	OPT_GEN_KEY },
 	{ "socket-group", required_argument,	NULL,	OPT_SOCKET_GROUP },
+	{ "operator-group", required_argument,	NULL,	OPT_OPERATOR_GROUP },
 	{ "metrics",	required_argument,	NULL,	OPT_METRICS },
 	{ "metrics-file", required_argument,	NULL,	OPT_METRICS_FILE },
 	{ "json",	no_argument,		NULL,	OPT_JSON },
@@ -134,7 +136,8 @@ usage(FILE *f, int code)
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
 "                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
-"                  [--socket-group group] [--metrics addr:port]\n"
+"                  [--socket-group group] [--operator-group group]\n"
+"                  [--metrics addr:port]\n"
 "                  [--metrics-file path] [-q | -v] [--syslog] [-c file]\n"
 "                  [timing]\n"
 "       elect-node (-i id | -s statedir) --status [--json]\n"
@@ -298,6 +301,9 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 			break;
 		case OPT_SOCKET_GROUP:
 			arg_group(optarg, o);
+			break;
+		case OPT_OPERATOR_GROUP:
+			arg_operator_group(optarg, o);
 			break;
 		case OPT_METRICS:
 			if ((why = metrics_parse_addr(optarg,

@@ -447,10 +447,41 @@ dead_of(const struct world *w, const struct trace_event *ev, uint64_t *incp)
 	    !(ev->have & HAVE_ELID) ||
 	    trace_parse_elid(ev->elid, &p, &inc, &ctr) == -1 ||
 	    p != ev->from || (i = world_find(w, p)) < 0 ||
-	    !w->node[i].up || w->node[i].inc > inc)
+	    !w->node[i].up || w->node[i].inc != inc)
 		return -1;
 	*incp = inc;
 	return i;
+}
+
+/*
+ * A Dead for an incarnation of P beyond the one P's boot line shows: no
+ * guard of P can have sent it, since it names a process that never ran.
+ * A forgery (or a node whose lines are lost) that took leases away from
+ * a live leader: reported under uniqueness, which it undermines, and no
+ * crash is inferred from it.
+ */
+static void
+dead_forged(struct checker *ck, const struct trace_event *ev)
+{
+	struct check_out *out;
+	unsigned p;
+	uint64_t inc, ctr;
+	int i;
+
+	if (ev->type != TR_RECV || !trace_str_eq(ev->msg, "Dead") ||
+	    !(ev->have & HAVE_ELID) ||
+	    trace_parse_elid(ev->elid, &p, &inc, &ctr) == -1 ||
+	    p != ev->from || (i = world_find(ck->w, p)) < 0 ||
+	    ck->w->node[i].inc == 0 || ck->w->node[i].inc >= inc)
+		return;
+	for (out = ck->m; out < ck->m + ck->nm; out++)
+		if (out->ops == &check_uniqueness && out->on && judged(ck, out))
+			check_violation(out, ev, "node %u received a Dead for "
+			    "incarnation %llu of node %u, whose trace shows "
+			    "incarnation %llu at most: no guard of it sent "
+			    "that, and a lease it ended may still be held",
+			    ev->node, (unsigned long long)inc, p,
+			    (unsigned long long)ck->w->node[i].inc);
 }
 
 /* The crash of node P at T, which the checker infers (CHECK_HAVE_DEAD),
@@ -564,6 +595,7 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 
 	if (ck->ndoom > 0 && (why = dead_due(ck, ev)) != NULL)
 		return why;
+	dead_forged(ck, ev);
 	/* Fed as a crash line would be, so that every assertion, the
 	 * world and the lease world take it alike. */
 	if (dead_doom(ck, ev, &crash) && (why = feed(ck, &crash, 0)) != NULL)

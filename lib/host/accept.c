@@ -111,6 +111,17 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 	}
 	if (!dead && windowed(e, i, now, d) == -1)
 		return;
+	/* A Dead releases a lease at once.  Without a key anyone on the
+	 * host could forge one, so none counts; with it, only for an
+	 * incarnation the handshake has shown, not one still to come. */
+	if (dead && e->key->insecure) {
+		drop(d, "dead-insecure");
+		return;
+	}
+	if (dead && (!e->sess[i].win.valid || w->inc > e->sess[i].win.inc)) {
+		drop(d, "dead-unseen");
+		return;
+	}
 	/* A change's messages cross between epochs. */
 	if (epoch_type(w->type)) {
 		d->take = HOST_EPOCH;

@@ -15,7 +15,10 @@
  *
  * A Dead, sent by a dead incarnation's guard, skips the handshake's
  * window, which may have moved on to a restarted daemon: it names its
- * incarnation, and a copy of it says nothing new.
+ * incarnation, and a copy of it says nothing new.  It counts only for an
+ * incarnation no newer than the one the handshake last confirmed of its
+ * peer, and never without a key (--insecure): anyone on the host could
+ * forge it.
  *
  * Pure: no I/O, no clock, no globals; it changes only the sessions it is
  * given.

@@ -229,5 +229,8 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "trace_lost_total", "counter", "Trace lines that could not "
 	    "be written (a full pipe, a collector gone).",
 	    (unsigned long long)m->trace_lost);
+	one(&o, "control_busy_total", "counter", "Control clients refused "
+	    "a slot: all taken, or their user's share.",
+	    (unsigned long long)m->ctl_busy);
 	return o.cut ? -1 : (int)o.n;
 }

@@ -66,6 +66,8 @@ struct metrics {
 	uint64_t	 ctl_idle_drops;
 	/* Trace lines lost, set by the caller before rendering. */
 	uint64_t	 trace_lost;
+	/* Control clients refused a slot (err busy). */
+	uint64_t	 ctl_busy;
 };
 
 void	metrics_init(struct metrics *, unsigned id, const char *algo);

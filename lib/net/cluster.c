@@ -241,7 +241,8 @@ parse_epoch(struct parser *p, char *s)
 	if (p->c->epoch_line != 0)
 		return fail(p, "epoch already given on line %u",
 		    p->c->epoch_line);
-	s += s == NULL ? 0 : strspn(s, BLANKS);
+	if (s != NULL)
+		s += strspn(s, BLANKS);
 	if (s == NULL || *(num = strsep(&s, BLANKS)) == '\0')
 		return fail(p, "epoch: missing N");
 	if (parse_num(num, 0, CLUSTER_EPOCH_MAX, &v) == -1)
@@ -279,14 +280,16 @@ parse_line(struct parser *p, char *s)
 	if (strcmp(kw, "node") != 0)
 		return fail(p, "unknown keyword \"%s\" (expected \"node ID "
 		    "HOST:PORT [fd=PORT]\")", kw);
-	s += s == NULL ? 0 : strspn(s, BLANKS);
+	if (s != NULL)
+		s += strspn(s, BLANKS);
 	if (s == NULL || *(id = strsep(&s, BLANKS)) == '\0')
 		return fail(p, "node: missing ID");
 	if (parse_num(id, 1, CLUSTER_ID_MAX, &v) == -1)
 		return fail(p, "node id \"%s\" is not 1 to %d", id,
 		    CLUSTER_ID_MAX);
 	n.id = (unsigned)v;
-	s += s == NULL ? 0 : strspn(s, BLANKS);
+	if (s != NULL)
+		s += strspn(s, BLANKS);
 	if (s == NULL || *(ep = strsep(&s, BLANKS)) == '\0')
 		return fail(p, "node %u: missing HOST:PORT", n.id);
 	rest = s == NULL ? ep + strlen(ep) : s;

@@ -76,8 +76,16 @@ key_parse(const uint8_t *buf, size_t len, uint8_t keys[KEY_MAX][KEY_BYTES],
 		    (size_t)(KEY_MAX * KEY_BYTES) : len);
 		return -1;
 	}
-	for (i = 0; i < len / KEY_BYTES; i++)
+	for (i = 0; i < len / KEY_BYTES; i++) {
 		memcpy(keys[i], buf + i * KEY_BYTES, KEY_BYTES);
+		if (sodium_is_zero(keys[i], KEY_BYTES)) {
+			snprintf(msg, msglen, "key %zu is all zeros (make one "
+			    "with: head -c %d /dev/urandom)", i + 1,
+			    KEY_BYTES);
+			sodium_memzero(keys, KEY_MAX * KEY_BYTES);
+			return -1;
+		}
+	}
 	if (len == KEY_MAX * KEY_BYTES &&
 	    sodium_memcmp(keys[0], keys[1], KEY_BYTES) == 0) {
 		snprintf(msg, msglen, "the same key twice");
@@ -99,7 +107,10 @@ key_load(const char *path, uint8_t keys[KEY_MAX][KEY_BYTES], char *msg,
 	ssize_t r;
 	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	/* Not blocking: a FIFO must not hang the start (it is refused
+	 * below as not a regular file). */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1) {
 		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
 		return -1;
 	}

@@ -47,6 +47,13 @@ store_open(const char *dir)
 		return -1;
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
+	/* Another user's directory, into which its owner could put links
+	 * to files of ours (as OpenSSH's StrictModes): refused. */
+	if (fstat(fd, &st) == 0 && st.st_uid != geteuid()) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
 	if (fstat(fd, &st) == -1 ||
 	    ((st.st_mode & 077) != 0 && fchmod(fd, st.st_mode & 0700) == -1)) {
 		close(fd);
@@ -63,7 +70,8 @@ store_read(int dirfd, const char *name, void *buf, size_t max, size_t *len)
 	int fd, saved;
 
 	*len = 0;
-	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
+	    -1)
 		return errno == ENOENT ? 1 : -1;
 	for (;;) {
 		if (*len == max) {
@@ -155,8 +163,8 @@ store_write(int dirfd, const char *name, const void *buf, size_t len)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
 	if (fd == -1)
 		return -1;
 	if (write_all(fd, buf, len) == -1 || fsync(fd) == -1) {

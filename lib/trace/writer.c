@@ -137,8 +137,10 @@ open_file(struct trace_writer *w)
 {
 	int fd;
 
+	/* Never through a link: in a directory another user may write,
+	 * it could point at any file of ours. */
 	fd = open(w->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NONBLOCK, trace_mode(w->path));
+	    O_NONBLOCK | O_NOFOLLOW, trace_mode(w->path));
 	if (fd == -1)
 		return -1;
 	w->fd = fd;

@@ -15,6 +15,10 @@
 #define CLIENT_WAIT_MS	2000	/* how long a request waits for its reply */
 #define EXIT_NODAEMON	3	/* no daemon answered, or it went away */
 #define EXIT_DENIED	5	/* the socket or its directory refused us */
+#define EXIT_BUSY	6	/* --status: the daemon runs, but had no slot */
+
+/* Why client_ask() failed when the daemon answered only busy. */
+extern const char client_busy[];
 
 /* Connects to the daemon of DIR and sends REQ (without "elect 1 " and
  * newline): the socket, or -1 with *WHY said.  NONBLOCK: the socket does

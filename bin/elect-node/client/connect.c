@@ -106,9 +106,12 @@ ask_once(const char *dir, const char *req, char *reply, size_t len,
 	return 0;
 }
 
+const char client_busy[] = "busy: every slot of the control socket this "
+    "user may take is taken";
+
 /* Every slot taken (err busy, or hung up before the request was sent):
  * the daemon drops idle clients within a second, so a slot comes free
- * while the request may still wait. */
+ * while the request may still wait; if none does, why is client_busy. */
 int
 client_ask(const char *dir, const char *req, char *reply, size_t len,
     int wait_ms, const char **why)
@@ -121,5 +124,9 @@ client_ask(const char *dir, const char *req, char *reply, size_t len,
 	    (rc == 0 && strcmp(reply, "err busy") == 0)) &&
 	    ms_left(deadline) > BUSY_PAUSE_MS)
 		nanosleep(&pause, NULL);
+	if (rc == -2 || (rc == 0 && strcmp(reply, "err busy") == 0)) {
+		*why = client_busy;
+		return -1;
+	}
 	return rc < 0 ? -1 : 0;
 }

@@ -17,8 +17,9 @@
  * By Lemma 3.1 of the paper no grantor's grant to this node ends before E
  * in real time, and no other node leads, nor runs a guarded command,
  * until a majority of those grants has ended.  R asks the daemon again
- * every poll: a daemon that stops answering (killed, paused, cut off)
- * only stops E from moving.  When the daemon says that this node no longer
+ * every poll, on the registration's own connection: it needs no slot of
+ * the control socket, which other clients may fill.  A daemon that stops
+ * answering (killed, paused, cut off) only stops E from moving.  When the daemon says that this node no longer
  * leads, or leads with another token (a new leadership), R stops the
  * command at once: SIGTERM, and SIGKILL after the grace.
  *
@@ -100,8 +101,14 @@ struct runif {
 	int		 registering, refused;
 	algo_time	 wait_until;	/* --wait-for's end, or -1 */
 	int		 done, rc;
-	/* The registration (task), and the ask in flight. */
+	/* The registration (task), what it said of a line not yet whole,
+	 * the asks sent on it not yet answered, and whether the last is
+	 * still wanted; the ask in flight on a connection of its own (once
+	 * the registration is closed). */
 	int		 tfd;
+	char		 tbuf[2 * CTL_LINE_MAX];
+	size_t		 tlen;
+	int		 tasked, twanted;
 	int		 qfd;
 	char		 qbuf[CTL_LINE_MAX];
 	size_t		 qlen;
@@ -301,12 +308,18 @@ start(struct runif *r, uint64_t token)
 
 /*
  * The node's task lock, shared, before the registration: a command that
- * may start holds it until it is dead.  Only a lease daemon has one.
+ * may start holds it until it is dead.  Only a lease daemon has one, and
+ * holds it shared as long as it lives, so that it is held exclusively
+ * only by a guard of a dead daemon, sending its testament, for as long
+ * as a few datagrams take: never waited for past TOKEN_WAIT, nor past
+ * --wait-for.
  */
 static void
 lock_tasks(struct runif *r)
 {
+	struct timespec ms = { 0, 1000000 };
 	char path[PATH_MAX];
+	algo_time by = mono_now() + TOKEN_WAIT;
 
 	if (!r->guard.lease)
 		return;
@@ -317,9 +330,21 @@ lock_tasks(struct runif *r)
 			return;
 		err(EXIT_NODAEMON, "%s", path);
 	}
-	while (flock(r->lockfd, LOCK_SH) == -1)
-		if (errno != EINTR)
+	if (r->wait_until >= 0 && r->wait_until < by)
+		by = r->wait_until;
+	while (flock(r->lockfd, LOCK_SH | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
 			err(EXIT_NODAEMON, "%s", path);
+		if (mono_now() >= by) {
+			if (r->wait_until >= 0 && by == r->wait_until)
+				errx(EXIT_WAITED, "%s: held by another; node %u "
+				    "did not come to lead within --wait-for",
+				    path, r->id);
+			errx(EXIT_NODAEMON, "%s: held exclusively by another: "
+			    "no daemon runs there", path);
+		}
+		nanosleep(&ms, NULL);
+	}
 }
 
 /*
@@ -508,8 +533,20 @@ report_kill(struct runif *r, enum guard_why why)
 static void
 query_start(struct runif *r)
 {
+	static const char line[] = "elect 1 lease\n";
 	const char *why;
 
+	_Static_assert(CTL_VERSION == 1, "the lease line's version");
+	if (r->tfd != -1) {
+		if (send(r->tfd, line, sizeof(line) - 1, MSG_NOSIGNAL |
+		    MSG_DONTWAIT) != (ssize_t)sizeof(line) - 1) {
+			r->refused = 1;
+			return;
+		}
+		r->tasked++;
+		r->twanted = 1;
+		return;
+	}
 	r->qlen = 0;
 	if ((r->qfd = client_connect(r->dir, "lease", 1, &why)) == -1)
 		r->refused = 1;
@@ -521,6 +558,8 @@ query_end(struct runif *r)
 	if (r->qfd != -1)
 		close(r->qfd);
 	r->qfd = -1;
+	/* An answer still to come on the registration is not wanted. */
+	r->twanted = 0;
 }
 
 static void
@@ -529,6 +568,10 @@ unregister(struct runif *r)
 	if (r->tfd != -1)
 		close(r->tfd);
 	r->tfd = -1;
+	r->tlen = 0;
+	/* An ask in flight there gets no answer: the guard's poll says
+	 * so, as of any silence. */
+	r->tasked = r->twanted = 0;
 }
 
 static void
@@ -759,21 +802,57 @@ task_register(struct runif *r)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, line);
 }
 
-/* The daemon about the registered command: leave, or gone. */
+/* One line of the daemon on the registration: stop, the answer to the
+ * last ask (earlier ones are stale), or "ok" to a kill's report. */
+static void
+task_line(struct runif *r, const char *line)
+{
+	struct guard_reply rp;
+	int last;
+
+	if (strcmp(line, "ok stop") == 0) {
+		feed(r, GUARD_IN_STOP, NULL, 0);
+		return;
+	}
+	if (strcmp(line, "ok") == 0 || r->tasked == 0)
+		return;
+	last = --r->tasked == 0 && r->twanted;
+	if (!last)
+		return;
+	r->twanted = 0;
+	if (guard_reply_parse(line, strlen(line), &rp) == 0)
+		feed(r, GUARD_IN_REPLY, &rp, 0);
+	else
+		feed(r, GUARD_IN_NOREPLY, NULL, 0);
+}
+
+/* The daemon about the registered command: leave, answers, or gone. */
 static void
 task_read(struct runif *r)
 {
-	char buf[64];
+	char *nl;
 	ssize_t n;
+	size_t len;
 
-	n = read(r->tfd, buf, sizeof(buf) - 1);
+	n = read(r->tfd, r->tbuf + r->tlen, sizeof(r->tbuf) - 1 - r->tlen);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0) {
-		buf[n] = '\0';
-		if (strstr(buf, "ok stop") != NULL)
-			feed(r, GUARD_IN_STOP, NULL, 0);
-		return;
+		r->tlen += (size_t)n;
+		while (r->tfd != -1 && !r->done &&
+		    (nl = memchr(r->tbuf, '\n', r->tlen)) != NULL) {
+			char line[sizeof(r->tbuf)];
+
+			len = (size_t)(nl - r->tbuf);
+			memcpy(line, r->tbuf, len);
+			line[len] = '\0';
+			r->tlen -= len + 1;
+			memmove(r->tbuf, nl + 1, r->tlen);
+			task_line(r, line);
+		}
+		/* A line longer than any the daemon writes: not its. */
+		if (r->tlen < sizeof(r->tbuf) - 1)
+			return;
 	}
 	unregister(r);
 	feed(r, GUARD_IN_HANGUP, NULL, 0);

@@ -23,7 +23,7 @@ client_status(const char *dir, int json)
 	if (client_ask(dir, "status", reply, sizeof(reply), CLIENT_WAIT_MS,
 	    &why) == -1) {
 		warnx("%s/" CTL_NAME ": %s", dir, why);
-		return EXIT_NODAEMON;
+		return why == client_busy ? EXIT_BUSY : EXIT_NODAEMON;
 	}
 	if ((why = ctl_parse_reply(reply, strlen(reply), &ok, &rest)) != NULL) {
 		warnx("%s/" CTL_NAME ": bad reply (%s)", dir, why);

@@ -17,8 +17,11 @@ typedef void cmd_fn(struct node *, struct control_client *,
 static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 
 #define C_WAITS	0x1	/* may keep the client waiting */
-#define C_GROUP	0x2	/* changes what the node does: members only */
+#define C_GROUP	0x2	/* runs a guarded command: members only */
 #define C_TASK	0x4	/* from a guarded command's own connection only */
+#define C_BOTH	0x8	/* from any connection, a guarded command's too */
+#define C_OPER	0x10	/* changes what the node does: root, the daemon's
+			 * user, --operator-group */
 
 static const struct {
 	const char	*name;
@@ -29,13 +32,13 @@ static const struct {
 	{ "help",	0,	cmd_help,		0 },
 	{ "status",	0,	cmd_status,		0 },
 	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
-	{ "lease",	0,	cmd_lease,		0 },
-	{ "edict",	1,	cmd_edict,		C_GROUP },
+	{ "lease",	0,	cmd_lease,		C_BOTH },
+	{ "edict",	1,	cmd_edict,		C_OPER },
 	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
 	{ "task",	1,	cmd_task,		C_WAITS | C_GROUP },
 	{ "killed",	1,	cmd_killed,		C_TASK },
-	{ "reconfigure-part", 2, cmd_reconfigure_part,	C_GROUP },
-	{ "reconfigure", 3,	cmd_reconfigure,	C_GROUP },
+	{ "reconfigure-part", 2, cmd_reconfigure_part,	C_OPER },
+	{ "reconfigure", 3,	cmd_reconfigure,	C_OPER },
 };
 
 static void
@@ -270,9 +273,11 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 	for (i = 0; i < nitems(cmds); i++) {
 		if (!ctl_str_eq(req->cmd, cmds[i].name))
 			continue;
-		/* A guarded command's connection says only how it ended;
-		 * no other may say that. */
-		if (((cmds[i].flags & C_TASK) != 0) !=
+		/* A guarded command's connection says only how it ended,
+		 * and asks for its lease, so that its guard never needs
+		 * a slot; no other may say how it ended. */
+		if (!(cmds[i].flags & C_BOTH) &&
+		    ((cmds[i].flags & C_TASK) != 0) !=
 		    (c->waiting == WAIT_TASK))
 			control_reply(c, "err %s %s", cmds[i].name,
 			    c->waiting == WAIT_TASK ? "while a guarded command "
@@ -281,8 +286,9 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 			control_reply(c, "err %s takes %d argument%s",
 			    cmds[i].name, cmds[i].maxargs,
 			    cmds[i].maxargs == 1 ? "" : "s");
-		else if ((cmds[i].flags & C_GROUP) &&
-		    !control_allowed(&nd->control, c, cmds[i].name))
+		else if ((cmds[i].flags & (C_GROUP | C_OPER)) &&
+		    !control_allowed(&nd->control, c, cmds[i].name,
+		    (cmds[i].flags & C_OPER) != 0))
 			control_reply(c, "err %s: not allowed to uid %u",
 			    cmds[i].name, (unsigned)c->uid);
 		else if ((cmds[i].flags & C_WAITS) &&

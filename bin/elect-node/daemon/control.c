@@ -114,9 +114,10 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	return listen(s->fd, CTL_BACKLOG);
 }
 
-/* Whether the peer of C is root, this daemon's user, or in the group. */
+/* Whether the peer of C is root, this daemon's user, or in group GID
+ * (if HAVE). */
 static int
-peer_member(const struct control *s, struct control_client *c)
+peer_in(struct control_client *c, int have, gid_t gid)
 {
 	gid_t fixed[256], *gids = fixed;
 	socklen_t len = sizeof(fixed);
@@ -125,9 +126,9 @@ peer_member(const struct control *s, struct control_client *c)
 
 	if (c->uid == 0 || c->uid == geteuid())
 		return 1;
-	if (!s->opts->socket_group)
+	if (!have)
 		return 0;
-	if (c->gid == s->opts->socket_gid)
+	if (c->gid == gid)
 		return 1;
 	/* The supplementary groups the peer had when it connected. */
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, gids, &len) == -1) {
@@ -141,7 +142,7 @@ peer_member(const struct control *s, struct control_client *c)
 	}
 	n = len / sizeof(gid_t);
 	for (i = 0; i < n && !in; i++)
-		in = gids[i] == s->opts->socket_gid;
+		in = gids[i] == gid;
 	if (gids != fixed)
 		free(gids);
 	return in;
@@ -155,7 +156,7 @@ peer_creds(struct control *s, struct control_client *c)
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
 
-	c->member = 0;
+	c->member = c->oper = 0;
 	c->uid = (uid_t)-1;
 	c->gid = (gid_t)-1;
 	c->pid = 0;
@@ -165,22 +166,61 @@ peer_creds(struct control *s, struct control_client *c)
 	c->uid = uc.uid;
 	c->gid = uc.gid;
 	c->pid = uc.pid;
-	c->member = peer_member(s, c);
+	c->member = peer_in(c, s->opts->socket_group, s->opts->socket_gid);
+	c->oper = peer_in(c, s->opts->operator_group, s->opts->operator_gid);
+}
+
+/* Root and the daemon's own user, whom no cap holds back. */
+static int
+privileged(const struct control_client *c)
+{
+	return c->uid == 0 || c->uid == geteuid();
+}
+
+/*
+ * Whether a new client C may take a slot: the last CONTROL_RESERVED free
+ * slots are root's and the daemon user's, and any other user has at most
+ * CONTROL_PER_UID slots (as ZooKeeper's maxClientCnxns), so that no user's connections, however many or slow,
+ * keep another's --status out, nor the daemon's own user's.
+ */
+static int
+slot_allowed(const struct control *s, const struct control_client *c)
+{
+	int i, free = 0, mine = 0;
+
+	if (privileged(c))
+		return 1;
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		const struct control_client *o = &s->clients[i];
+
+		if (o->fd == -1)
+			free++;
+		else if (o != c && o->uid == c->uid)
+			mine++;
+	}
+	/* C's own slot is taken already. */
+	return free >= CONTROL_RESERVED && mine < CONTROL_PER_UID;
 }
 
 int
 control_allowed(const struct control *s, const struct control_client *c,
-    const char *cmd)
+    const char *cmd, int oper)
 {
-	if (c->member) {
+	if (oper ? c->oper : c->member) {
 		log_info("control: %s from uid %u pid %d", cmd,
 		    (unsigned)c->uid, (int)c->pid);
 		return 1;
 	}
-	log_warnx("control: %s refused to uid %u pid %d: not root, not uid "
-	    "%u, not in group %s", cmd, (unsigned)c->uid, (int)c->pid,
-	    (unsigned)geteuid(), s->opts->socket_group ?
-	    s->opts->socket_group_name : "(no --socket-group)");
+	if (oper)
+		log_warnx("control: %s refused to uid %u pid %d: not root, "
+		    "not uid %u, not in group %s", cmd, (unsigned)c->uid,
+		    (int)c->pid, (unsigned)geteuid(), s->opts->operator_group ?
+		    s->opts->operator_group_name : "(no --operator-group)");
+	else
+		log_warnx("control: %s refused to uid %u pid %d: not root, "
+		    "not uid %u, not in group %s", cmd, (unsigned)c->uid,
+		    (int)c->pid, (unsigned)geteuid(), s->opts->socket_group ?
+		    s->opts->socket_group_name : "(no --socket-group)");
 	return 0;
 }
 
@@ -209,6 +249,8 @@ control_accept(struct control *s)
 			if (s->clients[i].fd == -1)
 				break;
 		if (i == CONTROL_CLIENTS_MAX) {
+			if (s->metrics != NULL)
+				s->metrics->ctl_busy++;
 			/* A best effort: the client learns why, or not. */
 			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
 			    MSG_DONTWAIT) == -1)
@@ -219,6 +261,16 @@ control_accept(struct control *s)
 		s->clients[i].fd = fd;
 		s->clients[i].idle_by = now + IDLE;
 		peer_creds(s, &s->clients[i]);
+		if (!slot_allowed(s, &s->clients[i])) {
+			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
+			    MSG_DONTWAIT) == -1)
+				errno = 0;
+			if (s->metrics != NULL)
+				s->metrics->ctl_busy++;
+			close(fd);
+			s->clients[i].fd = -1;
+			continue;
+		}
 	}
 }
 

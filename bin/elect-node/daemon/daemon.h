@@ -32,6 +32,10 @@
  * at most this many slots: the rest turn over within CONTROL_IDLE_MS,
  * so that --status always gets one. */
 #define CONTROL_WAITERS_MAX	(CONTROL_CLIENTS_MAX - 4)
+/* Slots kept for root and the daemon's user, and the most that any other
+ * user's clients take (control.c, slot_allowed()). */
+#define CONTROL_RESERVED	4
+#define CONTROL_PER_UID		6
 #define CONTROL_IDLE_MS		1000	/* for a whole line, when not waiting */
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
@@ -85,6 +89,9 @@ struct control_client {
 	gid_t		 gid;
 	pid_t		 pid;
 	int		 member;
+	int		 oper;		/* root, the daemon's user, or a member
+					 * of --operator-group: may edict and
+					 * reconfigure */
 	int		 started;	/* WAIT_TASK: its command may run */
 	int		 killed;	/* WAIT_TASK: its group got SIGKILL */
 	struct control	*owner;
@@ -125,7 +132,7 @@ int	control_waiters(const struct control *);
 /* Whether client C may run command CMD, which changes what the node
  * does; logs who asked, and who was refused. */
 int	control_allowed(const struct control *, const struct control_client *,
-	    const char *cmd);
+	    const char *cmd, int oper);
 
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	cmd_dispatch(struct node *, struct control_client *,
@@ -232,6 +239,7 @@ struct node {
 	const struct cluster_node *self;
 	uint64_t	 inc;
 	int		 dirfd;
+	int		 tasklock;	/* tasks.lock, held shared, or -1 */
 	struct pidfh	*pidfh;
 	int		 sigfd;
 	struct trace_writer *tw;

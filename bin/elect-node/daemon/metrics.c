@@ -108,8 +108,8 @@ write_file(struct node *nd)
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return;
 	/* The collector reads *.prom only: the .tmp is never half read. */
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) != -1) {
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0644)) != -1) {
 		ok = write(fd, buf, (size_t)n) == n;
 		ok = close(fd) == 0 && ok;
 		ok = ok && rename(tmp, path) == 0;

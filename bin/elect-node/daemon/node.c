@@ -250,7 +250,7 @@ leave(struct node *nd, enum quit why)
 		return;
 	}
 	nd->leaving = why;
-	nd->leave_by = mono_now() + 2 * nd->opts->timing.a.lease + TRACE_NS;
+	nd->leave_by = mono_now() + 2 * nd->opts->timing.a.lease;
 	tasks_stop(nd, "leaving");
 }
 
@@ -468,7 +468,7 @@ daemon_main(const struct node_opts *o)
 
 	memset(&nd, 0, sizeof(nd));
 	nd.opts = o;
-	nd.udp = nd.sigfd = nd.dirfd = -1;
+	nd.udp = nd.sigfd = nd.dirfd = nd.tasklock = -1;
 	log_init("elect-node", o->syslog, o->verbosity);
 	setup(&nd);
 	events_start(&nd);

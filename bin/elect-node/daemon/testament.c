@@ -10,6 +10,7 @@
  * harmless anyway: its Dead names that daemon's incarnation, which
  * grantors tell from the current one.
  */
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -79,6 +80,53 @@ put(struct node *nd, FILE *f)
 	return fflush(f) == EOF || ferror(f) ? -1 : 0;
 }
 
+/*
+ * tasks.lock: every guarded command locks it, shared, before it
+ * registers, and its guard sends the testament only once it gets it
+ * exclusively, when no other command runs.  The daemon holds it shared
+ * too, for as long as it lives: nobody can then hold it exclusively, so
+ * no one blocks a guard's lock while there is a daemon to register with,
+ * and the testament goes only once the daemon is dead.  It is made anew
+ * when the daemon starts: the guards of a daemon before, which may still
+ * send its testament, and whoever else held the old one, keep the old
+ * file to themselves.  Mode 0640, of
+ * the --socket-group (whatever the umask: the unit's is 0077), so that
+ * its members' guards can lock it, and 0600 without: nobody else may
+ * open it.
+ */
+static void
+task_lock(struct node *nd)
+{
+	const char *dir = nd->opts->statedir;
+	mode_t mode = nd->opts->socket_group ? 0640 : 0600;
+	struct stat st;
+	int fd, tries = 0;
+
+	if (nd->tasklock != -1)
+		return;
+again:
+	if (unlinkat(nd->dirfd, TESTAMENT_LOCK, 0) == -1 && errno != ENOENT)
+		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+	if ((fd = openat(nd->dirfd, TESTAMENT_LOCK, O_RDONLY | O_CREAT |
+	    O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode)) == -1)
+		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid())
+		errx(EXIT_USAGE, "%s/%s: not a file of uid %u", dir,
+		    TESTAMENT_LOCK, (unsigned)geteuid());
+	if ((nd->opts->socket_group && fchown(fd, (uid_t)-1,
+	    nd->opts->socket_gid) == -1) || fchmod(fd, mode) == -1)
+		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+	/* Locked by someone in the instant since it was made: a new one. */
+	if (flock(fd, LOCK_SH | LOCK_NB) == -1) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || ++tries == 100)
+			err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
+		close(fd);
+		goto again;
+	}
+	nd->tasklock = fd;
+}
+
 void
 testament_write(struct node *nd)
 {
@@ -90,15 +138,7 @@ testament_write(struct node *nd)
 	if (nd->opts->algo->dead == 0 || nd->inc == 0 || nd->peers.n == 0)
 		return;
 	errno = 0;
-	/* Every guarded command locks it, shared, before it registers. */
-	if ((fd = openat(nd->dirfd, TESTAMENT_LOCK, O_RDONLY | O_CREAT |
-	    O_CLOEXEC | O_NOFOLLOW, 0644)) == -1)
-		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
-	/* Whatever the umask (the unit's is 0077): a --socket-group client
-	 * must be able to lock it, or it could not run a command. */
-	if (fchmod(fd, 0644) == -1)
-		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
-	close(fd);
+	task_lock(nd);
 	fd = openat(nd->dirfd, TMP_NAME, O_WRONLY | O_CREAT | O_TRUNC |
 	    O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd == -1 || (f = fdopen(fd, "w")) == NULL) {

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""ctl-flood.py SOCKET N SECONDS READY: N clients of a control socket
+that keep their slots: each sends "elect 1 status\\n" every 0.4 s (so it
+is never idle) and connects again at once whenever it is dropped or
+refused.  Writes "full" to READY once a connection was refused (err
+busy, or closed before its first answer), then keeps on for SECONDS
+(at most 120) and prints "busy B answered A": the refusals and answers
+it got.  Bounded: never runs longer than SECONDS + 10 s."""
+import os, select, socket, sys, time
+
+path, n, secs, ready = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+secs = min(secs, 120.0)
+line = b"elect 1 status\n"
+socks = {}
+busy = answered = 0
+full = False
+start = time.monotonic()
+end = None
+
+
+def dial():
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+    except OSError:
+        s.close()
+        return False
+    s.setblocking(False)
+    socks[s] = [0.0, b"", False]
+    return True
+
+
+while True:
+    now = time.monotonic()
+    if end is not None and now >= end:
+        break
+    if now - start > secs + 10:
+        break
+    while len(socks) < n:
+        if not dial():
+            time.sleep(0.01)
+            break
+    for s, st in list(socks.items()):
+        if now >= st[0]:
+            try:
+                s.send(line)
+            except OSError:
+                pass
+            st[0] = now + 0.4
+    r, _, _ = select.select(list(socks), [], [], 0.05)
+    for s in r:
+        st = socks[s]
+        try:
+            data = s.recv(4096)
+        except OSError:
+            data = b""
+        if data:
+            st[1] += data
+            if b"err busy" in st[1]:
+                busy += 1
+                full = True
+            elif b"\n" in st[1]:
+                answered += st[1].count(b"\n")
+                st[2] = True
+            st[1] = st[1][st[1].rfind(b"\n") + 1:]
+            if b"err busy" not in data:
+                continue
+        if not st[2]:
+            busy += 1
+            full = True
+        del socks[s]
+        s.close()
+    if full and end is None:
+        with open(ready, "w") as f:
+            f.write("full\n")
+        end = time.monotonic() + secs
+print("busy %d answered %d" % (busy, answered))
