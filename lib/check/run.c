@@ -16,6 +16,7 @@
 #include "check/check.h"
 #include "check/inst.h"
 #include "check/world.h"
+#include "trace/dead.h"
 
 #define HELD_MAX	1024	/* reports held before the set is known */
 
@@ -440,13 +441,10 @@ static int
 dead_of(const struct world *w, const struct trace_event *ev, uint64_t *incp)
 {
 	unsigned p;
-	uint64_t inc, ctr;
+	uint64_t inc;
 	int i;
 
-	if (ev->type != TR_RECV || !trace_str_eq(ev->msg, "Dead") ||
-	    !(ev->have & HAVE_ELID) ||
-	    trace_parse_elid(ev->elid, &p, &inc, &ctr) == -1 ||
-	    p != ev->from || (i = world_find(w, p)) < 0 ||
+	if (!trace_dead_of(ev, &p, &inc) || (i = world_find(w, p)) < 0 ||
 	    !w->node[i].up || w->node[i].inc != inc)
 		return -1;
 	*incp = inc;
@@ -465,13 +463,10 @@ dead_forged(struct checker *ck, const struct trace_event *ev)
 {
 	struct check_out *out;
 	unsigned p;
-	uint64_t inc, ctr;
+	uint64_t inc;
 	int i;
 
-	if (ev->type != TR_RECV || !trace_str_eq(ev->msg, "Dead") ||
-	    !(ev->have & HAVE_ELID) ||
-	    trace_parse_elid(ev->elid, &p, &inc, &ctr) == -1 ||
-	    p != ev->from || (i = world_find(ck->w, p)) < 0 ||
+	if (!trace_dead_of(ev, &p, &inc) || (i = world_find(ck->w, p)) < 0 ||
 	    ck->w->node[i].inc == 0 || ck->w->node[i].inc >= inc)
 		return;
 	for (out = ck->m; out < ck->m + ck->nm; out++)

@@ -8,6 +8,17 @@
 
 #include "trace/dead.h"
 
+int
+trace_dead_of(const struct trace_event *ev, unsigned *who, uint64_t *inc)
+{
+	uint64_t ctr;
+
+	return ev->type == TR_RECV && trace_str_eq(ev->msg, "Dead") &&
+	    (ev->have & HAVE_ELID) &&
+	    trace_parse_elid(ev->elid, who, inc, &ctr) == 0 &&
+	    *who == ev->from;
+}
+
 void
 trace_dead_init(struct trace_dead *d)
 {
@@ -49,7 +60,7 @@ trace_dead_feed(struct trace_dead *d, const struct trace_event *ev,
 {
 	struct trace_dead_node *n, *p;
 	unsigned who;
-	uint64_t inc, ctr;
+	uint64_t inc;
 
 	if (ev->node == 0 || (n = get(d, ev->node)) == NULL)
 		return 0;
@@ -68,11 +79,10 @@ trace_dead_feed(struct trace_dead *d, const struct trace_event *ev,
 		n->up = 1;
 		break;
 	}
-	if (ev->type != TR_RECV || !trace_str_eq(ev->msg, "Dead") ||
-	    !(ev->have & HAVE_ELID) ||
-	    trace_parse_elid(ev->elid, &who, &inc, &ctr) == -1 ||
-	    who != ev->from || who == ev->node ||
-	    (p = get(d, who)) == NULL || !p->up || p->inc > inc)
+	/* As elect-check: the incarnation it names, and none other (a
+	 * later one's is forged, an earlier one's says nothing new). */
+	if (!trace_dead_of(ev, &who, &inc) || who == ev->node ||
+	    (p = get(d, who)) == NULL || !p->up || p->inc != inc)
 		return 0;
 	p->up = 0;
 	memset(crash, 0, sizeof(*crash));

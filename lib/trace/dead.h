@@ -1,7 +1,7 @@
 /*
  * A lease peer's `recv msg=Dead elid=P.I.C' read as elect-check reads it
  * (elect-trace(5), recv): P's crash just before the line, when P is up in
- * incarnation I or an earlier one.  For the readers that draw and count
+ * incarnation I.  For the readers that draw and count
  * a trace (elect-trace stats, timeline), so that a killed leader whose
  * lines just stop is not drawn leading until its lease's end.
  */
@@ -19,6 +19,11 @@ struct trace_dead {
 	}		*n;
 	size_t		 cap;
 };
+
+/* Whether EV is a Dead as its node's guard sends it, `recv msg=Dead
+ * elid=P.I.C' from P itself: 1 and P, I in *WHO, *INC; else 0. */
+int	trace_dead_of(const struct trace_event *ev, unsigned *who,
+	    uint64_t *inc);
 
 void	trace_dead_init(struct trace_dead *);
 void	trace_dead_free(struct trace_dead *);
