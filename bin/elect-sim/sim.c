@@ -488,6 +488,7 @@ fd_update(algo_time now)
 
 static void	handle(struct event *);
 static void	guard_note(size_t, algo_time);
+static void	guard_feed(size_t, enum guard_in_type, algo_time);
 static void	oracle_note(size_t, algo_time);
 static void	note_edict(size_t, const struct algo_edict *, algo_time);
 static void	epoch_after(size_t, algo_time);
@@ -829,9 +830,6 @@ node_conf(size_t i)
 {
 	struct node *nd = &nodes[i];
 	struct algo_timing t = C->timing;
-	const uint16_t *m;
-	char *text;
-	size_t k, nm, len = 0, cap = n * 16;
 
 	nd->ops = nd->odd == SESS_ALGO ? odd_ops() : ops;
 	node_key(i);
@@ -845,13 +843,7 @@ node_conf(size_t i)
 	_Static_assert(sizeof(t) % sizeof(algo_time) == 0,
 	    "timings are algo_time only");
 	sess_digest((const char *)&t, sizeof(t), nd->sconf.d[1]);
-	if ((text = malloc(cap)) == NULL)
-		err(1, NULL);
-	for (m = members(i, &nm), k = 0; k < nm; k++)
-		len += (size_t)snprintf(text + len, cap - len, "node %u\n",
-		    m[k]);
-	sess_digest(text, len, nd->sconf.d[2]);
-	free(text);
+	sess_cluster_digest(nd->cl, nd->sconf.d[2]);
 }
 
 /* Whether I and J run configurations that differ. */
@@ -888,8 +880,11 @@ seal(size_t from, size_t to, const struct algo_msg *m, uint8_t *dg)
 	if (p == NULL)
 		return 0;
 	host_wire_of(m, &w);
-	return host_seal(&e, p - nodes[from].cl->nodes, nodes[from].inc, &w,
-	    dg);
+	/* A guard's Dead goes as the incarnation it names (its testament),
+	 * whatever the host booted since. */
+	return host_seal(&e, p - nodes[from].cl->nodes, m->type ==
+	    nodes[from].ops->dead && nodes[from].ops->dead != 0 ?
+	    m->elid.inc : nodes[from].inc, &w, dg);
 }
 
 /* Host I's next HELLO round at AT, on its clock (SESS_ times are). */
@@ -952,8 +947,13 @@ fit_tick(size_t i, algo_time now)
 		fitp[k].misfit = fit_misfit_of(&nd->sess[j]);
 		fitp[k++].odd_at = nd->sess[j].odd_at;
 	}
-	if (fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake))
+	if (fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake)) {
 		trace(now, i, "%s", fit_line(&nd->fit, line, sizeof(line)));
+		/* Its guarded command is told to stop at once, as elect-node's
+		 * net_fit() tells it. */
+		if (nd->fit.vetoed && nd->cmd && !nd->guard->termed)
+			guard_feed(i, GUARD_IN_STOP, now);
+	}
 	if (C->oracle && nd->core != NULL)
 		oracle_note(i, now);
 	if (wake == INT64_MAX)
@@ -1484,10 +1484,12 @@ on_wedge(struct event *ev)
 		if (!st.wedged && nd->cmd) {
 			if (!nd->guard->termed)
 				guard_feed(ev->node, GUARD_IN_STOP, ev->at);
+			/* Asked again by itself, over no link a cut could
+			 * take; the asker hears once the core is wedged. */
+			nd->askedby[ev->peer] = 1;
 			e = new_event(EV_WEDGE, ev->at + C->timing.rtt +
 			    GUARD_LOCAL_RTT);
-			e->node = ev->node;
-			e->peer = ev->peer;
+			e->node = e->peer = ev->node;
 			e->ep = ev->ep;
 			push(e);
 			return;

@@ -24,8 +24,8 @@ stops(const struct fit *f, enum sess_misfit m)
 enum sess_misfit
 fit_misfit_of(const struct sess *s)
 {
-	return s->misfit != SESS_OK ? s->misfit : s->badmacs > 0 ? SESS_KEY :
-	    SESS_OK;
+	return s->misfit != SESS_OK ? s->misfit :
+	    s->badmacs > 0 && !s->confirmed ? SESS_KEY : SESS_OK;
 }
 
 int
@@ -80,7 +80,7 @@ fit_step(struct fit *f, const struct fit_peer *p, size_t n, int64_t now,
 			*wake = q->odd_at + FIT_LIVE;
 		snprintf(one, sizeof(one), "%s%u:%s", odd[0] ? "," : "",
 		    q->id, sess_misfit_name(q->misfit));
-		/* Cut whole, never half a peer: the count says the rest. */
+		/* Cut whole, never half a peer (FIT_TEXT_MAX holds some 25). */
 		if (strlen(odd) + strlen(one) < sizeof(odd) - 8)
 			strlcat(odd, one, sizeof(odd));
 	}

@@ -69,8 +69,10 @@ int	fit_step(struct fit *, const struct fit_peer *p, size_t n,
 	    int64_t now, int64_t *wake);
 
 /* What the handshake S says a peer differs in, for the verdict: its
- * digests, or its key from the first MAC that failed from its address
- * (three in a row name it for the log, session.h; one is live enough). */
+ * digests, or its key: three MAC failures in a row from its address
+ * (session.h), or one from a peer this node has not confirmed (a host
+ * just started must not lead before its peers' key is known; one forged
+ * datagram stops no confirmed peer's leadership). */
 enum sess_misfit fit_misfit_of(const struct sess *s);
 
 /* An authenticated HELLO of this node's epoch at NOW from ID, a node not

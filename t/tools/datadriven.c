@@ -149,17 +149,11 @@ static size_t acc_from[2], acc_to[2];
 static void
 acc_conf(struct acc_node *a, int odd_timing)
 {
-	char text[256];
-	size_t i, len = 0;
-
 	memset(&a->conf, 0, sizeof(a->conf));
 	sess_digest(a->ops->name, strlen(a->ops->name), a->conf.d[0]);
 	sess_digest(odd_timing ? "other" : "timing", odd_timing ? 5 : 6,
 	    a->conf.d[1]);
-	for (i = 0; i < acc_n; i++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-		    "node %u\n", acc_nodes[i].id);
-	sess_digest(text, len, a->conf.d[2]);
+	sess_cluster_digest(&acc_file, a->conf.d[2]);
 	a->proto.magic = WIRE_MAGIC_NODE;
 	a->proto.maxtype = (uint8_t)(a->ops->nmsg - 1);
 }

@@ -533,8 +533,6 @@ net_fit(struct node *nd, algo_time now)
 	}
 	if (fit_step(&nd->fit, p, n, now, &wake)) {
 		node_trace(nd, "%s", fit_line(&nd->fit, line, sizeof(line)));
-		nd->metrics.peers_mismatch = nd->fit.live;
-		nd->metrics.mismatch_veto = nd->fit.vetoed;
 		if (nd->fit.vetoed && !was)
 			log_warnx("mismatch-veto node=%u peers=%s",
 			    nd->self->id, nd->fit.odd);
@@ -545,6 +543,8 @@ net_fit(struct node *nd, algo_time now)
 		if (nd->fit.vetoed && tasks_running(nd) > 0)
 			tasks_stop(nd, "mismatch");
 	}
+	nd->metrics.peers_mismatch = nd->fit.live;
+	nd->metrics.mismatch_veto = nd->fit.vetoed;
 	return wake == INT64_MAX ? -1 : wake > now ? wake - now : 0;
 }
 
