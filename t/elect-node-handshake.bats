@@ -299,7 +299,7 @@ ndrops_all() {
 	for id in 1 2 3; do
 		run grep -c "became-leader" "$ELECT_DIR/$id/stderr"
 		assert_output "$([ "$id" = "$ldr" ] && echo 1 || echo 0)"
-		! grep -q "stopped-leading" "$ELECT_DIR/$id/stderr"
+		refute grep -q "stopped-leading" "$ELECT_DIR/$id/stderr"
 		[ "$(ndrops_all "$id" bad-mac)" = 0 ]
 	done
 }

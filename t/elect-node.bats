@@ -136,10 +136,10 @@ start_stub() {
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
 open(sys.argv[2], "w").close()
-time.sleep(30)' "$fdport" "$ELECT_DIR/held" &
+time.sleep(30)' "$fdport" "$ELECT_DIR/held" 3>&- &
 	local p=$!
-	wait_for 10 test -e "$ELECT_DIR/held"
-	run elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/fdport"
+	wait_for 10 test -e "$ELECT_DIR/held" || { kill "$p"; false; }
+	run timeout 10 elect-node -f "$C" -i 1 --insecure -s "$ELECT_DIR/fdport"
 	kill "$p"
 	wait "$p" || true
 	assert_failure 2
