@@ -201,6 +201,8 @@ core_boot(struct node *nd)
 	cfg.epoch_fresh = nd->fresh && nd->cluster.epoch > 0 && rc != 0;
 	nd->fresh = 0;
 	algo_out_init(&nd->out);
+	/* A handover's message, for the log's reasons (0: none). */
+	nd->release_type = (uint8_t)algo_msg_type(o->algo, "Release");
 	nd->algo = algo_boot(o->algo, &cfg, node_input(nd), &nd->out, why,
 	    sizeof(why));
 	free(ids);
@@ -238,8 +240,7 @@ core_recv(struct node *nd, const struct algo_msg *m)
 		    algo_msg_name(nd->opts->algo, m->type),
 		    elid_key(&m->elid, elid, sizeof(elid)),
 		    msg_fields(nd, m, fields, sizeof(fields)));
-		if (strcmp(algo_msg_name(nd->opts->algo, m->type),
-		    "Release") == 0)
+		if (m->type == nd->release_type)
 			events_release(nd, m->peer);
 		run(nd);
 	}

@@ -253,6 +253,7 @@ struct node {
 	struct events	 events;
 	enum quit	 quit;
 	int		 fd_usage;	/* the detector exited on bad usage */
+	uint8_t		 release_type;	/* the algorithm's Release, or 0 */
 	/* Asked to leave while guarded commands run: they stop first, so
 	 * that the lease is released only once they are dead. */
 	enum quit	 leaving;
