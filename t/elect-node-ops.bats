@@ -153,6 +153,7 @@ open_setup() {
 	    "$1" -f "$2" -i 1 --insecure -s /var/lib/elect/1 \
 		--socket-group "$3" 2>"$6/daemon.err" 3>&- &
 	    pid=$!
+	    trap "kill $pid 2>/dev/null" EXIT
 	    i=0
 	    until "$1" -s /var/lib/elect/1 --status >/dev/null 2>&1 ||
 		[ $i -gt 400 ]; do
