@@ -26,7 +26,7 @@ hep_init(struct hep *h, const struct hep_conf *conf)
 	    (h->in = malloc(conf->text_max)) == NULL ||
 	    (h->ingotpart = calloc(conf->text_max / EPOCH_PART_MAX + 1,
 	    1)) == NULL ||
-	    (h->votes = calloc(CLUSTER_NODES_MAX, 1)) == NULL) {
+	    (h->votebuf = calloc(CLUSTER_NODES_MAX, 1)) == NULL) {
 		hep_free(h);
 		return -1;
 	}
@@ -39,7 +39,7 @@ drop_change(struct hep *h)
 	epoch_change_free(&h->chg);
 	h->held = h->over = h->wedge_given = h->stopping =
 	    h->told_terminated = 0;
-	h->nvotes = h->need = 0;
+	memset(&h->votes, 0, sizeof(h->votes));
 	memset(h->heard, 0, sizeof(h->heard));
 	memset(h->askers, 0, sizeof(h->askers));
 }
@@ -52,7 +52,7 @@ hep_free(struct hep *h)
 	free(h->text);
 	free(h->in);
 	free(h->ingotpart);
-	free(h->votes);
+	free(h->votebuf);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -118,52 +118,27 @@ end(const struct hep *h, struct hep_out *o)
 
 /* ---- the answers of E, counted by a new member ---- */
 
-static long
-member(const struct cluster *c, unsigned id)
-{
-	const struct cluster_node *p = cluster_find(c, id);
-
-	return p == NULL ? -1 : p - c->nodes;
-}
-
-/* Member ID of E counted as wedged: 1 when it was not yet. */
-static int
-vote(struct hep *h, unsigned id)
-{
-	long i = member(&h->chg.prev, id);
-
-	if (i == -1 || h->votes[i])
-		return 0;
-	assert((size_t)i < h->chg.prev.n);	/* only E's members count */
-	h->votes[i] = 1;
-	h->nvotes++;
-	return 1;
-}
-
 static void
 votes_init(struct hep *h)
 {
-	size_t i;
-
 	assert(h->chg.prev.n <= CLUSTER_NODES_MAX);
-	memset(h->votes, 0, h->chg.prev.n);
-	h->nvotes = 0;
-	h->need = h->chg.prev.n / 2 + 1;
-	for (i = 0; i < h->chg.ndead; i++)
-		vote(h, h->chg.dead[i]);
-	vote(h, h->conf.self);
+	epoch_votes_start(&h->votes, &h->chg, h->votebuf);
+	epoch_votes_self(&h->votes, &h->chg, h->conf.self);
 }
 
 static void
 terminated(struct hep *h, struct hep_out *o)
 {
-	if (h->told_terminated || h->role != HEP_NEW || h->nvotes < h->need)
+	if (h->told_terminated || h->role != HEP_NEW ||
+	    !epoch_votes_done(&h->votes))
 		return;
-	/* TERMINATED only at a majority of E. */
-	assert(h->need > h->chg.prev.n / 2 && h->nvotes <= h->chg.prev.n);
+	/* TERMINATED only at a majority of E, counting E's members only. */
+	assert(h->votes.n == h->chg.prev.n &&
+	    h->votes.nwedged <= h->votes.n &&
+	    h->votes.nwedged > h->chg.prev.n / 2);
 	h->told_terminated = 1;
 	say(o, 0, "epoch-terminated node=%u epoch=%u wedged=%zu of %zu%s",
-	    h->conf.self, h->chg.prev.epoch, h->nvotes, h->chg.prev.n,
+	    h->conf.self, h->chg.prev.epoch, h->votes.nwedged, h->votes.n,
 	    h->chg.ndead > 0 ? " forced" : "");
 	act(o, HEP_TERMINATED, 0);
 }
@@ -307,7 +282,7 @@ spread(struct hep *h, const struct hep_status *st, int64_t now,
 	if (h->role == HEP_NEW && st->pending && !h->told_terminated)
 		for (i = 0; i < h->chg.prev.n; i++) {
 			id = h->chg.prev.nodes[i].id;
-			if (id == h->conf.self || h->votes[i])
+			if (id == h->conf.self || h->votes.wedged[i])
 				continue;
 			a = act(o, HEP_SEND, id);
 			a->msg.type = WIRE_TYPE_WEDGE;
@@ -506,7 +481,6 @@ hep_recv(struct hep *h, const struct cluster *run, unsigned from,
     struct hep_out *o)
 {
 	const char *why;
-	long i;
 
 	begin(o);
 	(void)now;
@@ -536,19 +510,10 @@ hep_recv(struct hep *h, const struct cluster *run, unsigned from,
 		SET(h->heard, from);
 		goto out;
 	}
-	why = NULL;
-	if (m->epoch != h->chg.prev.epoch)
-		why = "other-epoch";
-	else if (m->members != h->chg.prev.n ||
-	    memcmp(m->digest, h->chg.dprev, EPOCH_DIGEST) != 0)
-		why = "other-members";
-	else if ((i = member(&h->chg.prev, from)) == -1)
-		why = "not-a-member";
-	if (why != NULL) {
+	if (epoch_votes_add(&h->votes, &h->chg, from, m, &why) == -1) {
 		drop(o, from, why);
 		goto out;
 	}
-	vote(h, from);
 	SET(h->heard, from);
 	terminated(h, o);
 out:
@@ -632,7 +597,7 @@ hep_force(struct hep *h, struct epoch_change *ch, const char *dead,
 	say(o, 1, "epoch-forced node=%u epoch=%u dead=%.*s: counted as "
 	    "wedged", h->conf.self, h->chg.prev.epoch, (int)deadlen, dead);
 	for (i = 0; i < ch->ndead; i++)
-		vote(h, ch->dead[i]);
+		epoch_votes_self(&h->votes, &h->chg, ch->dead[i]);
 	free(h->chg.dead);
 	h->chg.dead = ch->dead;
 	h->chg.ndead = ch->ndead;

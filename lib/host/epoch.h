@@ -102,8 +102,8 @@ struct hep {
 	int		 over;		/* new: E ended; its peers are out */
 	int		 role;		/* HEP_OLD, HEP_NEW */
 	struct epoch_change chg;
-	uint8_t		*votes;		/* new: per member of E, wedged */
-	size_t		 nvotes, need;
+	uint8_t		*votebuf;	/* CLUSTER_NODES_MAX, for votes */
+	struct epoch_votes votes;	/* new: who of E answered wedged */
 	int		 told_terminated;
 	int		 wedge_given;	/* old: HEP_WEDGE given */
 	int		 stopping;	/* old: guarded commands told */
