@@ -25,22 +25,24 @@
  *
  * Epochs (Nerio 10.6, lease; share/elect/lease.md, Epochs): the cluster
  * names every host a run may use, -E the members of epoch 0 (default:
- * all); the others stay down until an epoch takes them in.  A
- * reconfigure starts epoch e+1, unless e+1 is still waiting for e to end
- * (then it is skipped, and -S says so).  A host that stays asks its own
- * core of e to wedge, and once it is wedged ends it (`exit why=epoch')
- * and boots its core of e+1 (`boot ... epoch=E'), pending and fresh (its
- * first life: no quiet period); a host that joins boots it at once; a
- * paused host does either once it resumes.
- * Every pending member of e+1 asks the members of e, every renewal period
- * over the simulated network, to wedge (the paper's grant request of
- * infinite delta, given to the core as ALGO_CMD_WEDGE); a member answers
- * as soon as its core is wedged, and the asker tells its core
- * ALGO_CMD_TERMINATED once a majority of them answered.  These requests
- * and answers are the caller's, not the core's, and are not traced; a
- * core's message reaching a host in another epoch is dropped (`drop
- * why=epoch').  The oracle also checks that no node of e+1 leads before
- * a majority of e is wedged.
+ * all); the others stay down until an epoch takes them in.  Every host
+ * runs elect-node's part of a change, lib/host/epoch, over the simulated
+ * links: a reconfigure is the operator's request to the first member of
+ * the newest epoch that takes it (none: it is skipped, and -S says so),
+ * which writes the change and sends it (CHANGE) to every host of both
+ * epochs; a member of e that holds it stops its guarded command, wedges
+ * its core, answers WEDGE with WEDGED, and, if it stays, ends that core
+ * (`exit why=epoch') and boots its core of e+1 (`boot ... epoch=E'),
+ * pending and fresh; a pending member of e+1 asks the members of e by
+ * WEDGE every renewal period and tells its core ALGO_CMD_TERMINATED at
+ * a majority of them.  A host that joins is started with the new file:
+ * it boots at once, and learns the change from CHANGE.  A host keeps its
+ * record and the change it wrote across crashes, as its state directory
+ * does.  These messages are not traced; a core's message reaching a
+ * host in another epoch is dropped (`drop why=epoch').  The oracle also
+ * checks that no node of e+1 leads before a majority of e is wedged.
+ * `misconf ID stale' restarts a host with the cluster file of the epoch
+ * before its record's: it refuses to start (hep_start()) and stays down.
  *
  * Under an algorithm with a Dead (algo_ops.dead), every host runs a
  * guarded command as elect-node --run-if-leader --wait runs it: the
@@ -81,6 +83,7 @@
 #include "elect-sim.h"
 #include "guard/guard.h"
 #include "host/accept.h"
+#include "host/epoch.h"
 #include "host/fit.h"
 #include "net/session.h"
 #include "net/wire.h"
@@ -92,8 +95,8 @@
 
 #include <sodium.h>
 
-enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_WEDGE,
-	EV_WEDGED, EV_ASK, EV_GUARD, EV_HELLO, EV_FIT };
+enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_EPOCH,
+	EV_EPTICK, EV_GUARD, EV_HELLO, EV_FIT };
 
 struct event {
 	algo_time	 at;
@@ -107,7 +110,8 @@ struct event {
 					 * life */
 	uint32_t	 ep;		/* deliver: the sender's epoch */
 	uint8_t		*dgram;		/* deliver, with handshakes: the
-					 * datagram as elect-node seals it */
+					 * datagram as elect-node seals it;
+					 * epoch: the message's payload */
 	size_t		 dglen;
 	const struct sched *s;
 	struct event	*next;		/* in a backlog */
@@ -145,16 +149,16 @@ struct node {
 	uint64_t	 tok, ghostinc;
 	uint64_t	 life;		/* bumped when the host crashes */
 	algo_time	 lastmade;	/* of the last edict it delivered */
-	/* Epochs: its core's (persisted with it), whether that core was
-	 * seen wedged, and who of the epoch before answered wedged. */
+	/* Epochs: its core's (its state directory's record), the change
+	 * it wrote there (the epoch it leads to, 0: none), and its part of
+	 * a change: lib/host/epoch, as elect-node runs it. */
 	uint32_t	 ep;
+	uint32_t	 saved;
 	int		 crashed;	/* down until a scheduled boot */
-	int		 selfwedge, asking;
+	int		 stale;		/* refused to start: down for good */
 	int		 fresh;		/* its next boot is its core's first */
-	uint8_t		*heard;
-	size_t		 nheard;
-	uint8_t		*askedby;	/* to answer once its core wedges */
-	uint64_t	 askgen;
+	struct hep	*hep;
+	uint64_t	 egen;		/* EV_EPTICK */
 	/* misconf: what its configuration differs in (SESS_OK: none), the
 	 * algorithm its core runs, and with handshakes, elect-node's edge:
 	 * its key, protocol, digests and cluster file (the run's, or its
@@ -184,12 +188,15 @@ struct node {
 	uint32_t	 gep;
 };
 
-/* An epoch's members, a byte per node index, and how many of them were
- * seen wedged. */
+/* An epoch's members, a byte per node index, as a cluster file, and the
+ * change to it from the one before; for the oracle, how many of them
+ * were seen wedged. */
 struct epoch {
 	uint8_t		*in, *wedged;
 	uint16_t	*ids;
 	size_t		 n, nwedged;
+	struct cluster	 cl;
+	struct epoch_change chg;
 };
 
 #define NS	INT64_C(1000000000)
@@ -233,6 +240,7 @@ static uint16_t *oddids;	/* a membership that differs */
 static struct cluster simc;	/* the hosts' file: 127.0.0.1, a port each */
 static struct sockaddr_storage *addr;	/* by node index */
 static struct epoch *epochs;	/* one per reconfigure, and epoch 0 */
+static struct hep_out *hout;	/* the actions of a change's core */
 static uint32_t cur;		/* the newest epoch */
 static size_t nepochs;		/* room in epochs */
 
@@ -492,6 +500,8 @@ static void	guard_feed(size_t, enum guard_in_type, algo_time);
 static void	oracle_note(size_t, algo_time);
 static void	note_edict(size_t, const struct algo_edict *, algo_time);
 static void	epoch_after(size_t, algo_time);
+static void	epoch_tick_at(size_t, algo_time);
+static void	ep_status(size_t, algo_time, struct hep_status *);
 
 /* ---- carrying out a core's actions ---- */
 
@@ -1061,11 +1071,6 @@ boot(size_t i, algo_time now)
 		    nd->persistlen == 0;
 		nd->fresh = 0;
 		nd->crashed = 0;
-		nd->selfwedge = nd->asking = 0;
-		nd->askgen++;
-		nd->nheard = 0;
-		memset(nd->heard, 0, n);
-		memset(nd->askedby, 0, n);
 	} else {
 		cfg.ids = members(i, &cfg.nids);
 		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
@@ -1289,8 +1294,15 @@ guard_note(size_t i, algo_time now)
 
 	/* None starts on a core whose epoch ends (reconf_ending()). */
 	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
-	    nd->core == NULL || (epochs_used && nd->ep != cur))
+	    nd->core == NULL)
 		return;
+	if (epochs_used) {
+		struct hep_status st;
+
+		ep_status(i, now, &st);
+		if (hep_ending(nd->hep, &st))
+			return;
+	}
 	guard_reply(i, now, &r);
 	if (!r.leader || r.token == 0)
 		return;
@@ -1353,7 +1365,7 @@ set_link(size_t a, size_t b, int down, int oneway, algo_time now)
 		    ids[a < b ? b : a], link_name(a, b));
 }
 
-/* ---- epochs (Nerio 10.6): what the caller does ---- */
+/* ---- epochs (Nerio 10.6): lib/host/epoch on every host ---- */
 
 static size_t
 majority(uint32_t e)
@@ -1361,197 +1373,392 @@ majority(uint32_t e)
 	return epochs[e].n / 2 + 1;
 }
 
-/* The change to the newest epoch still waits for the one before to end. */
-static int
-change_pending(void)
-{
-	return cur > 0 && epochs[cur - 1].nwedged < majority(cur - 1);
-}
-
-/* A request or answer of a change, from host FROM to TO, over the
- * simulated links. */
+/* Host I's core and guarded command, as the change's core sees them. */
 static void
-send_ctl(size_t from, size_t to, enum ev_type type, uint32_t ep,
-    algo_time now)
+ep_status(size_t i, algo_time now, struct hep_status *st)
 {
-	struct event *e;
+	struct node *nd = &nodes[i];
+	struct algo_status as;
 
-	if (from != to && (cut(from, to) ||
-	    (C->loss > 0 && rnd() % 100 < C->loss)))
+	memset(st, 0, sizeof(*st));
+	st->tasks = nd->cmd;
+	if (nd->core == NULL)
 		return;
-	e = new_event(type, from == to ? now : now + uniform(C->dmin,
-	    C->dmax));
-	e->node = to;
+	algo_query(nd->core, clock_at(nd, now), &as);
+	st->booted = 1;
+	st->wedged = as.wedged;
+	st->pending = as.pending;
+}
+
+/* Host I's part of a change anew, as elect-node starts it. */
+static void
+ep_init(size_t i)
+{
+	struct hep_conf hc = {
+		.self = ids[i], .idle = NS, .retry = 2 * ALGO_MS,
+		.period = C->timing.renew > 0 ? C->timing.renew : 20 * ALGO_MS,
+		.stop_wait = 2 * C->timing.lease + NS,
+		/* Two memberships of N lines at most, and the epoch lines. */
+		.text_max = (2 * n + 4) * 48 + EPOCH_PART_MAX,
+	};
+
+	if (nodes[i].hep == NULL &&
+	    (nodes[i].hep = malloc(sizeof(*nodes[i].hep))) == NULL)
+		err(1, NULL);
+	else if (nodes[i].hep->text != NULL)
+		hep_free(nodes[i].hep);
+	if (hep_init(nodes[i].hep, &hc) == -1)
+		err(1, NULL);
+}
+
+/* A message of a change from host FROM to TO over the simulated links,
+ * as the wire carries its payload. */
+static void
+ep_send(size_t from, unsigned to, const struct epoch_msg *m, algo_time now)
+{
+	uint8_t p[WIRE_PAYLOAD_MAX];
+	struct event *e;
+	size_t j = index_of((uint16_t)to), len;
+
+	if ((len = epoch_msg_put(m, p, sizeof(p))) == 0)
+		errx(1, "node %u: an epoch message the wire refuses",
+		    nodes[from].id);
+	if (cut(from, j) || (C->loss > 0 && rnd() % 100 < C->loss))
+		return;
+	e = new_event(EV_EPOCH, now + uniform(C->dmin, C->dmax));
+	if ((e->dgram = malloc(len)) == NULL)
+		err(1, NULL);
+	memcpy(e->dgram, p, len);
+	e->dglen = len;
+	e->timer = m->type;
+	e->node = j;
 	e->peer = from;
-	e->ep = ep;
 	push(e);
 }
 
+/* Host I's core of E is wedged and it is a member of E+1: that core
+ * ends, and a fresh core of E+1 boots. */
 static void
-ask_at(size_t i, algo_time at)
+ep_swap(size_t i, algo_time now)
 {
-	struct event *e = new_event(EV_ASK, at);
+	struct node *nd = &nodes[i];
 
-	e->node = i;
-	e->gen = nodes[i].askgen;
-	push(e);
-}
-
-/* Host I leaves its core of an older epoch for one of the newest. */
-static void
-epoch_move(size_t i, algo_time now)
-{
-	nodes[i].ep = cur;
-	nodes[i].persistlen = 0;	/* a new core, a new state */
-	nodes[i].fresh = 1;
+	trace(now, i, "exit why=epoch");
+	nd->until = 0;		/* wedged: it resigned */
+	stop(i, now);
+	nd->ep = nd->hep->chg.next.epoch;
+	nd->persistlen = 0;	/* a new core, a new state */
+	nd->fresh = 1;
 	boot(i, now);
 }
 
-/* After every step and boot of host I: note a wedge, move a host whose
- * core of an older epoch is wedged into the newest, and have a pending
- * core's host ask the epoch before to wedge. */
+/* The actions of host I's change core, carried out as elect-node's
+ * reconf.c carries them out; its log lines and tables are not the
+ * simulator's. */
+static void
+ep_carry(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct hep *h = nd->hep;
+	const struct hep_action *a;
+	struct hep_status st;
+	struct epoch_msg m;
+	size_t k, off;
+
+again:
+	for (k = 0; k < hout->n; k++) {
+		a = &hout->v[k];
+		switch (a->type) {
+		case HEP_SAVE:	/* the simulated disk never fails */
+			nd->saved = h->chg.next.epoch;
+			break;
+		case HEP_LOG:
+		case HEP_PEERS:
+		case HEP_DROP:
+			break;
+		case HEP_SEND:
+			ep_send(i, a->peer, &a->msg, now);
+			break;
+		case HEP_SEND_CHANGE:
+			memset(&m, 0, sizeof(m));
+			m.type = WIRE_TYPE_CHANGE;
+			m.epoch = h->chg.next.epoch;
+			m.total = (uint32_t)h->textlen;
+			memcpy(m.digest, h->chg.dtext, EPOCH_DIGEST);
+			for (off = 0; off < h->textlen; off += m.len) {
+				m.off = (uint32_t)off;
+				m.part = (const uint8_t *)h->text + off;
+				m.len = h->textlen - off < EPOCH_PART_MAX ?
+				    h->textlen - off : EPOCH_PART_MAX;
+				ep_send(i, a->peer, &m, now);
+			}
+			break;
+		case HEP_STOP_TASKS:
+			if (nd->cmd && !nd->guard->termed)
+				guard_feed(i, GUARD_IN_STOP, now);
+			break;
+		case HEP_WEDGE:
+			command(i, ALGO_CMD_WEDGE, now);
+			break;
+		case HEP_SWAP:
+			ep_swap(i, now);
+			break;
+		case HEP_TERMINATED:
+			command(i, ALGO_CMD_TERMINATED, now);
+			break;
+		case HEP_RESOLVE:	/* the simulated hosts' addresses */
+			ep_status(i, now, &st);
+			hep_resolved(h, a->peer, 1, &st, clock_at(nd, now),
+			    hout);
+			goto again;
+		}
+	}
+}
+
+/* Host I's change core ticks at AT: the last tick asked for counts. */
+static void
+epoch_tick_at(size_t i, algo_time at)
+{
+	struct event *e = new_event(EV_EPTICK, at);
+
+	e->node = i;
+	e->gen = ++nodes[i].egen;
+	push(e);
+}
+
+/* Its tick, again at once after a wedge or a swap, as reconf_tick(). */
+static void
+ep_tick(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct hep_status st;
+	algo_time c = clock_at(nd, now);
+	int t;
+
+	for (t = 0; t < 3; t++) {
+		ep_status(i, now, &st);
+		hep_tick(nd->hep, &st, c, hout);
+		ep_carry(i, now);
+		if (hout->wake == -1 || hout->wake > c)
+			break;
+	}
+	if (nd->up && hout->wake != -1)
+		epoch_tick_at(i, hout->wake > c ? real_at(nd, hout->wake) :
+		    now);
+}
+
+/* After every step, boot and resume of host I: the oracle notes a core
+ * wedged, the change's core hears that its core stepped, and ticks. */
 static void
 epoch_after(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
-	struct algo_status st;
-	uint32_t e = nd->ep;
-	size_t j;
+	struct hep_status st;
 
-	/* A frozen host does nothing, a change included, until it resumes. */
 	if (!epochs_used || !nd->up || nd->paused || nd->core == NULL)
 		return;
-	algo_query(nd->core, clock_at(nd, now), &st);
-	if (st.wedged && !epochs[e].wedged[i]) {
-		epochs[e].wedged[i] = 1;
-		epochs[e].nwedged++;
-		for (j = 0; j < n; j++)		/* who asked meanwhile */
-			if (nd->askedby[j])
-				send_ctl(i, j, EV_WEDGED, e, now);
+	ep_status(i, now, &st);
+	if (st.wedged && !epochs[nd->ep].wedged[i]) {
+		epochs[nd->ep].wedged[i] = 1;
+		epochs[nd->ep].nwedged++;
 	}
-	if (e < cur && epochs[cur].in[i]) {
-		if (!st.wedged) {
-			if (!nd->selfwedge)	/* as if asked by itself */
-				send_ctl(i, i, EV_WEDGE, e, now);
-			nd->selfwedge = 1;
-			return;
-		}
-		trace(now, i, "exit why=epoch");
-		nd->until = 0;		/* wedged: it resigned */
-		stop(i, now);
-		epoch_move(i, now);
-		return;
-	}
-	if (st.pending && !st.wedged && !nd->asking) {
-		nd->asking = 1;
-		ask_at(i, now);
-	}
+	hep_stepped(nd->hep, &st);
+	if (nd->hep->held)
+		epoch_tick_at(i, now);
 }
 
+/* A message of a change at its host. */
 static void
-on_ask(struct event *ev)
+on_epoch(struct event *ev)
 {
 	struct node *nd = &nodes[ev->node];
-	struct algo_status st;
-	size_t j;
+	struct hep_status st;
+	struct epoch_msg m;
+	const char *why;
 
-	if (ev->gen != nd->askgen)
-		return;
-	algo_query(nd->core, clock_at(nd, ev->at), &st);
-	if (!st.pending || st.wedged || nd->ep == 0) {
-		nd->asking = 0;
-		return;
-	}
-	for (j = 0; j < n; j++)
-		if (epochs[nd->ep - 1].in[j] && !nd->heard[j])
-			send_ctl(ev->node, j, EV_WEDGE, nd->ep - 1, ev->at);
-	ask_at(ev->node, ev->at + C->timing.renew);
+	if ((why = epoch_msg_parse((uint8_t)ev->timer, ev->dgram, ev->dglen,
+	    &m)) != NULL)
+		errx(1, "node %u: epoch message: %s", nd->id, why);
+	ep_status(ev->node, ev->at, &st);
+	hep_recv(nd->hep, &epochs[nd->ep].cl, ids[ev->peer], &m, &st,
+	    clock_at(nd, ev->at), hout);
+	ep_carry(ev->node, ev->at);
+	if (nd->up && nd->hep->held)
+		epoch_tick_at(ev->node, ev->at);
 }
 
-/* The paper's grant request of infinite delta, for epoch ev->ep: wedge
- * the core of that epoch, and say so once it is. */
+/*
+ * Host I starts, as elect-node does from its state directory: the core
+ * of its record's epoch, and the change it wrote, resumed; or, a member
+ * of the newest epoch whose record is older than the one before, given
+ * the newest cluster file by the operator: a fresh core of it (EPOCH_JOIN).
+ */
 static void
-on_wedge(struct event *ev)
+ep_start(size_t i, algo_time now)
 {
-	struct node *nd = &nodes[ev->node];
-	struct algo_status st;
-	struct event *e;
+	struct node *nd = &nodes[i];
+	struct epoch_change c;
+	struct hep_status st;
 
-	if (nd->ep == ev->ep) {
-		algo_query(nd->core, clock_at(nd, ev->at), &st);
-		/* Its guarded command stops first (elect-node: "ok stop"),
-		 * the core wedges once it is dead. */
-		if (!st.wedged && nd->cmd) {
-			if (!nd->guard->termed)
-				guard_feed(ev->node, GUARD_IN_STOP, ev->at);
-			/* Asked again by itself, over no link a cut could
-			 * take; the asker hears once the core is wedged. */
-			nd->askedby[ev->peer] = 1;
-			e = new_event(EV_WEDGE, ev->at + C->timing.rtt +
-			    GUARD_LOCAL_RTT);
-			e->node = e->peer = ev->node;
-			e->ep = ev->ep;
-			push(e);
-			return;
-		}
-		if (!st.wedged)
-			command(ev->node, ALGO_CMD_WEDGE, ev->at);
+	if (epochs[cur].in[i] && (nd->ep + 1 < cur ||
+	    !epochs[nd->ep].in[i])) {
+		nd->ep = cur;
+		nd->persistlen = 0;
+		nd->fresh = 1;
+		nd->saved = 0;
 	}
-	if (epochs[ev->ep].wedged[ev->node])
-		send_ctl(ev->node, ev->peer, EV_WEDGED, ev->ep, ev->at);
-	else if (nd->ep == ev->ep)
-		nd->askedby[ev->peer] = 1;
+	ep_init(i);
+	if (nd->saved > 0) {
+		memset(&c, 0, sizeof(c));
+		if (cluster_copy(&c.next, &epochs[nd->saved].chg.next) == -1 ||
+		    cluster_copy(&c.prev, &epochs[nd->saved].chg.prev) == -1)
+			err(1, NULL);
+		memcpy(c.dnext, epochs[nd->saved].chg.dnext, EPOCH_DIGEST);
+		memcpy(c.dprev, epochs[nd->saved].chg.dprev, EPOCH_DIGEST);
+		memcpy(c.dtext, epochs[nd->saved].chg.dtext, EPOCH_DIGEST);
+		memset(&st, 0, sizeof(st));
+		if (hep_hold(nd->hep, &epochs[nd->ep].cl, &c, &st,
+		    clock_at(nd, now), hout) == 0)
+			ep_carry(i, now);
+	}
+	boot(i, now);
 }
 
 static void
-on_wedged(struct event *ev)
+epoch_free(uint32_t e)
 {
-	struct node *nd = &nodes[ev->node];
-
-	if (nd->ep != ev->ep + 1 || nd->heard[ev->peer])
-		return;
-	nd->heard[ev->peer] = 1;
-	if (++nd->nheard == majority(ev->ep))
-		command(ev->node, ALGO_CMD_TERMINATED, ev->at);
+	free(epochs[e].in);
+	free(epochs[e].wedged);
+	free(epochs[e].ids);
+	cluster_free(&epochs[e].cl);
+	epoch_change_free(&epochs[e].chg);
+	memset(&epochs[e], 0, sizeof(epochs[e]));
 }
 
-/* A byte per node index: epoch E's members. */
-static void
-epoch_new(uint32_t e, const uint8_t *in)
+/* A byte per node index: epoch E's members, as a cluster file of hosts
+ * at 127.0.0.1 (a port each), and the change to it from E - 1: 0, or -1
+ * with why in ERR when that change breaks elect-node's rules. */
+static int
+epoch_new(uint32_t e, const uint8_t *in, char *why, size_t whylen)
 {
 	struct epoch *ep = &epochs[e];
+	struct cluster_node *p;
+	char name[32];
 	size_t i;
 
 	if ((ep->in = malloc(n)) == NULL ||
 	    (ep->wedged = calloc(n, 1)) == NULL ||
-	    (ep->ids = calloc(n, sizeof(*ep->ids))) == NULL)
+	    (ep->ids = calloc(n, sizeof(*ep->ids))) == NULL ||
+	    (ep->cl.nodes = calloc(n, sizeof(*ep->cl.nodes))) == NULL)
 		err(1, NULL);
+	snprintf(name, sizeof(name), "epoch-%" PRIu32 ".conf", e);
+	if ((ep->cl.file = strdup(name)) == NULL)
+		err(1, NULL);
+	ep->cl.epoch = e;
 	memcpy(ep->in, in, n);
-	for (i = 0; i < n; i++)
-		if (in[i])
-			ep->ids[ep->n++] = ids[i];
+	for (i = 0; i < n; i++) {
+		if (!in[i])
+			continue;
+		ep->ids[ep->n++] = ids[i];
+		p = &ep->cl.nodes[ep->cl.n++];
+		p->id = ids[i];
+		strlcpy(p->host, "127.0.0.1", sizeof(p->host));
+		p->port = (uint16_t)(1024 + i);
+		p->fd_port = (uint16_t)(20000 + i);
+	}
+	qsort(ep->cl.nodes, ep->cl.n, sizeof(*ep->cl.nodes), by_id);
+	if (e == 0)
+		return 0;
+	if (cluster_copy(&ep->chg.next, &ep->cl) == -1 ||
+	    cluster_copy(&ep->chg.prev, &epochs[e - 1].cl) == -1)
+		err(1, NULL);
+	return epoch_change_valid(&ep->chg, why, whylen);
 }
 
+/* The operator asks a member of the newest epoch, the first that takes
+ * it, for the change to the next; it starts the hosts that join. */
 static void
 reconfigure(const struct sched *s, algo_time now)
 {
+	struct epoch_change ch;
+	struct hep_status st;
+	char why[256];
 	size_t i;
+	int rc = -1;
 
-	if (cur + 1 == nepochs || change_pending()) {
+	if (cur + 1 == nepochs)
+		return;
+	if (epoch_new(cur + 1, s->side, why, sizeof(why)) == -1) {
+		if (C->stats == 1)
+			fprintf(stderr, "reconfigure skipped: %s\n", why);
+		epoch_free(cur + 1);
+		return;
+	}
+	for (i = 0; i < n && rc != HEP_REQ_TAKE; i++) {
+		if (!epochs[cur].in[i] || !nodes[i].up || nodes[i].paused ||
+		    nodes[i].core == NULL || nodes[i].ep != cur)
+			continue;
+		memset(&ch, 0, sizeof(ch));
+		if (cluster_copy(&ch.next, &epochs[cur + 1].cl) == -1)
+			err(1, NULL);
+		ep_status(i, now, &st);
+		if ((rc = hep_request(nodes[i].hep, &epochs[cur].cl, &st, 0,
+		    "", 0, &ch, why, sizeof(why))) != HEP_REQ_TAKE)
+			epoch_change_free(&ch);
+	}
+	if (rc != HEP_REQ_TAKE) {
 		if (C->stats == 1)
 			fprintf(stderr, "reconfigure skipped: epoch %" PRIu32
 			    " has not started\n", cur);
+		epoch_free(cur + 1);
 		return;
 	}
-	epoch_new(++cur, s->side);
+	cur++;
+	i--;
+	ep_status(i, now, &st);
+	if (hep_hold(nodes[i].hep, &epochs[nodes[i].ep].cl, &ch, &st,
+	    clock_at(&nodes[i], now), hout) == -1)
+		errx(1, "node %u: the change it took is not its", nodes[i].id);
+	ep_carry(i, now);
+	epoch_tick_at(i, now);
+	/* The hosts that join, started with the new cluster file (one
+	 * still up in an older epoch, restarted with it). */
 	for (i = 0; i < n; i++) {
-		if (!epochs[cur].in[i])
+		if (!epochs[cur].in[i] || nodes[i].stale)
 			continue;
-		if (nodes[i].up)
-			epoch_after(i, now);
-		else if (!nodes[i].crashed)
-			epoch_move(i, now);
+		if (nodes[i].up && !nodes[i].paused &&
+		    nodes[i].ep + 1 < cur) {
+			trace(now, i, "exit why=epoch");
+			stop(i, now);
+			ep_start(i, now);
+		} else if (!nodes[i].up && !nodes[i].crashed)
+			ep_start(i, now);
 	}
+}
+
+/* Host I restarted with the cluster file of an epoch before its record's:
+ * elect-node refuses to start (hep_start()), and it stays down. */
+static void
+stale(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct epoch_change c;
+	enum epoch_plan plan;
+	char why[512];
+	int resume;
+
+	if (!epochs_used || !nd->up || nd->paused || nd->ep == 0)
+		return;
+	trace(now, i, "crash");
+	nd->life++;
+	guard_end(i);
+	stop(i, now);
+	nd->crashed = 1;
+	if (hep_start(&epochs[nd->ep - 1].cl, &epochs[nd->ep].cl, NULL,
+	    "epoch.change", nd->id, &plan, &c, &resume, why,
+	    sizeof(why)) != -1)
+		errx(1, "node %u: an older cluster file taken", nd->id);
+	nd->stale = 1;
 }
 
 static void
@@ -1611,10 +1818,13 @@ run_sched(const struct sched *s, algo_time now)
 		step(s->a, &in, now);
 		break;
 	case S_BOOT:
-		if (nodes[s->a].up || (epochs_used &&
-		    !epochs[nodes[s->a].ep].in[s->a]))
+		if (nodes[s->a].up || nodes[s->a].stale)
 			return;
-		boot(s->a, now);
+		if (!epochs_used)
+			boot(s->a, now);
+		else if (epochs[nodes[s->a].ep].in[s->a] ||
+		    epochs[cur].in[s->a])
+			ep_start(s->a, now);
 		break;
 	case S_PAUSE:
 		if (!nodes[s->a].up || nodes[s->a].paused)
@@ -1656,6 +1866,10 @@ run_sched(const struct sched *s, algo_time now)
 		reconfigure(s, now);
 		break;
 	case S_MISCONF:
+		if (s->b == SCHED_STALE) {
+			stale(s->a, now);
+			return;
+		}
 		/* The host restarted under the configuration named; a host
 		 * of a changing cluster is not (its files are the change's). */
 		if (!handshakes || !nodes[s->a].up || nodes[s->a].paused ||
@@ -1697,10 +1911,14 @@ handle(struct event *e)
 	if (e->type == EV_SCHED || (e->type == EV_GUARD && !nd->paused)) {
 		if (e->type == EV_SCHED)
 			run_sched(e->s, e->at);
-		else if (guard_due(e))
+		else if (guard_due(e)) {
 			guard_feed(e->node, e->timer == 0 ? GUARD_IN_TICK :
 			    e->timer == 1 ? GUARD_IN_EXITED : GUARD_IN_REPLY,
 			    e->at);
+			/* A change may wait for its command. */
+			if (epochs_used && nd->up && nd->hep->held)
+				epoch_tick_at(e->node, e->at);
+		}
 		free_event(e);
 		return;
 	}
@@ -1754,8 +1972,13 @@ handle(struct event *e)
 		in.down = ids[e->peer];
 		step(e->node, &in, e->at);
 		break;
-	case EV_ASK:
-		on_ask(e);
+	case EV_EPOCH:
+		if (!cut(e->peer, e->node))
+			on_epoch(e);
+		break;
+	case EV_EPTICK:
+		if (e->gen == nd->egen)
+			ep_tick(e->node, e->at);
 		break;
 	case EV_HELLO:
 		if (e->gen == nd->hgen)
@@ -1764,15 +1987,6 @@ handle(struct event *e)
 	case EV_FIT:
 		if (e->gen == nd->fgen)
 			fit_tick(e->node, e->at);
-		break;
-	case EV_WEDGE:
-	case EV_WEDGED:
-		if (cut(e->peer, e->node))
-			break;
-		if (e->type == EV_WEDGE)
-			on_wedge(e);
-		else
-			on_wedged(e);
 		break;
 	case EV_SCHED:
 	case EV_GUARD:
@@ -2171,8 +2385,9 @@ run_free(void)
 		free(nodes[i].mon);
 		free(nodes[i].playdead);
 		free(nodes[i].lastdel);
-		free(nodes[i].heard);
-		free(nodes[i].askedby);
+		if (nodes[i].hep != NULL)
+			hep_free(nodes[i].hep);
+		free(nodes[i].hep);
 		free(nodes[i].sess);
 		free(nodes[i].wseq);
 		free(nodes[i].guard);
@@ -2184,13 +2399,12 @@ run_free(void)
 	free(addr);
 	fitp = NULL, oddids = NULL, simc.nodes = NULL, addr = NULL;
 	simc.n = 0;
-	for (i = 0; epochs_used && i <= cur; i++) {
-		free(epochs[i].in);
-		free(epochs[i].wedged);
-		free(epochs[i].ids);
-	}
+	for (i = 0; epochs_used && i <= cur; i++)
+		epoch_free((uint32_t)i);
 	free(epochs);
+	free(hout);
 	epochs = NULL;
+	hout = NULL;
 	free(nodes);
 	free(cuts);
 	free(idx);
@@ -2266,22 +2480,23 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 	for (i = 0; i < nscheds; i++)
 		nepochs += scheds[i].op == S_RECONFIGURE;
 	if ((epochs_used = sim_epochs(c))) {
-		if ((epochs = calloc(nepochs, sizeof(*epochs))) == NULL)
+		char why[256];
+
+		if ((epochs = calloc(nepochs, sizeof(*epochs))) == NULL ||
+		    (hout = malloc(sizeof(*hout))) == NULL)
 			err(1, NULL);
-		for (i = 0; i < n; i++)
-			if ((nodes[i].heard = calloc(n, 1)) == NULL ||
-			    (nodes[i].askedby = calloc(n, 1)) == NULL)
-				err(1, NULL);
 		if (!c->epoch0) {
 			uint8_t *all;
 
 			if ((all = malloc(n)) == NULL)
 				err(1, NULL);
 			memset(all, 1, n);
-			epoch_new(0, all);
+			epoch_new(0, all, why, sizeof(why));
 			free(all);
 		} else
-			epoch_new(0, c->members0);
+			epoch_new(0, c->members0, why, sizeof(why));
+		for (i = 0; i < n; i++)
+			ep_init(i);
 	}
 	/* misconf: elect-node's edge on every host. */
 	handshakes = 0;

@@ -51,6 +51,10 @@ misfit_of(const char *p, size_t len, size_t *out, char *why, size_t whylen)
 		*out = SESS_OK;
 		return 0;
 	}
+	if (len == 5 && memcmp(p, "stale", 5) == 0) {
+		*out = SCHED_STALE;
+		return 0;
+	}
 	for (f = SESS_ALGO; f <= SESS_KEY; f++)
 		if (strlen(sess_misfit_name(f)) == len &&
 		    memcmp(sess_misfit_name(f), p, len) == 0) {
@@ -58,12 +62,14 @@ misfit_of(const char *p, size_t len, size_t *out, char *why, size_t whylen)
 			return 0;
 		}
 	return fail(why, whylen, "misconf: expected ok, algo, timing, cluster "
-	    "or key, not \"%.*s\"", (int)(len > 20 ? 20 : len), p);
+	    "or key, or stale, not \"%.*s\"", (int)(len > 20 ? 20 : len), p);
 }
 
 const char *
 sched_misconf_name(size_t what)
 {
+	if (what == SCHED_STALE)
+		return "stale";
 	return what == SESS_OK ? "ok" : sess_misfit_name((enum sess_misfit)what);
 }
 

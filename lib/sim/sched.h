@@ -20,7 +20,8 @@ enum sched_op {
 	S_KILL,		/* the daemon dies, its host and guard run on */
 	S_MISCONF,	/* the host restarts under another configuration
 			 * (b: what differs, a sess_misfit; SESS_OK: the
-			 * cluster's own again) */
+			 * cluster's own again; SCHED_STALE: the cluster
+			 * file of an older epoch than its record's) */
 	S_NOPS
 };
 
@@ -28,6 +29,8 @@ enum sched_op {
  * and side R cannot reach each other (oneway: what L sends to R is lost,
  * not the answers); the nodes of B reach both, which makes the partition
  * non-transitive.  Nodes not named are on side R. */
+#define SCHED_STALE	16	/* misconf ID stale */
+
 #define SIDE_R		0
 #define SIDE_L		1
 #define SIDE_B		2
