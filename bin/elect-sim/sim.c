@@ -1402,11 +1402,10 @@ ep_init(size_t i)
 		.text_max = (2 * n + 4) * 48 + EPOCH_PART_MAX,
 	};
 
-	if (nodes[i].hep == NULL &&
-	    (nodes[i].hep = malloc(sizeof(*nodes[i].hep))) == NULL)
-		err(1, NULL);
-	else if (nodes[i].hep->text != NULL)
+	if (nodes[i].hep != NULL)
 		hep_free(nodes[i].hep);
+	else if ((nodes[i].hep = calloc(1, sizeof(*nodes[i].hep))) == NULL)
+		err(1, NULL);
 	if (hep_init(nodes[i].hep, &hc) == -1)
 		err(1, NULL);
 }
