@@ -1562,7 +1562,9 @@ epoch_after(size_t i, algo_time now)
 		epochs[nd->ep].nwedged++;
 	}
 	hep_stepped(nd->hep, &st);
-	if (nd->hep->held)
+	/* A member of E waits on its core (a wedge, then a swap); a member
+	 * of E+1 only on messages and time, whose ticks are due anyway. */
+	if (nd->hep->held && nd->hep->role == HEP_OLD)
 		epoch_tick_at(i, now);
 }
 
