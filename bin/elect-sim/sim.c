@@ -1296,7 +1296,7 @@ guard_note(size_t i, algo_time now)
 	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
 	    nd->core == NULL)
 		return;
-	if (epochs_used) {
+	if (epochs_used && nd->hep->held && nd->hep->role == HEP_OLD) {
 		struct hep_status st;
 
 		ep_status(i, now, &st);
