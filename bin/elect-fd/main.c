@@ -55,6 +55,7 @@ struct shell {
 	struct cluster	 c;
 	struct fd	*fd;
 	struct trace_writer *tw;
+	const char	*trace;		/* -t, as given */
 	unsigned	 self;
 	int		 sock;
 	int		 sigfd;		/* SIGTERM, SIGINT, SIGHUP, SIGUSR1 */
@@ -555,6 +556,28 @@ rekey(struct shell *sh)
 	sodium_memzero(&k, sizeof(k));
 }
 
+/* Says when trace lines begin to be lost and when they go out again, as
+ * elect-node does. */
+static void
+trace_watch(struct shell *sh)
+{
+	uint64_t n;
+
+	if (sh->tw == NULL)
+		return;
+	switch (tw_watch(sh->tw, &n)) {
+	case TW_LOSING:
+		log_warnx("trace-lost node=%u trace=%s", sh->self, sh->trace);
+		break;
+	case TW_RESUMED:
+		log_warnx("trace-resumed node=%u trace=%s lost=%llu", sh->self,
+		    sh->trace, (unsigned long long)n);
+		break;
+	case TW_WELL:
+		break;
+	}
+}
+
 static void
 take_signals(struct shell *sh)
 {
@@ -620,6 +643,7 @@ loop(struct shell *sh)
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
 			read_commands(sh);
 		tw_tick(sh->tw);
+		trace_watch(sh);
 	}
 }
 
@@ -704,6 +728,7 @@ main(int argc, char *argv[])
 	if (o.trace != NULL &&
 	    (sh.tw = tw_open(o.trace, STDERR_FILENO)) == NULL)
 		err(EXIT_USAGE, "-t %s", o.trace);
+	sh.trace = o.trace;
 	/* a collector with the key (collect -k) takes only proved lines */
 	if (sh.tw != NULL && !cfg.key.insecure)
 		tw_auth(sh.tw, cfg.key.k, o.self);
