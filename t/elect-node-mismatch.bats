@@ -71,6 +71,15 @@ status_is() {
 	run -1 elect_status 1
 	refute_output --regexp ' veto='
 	no_overlap
+
+	# The whole run, guarded commands included, certified as lease, the
+	# odd boot named.
+	elect_stop_all
+	run --separate-stderr sh -c 'cd "$1" && elect-trace merge */trace */task.trace | elect-check -' - "$ELECT_DIR"
+	assert_success
+	[[ $stderr == *"checked as lease"* ]]
+	[[ $stderr == *"node 1 booted as bully-fd, not a lease algorithm"* ]]
+	[[ $stderr == *" task-overlap task-lease task-token"* ]]
 }
 
 # Without quorums, a peer of another key must be told apart before the
