@@ -125,6 +125,13 @@ status_is() {
 	assert_output 0
 	refute grep -q '^1 .* start ' <(tail -n +$((mark + 1)) "$LOG")
 	no_overlap
+
+	# The whole run certified as sync: a vetoed node's core leading is
+	# no second leader.
+	elect_stop_all
+	run --separate-stderr sh -c 'cd "$1" && elect-trace merge */trace | elect-check -' - "$ELECT_DIR"
+	assert_success
+	[[ $stderr == *"holds: trace gm1 gm2 sle1 sle2"* ]]
 }
 
 # A host whose file lists only itself hears of the others only by their
