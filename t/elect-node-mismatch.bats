@@ -151,4 +151,12 @@ status_is() {
 	    "$ELECT_DIR/1/stderr"
 	trace_has "$ELECT_DIR/1/trace" ' misfit lead=no peers=[23]:cluster'
 	refute grep -q 'became-leader node=1 ' "$ELECT_DIR/1/stderr"
+	# Its core, a quorum of one, leads: vetoed, that is no second leader
+	# to elect-check either.
+	wait_for 20 trace_has "$ELECT_DIR/1/trace" ' lead until=.* token='
+	run -4 elect_status 1
+	elect_stop_all
+	run --separate-stderr sh -c 'cd "$1" && elect-trace merge */trace | elect-check -' - "$ELECT_DIR"
+	assert_success
+	[[ $stderr == *" uniqueness lease-quorum "* ]]
 }
