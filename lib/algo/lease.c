@@ -561,6 +561,10 @@ const struct algo_ops algo_lease = {
 	.timernames = timernames,
 	.ntimer = NTIMER,
 	.size = sizeof(struct lease),
+	/* Release and Request to every grantor, a detector start each,
+	 * an edict to every follower */
+	.acts_node = 3,
+	.acts_fixed = 16,
 	.boot = boot,
 	.step = step,
 	.query = query,
