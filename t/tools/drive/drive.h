@@ -1,0 +1,55 @@
+/*
+ * The transcript drivers of the cores: what the one-core tools
+ * (algo-drive, guard-drive, fd-sim, testament-drive) and datadriven's
+ * adapters share, so that a script line means the same to both.  Each
+ * driver reads its tool's options once (start, with getopt over ARGV; a
+ * new start forgets the core before), then script lines one at a time,
+ * and writes what its core did to OUT.  A bad option or line stops the
+ * process (exit 2), naming drive_lineno.
+ */
+#ifndef ELECT_T_DRIVE_H
+#define ELECT_T_DRIVE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "algo/algo.h"
+
+extern unsigned long drive_lineno;	/* of the script, for errors */
+/* Whether each input is echoed as "> LINE" before its output (the
+ * one-core tools; datadriven has the input above its output). */
+extern int	 drive_echo;
+
+void		 drive_bad(const char *fmt, ...)
+		    __attribute__((noreturn, format(printf, 1, 2)));
+/* Milliseconds, up to 6 decimals, without trailing zeros. */
+const char	*drive_fmt_ms(algo_time, char *buf, size_t len);
+/* A time in milliseconds, up to 6 decimals, not negative. */
+algo_time	 drive_parse_ms(const char *);
+/* The blank-separated fields of LINE, cut in place, at most MAX of
+ * them: how many, 0 for a blank line or a comment. */
+int		 drive_fields(char *line, char **argv, int max);
+/* "> FIELD ..." on OUT when drive_echo is set. */
+void		 drive_echo_line(FILE *out, char **argv, int argc);
+/* KEY=VALUE, cut in two in place. */
+void		 drive_split(char *kv, char **key, char **value);
+
+/* algo-drive: an election core (lib/algo). */
+void		 algo_drive_start(int argc, char **argv);
+void		 algo_drive_line(char *line, FILE *out);
+void		 algo_drive_end(void);
+
+/* guard-drive: the guard of --run-if-leader (lib/guard). */
+void		 guard_drive_start(int argc, char **argv);
+void		 guard_drive_line(char *line, FILE *out);
+
+/* fd-sim: the failure detector (lib/fd) on a clock of its own. */
+void		 fd_drive_start(int argc, char **argv);
+void		 fd_drive_line(char *line, FILE *out);
+void		 fd_drive_end(void);
+
+/* testament-drive: what the parser makes of BUF; 0, or 1 for an error
+ * (said on OUT). */
+int		 testament_drive(const char *buf, size_t len, FILE *out);
+
+#endif

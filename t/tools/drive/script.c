@@ -1,0 +1,100 @@
+/*
+ * What the transcript drivers share: a bad line's error, times in
+ * milliseconds, fields and KEY=VALUE.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+#include "util/util.h"
+#include "drive.h"
+
+unsigned long drive_lineno;
+int drive_echo;
+
+void
+drive_bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: line %lu: ", getprogname(), drive_lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+const char *
+drive_fmt_ms(algo_time t, char *buf, size_t len)
+{
+	char *p;
+
+	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, t < 0 ? "-" : "",
+	    (t < 0 ? -(t / ALGO_MS) : t / ALGO_MS), (t < 0 ? -t : t) % ALGO_MS);
+	p = buf + strlen(buf) - 1;
+	while (*p == '0')
+		*p-- = '\0';
+	if (*p == '.')
+		*p = '\0';
+	return buf;
+}
+
+algo_time
+drive_parse_ms(const char *s)
+{
+	trace_time t;
+
+	/* trace_parse_time reads seconds; a millisecond has 6 digits. */
+	if (trace_parse_time(s, strlen(s), &t) == -1 || t < 0 ||
+	    t > INT64_MAX / 1000)
+		drive_bad("bad time \"%s\"", s);
+	return t / 1000;
+}
+
+int
+drive_fields(char *line, char **argv, int max)
+{
+	char *p;
+	int argc = 0;
+
+	while ((p = strsep(&line, " \t")) != NULL) {
+		if (*p == '\0')
+			continue;
+		if (argc == max)
+			drive_bad("too many fields");
+		argv[argc++] = p;
+	}
+	if (argc > 0 && argv[0][0] == '#')
+		return 0;
+	return argc;
+}
+
+void
+drive_echo_line(FILE *out, char **argv, int argc)
+{
+	int i;
+
+	if (!drive_echo)
+		return;
+	fprintf(out, ">");
+	for (i = 0; i < argc; i++)
+		fprintf(out, " %s", argv[i]);
+	fprintf(out, "\n");
+}
+
+void
+drive_split(char *kv, char **key, char **value)
+{
+	char *eq;
+
+	if ((eq = strchr(kv, '=')) == NULL)
+		drive_bad("\"%s\" is not key=value", kv);
+	*eq = '\0';
+	*key = kv;
+	*value = eq + 1;
+}
