@@ -133,12 +133,12 @@ do_boot(char **argv, int argc, algo_time now)
 	drive_split(argv[0], &k, &v);
 	if (strcmp(k, "inc") != 0)
 		drive_bad("boot takes inc=K [epoch=E]");
-	cfg.inc = arg_num(v, 0, LLONG_MAX, "inc");
+	cfg.inc = drive_num(v, 0, LLONG_MAX, "inc");
 	if (argc == 2) {	/* a restart in another epoch's state */
 		drive_split(argv[1], &k, &v);
 		if (strcmp(k, "epoch") != 0)
 			drive_bad("boot takes inc=K [epoch=E]");
-		cfg.epoch = arg_num(v, 0, ALGO_EPOCH_MAX, "epoch");
+		cfg.epoch = drive_num(v, 0, ALGO_EPOCH_MAX, "epoch");
 	}
 	if (core != NULL) {
 		algo_free(core);
@@ -164,7 +164,7 @@ do_recv(char **argv, int argc, struct algo_input *in)
 	for (i = 0; i < argc; i++) {
 		drive_split(argv[i], &k, &v);
 		if (strcmp(k, "from") == 0) {
-			m->peer = arg_id(v, "from");
+			m->peer = drive_id(v, "from");
 			from = 1;
 		} else if (strcmp(k, "msg") == 0) {
 			if ((m->type = algo_msg_type(ops, v)) == 0)
@@ -287,7 +287,7 @@ algo_drive_line(char *line, FILE *to)
 		do_recv(argv + 2, argc - 2, &in);
 	else if (strcmp(what, "down") == 0 && argc == 3) {
 		in.type = ALGO_IN_DOWN;
-		in.down = arg_id(argv[2], "down");
+		in.down = drive_id(argv[2], "down");
 	} else if (strcmp(what, "timer") == 0 && argc == 3) {
 		in.type = ALGO_IN_TIMER;
 		in.timer = timer_id(argv[2]);
@@ -319,8 +319,8 @@ parse_ids(char *s)
 
 	while ((p = strsep(&s, ",")) != NULL) {
 		if (n == ALGO_NODES_MAX)
-			errx(EXIT_USAGE, "too many ids");
-		ids[n++] = arg_id(p, "-c");
+			drive_bad("too many ids");
+		ids[n++] = drive_id(p, "-c");
 	}
 	return n;
 }
@@ -342,19 +342,19 @@ algo_drive_start(int argc, char *argv[])
 		switch (ch) {
 		case 'a':
 			if ((ops = algo_find(optarg)) == NULL)
-				errx(EXIT_USAGE, "unknown algorithm %s", optarg);
+				drive_bad("unknown algorithm %s", optarg);
 			break;
 		case 'c':
 			cfg.nids = parse_ids(optarg);
 			break;
 		case 'e':
-			cfg.epoch = arg_num(optarg, 0, ALGO_EPOCH_MAX, "-e");
+			cfg.epoch = drive_num(optarg, 0, ALGO_EPOCH_MAX, "-e");
 			break;
 		case 'i':
-			cfg.self = arg_id(optarg, "-i");
+			cfg.self = drive_id(optarg, "-i");
 			break;
 		case 'n':
-			cfg.nids = arg_num(optarg, 1, ALGO_NODES_MAX, "-n");
+			cfg.nids = drive_num(optarg, 1, ALGO_NODES_MAX, "-n");
 			for (i = 0; i < cfg.nids; i++)
 				ids[i] = i + 1;
 			break;
@@ -368,11 +368,11 @@ algo_drive_start(int argc, char *argv[])
 			quiet = 1;
 			break;
 		case 's':
-			cfg.seed = arg_num(optarg, 0, LLONG_MAX, "-s");
+			cfg.seed = drive_num(optarg, 0, LLONG_MAX, "-s");
 			break;
 		case 't':
 			if (algo_timing_set(&cfg.timing, optarg) == -1)
-				errx(EXIT_USAGE, "-t %s: expected NAME=MS", optarg);
+				drive_bad("-t %s: expected NAME=MS", optarg);
 			break;
 		default:
 			drive_bad("usage: -a ALGO -i ID (-n N | -c ID,...) [-q] "

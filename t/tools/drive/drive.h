@@ -5,17 +5,21 @@
  * driver reads its tool's options once (start, with getopt over ARGV; a
  * new start forgets the core before), then script lines one at a time,
  * and writes what its core did to OUT.  A bad option or line stops the
- * process (exit 2), naming drive_lineno.
+ * process (exit 2), naming drive_lineno; with drive_catch set it jumps
+ * there instead, its message in drive_caught.
  */
 #ifndef ELECT_T_DRIVE_H
 #define ELECT_T_DRIVE_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "algo/algo.h"
 
 extern unsigned long drive_lineno;	/* of the script, for errors */
+extern jmp_buf	*drive_catch;
+extern char	 drive_caught[256];
 /* Whether each input is echoed as "> LINE" before its output (the
  * one-core tools; datadriven has the input above its output). */
 extern int	 drive_echo;
@@ -24,6 +28,10 @@ void		 drive_bad(const char *fmt, ...)
 		    __attribute__((noreturn, format(printf, 1, 2)));
 /* Milliseconds, up to 6 decimals, without trailing zeros. */
 const char	*drive_fmt_ms(algo_time, char *buf, size_t len);
+/* A whole number of MIN to MAX, or a node id; WHAT names it in errors. */
+long long	 drive_num(const char *s, long long min, long long max,
+		    const char *what);
+unsigned	 drive_id(const char *s, const char *what);
 /* A time in milliseconds, up to 6 decimals, not negative. */
 algo_time	 drive_parse_ms(const char *);
 /* The blank-separated fields of LINE, cut in place, at most MAX of

@@ -45,7 +45,7 @@ print(const struct fd_out *o)
 		case FD_ACT_SEND:
 			if (wire_decode(&insecure, &fd_wire, a->peer, a->buf,
 			    a->len, &m) != NULL)
-				errx(1, "the core sent a bad datagram");
+				drive_bad("the core sent a bad datagram");
 			fprintf(fp, "%g send %u %s", ms(now), a->peer,
 			    types[m.type]);
 			if (m.type == FD_MSG_MONITOR)
@@ -131,7 +131,7 @@ datagram(char *args, uint8_t *buf, size_t buflen)
 	b = strsep(&args, " ");
 	if (id == NULL || type == NULL)
 		drive_bad("from: ID TYPE");
-	m.from = (uint16_t)arg_num(id, 1, 3, "from");
+	m.from = (uint16_t)drive_num(id, 1, 3, "from");
 	for (t = 1; t < nitems(types); t++)
 		if (strcmp(type, types[t]) == 0)
 			break;
@@ -141,13 +141,13 @@ datagram(char *args, uint8_t *buf, size_t buflen)
 	if (t == FD_MSG_MONITOR) {
 		if (a == NULL || b == NULL)
 			drive_bad("monitor INTERVAL_US LEASE_MS");
-		wire_put32(pl, (uint32_t)arg_num(a, 0, UINT32_MAX, "us"));
-		wire_put32(pl + 4, (uint32_t)arg_num(b, 0, UINT32_MAX, "ms"));
+		wire_put32(pl, (uint32_t)drive_num(a, 0, UINT32_MAX, "us"));
+		wire_put32(pl + 4, (uint32_t)drive_num(b, 0, UINT32_MAX, "ms"));
 		m.len = 8;
 	} else if (t == FD_MSG_PONG) {
 		if (a == NULL)
 			drive_bad("pong SEQ");
-		wire_put64(pl, (uint64_t)arg_num(a, 0, LLONG_MAX, "seq"));
+		wire_put64(pl, (uint64_t)drive_num(a, 0, LLONG_MAX, "seq"));
 		m.len = 8;
 	}
 	m.seq = ++seq[m.from];
@@ -170,17 +170,17 @@ fd_drive_start(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "i:m:p:T:u")) != -1) {
 		switch (ch) {
 		case 'i':
-			cfg.interval = arg_num(optarg, 1, 60000, "-i") * FD_MS;
+			cfg.interval = drive_num(optarg, 1, 60000, "-i") * FD_MS;
 			break;
 		case 'm':
 			cfg.mode = strcmp(optarg, "ping") == 0 ? FD_PING :
 			    FD_PUSH;
 			break;
 		case 'p':
-			cfg.phi = (double)arg_num(optarg, 1, 30, "-p");
+			cfg.phi = (double)drive_num(optarg, 1, 30, "-p");
 			break;
 		case 'T':
-			timeout = arg_num(optarg, 2, 3600000, "-T");
+			timeout = drive_num(optarg, 2, 3600000, "-T");
 			break;
 		case 'u':
 			cfg.report_up = 1;
@@ -220,7 +220,7 @@ fd_drive_line(char *line, FILE *to)
 	if (rest[0] == '#' || rest[0] == '\0')
 		return;
 	word = strsep(&rest, " ");
-	t = arg_num(word, 0, 86400000, "time") * FD_MS;
+	t = drive_num(word, 0, 86400000, "time") * FD_MS;
 	if (t < now)
 		drive_bad("time goes back: %s", word);
 	if (rest != NULL && strcmp(rest, "stall") == 0) {
@@ -246,7 +246,7 @@ fd_drive_line(char *line, FILE *to)
 		fd_datagram(fd, last, lastlen, last[9], now, &o);
 	} else if (strcmp(word, "limit") == 0) {
 		fprintf(fp, "%g limit %.3f\n", ms(now),
-		    ms(fd_limit(fd, (unsigned)arg_num(rest, 1, 3, "limit"))));
+		    ms(fd_limit(fd, (unsigned)drive_num(rest, 1, 3, "limit"))));
 		return;
 	} else
 		drive_bad("unknown event: %s", word);

@@ -38,7 +38,7 @@ do_reply(char **argv, int argc, struct guard_reply *r)
 		} else if (strcmp(k, "algo") == 0)
 			r->lease = strcmp(v, "lease") == 0;
 		else if (strcmp(k, "token") == 0)
-			r->token = arg_num(v, 0, LLONG_MAX, "token");
+			r->token = drive_num(v, 0, LLONG_MAX, "token");
 		else if (strcmp(k, "until") == 0)
 			r->until = drive_parse_ms(v);
 		else {
@@ -125,9 +125,9 @@ guard_drive_line(char *line, FILE *to)
 			drive_bad("reaped takes exit=N or signal=N");
 		drive_split(argv[2], &k, &v);
 		if (strcmp(k, "exit") == 0)
-			in.status = (int)arg_num(v, 0, 255, "exit") << 8;
+			in.status = (int)drive_num(v, 0, 255, "exit") << 8;
 		else if (strcmp(k, "signal") == 0)
-			in.status = (int)arg_num(v, 1, 64, "signal");
+			in.status = (int)drive_num(v, 1, 64, "signal");
 		else
 			drive_bad("reaped takes exit=N or signal=N");
 	} else {
@@ -156,10 +156,10 @@ guard_drive_start(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "E:g:qt:w")) != -1) {
 		switch (ch) {
 		case 'E':
-			cfg.ecode = (int)arg_num(optarg, 0, 255, "-E");
+			cfg.ecode = (int)drive_num(optarg, 0, 255, "-E");
 			break;
 		case 'g':
-			cfg.grace = arg_num(optarg, 0, GUARD_GRACE_MAX / ALGO_MS,
+			cfg.grace = drive_num(optarg, 0, GUARD_GRACE_MAX / ALGO_MS,
 			    "-g") * ALGO_MS;
 			break;
 		case 'q':
@@ -167,7 +167,7 @@ guard_drive_start(int argc, char *argv[])
 			break;
 		case 't':
 			if (algo_timing_set(&timing, optarg) == -1)
-				errx(EXIT_USAGE, "-t %s: expected NAME=MS",
+				drive_bad("-t %s: expected NAME=MS",
 				    optarg);
 			break;
 		case 'w':

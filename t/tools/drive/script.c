@@ -2,6 +2,7 @@
  * What the transcript drivers share: a bad line's error, times in
  * milliseconds, fields and KEY=VALUE.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 #include "drive.h"
 
 unsigned long drive_lineno;
+jmp_buf *drive_catch;
+char drive_caught[256];
 int drive_echo;
 
 void
@@ -20,6 +23,12 @@ drive_bad(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (drive_catch != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(drive_caught, sizeof(drive_caught), fmt, ap);
+		va_end(ap);
+		longjmp(*drive_catch, 1);
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s: line %lu: ", getprogname(), drive_lineno);
 	va_start(ap, fmt);
@@ -27,6 +36,30 @@ drive_bad(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(EXIT_USAGE);
+}
+
+long long
+drive_num(const char *s, long long min, long long max, const char *what)
+{
+	const char *errstr;
+	long long v;
+
+	/* strtonum() would take leading blanks and a plus sign. */
+	if (!isdigit((unsigned char)s[0]) &&
+	    !(s[0] == '-' && min < 0 && isdigit((unsigned char)s[1])))
+		drive_bad("%s: \"%s\" is not a whole number (%lld to %lld)",
+		    what, s, min, max);
+	v = strtonum(s, min, max, &errstr);
+	if (errstr != NULL)
+		drive_bad("%s: \"%s\" is %s (%lld to %lld)", what, s, errstr,
+		    min, max);
+	return v;
+}
+
+unsigned
+drive_id(const char *s, const char *what)
+{
+	return (unsigned)drive_num(s, 1, TRACE_NODE_MAX, what);
 }
 
 const char *
