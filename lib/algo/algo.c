@@ -637,6 +637,19 @@ algo_query(const struct algo *a, algo_time now, struct algo_status *st)
 		a->ops->query(a, now, st);
 }
 
+int
+algo_due(const struct algo *a, algo_time now)
+{
+	int best = -1;
+	unsigned i;
+
+	for (i = 0; i < a->ops->ntimer; i++)
+		if (a->timer[i] <= now && (best == -1 ||
+		    a->timer[i] < a->timer[best]))
+			best = (int)i;
+	return best;
+}
+
 void
 algo_free(struct algo *a)
 {

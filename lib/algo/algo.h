@@ -19,12 +19,13 @@
  *	for (;;) {
  *		carry out out.v[0 .. out.n - 1] in order
  *		wait for a datagram, a DownSig, a command or out.wake
+ *		(at the wake: in.timer = algo_due(a, now))
  *		rc = algo_step(a, &in, &out);
  *	}
  *	algo_free(a); algo_out_free(&out);
  *
- * The output contract, the same as every core's (lib/README): a step
- * returns its actions and the next wake-up, nothing else.  algo_boot()
+ * The output contract, the same as every core's (README, "Where things
+ * are"): a step returns its actions and the next wake-up, nothing else.  algo_boot()
  * sizes OUT for the cluster once (its only allocation: ALGO_ACTS() actions
  * and ALGO_TRACES_MAX trace lines); algo_step() empties it, appends this
  * input's actions without allocating, asserts that they stay within the
@@ -446,6 +447,9 @@ int		 algo_step(struct algo *, const struct algo_input *,
 		    struct algo_out *);
 void		 algo_query(const struct algo *, algo_time now,
 		    struct algo_status *);
+/* The armed timer of the earliest deadline, if it has come by NOW (the
+ * input to give at out.wake), or -1. */
+int		 algo_due(const struct algo *, algo_time now);
 void		 algo_free(struct algo *);
 
 /* NULL when every invariant of the frame and the core holds at the time

@@ -146,18 +146,19 @@ struct fd_act {
 };
 
 /*
- * The output contract, the same as every core's (lib/README): each input
- * returns its actions and the next wake-up in a struct fd_out, nothing
- * else.  The actions are the core's own list, sized by fd_new() for the
- * cluster (FD_ACTS()), valid until the next input; an input never
- * allocates.  wake is when fd_tick() must run next (INT64_MAX: only on
- * input).
+ * The output contract, the same as every core's (README, "Where things
+ * are"): each input returns its actions and the next wake-up in a struct
+ * fd_out, nothing else.  The actions are the core's own list, sized by
+ * fd_new() for the cluster (FD_ACTS(), at most FD_CMD_IDS_MAX nodes) and
+ * valid until the next input; an input never allocates, and asserts that
+ * it stays within the list.  wake is when fd_tick() must run next
+ * (INT64_MAX: only on input).
  */
 #define FD_ACTS_PEER	6	/* a start's probe; HELLO, ALIVE, probe, down */
 #define FD_ACTS_FIXED	8	/* a datagram's drop, misfit, up and replies */
 #define FD_ACTS(n)	(FD_ACTS_PEER * (n) + FD_ACTS_FIXED)
-_Static_assert(FD_ACTS(FD_CMD_IDS_MAX) > FD_CMD_IDS_MAX,
-    "a command about every node fits");
+_Static_assert(FD_ACTS(FD_CMD_IDS_MAX) <= SIZE_MAX / FD_DGRAM_MAX,
+    "the largest list is addressable");
 
 struct fd_out {
 	const struct fd_act *v;

@@ -203,6 +203,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				continue;
 			if (now < deadline[best])
 				now = in.now = deadline[best];
+			if (algo_due(a, now) != (int)best)
+				abort();
 			deadline[best] = -1;
 			in.type = ALGO_IN_TIMER;
 			in.timer = best;
