@@ -67,7 +67,7 @@ struct shell {
 	struct drops	 drops;		/* summarised in the trace */
 	unsigned long	 lineno;
 	struct log_drops logdrops;	/* the log's summary */
-	int64_t		 wake;		/* the detector's, from its last input */
+	int64_t		 wake;		/* the detector's, of its last input */
 };
 
 

@@ -25,13 +25,14 @@
  *	algo_free(a); algo_out_free(&out);
  *
  * The output contract, the same as every core's (README, "Where things
- * are"): a step returns its actions and the next wake-up, nothing else.  algo_boot()
- * sizes OUT for the cluster once (its only allocation: ALGO_ACTS() actions
- * and ALGO_TRACES_MAX trace lines); algo_step() empties it, appends this
- * input's actions without allocating, asserts that they stay within the
- * bound, and sets out.wake to the earliest deadline of the timers the core
- * has armed (ALGO_FOREVER: none).  The timer actions stay for the trace
- * and for a caller that keeps a timer per id.
+ * are"): a step returns its actions and the next wake-up, nothing else.
+ * algo_boot() sizes OUT for the cluster once (its only allocation:
+ * ALGO_ACTS() actions and ALGO_TRACES_MAX trace lines); algo_step()
+ * empties it, appends this input's actions without allocating, asserts
+ * that they stay within the bound, and sets out.wake to the earliest
+ * deadline of the timers the core has armed (ALGO_FOREVER: none).  The
+ * timer actions stay for the trace and for a caller that keeps a timer
+ * per id.
  *
  * Tracing, so that the trace never lies: a datagram goes to algo_step()
  * first; ALGO_OK means the core accepted it (trace `recv from= msg=
@@ -328,11 +329,12 @@ struct algo_action {
  * goodbye: every timer cancelled, the state).  Trace lines are few per
  * step whatever the cluster's size.
  */
-#define ALGO_ACTS_NODE_MAX	4	/* most a core may declare per node */
+#define ALGO_ACTS_NODE_MAX	8	/* most a core may declare per node */
 #define ALGO_ACTS_FIXED_MAX	64	/* and besides */
 #define ALGO_ACTS_FRAME		(ALGO_TIMERS_MAX + 1)
-#define ALGO_ACTS(node, fixed, n)	((node) * (n) + (fixed) + ALGO_ACTS_FRAME)
-#define ALGO_TRACES_MAX		8	/* ALGO_TRACE actions in one step */
+#define ALGO_ACTS(node, fixed, n) \
+	((node) * (n) + (fixed) + ALGO_ACTS_FRAME)
+#define ALGO_TRACES_MAX		32	/* ALGO_TRACE actions in one step */
 #define ALGO_TEXT_MAX		(ALGO_TRACES_MAX * TRACE_LINE_MAX)
 
 /* The output of one step.  The caller owns the structure; algo_boot()
@@ -507,7 +509,7 @@ struct algo {
 	uint32_t	 epoch;		/* config epoch */
 	int		 epoch_pending;	/* config epoch_pending */
 	int		 epoch_fresh;	/* config epoch_fresh */
-	size_t		 acts;		/* ALGO_ACTS() of this core and cluster */
+	size_t		 acts;		/* ALGO_ACTS() of core and cluster */
 	/* Deadlines of the timers armed, by id (ALGO_FOREVER: not armed),
 	 * as the actions of each step left them: the wake. */
 	algo_time	 timer[ALGO_TIMERS_MAX];

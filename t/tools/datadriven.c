@@ -478,7 +478,8 @@ drive_do(const char *tool, void (*start)(int, char **),
 	size_t n = strlen(tool);
 	int argc = 0;
 
-	if (strncmp(text, tool, n) == 0 && (text[n] == ' ' || text[n] == '\0')) {
+	if (strncmp(text, tool, n) == 0 &&
+	    (text[n] == ' ' || text[n] == '\0')) {
 		while ((argv[argc] = strsep(&p, " \t")) != NULL)
 			if (*argv[argc] != '\0' && ++argc == (int)nitems(argv))
 				drive_bad("too many options");
