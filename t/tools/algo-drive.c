@@ -51,10 +51,6 @@
 int
 main(int argc, char *argv[])
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-
 	if (argc == 2 && strcmp(argv[1], "-h") == 0) {
 		printf("usage: %s -a ALGO -i ID (-n N | -c ID,...) [-q] "
 		    "[-s SEED] [-t NAME=MS ...] [-e EPOCH [-p] [-F]] "
@@ -63,13 +59,7 @@ main(int argc, char *argv[])
 	}
 	drive_echo = 1;
 	algo_drive_start(argc, argv);
-	while ((len = getline(&line, &cap, stdin)) != -1) {
-		drive_lineno++;
-		if (len > 0 && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		algo_drive_line(line, stdout);
-	}
-	free(line);
+	drive_stdin(algo_drive_line);
 	algo_drive_end();
 	return 0;
 }

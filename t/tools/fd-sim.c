@@ -31,18 +31,8 @@
 int
 main(int argc, char *argv[])
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-
 	fd_drive_start(argc, argv);
-	while ((len = getline(&line, &cap, stdin)) != -1) {
-		drive_lineno++;
-		if (len > 0 && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		fd_drive_line(line, stdout);
-	}
-	free(line);
+	drive_stdin(fd_drive_line);
 	fd_drive_end();
 	return 0;
 }

@@ -48,10 +48,6 @@
 int
 main(int argc, char *argv[])
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-
 	if (argc == 2 && strcmp(argv[1], "-h") == 0) {
 		printf("usage: %s [-qw] [-E code] [-g grace] [-t NAME=MS ...] "
 		    "< script\n", getprogname());
@@ -59,12 +55,6 @@ main(int argc, char *argv[])
 	}
 	drive_echo = 1;
 	guard_drive_start(argc, argv);
-	while ((len = getline(&line, &cap, stdin)) != -1) {
-		drive_lineno++;
-		if (len > 0 && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		guard_drive_line(line, stdout);
-	}
-	free(line);
+	drive_stdin(guard_drive_line);
 	return 0;
 }

@@ -268,13 +268,10 @@ algo_drive_line(char *line, FILE *to)
 	int argc;
 
 	fp = to;
-	if ((argc = drive_fields(line, argv, (int)nitems(argv))) == 0)
+	if ((argc = drive_input(line, argv, (int)nitems(argv), fp)) == 0)
 		return;
-	if (argc < 2)
-		drive_bad("expected TIME INPUT");
 	now = drive_parse_ms(argv[0]);
 	what = argv[1];
-	drive_echo_line(fp, argv, argc);
 	if (strcmp(what, "boot") == 0) {
 		do_boot(argv + 2, argc - 2, now);
 		return;

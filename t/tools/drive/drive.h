@@ -37,8 +37,11 @@ algo_time	 drive_parse_ms(const char *);
 /* The blank-separated fields of LINE, cut in place, at most MAX of
  * them: how many, 0 for a blank line or a comment. */
 int		 drive_fields(char *line, char **argv, int max);
-/* "> FIELD ..." on OUT when drive_echo is set. */
-void		 drive_echo_line(FILE *out, char **argv, int argc);
+/* LINE's "TIME INPUT ARGS" fields, at most MAX, echoed on OUT when
+ * drive_echo is set: how many, 0 for nothing to do. */
+int		 drive_input(char *line, char **argv, int max, FILE *out);
+/* Each line of stdin through LINE, its output on stdout. */
+void		 drive_stdin(void (*line)(char *, FILE *));
 /* KEY=VALUE, cut in two in place. */
 void		 drive_split(char *kv, char **key, char **value);
 

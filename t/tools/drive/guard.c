@@ -108,11 +108,8 @@ guard_drive_line(char *line, FILE *to)
 	int argc;
 
 	fp = to;
-	if ((argc = drive_fields(line, argv, (int)nitems(argv))) == 0)
+	if ((argc = drive_input(line, argv, (int)nitems(argv), fp)) == 0)
 		return;
-	if (argc < 2)
-		drive_bad("expected TIME INPUT");
-	drive_echo_line(fp, argv, argc);
 	memset(&in, 0, sizeof(in));
 	in.now = drive_parse_ms(argv[0]);
 	what = argv[1];

@@ -2,7 +2,6 @@
  * What the transcript drivers share: a bad line's error, times in
  * milliseconds, fields and KEY=VALUE.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,18 +40,11 @@ drive_bad(const char *fmt, ...)
 long long
 drive_num(const char *s, long long min, long long max, const char *what)
 {
-	const char *errstr;
+	char err[256];
 	long long v;
 
-	/* strtonum() would take leading blanks and a plus sign. */
-	if (!isdigit((unsigned char)s[0]) &&
-	    !(s[0] == '-' && min < 0 && isdigit((unsigned char)s[1])))
-		drive_bad("%s: \"%s\" is not a whole number (%lld to %lld)",
-		    what, s, min, max);
-	v = strtonum(s, min, max, &errstr);
-	if (errstr != NULL)
-		drive_bad("%s: \"%s\" is %s (%lld to %lld)", what, s, errstr,
-		    min, max);
+	if (arg_try_num(s, min, max, what, &v, err, sizeof(err)) == -1)
+		drive_bad("%s", err);
 	return v;
 }
 
@@ -107,17 +99,38 @@ drive_fields(char *line, char **argv, int max)
 	return argc;
 }
 
-void
-drive_echo_line(FILE *out, char **argv, int argc)
+int
+drive_input(char *line, char **argv, int max, FILE *out)
 {
-	int i;
+	int argc, i;
 
-	if (!drive_echo)
-		return;
-	fprintf(out, ">");
-	for (i = 0; i < argc; i++)
-		fprintf(out, " %s", argv[i]);
-	fprintf(out, "\n");
+	if ((argc = drive_fields(line, argv, max)) == 0)
+		return 0;
+	if (argc < 2)
+		drive_bad("expected TIME INPUT");
+	if (drive_echo) {
+		fprintf(out, ">");
+		for (i = 0; i < argc; i++)
+			fprintf(out, " %s", argv[i]);
+		fprintf(out, "\n");
+	}
+	return argc;
+}
+
+void
+drive_stdin(void (*line)(char *, FILE *))
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	while ((len = getline(&buf, &cap, stdin)) != -1) {
+		drive_lineno++;
+		if (len > 0 && buf[len - 1] == '\n')
+			buf[len - 1] = '\0';
+		line(buf, stdout);
+	}
+	free(buf);
 }
 
 void
