@@ -345,7 +345,7 @@ struct algo_out {
 	size_t		 n, cap;
 	char		*text;		/* ALGO_TRACE lines, NUL-separated */
 	size_t		 textlen, textcap;
-	size_t		 ntrace;
+	size_t		 ntrace;		/* ALGO_TRACE actions in v */
 	algo_time	 wake;		/* earliest armed timer; ALGO_FOREVER */
 };
 
