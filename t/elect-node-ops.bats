@@ -624,3 +624,28 @@ except urllib.error.HTTPError as e:
 	    fail "failovers $f0 -> $f1, leaderships $l0 -> $l1"
 	[ ! -e "$ELECT_DIR/m2.prom.tmp" ]
 }
+
+@test "metrics: a scrape is answered while 20 slow clients hold connections" {
+	local port ready=$ELECT_DIR/slow.ready slow
+	C=$(mkcluster 1)
+	port=$(freeport)
+	elect_start_cluster --insecure "${TIMING[@]}" \
+	    --metrics "127.0.0.1:$port" "$C"
+	wait_for 20 python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$port"
+	"$BATS_TEST_DIRNAME/tools/http-slow.py" "127.0.0.1:$port" 20 60 \
+	    "$ready" >"$ELECT_DIR/slow.out" 2>&1 &
+	slow=$!
+	PIDS+=("$slow")
+	wait_for 30 test -s "$ready"
+	# Each slow client keeps its connection busy, one byte every 0.3 s:
+	# an idle timeout alone would never close it.
+	run python3 -c 'import sys, urllib.request
+for i in range(3):
+    r = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=10)
+    sys.stdout.write(r.read().decode())' "$port"
+	kill_own TERM "$slow"
+	assert_success
+	assert_line --partial 'elect_node_info{id="1",'
+	[ "$(grep -c '^elect_node_info' <<<"$output")" = 3 ]
+}

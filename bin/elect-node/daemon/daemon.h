@@ -228,6 +228,17 @@ struct reconf {
 	size_t		 stagelen;
 };
 
+/* --metrics: at most HTTP_CONNS connections kept; MHD takes one more at
+ * a time than that, for a newcomer to close the oldest (metrics.c). */
+#define HTTP_CONNS	8
+#define MX_CONNS_MAX	(2 * HTTP_CONNS)
+
+struct mx_conn {
+	int		 fd;		/* MHD's, or -1: a free entry */
+	int		 cut;		/* shut down, not yet closed by MHD */
+	algo_time	 since;		/* its start or its last answer */
+};
+
 struct node {
 	const struct node_opts *opts;
 	/* The members of the core's epoch; the net tables' peers, these and
@@ -300,6 +311,7 @@ struct node {
 	char		 peer_key[ALGO_NODES_MAX][KEY_ID_LEN + 1];
 	struct MHD_Daemon *mhd;
 	int		 mx_fd;		/* its epoll descriptor, or -1 */
+	struct mx_conn	 mx_conns[MX_CONNS_MAX];
 	algo_time	 mx_file_next;
 	int		 mx_file_failed;
 };
