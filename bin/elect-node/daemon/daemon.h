@@ -285,6 +285,16 @@ struct node {
 	struct net_held	*held;	/* NET_HOLD per peer, a ring */
 	uint64_t	 drops;
 	struct drops	 dropsum;
+	/* A peer's agreement logged when it changes, once per state in a
+	 * LOG_DROPS_WINDOW, its other changes counted for a summary
+	 * (net.c): a forger's datagrams with bad MACs from the peer's
+	 * address may flip it at every one. */
+	struct misfit_log {
+		unsigned	 id;
+		algo_time	 start;	/* of the window; 0: none */
+		unsigned	 said;	/* bit 1 << misfit: logged in it */
+		uint64_t	 n;
+	}		 misfit_log[ALGO_NODES_MAX];
 	/* What we asked the detector to monitor (start, not stopped since);
 	 * what it reported down, not heard from since. */
 	uint8_t		*monitored;
