@@ -294,8 +294,12 @@ leads() {
 	elect_status "$1" >/dev/null 2>&1
 }
 
+# gone ID: no daemon answers on node ID's socket (3), not merely one that
+# no longer leads (1, 4).
 gone() {
-	! elect_status "$1" >/dev/null 2>&1
+	local rc=0
+	elect_status "$1" >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 3 ]
 }
 
 @test "control: a flood of clients stops no guarded command; --status says busy; a member's flood leaves root its slots, and no edict" {
