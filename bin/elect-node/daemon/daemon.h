@@ -94,6 +94,8 @@ struct control_client {
 					 * reconfigure */
 	int		 started;	/* WAIT_TASK: its command may run */
 	int		 killed;	/* WAIT_TASK: its group got SIGKILL */
+	int		 passfd;	/* sent with the next bytes (tasks.lock
+					 * to a guard), then closed; or -1 */
 	struct control	*owner;
 };
 
@@ -369,6 +371,7 @@ void	net_close(struct node *);
 void	net_peers(struct node *, int fresh);
 /* testament.c */
 void	testament_write(struct node *);
+int	testament_lock_fd(struct node *);
 void	events_dead(struct node *, unsigned peer, uint64_t inc);
 void	events_release(struct node *, unsigned peer);
 /* An epoch message (net/epoch.h) to ID, if confirmed: 1 sent, 0 not. */
