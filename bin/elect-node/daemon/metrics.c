@@ -8,7 +8,6 @@
  */
 #include <sys/socket.h>
 
-#include <assert.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -130,9 +129,6 @@ write_file(struct node *nd)
 	nd->mx_file_failed = 0;
 }
 
-/* Its start, or its last answer: a newcomer over HTTP_CONNS closes the
- * connection whose is oldest, so a scrape always gets in, and one that
- * asked at once is answered before many newer ones come. */
 static struct mx_conn *
 conn_of(struct MHD_Connection *conn)
 {
@@ -150,6 +146,11 @@ cut(struct mx_conn *c)
 	c->cut = 1;
 }
 
+/*
+ * A connection started or closed.  Past HTTP_CONNS, the newcomer closes
+ * the connection whose start or last answer is oldest: a scrape always
+ * gets in, and, asking at once, is answered before many newer ones come.
+ */
 static void
 notified(void *arg, struct MHD_Connection *conn, void **ctx,
     enum MHD_ConnectionNotificationCode toe)
@@ -177,11 +178,14 @@ notified(void *arg, struct MHD_Connection *conn, void **ctx,
 		if (oldest == NULL || k->since < oldest->since)
 			oldest = k;
 	}
-	/* MHD's limit is MX_CONNS_MAX: a free entry is there. */
-	assert(c != NULL);
+	*ctx = NULL;
 	if ((ci = MHD_get_connection_info(conn,
-	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL) {
-		*ctx = NULL;
+	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+		return;
+	/* MHD's limit is MX_CONNS_MAX, so an entry is free; were none,
+	 * the newcomer would not be kept. */
+	if (c == NULL) {
+		shutdown(ci->connect_fd, SHUT_RDWR);
 		return;
 	}
 	if (live >= HTTP_CONNS)
