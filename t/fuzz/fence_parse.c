@@ -24,11 +24,10 @@ token_of(const char *s, const char *e, long long *v)
 	if (s == e)
 		return 0;
 	for (; s < e; s++) {
-		if (*s < '0' || *s > '9')
+		if (*s < '0' || *s > '9' ||
+		    t > (LLONG_MAX - (unsigned)(*s - '0')) / 10)
 			return 0;
 		t = t * 10 + (unsigned)(*s - '0');
-		if (t > LLONG_MAX)
-			return 0;
 	}
 	*v = (long long)t;
 	return 1;
