@@ -581,20 +581,31 @@ member(const struct cluster *c, unsigned id)
 	return p == NULL ? -1 : p - c->nodes;
 }
 
-int
-epoch_votes_init(struct epoch_votes *v, const struct epoch_change *c)
+void
+epoch_votes_start(struct epoch_votes *v, const struct epoch_change *c,
+    uint8_t *buf)
 {
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
 	v->n = c->prev.n;
 	v->need = v->n / 2 + 1;
-	if ((v->wedged = calloc(v->n, 1)) == NULL)
-		return -1;
+	v->wedged = buf;
+	memset(buf, 0, v->n);
 	for (i = 0; i < c->ndead; i++) {
 		v->wedged[member(&c->prev, c->dead[i])] = 1;
 		v->nwedged++;
 	}
+}
+
+int
+epoch_votes_init(struct epoch_votes *v, const struct epoch_change *c)
+{
+	uint8_t *buf;
+
+	if ((buf = malloc(c->prev.n)) == NULL)
+		return -1;
+	epoch_votes_start(v, c, buf);
 	return 0;
 }
 

@@ -205,6 +205,9 @@ struct epoch_votes {
 };
 
 int	 epoch_votes_init(struct epoch_votes *, const struct epoch_change *);
+/* The same into BUF, a byte per member of C's prev, the caller's. */
+void	 epoch_votes_start(struct epoch_votes *, const struct epoch_change *,
+	    uint8_t *buf);
 /* A WEDGED M from FROM: 1 when it completes a majority, 0 when counted
  * or already counted, -1 when it is no answer to C (*WHY). */
 int	 epoch_votes_add(struct epoch_votes *, const struct epoch_change *c,

@@ -17,8 +17,9 @@
  * cannot be read.  -r rewrites the files with the outputs that came, for
  * a person to review with `git diff' before committing them.
  *
- * Cores: host (lib/host: the agreement of configurations, fit.h, and
- * datagram acceptance, accept.h, between nodes of one cluster file);
+ * Cores: host (lib/host: the agreement of configurations, fit.h,
+ * datagram acceptance, accept.h, between nodes of one cluster file, and
+ * one host's part of an epoch change, epoch.h);
  * algo, guard and fd, whose lines are those of the scripts of algo-drive,
  * guard-drive and fd-sim (t/tools/drive, the same drivers), one input a
  * case, after a line naming the tool with its options that starts a core
@@ -43,6 +44,7 @@
 #include <sodium.h>
 
 #include "host/accept.h"
+#include "host/epoch.h"
 #include "host/fit.h"
 #include "util/util.h"
 #include "drive/drive.h"
@@ -358,6 +360,459 @@ acc_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return -1;
 }
 
+/*
+ * Epoch changes (lib/host/epoch.h): hosts 1..8, each with its core of the
+ * change, played as elect-node plays it (a wedge asked wedges the core at
+ * once; a swap boots a pending core of E+1; TERMINATED ends its pending),
+ * and a queue of the messages between them, as their payloads.
+ *
+ *	epoch e=SLOT [as=E] ids=ID,... [long=1]
+ *					epoch E's members (E: SLOT unless
+ *					as= names another of the same
+ *					epoch): ID at 127.0.0.1 (with long=,
+ *					a long host name of its own), port
+ *					5000 + ID, fd= 6000 + ID
+ *	host id=N run=SLOT [pending=1]	host N anew, its core running SLOT
+ *	core id=N [wedged=B] [pending=B] [tasks=K]
+ *					what host N's core now says
+ *	request id=N to=SLOT [force=1] [dead=IDS]
+ *					the operator asks host N for SLOT
+ *	tick id=N now=MS		host N's tick
+ *	deliver now=MS [lose=K,...]	the messages queued, in order (the
+ *					K-th, from 1, lost)
+ *	restart id=N now=MS		host N restarted: its change read
+ *					back from its state directory
+ *	start id=N file=E [record=E] [saved=1]
+ *					where host N starts (hep_start())
+ *
+ * Each host's actions print as "N: ACTION", then "N: wake=MS".
+ */
+#define EP_HOSTS	8
+#define EP_EPOCHS	8
+#define EP_QUEUE	512
+
+struct ep_host {
+	unsigned	 id;
+	struct hep	 h;
+	struct hep_status st;
+	uint32_t	 run;
+	char		*saved;		/* its state directory's change */
+	size_t		 savedlen;
+};
+
+struct ep_msg {
+	unsigned	 from, to;
+	uint8_t		 type;
+	uint8_t		 p[WIRE_PAYLOAD_MAX];
+	size_t		 len;
+};
+
+static struct cluster ep_cl[EP_EPOCHS];
+static struct ep_host ep_h[EP_HOSTS];
+static struct ep_msg *ep_q;
+static size_t ep_nq;
+static struct hep_out *ep_out;
+
+static void
+ep_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < EP_EPOCHS; i++)
+		cluster_free(&ep_cl[i]);
+	for (i = 0; i < EP_HOSTS; i++) {
+		if (ep_h[i].id != 0)
+			hep_free(&ep_h[i].h);
+		free(ep_h[i].saved);
+		memset(&ep_h[i], 0, sizeof(ep_h[i]));
+	}
+	ep_nq = 0;
+}
+
+static struct ep_host *
+ep_host(struct kv *a, int n)
+{
+	long long id;
+	size_t i;
+
+	if (num(arg(a, n, "id"), 1, 65535, &id) == -1)
+		return NULL;
+	for (i = 0; i < EP_HOSTS; i++)
+		if (ep_h[i].id == id)
+			return &ep_h[i];
+	return NULL;
+}
+
+static void
+ep_node(struct cluster_node *p, unsigned id, int islong)
+{
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	if (islong)
+		snprintf(p->host, sizeof(p->host), "node%u.%.60s.%.60s.%.60s",
+		    id, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+		    "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
+	else
+		strlcpy(p->host, "127.0.0.1", sizeof(p->host));
+	p->port = (uint16_t)(5000 + id);
+	p->fd_port = (uint16_t)(6000 + id);
+}
+
+static void
+ep_queue(unsigned from, unsigned to, const struct epoch_msg *m)
+{
+	struct ep_msg *q;
+
+	if (ep_nq == EP_QUEUE)
+		errx(2, "epoch: the queue is full");
+	q = &ep_q[ep_nq++];
+	q->from = from;
+	q->to = to;
+	q->type = m->type;
+	if ((q->len = epoch_msg_put(m, q->p, sizeof(q->p))) == 0)
+		errx(2, "epoch: a message the wire refuses");
+}
+
+static const char *
+ep_type(uint8_t t)
+{
+	return t == WIRE_TYPE_WEDGE ? "wedge" : t == WIRE_TYPE_WEDGED ?
+	    "wedged" : "change";
+}
+
+/* Host E's actions in ep_out, carried out as elect-node does, printed. */
+static void
+ep_carry(struct ep_host *e, int64_t now, char *out, size_t len)
+{
+	const struct hep_action *a;
+	const struct hep *h = &e->h;
+	struct epoch_msg m;
+	size_t k, off;
+	int parts;
+
+again:
+	for (k = 0; k < ep_out->n; k++) {
+		a = &ep_out->v[k];
+		say(out, len, "%u: ", e->id);
+		switch (a->type) {
+		case HEP_SAVE:
+			free(e->saved);
+			if ((e->saved = malloc(CLUSTER_FILE_MAX)) == NULL)
+				err(2, NULL);
+			e->savedlen = epoch_change_format(&h->chg, e->saved,
+			    CLUSTER_FILE_MAX);
+			say(out, len, "save epoch=%u\n", h->chg.next.epoch);
+			break;
+		case HEP_LOG:
+			say(out, len, "%s %s\n", a->warn ? "warn" : "log",
+			    a->line);
+			break;
+		case HEP_PEERS:
+			say(out, len, "peers other=");
+			if (hep_other(h) == NULL)
+				say(out, len, "-\n");
+			else
+				say(out, len, "%u\n", hep_other(h)->epoch);
+			break;
+		case HEP_SEND:
+			say(out, len, "send %s to=%u epoch=%u\n",
+			    ep_type(a->msg.type), a->peer, a->msg.epoch);
+			ep_queue(e->id, a->peer, &a->msg);
+			break;
+		case HEP_SEND_CHANGE:
+			memset(&m, 0, sizeof(m));
+			m.type = WIRE_TYPE_CHANGE;
+			m.epoch = h->chg.next.epoch;
+			m.total = (uint32_t)h->textlen;
+			memcpy(m.digest, h->chg.dtext, EPOCH_DIGEST);
+			for (off = 0, parts = 0; off < h->textlen;
+			    off += m.len, parts++) {
+				m.off = (uint32_t)off;
+				m.part = (const uint8_t *)h->text + off;
+				m.len = h->textlen - off < EPOCH_PART_MAX ?
+				    h->textlen - off : EPOCH_PART_MAX;
+				ep_queue(e->id, a->peer, &m);
+			}
+			say(out, len, "send change to=%u epoch=%u parts=%d\n",
+			    a->peer, m.epoch, parts);
+			break;
+		case HEP_STOP_TASKS:
+			say(out, len, "stop-tasks\n");
+			break;
+		case HEP_WEDGE:
+			say(out, len, "wedge\n");
+			e->st.wedged = 1;
+			break;
+		case HEP_SWAP:
+			say(out, len, "swap to=%u\n", h->chg.next.epoch);
+			for (e->run = 0; e->run < EP_EPOCHS - 1 &&
+			    (ep_cl[e->run].epoch != h->chg.next.epoch ||
+			    !cluster_same_members(&ep_cl[e->run],
+			    &h->chg.next)); e->run++)
+				continue;
+			e->st.wedged = 0;
+			e->st.pending = 1;
+			break;
+		case HEP_TERMINATED:
+			say(out, len, "terminated\n");
+			e->st.pending = 0;
+			if (hep_stepped(&e->h, &e->st))
+				say(out, len, "%u: over\n", e->id);
+			break;
+		case HEP_DROP:
+			say(out, len, "drop from=%u why=%s\n", a->peer, a->why);
+			break;
+		case HEP_RESOLVE:
+			say(out, len, "resolve from=%u\n", a->peer);
+			hep_resolved(&e->h, a->peer, 1, &e->st, now, ep_out);
+			goto again;
+		}
+	}
+	if (ep_out->wake == -1)
+		say(out, len, "%u: wake=-\n", e->id);
+	else
+		say(out, len, "%u: wake=%" PRId64 "\n", e->id,
+		    ep_out->wake / MS);
+}
+
+static void
+ep_tick(struct ep_host *e, int64_t now, char *out, size_t len)
+{
+	int t;
+
+	/* Again at once after a wedge or a swap, as elect-node ticks. */
+	for (t = 0; t < 3; t++) {
+		hep_tick(&e->h, &e->st, now, ep_out);
+		ep_carry(e, now, out, len);
+		if (ep_out->wake == -1 || ep_out->wake > now)
+			break;
+	}
+}
+
+static int
+ep_new(struct ep_host *e, unsigned id)
+{
+	struct hep_conf c = {
+		.self = id, .period = 20 * MS, .idle = 1000 * MS,
+		.retry = 2 * MS, .stop_wait = 2500 * MS,
+		.text_max = CLUSTER_FILE_MAX,
+	};
+
+	e->id = id;
+	return hep_init(&e->h, &c);
+}
+
+static int
+ep_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	struct ep_host *e;
+	struct epoch_change ch, saved, *sp;
+	struct epoch_msg m;
+	enum epoch_plan plan;
+	const char *s, *why, *dead;
+	char buf[512], *p, *tok;
+	long long v = 0, now, to;
+	uint8_t lost[EP_QUEUE];
+	size_t i, nq;
+	int rc, resume;
+
+	if (ep_q == NULL && ((ep_q = calloc(EP_QUEUE, sizeof(*ep_q))) == NULL ||
+	    (ep_out = malloc(sizeof(*ep_out))) == NULL))
+		err(2, NULL);
+	if (strcmp(cmd, "epoch") == 0) {
+		if (num(arg(a, n, "e"), 0, EP_EPOCHS - 1, &v) == -1 ||
+		    (s = arg(a, n, "ids")) == NULL ||
+		    strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
+			return -2;
+		cluster_free(&ep_cl[v]);
+		if ((ep_cl[v].nodes = calloc(EP_HOSTS,
+		    sizeof(*ep_cl[v].nodes))) == NULL ||
+		    (ep_cl[v].file = strdup("epoch")) == NULL)
+			err(2, NULL);
+		ep_cl[v].epoch = (uint32_t)v;
+		if (arg(a, n, "as") != NULL) {
+			if (num(arg(a, n, "as"), 0, EP_EPOCHS - 1, &to) == -1)
+				return -2;
+			ep_cl[v].epoch = (uint32_t)to;
+		}
+		for (p = buf; (tok = strsep(&p, ",")) != NULL;) {
+			if (num(tok, 1, 65535, &to) == -1 ||
+			    ep_cl[v].n == EP_HOSTS)
+				return -2;
+			ep_node(&ep_cl[v].nodes[ep_cl[v].n++], (unsigned)to,
+			    arg(a, n, "long") != NULL);
+		}
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "host") == 0) {
+		if (num(arg(a, n, "id"), 1, 65535, &v) == -1 ||
+		    num(arg(a, n, "run"), 0, EP_EPOCHS - 1, &to) == -1)
+			return -2;
+		if ((e = ep_host(a, n)) == NULL)
+			for (i = 0, e = NULL; i < EP_HOSTS && e == NULL; i++)
+				if (ep_h[i].id == 0)
+					e = &ep_h[i];
+		if (e == NULL)
+			return -2;
+		if (e->id != 0)
+			hep_free(&e->h);
+		free(e->saved);
+		memset(e, 0, sizeof(*e));
+		if (ep_new(e, (unsigned)v) == -1)
+			err(2, NULL);
+		e->run = (uint32_t)to;
+		e->st.booted = 1;
+		e->st.pending = arg(a, n, "pending") != NULL;
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "core") == 0) {
+		if ((e = ep_host(a, n)) == NULL)
+			return -2;
+		if (arg(a, n, "wedged") != NULL &&
+		    num(arg(a, n, "wedged"), 0, 1, &v) == 0)
+			e->st.wedged = (int)v;
+		if (arg(a, n, "pending") != NULL &&
+		    num(arg(a, n, "pending"), 0, 1, &v) == 0)
+			e->st.pending = (int)v;
+		if (arg(a, n, "tasks") != NULL &&
+		    num(arg(a, n, "tasks"), 0, 100, &v) == 0)
+			e->st.tasks = (int)v;
+		say(out, len, "%s\n", hep_stepped(&e->h, &e->st) ? "over" :
+		    "ok");
+		return 0;
+	}
+	if (strcmp(cmd, "request") == 0) {
+		if ((e = ep_host(a, n)) == NULL ||
+		    num(arg(a, n, "to"), 0, EP_EPOCHS - 1, &to) == -1)
+			return -2;
+		memset(&ch, 0, sizeof(ch));
+		if (cluster_copy(&ch.next, &ep_cl[to]) == -1)
+			err(2, NULL);
+		dead = arg(a, n, "dead") != NULL ? arg(a, n, "dead") : "";
+		rc = hep_request(&e->h, &ep_cl[e->run], &e->st,
+		    arg(a, n, "force") != NULL, dead, strlen(dead), &ch, buf,
+		    sizeof(buf));
+		if (rc == HEP_REQ_FORCE) {
+			hep_force(&e->h, &ch, dead, strlen(dead), &e->st, 0,
+			    ep_out);
+			ep_carry(e, 0, out, len);
+		} else if (rc == HEP_REQ_TAKE) {
+			if (hep_hold(&e->h, &ep_cl[e->run], &ch, &e->st, 0,
+			    ep_out) == -1)
+				say(out, len, "not held\n");
+			else
+				ep_carry(e, 0, out, len);
+		} else {
+			epoch_change_free(&ch);
+			say(out, len, "refused: %s\n", buf);
+		}
+		return 0;
+	}
+	if (strcmp(cmd, "tick") == 0) {
+		if ((e = ep_host(a, n)) == NULL ||
+		    num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1)
+			return -2;
+		ep_tick(e, now * MS, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "deliver") == 0 && arg(a, n, "id") == NULL &&
+	    acc_n == 0) {
+		if (num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1)
+			return -2;
+		memset(lost, 0, sizeof(lost));
+		s = arg(a, n, "lose") != NULL ? arg(a, n, "lose") : "";
+		if (strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
+			return -2;
+		for (p = buf; *s != '\0' && (tok = strsep(&p, ",")) != NULL;) {
+			if (num(tok, 1, EP_QUEUE, &v) == -1)
+				return -2;
+			lost[v - 1] = 1;
+		}
+		nq = ep_nq;
+		for (i = 0; i < nq; i++) {
+			struct ep_msg q = ep_q[i];
+
+			if (lost[i]) {
+				say(out, len, "lost %s from=%u to=%u\n",
+				    ep_type(q.type), q.from, q.to);
+				continue;
+			}
+			for (e = NULL, v = 0; v < EP_HOSTS; v++)
+				if (ep_h[v].id == q.to)
+					e = &ep_h[v];
+			if (e == NULL) {
+				say(out, len, "%u: nobody\n", q.to);
+				continue;
+			}
+			if ((why = epoch_msg_parse(q.type, q.p, q.len, &m)) !=
+			    NULL)
+				errx(2, "epoch: %s", why);
+			hep_recv(&e->h, &ep_cl[e->run], q.from, &m, &e->st,
+			    now * MS, ep_out);
+			if (ep_out->n > 0)
+				ep_carry(e, now * MS, out, len);
+		}
+		memmove(ep_q, ep_q + nq, (ep_nq - nq) * sizeof(*ep_q));
+		ep_nq -= nq;
+		if (nq == 0)
+			say(out, len, "none\n");
+		return 0;
+	}
+	if (strcmp(cmd, "restart") == 0) {
+		if ((e = ep_host(a, n)) == NULL ||
+		    num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1)
+			return -2;
+		hep_free(&e->h);
+		if (ep_new(e, e->id) == -1)
+			err(2, NULL);
+		e->st.wedged = 0;
+		if (e->saved == NULL) {
+			say(out, len, "no change\n");
+			return 0;
+		}
+		if (epoch_change_parse(e->saved, e->savedlen, "saved", &ch,
+		    buf, sizeof(buf)) == -1)
+			errx(2, "epoch: %s", buf);
+		if (hep_hold(&e->h, &ep_cl[e->run], &ch, &e->st, now * MS,
+		    ep_out) == -1)
+			say(out, len, "not held\n");
+		else
+			ep_carry(e, now * MS, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "start") == 0) {
+		if ((e = ep_host(a, n)) == NULL ||
+		    num(arg(a, n, "file"), 0, EP_EPOCHS - 1, &to) == -1 ||
+		    (arg(a, n, "record") != NULL &&
+		    num(arg(a, n, "record"), 0, EP_EPOCHS - 1, &v) == -1))
+			return -2;
+		sp = NULL;
+		if (arg(a, n, "saved") != NULL) {
+			if (e->saved == NULL || epoch_change_parse(e->saved,
+			    e->savedlen, "saved", &saved, buf,
+			    sizeof(buf)) == -1)
+				return -2;
+			sp = &saved;
+		}
+		rc = hep_start(&ep_cl[to], arg(a, n, "record") != NULL ?
+		    &ep_cl[v] : NULL, sp, "state/epoch.change", e->id, &plan,
+		    &ch, &resume, buf, sizeof(buf));
+		if (rc == -1)
+			say(out, len, "refused: %s\n", buf);
+		else
+			say(out, len, "plan=%s resume=%s\n",
+			    epoch_plan_name(plan), resume ? "yes" : "no");
+		epoch_change_free(&ch);
+		if (sp != NULL)
+			epoch_change_free(sp);
+		return 0;
+	}
+	return -1;
+}
+
 static void
 host_reset(void)
 {
@@ -365,6 +820,7 @@ host_reset(void)
 	host_npeers = 0;
 	acc_n = 0;
 	acc_len[0] = acc_len[1] = 0;
+	ep_reset();
 }
 
 static int
@@ -393,6 +849,13 @@ host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	size_t i;
 	int changed;
 
+	switch (ep_run(cmd, a, n, out, len)) {
+	case 0:
+		return 0;
+	case -2:
+		say(out, len, "error: bad arguments to %s\n", cmd);
+		return -1;
+	}
 	switch (acc_run(cmd, a, n, out, len)) {
 	case 0:
 		return 0;

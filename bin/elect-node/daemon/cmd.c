@@ -160,9 +160,9 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	keys_field(nd, keys, sizeof(keys));
 	/* Epochs: where this node stands, once its cluster changed. */
 	ep[0] = '\0';
-	if (nd->cluster.epoch > 0 || nd->rc.held)
-		snprintf(ep, sizeof(ep), " change=%s", !nd->rc.held ? "-" :
-		    nd->rc.role == EPOCH_ROLE_OLD ? "leaving" : st.pending ?
+	if (nd->cluster.epoch > 0 || nd->rc.h.held)
+		snprintf(ep, sizeof(ep), " change=%s", !nd->rc.h.held ? "-" :
+		    nd->rc.h.role == HEP_OLD ? "leaving" : st.pending ?
 		    "joining" : "done");
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "

@@ -15,6 +15,7 @@
 #include "../elect-node.h"
 #include "algo/algo.h"
 #include "ctl/ctl.h"
+#include "host/epoch.h"
 #include "host/fit.h"
 #include "metrics/metrics.h"
 #include "net/cluster.h"
@@ -195,30 +196,13 @@ struct events {
 };
 
 /*
- * This host's part of an epoch change (reconf.c; share/elect/lease.md,
- * elect-node's part): the change it agreed to, as the core's epoch is
- * its E (EPOCH_ROLE_OLD) or its E+1 (EPOCH_ROLE_NEW).
+ * This host's part of an epoch change: the decisions are lib/host/epoch's
+ * (struct hep); reconf.c carries its actions out and keeps what touches
+ * the system.
  */
-#define RECONF_IDS	(CLUSTER_ID_MAX + 1)
-
 struct reconf {
-	int		 held;		/* chg is the change agreed to */
-	int		 over;		/* new: E ended; its peers are out */
-	struct epoch_change chg;
-	int		 role;		/* EPOCH_ROLE_* */
-	struct epoch_votes votes;	/* new: who of E answered wedged */
-	int		 told_terminated;
-	int		 wedge_given;	/* old: ALGO_CMD_WEDGE given */
-	int		 stopping;	/* old: guarded commands told to stop */
-	algo_time	 wedge_by;	/* ... and wedged then at the latest */
-	algo_time	 next_send;	/* asks and CHANGE, once per renewal */
-	uint8_t		 heard[RECONF_IDS / 8];	 /* said they hold it */
-	uint8_t		 askers[RECONF_IDS / 8]; /* asked before we wedged */
-	/* A CHANGE being received: its parts, by index. */
-	char		*in;
-	size_t		 intotal, inparts, ingot;
-	uint8_t		*ingotpart;
-	uint8_t		 indigest[EPOCH_DIGEST];
+	struct hep	 h;
+	struct hep_out	*out;
 	/* The detector restarted by a swap: tried again if its port is
 	 * still taken (a process may hold it a moment). */
 	int		 fd_tries;

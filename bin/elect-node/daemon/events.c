@@ -106,7 +106,7 @@ unlead_why(const struct node *nd, const struct algo_status *st,
 	if (nd->exiting || nd->quit != QUIT_NO || nd->leaving != QUIT_NO)
 		return "leaving";
 	/* Asked to wedge for a change of the cluster: it resigns. */
-	if ((nd->rc.role == EPOCH_ROLE_OLD && nd->rc.wedge_given) ||
+	if ((nd->rc.h.role == HEP_OLD && nd->rc.h.wedge_given) ||
 	    nd->events.epoch != nd->cluster.epoch)
 		return "epoch";
 	if (nd->fit.vetoed)
