@@ -57,6 +57,35 @@ s.sendto(bytes.fromhex(sys.argv[2]), ("127.0.0.1", int(sys.argv[3])))' \
 	[ ! -e "$ELECT_DIR/1/state/tasks.lock" ]
 }
 
+# The guard gets tasks.lock from the daemon with its registration's answer
+# and holds it shared while its command may run; no one else can open it,
+# so no one but a guarded command can keep a dead daemon's testament
+# waiting (issue 28).
+@test "testament: the guard holds the task lock the daemon passed it, and sends the testament once its command is dead" {
+	local ldr st ino g t0 t1
+	C=$(mkcluster 3)
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" --lease 1s --renew 200 "$C"
+	ldr=$(elect_wait_leader 20)
+	st=$ELECT_DIR/$ldr/state
+	ino=$(stat -c %i "$st/tasks.lock")
+	elect-node -s "$st" --run-if-leader -- sleep 31.25 \
+	    2>"$BATS_TEST_TMPDIR/guard.err" &
+	g=$!
+	wait_for 10 pgrep -f '^sleep 31\.25$' >/dev/null ||
+	    fail "no command: $(cat "$BATS_TEST_TMPDIR/guard.err")"
+	# /proc/locks: "N: FLOCK ADVISORY READ PID MAJ:MIN:INODE 0 EOF"
+	run awk -v p="$g" -v i="$ino" '$2 == "FLOCK" && $4 == "READ" &&
+	    $5 == p && $6 ~ ":" i "$"' /proc/locks
+	[ -n "$output" ] || fail "the guard holds no shared lock of tasks.lock"
+	t0=$EPOCHREALTIME
+	elect_kill "$ldr"
+	wait "$g" || true
+	t1=$EPOCHREALTIME
+	run cat "$BATS_TEST_TMPDIR/guard.err"
+	assert_line --partial "node $ldr's lease released on its behalf to 2 of 2 peers"
+	echo "# guard done $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s after the daemon's SIGKILL" >&3
+}
+
 @test "testament: under --insecure no Dead counts: a forged one from the host, on any port, releases nothing" {
 	local hex
 	C=$(mkcluster 3)

@@ -136,7 +136,7 @@ fd_new(const struct fd_config *cfg)
 
 	if (cfg->interval < FD_INTERVAL_MIN || cfg->interval > FD_INTERVAL_MAX ||
 	    (cfg->phi <= 0 && cfg->timeout <= cfg->interval) ||
-	    cfg->nids == 0 || cfg->self == 0)
+	    cfg->nids == 0 || cfg->self == 0 || cfg->nonces == NULL)
 		return NULL;
 	if ((fd = calloc(1, sizeof(*fd))) == NULL)
 		return NULL;

@@ -100,7 +100,7 @@ struct fd_config {
 	uint64_t	 incarnation;
 	struct wire_key	 key;
 	struct sess_conf conf;		/* what must agree with the peers */
-	const uint8_t	*nonces;	/* SESS_NONCE random bytes per id */
+	const uint8_t	*nonces;	/* SESS_NONCE random bytes per id; required */
 };
 
 /* Commands, as read from stdin by fd_cmd_parse(). */

@@ -22,6 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.interval = 10 * FD_MS, .timeout = 40 * FD_MS,
 		.incarnation = 1, .key = { .insecure = 1 }, .report_up = 1,
 	};
+	uint8_t nonces[5 * SESS_NONCE];
 	const char *line = (const char *)data, *end, *why;
 	struct fd_out o = { .wake = INT64_MAX };
 	int64_t now = 0;
@@ -30,6 +31,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	int rc;
 
+	/* One per id, as elect-fd draws them: fd_new() copies them. */
+	for (n = 0; n < sizeof(nonces); n++)
+		nonces[n] = (uint8_t)(n / SESS_NONCE + 1);
+	cfg.nonces = nonces;
 	if (size > 0 && (data[0] & 1))
 		cfg.mode = FD_PING;
 	cfg.nonces = nonces;

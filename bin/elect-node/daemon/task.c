@@ -176,6 +176,9 @@ cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	}
 	c->waiting = WAIT_START;
 	c->taskwait = req->argc == 1;
+	/* With its first answer (testament.c). */
+	if (c->passfd == -1)
+		c->passfd = testament_lock_fd(nd);
 	task_wake(nd, c, mono_now());
 }
 
