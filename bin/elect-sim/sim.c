@@ -82,6 +82,7 @@
 #include "guard/guard.h"
 #include "host/accept.h"
 #include "host/fit.h"
+#include "host/lead.h"
 #include "net/session.h"
 #include "net/wire.h"
 #include "trace/trace.h"
@@ -171,6 +172,7 @@ struct node {
 	struct sess	*sess;
 	uint64_t	*wseq;
 	struct fit	 fit;
+	struct lead	 lead;		/* its daemon's, for its guard */
 	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
 	int		 oddlead;	/* -O: its core leads, without deadline */
 	/* Its --run-if-leader --wait (lib/guard), while one runs a
@@ -182,6 +184,9 @@ struct node {
 					 * exit (gid: which guard's), an
 					 * answer (grq: the request's) */
 	uint32_t	 gep;
+	int		 greg;		/* the request in flight registers */
+	int		 ganswered;	/* a waiting registration's answer, */
+	struct guard_reply greply;	/* ... given when it could start */
 };
 
 /* An epoch's members, a byte per node index, and how many of them were
@@ -492,6 +497,9 @@ static void	guard_feed(size_t, enum guard_in_type, algo_time);
 static void	oracle_note(size_t, algo_time);
 static void	note_edict(size_t, const struct algo_edict *, algo_time);
 static void	epoch_after(size_t, algo_time);
+static int	lead_feed(size_t, struct lead_input *, algo_time,
+		    struct guard_reply *);
+static void	lead_boot(size_t, const struct algo_timing *);
 
 /* ---- carrying out a core's actions ---- */
 
@@ -936,9 +944,11 @@ fit_tick(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
 	char line[FIT_TEXT_MAX + 32];
+	struct lead_input in;
 	struct event *e;
 	int64_t wake;
 	size_t j, k = 0;
+	int changed;
 
 	for (j = 0; j < nd->cl->n; j++) {
 		if (nd->cl->nodes[j].id == nd->id)
@@ -947,13 +957,17 @@ fit_tick(size_t i, algo_time now)
 		fitp[k].misfit = fit_misfit_of(&nd->sess[j]);
 		fitp[k++].odd_at = nd->sess[j].odd_at;
 	}
-	if (fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake)) {
+	changed = fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake);
+	if (changed)
 		trace(now, i, "%s", fit_line(&nd->fit, line, sizeof(line)));
-		/* Its guarded command is told to stop at once, as elect-node's
-		 * net_fit() tells it. */
-		if (nd->fit.vetoed && nd->cmd && !nd->guard->termed)
-			guard_feed(i, GUARD_IN_STOP, now);
-	}
+	/* The verdict to the daemon's lib/host/lead, as net_fit() gives
+	 * it: a veto tells its guarded command to stop at once. */
+	memset(&in, 0, sizeof(in));
+	in.type = LEAD_IN_VERDICT;
+	in.vetoed = nd->fit.vetoed;
+	in.live = nd->fit.live;
+	in.changed = changed;
+	lead_feed(i, &in, now, NULL);
 	if (C->oracle && nd->core != NULL)
 		oracle_note(i, now);
 	if (wake == INT64_MAX)
@@ -1075,6 +1089,7 @@ boot(size_t i, algo_time now)
 	}
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
+	lead_boot(i, &cfg.timing);
 	if (nd->odd == SESS_OK) {
 		cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
 		cfg.persistlen = nd->persistlen;
@@ -1130,29 +1145,105 @@ stop(size_t i, algo_time now)
 
 static void	guard_feed(size_t, enum guard_in_type, algo_time);
 
-/* The daemon's answer to `lease' or `task' now, as task.c gives it: the
- * core's status as the node acts on it (node_query()). */
-static void
-guard_reply(size_t i, algo_time now, struct guard_reply *r)
+/* Whether host I's core is of an epoch that ends (elect-node's
+ * reconf_ending()): a newer one is under way. */
+static int
+ending(size_t i)
+{
+	return epochs_used && nodes[i].ep != cur;
+}
+
+/* Whether host I's guard registered with the daemon that runs now. */
+static int
+guard_daemon(size_t i)
+{
+	const struct node *nd = &nodes[i];
+
+	return nd->up && nd->core != NULL && nd->inc == nd->ginc;
+}
+
+/*
+ * Input IN of host I's daemon's lib/host/lead at NOW, with its core's
+ * status then, as elect-node's task.c feeds it; its one registration is
+ * the guard's (slot 0).  The answer to the guard's request goes into *R
+ * (when R): 1 if one came.  A stop goes to the guard at once.
+ */
+static int
+lead_feed(size_t i, struct lead_input *in, algo_time now,
+    struct guard_reply *r)
 {
 	struct node *nd = &nodes[i];
-	struct algo_status st;
+	struct lead_out o;
+	size_t k;
+	int got = 0;
 
-	algo_query(nd->core, clock_at(nd, now), &st);
-	if (handshakes && nd->fit.vetoed)
-		memset(&st, 0, sizeof(st));
-	memset(r, 0, sizeof(*r));
-	r->id = nd->id;
-	r->leader = st.leader;
-	r->lease = (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0;
-	r->token = st.token;
-	r->until = st.until;
-	r->tlease = C->timing.lease;
-	r->renew = C->timing.renew;
-	r->rtt = C->timing.rtt;
-	r->drift = C->timing.drift;
-	if (nd->odd == SESS_TIMING)
-		r->tlease *= 2, r->renew *= 2;
+	in->now = clock_at(nd, now);
+	algo_query(nd->core, in->now, &in->st);
+	in->ending = ending(i);
+	lead_step(&nd->lead, in, &o);
+	for (k = 0; k < o.n; k++)
+		switch (o.v[k].type) {
+		case LEAD_REPLY:
+		case LEAD_ANSWER:
+			if (r != NULL)
+				*r = o.v[k].r.g;
+			got = r != NULL;
+			break;
+		case LEAD_STOP:
+			if (nd->guard != NULL && !nd->guard->termed)
+				guard_feed(i, GUARD_IN_STOP, now);
+			break;
+		case LEAD_REFUSE:
+		case LEAD_STOPPING:
+		case LEAD_KILLED:
+		case LEAD_LEAVE:
+			break;
+		}
+	return got;
+}
+
+/* Host I's daemon starts: its lib/host/lead anew, with its timing. */
+static void
+lead_boot(size_t i, const struct algo_timing *t)
+{
+	struct node *nd = &nodes[i];
+	const struct lead_conf c = {
+		.self = nd->id,
+		.deadline = (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0,
+		.timing = *t, .slots = 1,
+	};
+
+	lead_init(&nd->lead, &c);
+}
+
+/* Host I's guard tells its daemon (slot 0) input TYPE, if that daemon
+ * runs still. */
+static void
+guard_tells(size_t i, enum lead_in_type type, enum lead_why why,
+    algo_time now)
+{
+	struct lead_input in = { .type = type, .slot = 0, .why = why };
+
+	if (guard_daemon(i))
+		lead_feed(i, &in, now, NULL);
+}
+
+/* The daemon's answer to the guard's request in flight (`task wait' or
+ * `lease'), or one it gave a waiting registration: 0 while it waits. */
+static int
+guard_answer(size_t i, algo_time now, struct guard_reply *r)
+{
+	struct node *nd = &nodes[i];
+	struct lead_input in = { .slot = 0, .wait = 1 };
+
+	if (nd->ganswered) {
+		nd->ganswered = 0;
+		*r = nd->greply;
+		return 1;
+	}
+	in.type = nd->greg ? LEAD_IN_TASK : LEAD_IN_LEASE;
+	nd->greg = 0;
+	return lead_feed(i, &in, now, r);
 }
 
 /* A guard's own event at AT: a tick (WHAT 0), G's exit (1), or the
@@ -1206,8 +1297,10 @@ guard_release(size_t i, algo_time now)
 }
 
 static void
-guard_end(size_t i)
+guard_end(size_t i, algo_time now)
 {
+	guard_tells(i, LEAD_IN_GONE, LEAD_WHY_NONE, now);
+	nodes[i].greg = nodes[i].ganswered = 0;
 	free(nodes[i].guard);
 	nodes[i].guard = NULL;
 	nodes[i].cmd = 0;
@@ -1234,8 +1327,9 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 		if (in.type == GUARD_IN_REPLY && (!nd->up || nd->core == NULL ||
 		    nd->inc != nd->ginc))
 			in.type = GUARD_IN_REFUSED;
-		if (in.type == GUARD_IN_REPLY)
-			guard_reply(i, now, &in.reply);
+		if (in.type == GUARD_IN_REPLY &&
+		    !guard_answer(i, now, &in.reply))
+			continue;
 		if (guard_step(nd->guard, &in, &o) == -1)
 			continue;
 		for (k = 0; k < o.n && nd->guard != NULL; k++) {
@@ -1245,6 +1339,7 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 			case GUARD_REGISTER:
 			case GUARD_ASK:
 				/* Over the local socket: a round trip. */
+				nd->greg = o.v[k].type == GUARD_REGISTER;
 				guard_at(i, now + GUARD_LOCAL_RTT, 2);
 				break;
 			case GUARD_START:
@@ -1254,6 +1349,12 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 				guard_at(i, now + C->timing.rtt, 1);
 				break;
 			case GUARD_KILL:
+				if (o.v[k].why == GUARD_WHY_DEADLINE ||
+				    o.v[k].why == GUARD_WHY_GRACE)
+					guard_tells(i, LEAD_IN_KILLED,
+					    o.v[k].why == GUARD_WHY_DEADLINE ?
+					    LEAD_WHY_DEADLINE : LEAD_WHY_GRACE,
+					    now);
 				nd->cmd = 0;
 				if (nd->guard->phase == GUARD_RUNNING)
 					queue[tail++] = GUARD_IN_EXITED;
@@ -1263,12 +1364,13 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 				guard_release(i, now);
 				break;
 			case GUARD_EXIT:
-				guard_end(i);
+				guard_end(i, now);
 				break;
 			case GUARD_CANCEL:
 				nd->grq++;
 				break;
 			case GUARD_UNREGISTER:
+				guard_tells(i, LEAD_IN_GONE, LEAD_WHY_NONE, now);
 				break;
 			}
 		}
@@ -1285,14 +1387,25 @@ guard_note(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
 	struct guard_config cfg = { .grace = -1, .wait = 1, .ecode = 1 };
+	struct lead_input in = { .type = LEAD_IN_TICK, .slot = -1 };
 	struct guard_reply r;
 
-	/* None starts on a core whose epoch ends (reconf_ending()). */
-	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
-	    nd->core == NULL || (epochs_used && nd->ep != cur))
+	/* A registration waiting is answered once it may start. */
+	if (nd->guard != NULL && guard_daemon(i) &&
+	    nd->lead.slot[0].state == LEAD_WAITING) {
+		if (lead_feed(i, &in, now, &nd->greply)) {
+			nd->ganswered = 1;
+			guard_feed(i, GUARD_IN_REPLY, now);
+		}
 		return;
-	guard_reply(i, now, &r);
-	if (!r.leader || r.token == 0)
+	}
+	/* None starts on a core whose epoch ends: lib/host/lead answers no
+	 * registration then, so none is made. */
+	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
+	    nd->core == NULL || ending(i))
+		return;
+	in.type = LEAD_IN_LEASE;
+	if (!lead_feed(i, &in, now, &r) || !r.leader || r.token == 0)
 		return;
 	if ((nd->guard = malloc(sizeof(*nd->guard))) == NULL)
 		err(1, NULL);
@@ -1580,7 +1693,7 @@ run_sched(const struct sched *s, algo_time now)
 				guard_feed(s->a, GUARD_IN_DEAD, now);
 		} else {
 			nodes[s->a].life++;
-			guard_end(s->a);
+			guard_end(s->a, now);
 			stop(s->a, now);
 		}
 		nodes[s->a].crashed = 1;
@@ -1594,7 +1707,7 @@ run_sched(const struct sched *s, algo_time now)
 		step(s->a, &in, now);
 		trace(now, s->a, "exit why=leave");
 		/* Its commands were told to stop and are gone first. */
-		guard_end(s->a);
+		guard_end(s->a, now);
 		stop(s->a, now);
 		nodes[s->a].crashed = 1;
 		break;
@@ -1663,7 +1776,7 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		trace(now, s->a, "crash");
 		nodes[s->a].life++;
-		guard_end(s->a);
+		guard_end(s->a, now);
 		stop(s->a, now);
 		nodes[s->a].odd = (int)s->b;
 		node_conf(s->a);
@@ -1980,12 +2093,13 @@ oracle_note(size_t i, algo_time now)
 
 	if ((why = algo_check(nd->core)) != NULL)
 		violation(now, "node %u: invariant broken: %s", nd->id, why);
+	/* What the node acts on (lib/host/lead, as elect-node's
+	 * node_query()): under a veto nothing, while its core may go on,
+	 * token and all, once the edge lets it again; a core of another
+	 * algorithm leads with no deadline, for as long as it says so. */
 	algo_query(nd->core, clock_at(nd, now), &st);
-	/* What the node acts on: its edge stops a leadership (node_query()
-	 * in elect-node), which its core may go on with, token and all,
-	 * once the edge lets it again; a core of another algorithm leads
-	 * with no deadline, for as long as it says so. */
-	if (handshakes && nd->fit.vetoed) {
+	lead_status(&nd->lead, &st);
+	if (nd->lead.vetoed) {
 		nd->oddlead = 0;
 		nd->until = 0;
 		return;

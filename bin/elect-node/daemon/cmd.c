@@ -173,12 +173,12 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    algo_elid_fmt(&st.state.grp, grp, sizeof(grp)),
 	    (unsigned long long)nd->inc, (double)(now - st.since) / 1e9,
 	    st.leader ? "leader" : st.state.status == ST_NORM &&
-	    !nd->fit.vetoed ? "follower" : "none",
+	    !nd->lead.vetoed ? "follower" : "none",
 	    (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers, keys,
 	    extra[0] != '\0' ? " " : "", extra,
-	    nd->fit.vetoed ? " veto=mismatch" : "",
+	    nd->lead.vetoed ? " veto=mismatch" : "",
 	    net_misfits(nd, odd, sizeof(odd)), ep);
 	return st.leader;
 }
@@ -235,16 +235,13 @@ algo_time
 node_wake(struct node *nd, algo_time now)
 {
 	struct control_client *c;
-	algo_time next = -1;
+	algo_time next;
 	int i;
 
+	/* Guarded commands first: their answers are lib/host/lead's. */
+	next = task_tick(nd, now);
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		c = &nd->control.clients[i];
-		if (c->fd != -1 && c->waiting == WAIT_START) {
-			if (task_wake(nd, c, now))
-				control_flush(c);
-			continue;
-		}
 		if (c->fd == -1 || c->waiting != WAIT_LEADER)
 			continue;
 		if (leads(nd, now))

@@ -521,7 +521,7 @@ net_fit(struct node *nd, algo_time now)
 	char line[FIT_TEXT_MAX + 32];
 	size_t i, n = 0;
 	int64_t wake;
-	int was = nd->fit.vetoed;
+	int was = nd->fit.vetoed, changed;
 
 	for (i = 0; i < nd->peers.n && n < nitems(p); i++) {
 		if (nd->peers.nodes[i].id == nd->self->id)
@@ -531,7 +531,7 @@ net_fit(struct node *nd, algo_time now)
 		p[n].odd_at = nd->sess[i].odd_at;
 		n++;
 	}
-	if (fit_step(&nd->fit, p, n, now, &wake)) {
+	if ((changed = fit_step(&nd->fit, p, n, now, &wake))) {
 		node_trace(nd, "%s", fit_line(&nd->fit, line, sizeof(line)));
 		if (nd->fit.vetoed && !was)
 			log_warnx("mismatch-veto node=%u peers=%s",
@@ -539,12 +539,8 @@ net_fit(struct node *nd, algo_time now)
 		else if (!nd->fit.vetoed && was)
 			log_warnx("mismatch-veto-over node=%u peers=%s",
 			    nd->self->id, nd->fit.odd);
-		/* At once, not at the guard's next poll. */
-		if (nd->fit.vetoed && tasks_running(nd) > 0)
-			tasks_stop(nd, "mismatch");
 	}
-	nd->metrics.peers_mismatch = nd->fit.live;
-	nd->metrics.mismatch_veto = nd->fit.vetoed;
+	task_verdict(nd, changed);
 	return wake == INT64_MAX ? -1 : wake > now ? wake - now : 0;
 }
 
