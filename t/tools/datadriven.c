@@ -134,6 +134,7 @@ struct acc_node {
 	struct sess_conf conf;
 	struct sess	 sess[ACC_NODES];
 	uint64_t	 seq[ACC_NODES];
+	uint8_t		 misaddressed[ACC_NODES];
 	uint64_t	 inc;
 };
 
@@ -166,6 +167,7 @@ acc_edge(size_t i)
 		.self = a->id, .ops = a->ops, .key = &a->key,
 		.proto = &a->proto, .conf = &a->conf, .peers = &acc_file,
 		.sess = a->sess, .seq = a->seq,
+		.misaddressed = a->misaddressed,
 	};
 
 	return e;

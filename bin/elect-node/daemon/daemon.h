@@ -285,6 +285,8 @@ struct node {
 	uint8_t		*monitored;
 	uint8_t		*downed;
 	uint64_t	*dead;		/* 1 + the newest incarnation said dead */
+	uint8_t		*misaddressed;	/* a datagram from a wrong address
+					 * said (lib/host/accept) */
 	/* Whether peers that answer but disagree stop this node leading,
 	 * and what its leadership is worth to guarded commands. */
 	struct fit	 fit;
