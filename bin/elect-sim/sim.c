@@ -13,7 +13,8 @@
  * its clock and its persisted state (ALGO_PERSIST) for its next boot.
  *
  * The network plays elect-node's wire too: a duplicated datagram is
- * dropped as a replay (`drop why=replay').  Loss, a one-way cut and a
+ * dropped as a replay (`drop why=replay'), or, with elect-node's edge
+ * (misconf), judged by it.  Loss, a one-way cut and a
  * mended cut under loss make the link flaky in the trace, as it is.
  *
  * The oracle (-O) checks, in real time, what an algorithm whose
@@ -44,8 +45,8 @@
  *
  * Under an algorithm with a Dead (algo_ops.dead), every host runs a
  * guarded command as elect-node --run-if-leader --wait runs it: the
- * guard is lib/guard's core, fed the daemon's answers, ticks and the
- * command's end; the oracle checks that two commands never run at once.
+ * guard is lib/guard's core, fed the daemon's answers (lib/host/lead's,
+ * as elect-node's daemon gives them), ticks and the command's end; the oracle checks that two commands never run at once.
  * A kill is a crash of the daemon alone: the guard stops the command and
  * releases the dead incarnation's lease with its Dead, over the simulated
  * links, when the guard says so (only a leader's guard, whose command
@@ -171,6 +172,7 @@ struct node {
 	struct cluster	 own;
 	struct sess	*sess;
 	uint64_t	*wseq;
+	uint8_t		*misaddr;	/* a peer's wrong address said */
 	struct fit	 fit;
 	struct lead	 lead;		/* its daemon's, for its guard */
 	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
@@ -418,6 +420,7 @@ index_of(uint16_t id)
 
 /* Whether J looks down to I's detector. */
 static int	differs(size_t, size_t);
+static int	misaddressed(size_t, size_t);
 
 /* Whether J looks down to I's detector (whose handshake, given the same
  * digests as elect-node's, does not count a peer that disagrees). */
@@ -425,7 +428,8 @@ static int
 looks_down(size_t i, size_t j)
 {
 	return !nodes[j].up || nodes[j].paused || cut(j, i) ||
-	    nodes[j].playdead[i] || (handshakes && differs(i, j));
+	    nodes[j].playdead[i] || (handshakes && (differs(i, j) ||
+	    misaddressed(i, j) || misaddressed(j, i)));
 }
 
 static algo_time
@@ -539,8 +543,10 @@ link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 	size_t dglen = 0;
 	algo_time at;
 
-	/* Sealed as it leaves, lost or not: its sequence number is used. */
-	if (handshakes && (dglen = seal(from, to, m, dg)) == 0)
+	/* Sealed as it leaves, lost or not: its sequence number is used;
+	 * to an address the peer is not at, it is lost. */
+	if (handshakes && ((dglen = seal(from, to, m, dg)) == 0 ||
+	    misaddressed(from, to)))
 		return;
 	if (cut(from, to))
 		return;
@@ -645,7 +651,8 @@ carry_out(size_t i, algo_time now)
 		case ALGO_PERSIST:	/* the simulated disk never fails */
 			/* A core of another configuration keeps its own
 			 * (elect-node: a file per algorithm), thrown away. */
-			if (nodes[i].odd != SESS_OK)
+			if (nodes[i].odd != SESS_OK &&
+			    nodes[i].odd != SCHED_MISCONF_ADDR)
 				break;
 			memcpy(nodes[i].persist, a->persist.data,
 			    a->persist.len);
@@ -782,12 +789,27 @@ node_key(size_t i)
 	}
 }
 
+/* The peer host I's file gets wrong under misconf cluster or addr. */
+static size_t
+odd_peer(size_t i)
+{
+	return i == n - 1 ? 0 : n - 1;
+}
+
+/* Whether host I's file has J at an address J does not send from. */
+static int
+misaddressed(size_t i, size_t j)
+{
+	return nodes[i].odd == SCHED_MISCONF_ADDR && n >= 2 &&
+	    j == odd_peer(i);
+}
+
 /* The membership of host I, *NM nodes: the cluster's, or under misconf
  * one without one of I's peers (an old file, before that host came). */
 static const uint16_t *
 members(size_t i, size_t *nm)
 {
-	size_t k, drop = i == n - 1 ? 0 : n - 1;
+	size_t k, drop = odd_peer(i);
 
 	*nm = n;
 	if (nodes[i].odd != SESS_CLUSTER || n < 2)
@@ -820,6 +842,22 @@ node_file(size_t i)
 
 	cluster_free(&nd->own);
 	nd->cl = &simc;
+	if (nd->odd == SCHED_MISCONF_ADDR && n >= 2) {
+		/* Every peer, but one on a port no host uses. */
+		if ((nd->own.nodes = calloc(n, sizeof(*nd->own.nodes))) ==
+		    NULL)
+			err(1, NULL);
+		memcpy(nd->own.nodes, simc.nodes, n * sizeof(*simc.nodes));
+		nd->own.n = n;
+		for (k = 0; k < n; k++)
+			if (nd->own.nodes[k].id == ids[odd_peer(i)]) {
+				nd->own.nodes[k].port = (uint16_t)(1024 + n);
+				((struct sockaddr_in *)&nd->own.nodes[k].addr)->
+				    sin_port = htons(nd->own.nodes[k].port);
+			}
+		nd->cl = &nd->own;
+		return;
+	}
 	if (nd->odd != SESS_CLUSTER || n < 2)
 		return;
 	m = members(i, &nm);
@@ -871,6 +909,7 @@ edge_of(size_t i)
 		.self = nd->id, .ops = nd->ops, .key = &nd->key,
 		.proto = &nd->proto, .conf = &nd->sconf, .peers = nd->cl,
 		.sess = nd->sess, .seq = nd->wseq,
+		.misaddressed = nd->misaddr,
 	};
 
 	return e;
@@ -996,6 +1035,7 @@ edge_boot(size_t i, algo_time now)
 		}
 		sess_init(&nd->sess[j], nonce);
 		nd->wseq[j] = 0;
+		nd->misaddr[j] = 0;
 	}
 	fit_init(&nd->fit, (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0);
 	hello_at(i, clock_at(nd, now));
@@ -1090,7 +1130,8 @@ boot(size_t i, algo_time now)
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
 	lead_boot(i, &cfg.timing);
-	if (nd->odd == SESS_OK) {
+	/* A wrong address in its file leaves the core its own. */
+	if (nd->odd == SESS_OK || nd->odd == SCHED_MISCONF_ADDR) {
 		cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
 		cfg.persistlen = nd->persistlen;
 	}
@@ -1835,7 +1876,9 @@ handle(struct event *e)
 			    ids[e->peer]);
 			break;
 		}
-		if (e->dup) {
+		/* Without elect-node's edge the wire is modelled: a copy is a
+		 * replay.  With it, the receiver's acceptance judges. */
+		if (e->dup && !handshakes) {
 			trace(e->at, e->node, "drop from=%u why=replay",
 			    ids[e->peer]);
 			break;
@@ -2237,7 +2280,8 @@ random_schedule(unsigned count, unsigned kinds, algo_time dur)
 				continue;
 			s.a = v;
 			s.op = S_MISCONF;
-			s.b = SESS_ALGO + srnd() % (SESS_KEY - SESS_ALGO + 1);
+			s.b = SESS_ALGO + srnd() % (SCHED_MISCONF_ADDR -
+			    SESS_ALGO + 1);
 			s.at = t0, add_sched(&s);
 			s.b = SESS_OK;
 			s.at = t1, add_sched(&s);
@@ -2289,6 +2333,7 @@ run_free(void)
 		free(nodes[i].askedby);
 		free(nodes[i].sess);
 		free(nodes[i].wseq);
+		free(nodes[i].misaddr);
 		free(nodes[i].guard);
 		cluster_free(&nodes[i].own);
 	}
@@ -2412,7 +2457,8 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 			continue;
 		if ((nodes[i].sess = calloc(n, sizeof(*nodes[i].sess))) ==
 		    NULL || (nodes[i].wseq = calloc(n,
-		    sizeof(*nodes[i].wseq))) == NULL)
+		    sizeof(*nodes[i].wseq))) == NULL ||
+		    (nodes[i].misaddr = calloc(n, 1)) == NULL)
 			err(1, NULL);
 		node_conf(i);
 	}

@@ -19,10 +19,14 @@ enum sched_op {
 	S_PARTITION, S_ONEWAY, S_HEAL, S_RELEASE, S_EDICT, S_RECONFIGURE,
 	S_KILL,		/* the daemon dies, its host and guard run on */
 	S_MISCONF,	/* the host restarts under another configuration
-			 * (b: what differs, a sess_misfit; SESS_OK: the
-			 * cluster's own again) */
+			 * (b: what differs, a sess_misfit or
+			 * SCHED_MISCONF_ADDR; SESS_OK: the cluster's own
+			 * again) */
 	S_NOPS
 };
+
+/* misconf's host has one peer's address wrong in its cluster file. */
+#define SCHED_MISCONF_ADDR	5
 
 /* Partition sides, a byte per node index ("L/R/B"): nodes on side L
  * and side R cannot reach each other (oneway: what L sends to R is lost,
