@@ -4,8 +4,10 @@
 
 #include "host/lead.h"
 
-_Static_assert(LEAD_ACTS_MAX >= 2 * LEAD_SLOTS + 2,
-    "a stop to every slot, its log line and a leave fit in one output");
+/* One input's most: a reply, the stop's log line, one action per slot
+ * (a stop, an answer or a refusal: a slot is answered or waits) and a
+ * leave. */
+_Static_assert(LEAD_ACTS_MAX >= LEAD_SLOTS + 3, "one input's actions fit");
 
 const char *
 lead_why_name(enum lead_why w)

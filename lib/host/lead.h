@@ -35,7 +35,7 @@
 #include "guard/guard.h"
 
 #define LEAD_SLOTS	16	/* registrations at once, the most */
-#define LEAD_ACTS_MAX	(2 * LEAD_SLOTS + 2)	/* one input's actions */
+#define LEAD_ACTS_MAX	(LEAD_SLOTS + 3)	/* one input's actions, the most */
 
 /* Why a command is told to stop, or was killed. */
 enum lead_why {
