@@ -317,6 +317,7 @@ struct node {
 /* The metrics' hooks and ways out (metrics.c). */
 void	mx_open(struct node *);
 void	mx_step(struct node *, algo_time now);
+void	mx_lead(struct node *);
 void	mx_sent(struct node *, const struct algo_msg *);
 void	mx_heard(struct node *, const struct algo_msg *);
 algo_time mx_tick(struct node *, algo_time now);

@@ -145,12 +145,7 @@ lead_run(struct node *nd, const struct lead_out *o)
 			break;
 		}
 	}
-	nd->metrics.tasks_started = nd->lead.n.started;
-	nd->metrics.tasks_ended = nd->lead.n.ended;
-	nd->metrics.tasks_told_stop = nd->lead.n.told_stop;
-	nd->metrics.tasks_killed = nd->lead.n.killed;
-	nd->metrics.peers_mismatch = nd->lead.n.mismatch;
-	nd->metrics.mismatch_veto = nd->lead.n.vetoed;
+	mx_lead(nd);
 }
 
 /* Input IN of lib/host/lead at NOW, with the core's status then, and its
