@@ -213,6 +213,8 @@ lead_step(struct lead *l, const struct lead_input *in, struct lead_out *o)
 		memset(s, 0, sizeof(*s));
 		break;
 	case LEAD_IN_LEAVE:
+		if (l->left)
+			break;
 		/* Asked again, or nothing to wait for: it leaves now,
 		 * releasing its lease only the first time. */
 		if (l->leaving || running(l) == 0) {
