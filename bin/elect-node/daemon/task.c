@@ -17,12 +17,15 @@
  *	task		as lease, then "ok stop" when the node is asked to leave;
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
- *			node releases its lease only after (node.c, leave())
+ *			node releases its lease only after (lib/host/lead)
  *	killed WHY	on that connection: the command's group was sent
  *			SIGKILL, at its deadline or past its grace, and runs
  *			no more: the node need not wait for its end; ok
  *
  * Edict texts travel hex-encoded, as one argument of a control line.
+ * When a `task' is answered, what a `lease' says and when commands are
+ * told to stop are lib/host/lead's decisions, which elect-sim runs too;
+ * this file carries them out.
  */
 #include <err.h>
 #include <errno.h>
