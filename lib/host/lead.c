@@ -41,6 +41,16 @@ lead_status(const struct lead *l, struct algo_status *st)
 	st->hint = 0;
 }
 
+const char *
+lead_role(const struct lead *l, const struct algo_status *core)
+{
+	struct algo_status st = *core;
+
+	lead_status(l, &st);
+	return st.leader ? "leader" : st.state.status == ST_NORM &&
+	    !l->vetoed ? "follower" : "none";
+}
+
 void
 lead_reply(const struct lead *l, const struct algo_status *core,
     algo_time now, struct lead_reply *r)

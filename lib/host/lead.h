@@ -146,6 +146,9 @@ void	lead_step(struct lead *, const struct lead_input *, struct lead_out *);
 /* The core's status ST as this node acts on it: nothing of a leadership
  * while fit vetoes it. */
 void	lead_status(const struct lead *, struct algo_status *st);
+/* The role the status names for ST, the core's: "leader", "follower"
+ * (in Norm under another, and allowed to lead), or "none". */
+const char *lead_role(const struct lead *, const struct algo_status *st);
 /* The lease reply to ST at NOW (ST as the core gave it). */
 void	lead_reply(const struct lead *, const struct algo_status *st,
 	    algo_time now, struct lead_reply *);

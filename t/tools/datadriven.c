@@ -363,6 +363,8 @@ acc_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
  *	lead-lease now=MS [slot=S], lead-task now=MS slot=S [wait=1]
  *	lead-killed now=MS slot=S why=deadline|grace
  *	lead-gone now=MS slot=S, lead-stop now=MS why=epoch
+ *	lead-role [elec=1]		the status's role, leader and token
+ *					(the core in Norm, or electing)
  *
  * Each input answers its actions, a line each, then the counters.
  */
@@ -393,6 +395,7 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	struct lead_conf c = { .self = 1, .deadline = 1, .slots = 4 };
 	struct lead_input in;
 	struct lead_out o;
+	struct algo_status st, raw;
 	const struct lead_action *act;
 	long long v;
 	const char *w;
@@ -446,6 +449,17 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 				return -2;
 		}
 		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "lead-role") == 0) {
+		raw = lead_st;
+		if (arg(a, n, "elec") != NULL)
+			raw.state.status = ST_ELEC;
+		st = raw;
+		lead_status(&host_lead, &st);
+		say(out, len, "role=%s ldr=%u token=%llu\n",
+		    lead_role(&host_lead, &raw), st.state.ldr,
+		    (unsigned long long)st.token);
 		return 0;
 	}
 	for (i = 0; i < nitems(ins); i++)

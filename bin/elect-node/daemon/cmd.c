@@ -143,12 +143,14 @@ keys_field(const struct node *nd, char *buf, size_t len)
 static int
 reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
-	struct algo_status st;
+	struct algo_status st, core;
 	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
 	char odd[256], ep[96];
 	char peers[PEERS_ROOM + 32], keys[200];
 
-	node_query(nd, now, &st);
+	algo_query(nd->algo, now, &core);
+	st = core;
+	lead_status(&nd->lead, &st);
 	if (st.token != 0)
 		snprintf(tok, sizeof(tok), "%llu",
 		    (unsigned long long)st.token);
@@ -172,8 +174,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
 	    algo_elid_fmt(&st.state.grp, grp, sizeof(grp)),
 	    (unsigned long long)nd->inc, (double)(now - st.since) / 1e9,
-	    st.leader ? "leader" : st.state.status == ST_NORM &&
-	    !nd->lead.vetoed ? "follower" : "none",
+	    lead_role(&nd->lead, &core),
 	    (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers, keys,
