@@ -10,6 +10,12 @@ need_root() {
 	[ "$(id -u)" = 0 ] || skip "elect-chaos needs root (network namespaces)"
 }
 
+OPEN=
+
+teardown() {
+	[ -z "$OPEN" ] || rm -rf "$OPEN"
+}
+
 # field NAME: the value of a line of the summary in $output.
 field() {
 	echo "$output" | sed -n "s/^$1  *//p"
@@ -83,9 +89,11 @@ field() {
 
 @test "lease with the PostgreSQL store: the fence of elect-fencing(7) refuses a late write, and the store's rows are checked" {
 	need_root
-	D=$BATS_TEST_TMPDIR/run
-	# The user postgres runs the store's server in the run's directory.
-	chmod o+x "$BATS_RUN_TMPDIR"
+	# The user postgres runs the store's server in the run's directory:
+	# one of the test's own that others may pass through, not bats's.
+	OPEN=$(mktemp -d "${TMPDIR:-/tmp}/elect-chaos.XXXXXX")
+	chmod 711 "$OPEN"
+	D=$OPEN/run
 	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 16 -d 5 -i 200 -k -o "$D" \
 	    --store postgres -F kill,pause
 	echo "$output"

@@ -16,6 +16,7 @@ load helper
 	runs=$(sed -nE 's/^  [0-9]+ lines: node ([0-9]+), token ([0-9]+)$/\1 \2/p' <<<"$output")
 	[ "$(wc -l <<<"$runs")" = 2 ]
 	read -r n1 t1 n2 t2 <<<"$(tr '\n' ' ' <<<"$runs")"
-	[ "$n1" != "$n2" ] && [ "$t2" -gt "$t1" ]
+	[ "$n1" != "$n2" ]
+	[ "$t2" -gt "$t1" ]
 	assert_output --partial "verdict: every assertion holds"
 }

@@ -186,6 +186,37 @@ s.sendto(udp, ("127.0.0.1", 0))' "$@"
 	leader_heard "$ldr" "$f" "$n"
 }
 
+# A forger at the leader's own address, sending datagrams under another
+# key faster than the leader renews, flips the leader's agreement at
+# every few: the follower's log says each state once, then sums up.
+@test "bad MACs from the leader's address: logged once, then summed up" {
+	local ldr f hex n
+	[ "$(id -u)" = 0 ] || skip "raw sockets need root"
+	elect_start_cluster "${ARGS[@]}" "$C"
+	ldr=$(elect_wait_leader 20)
+	f=$((ldr == 1 ? 2 : 1))
+	hex=$(net-tool wire -r -p node -k "$(mkkey "$ELECT_DIR/k2")" -t 1 \
+	    -f "$ldr" -d "$f")
+	python3 -c 'import socket, struct, sys, time
+sport, dport, data = int(sys.argv[1]), int(sys.argv[2]), bytes.fromhex(sys.argv[3])
+udp = struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+for i in range(400):
+    s.sendto(udp, ("127.0.0.1", 0))
+    time.sleep(0.01)' "$(port "$ldr")" "$(port "$f")" "$hex"
+	elect_stop "$f"
+	n=$(ndrops_all "$f" bad-mac)
+	[ "$n" -ge 300 ] || fail "$n bad-mac drops counted"
+	run grep -c "node $ldr: its datagrams fail the MAC" \
+	    "$ELECT_DIR/$f/stderr"
+	assert_output 1
+	run grep -c "node $ldr: configuration agrees again" \
+	    "$ELECT_DIR/$f/stderr"
+	assert_output 1
+	grep -Eq "node $ldr: its agreement changed again n=[1-9][0-9]* in [0-9]+ s .*; now (agrees|fails the MAC)$" \
+	    "$ELECT_DIR/$f/stderr"
+}
+
 @test "key rotation without a restart: old and new, new and old, new" {
 	local n id ldr f
 	head -c 32 /dev/urandom >"$ELECT_DIR/new"

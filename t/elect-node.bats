@@ -3,6 +3,8 @@
 # datagrams.  A stub stands in for elect-fd where no failure is detected;
 # t/elect-node-cluster.bats runs real clusters.
 
+bats_require_minimum_version 1.5.0
+
 load helper
 load node
 
@@ -172,6 +174,48 @@ time.sleep(30)' "$fdport" "$ELECT_DIR/held" 3>&- &
 	assert_output --partial "theirs: Operation not permitted"
 	run ls -A "$ELECT_DIR/theirs"
 	assert_output ""
+}
+
+@test "directories above the state, trace and metrics files: owned by root or the user, writable by no one else" {
+	local d=$ELECT_DIR/up
+	mkdir -p "$d/g" "$d/o" "$d/sticky"
+	chmod 770 "$d/g"
+	chmod 707 "$d/o"
+	chmod 1777 "$d/sticky"
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/g/s"
+	assert_line "elect-node: -s $d/g/s: $d/g: writable by its group (mode 0770): who may write there may put another file in place of ours"
+	[ ! -e "$d/g/s/pid" ] && [ ! -e "$d/g/s/incarnation" ]
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/o/a/s"
+	assert_output --partial "elect-node: -s $d/o/a/s: $d/o: writable by others (mode 0707)"
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/s" \
+	    -t "$d/g/trace"
+	assert_output --partial "elect-node: -t $d/g/trace: $d/g: writable by its group"
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/s" \
+	    --metrics-file "$d/o/m.prom"
+	assert_output --partial "elect-node: --metrics-file $d/o/m.prom: $d/o: writable by others"
+	# a link resolved: the directories the kernel walks are checked
+	ln -s "$d/g" "$d/link"
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/link/s"
+	assert_output --partial ": $d/g: writable by its group"
+	[ ! -e "$d/g/trace" ] && [ ! -e "$d/o/m.prom" ]
+	# A sticky directory of another than root, or another user's: refused.
+	[ "$(id -u)" = 0 ] || skip "chown needs root"
+	chown nobody "$d/sticky"
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/sticky/s"
+	assert_output --partial "$d/sticky: owned by uid $(id -u nobody), not by root or uid 0"
+	chown root "$d/sticky"
+	mkdir -m 755 "$d/theirs"
+	chown nobody "$d/theirs"
+	run -2 timeout 10 elect-node -f "$C" -i 1 --insecure -s "$d/s" \
+	    -t "$d/theirs/trace"
+	assert_output --partial "elect-node: -t $d/theirs/trace: $d/theirs: owned by uid"
+	# root's sticky /tmp, as its own: taken
+	elect-node -f "$C" -i 1 --insecure -a bully-fd \
+	    --fd-cmd "$STUB/fd-stub" -s "$d/sticky/s" 2>"$d/err" &
+	BG+=($!)
+	wait_for 10 test -S "$d/sticky/s/control" || fail "$(cat "$d/err")"
+	kill_own TERM "${BG[-1]}"
+	wait "${BG[-1]}"
 }
 
 @test "bad key files: missing, short, long, loose, another user's" {

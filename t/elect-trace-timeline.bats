@@ -2,6 +2,8 @@
 # elect-trace timeline: text against expected files, SVG well formed with
 # a lane per node and an arrow per message, Mermaid.
 
+bats_require_minimum_version 1.5.0
+
 load helper
 
 setup() {
@@ -67,6 +69,23 @@ chatter() {
 	assert_output ""
 	run sh -c "elect-trace timeline '$dir/t' | sed -n 3p"
 	assert_output --regexp '^ +time 1 +2 +3 .* 16  17$'
+}
+
+@test "timeline: text of more than 100 nodes refused, its output bounded by its input" {
+	awk 'BEGIN { for (i = 1; i <= 101; i++)
+		printf "1.000 %d boot inc=1 algo=bully nodes=101\n", i
+	    for (i = 1; i <= 101; i++)
+		printf "1.%03d %d state status=Elec ldr=- grp=-\n", i, i }' \
+	    >"$dir/wide"
+	run -2 elect-trace timeline "$dir/wide"
+	assert_output "elect-trace: --format text draws at most 100 nodes, and there are 101 to draw: choose some with --nodes, or --format svg"
+	run -0 elect-trace timeline --nodes 2-101 "$dir/wide"
+	assert_line --regexp '^ +time 2 +3 +.* 100 101$'
+	# every row at most 5 bytes a lane
+	run -0 awk 'length > 11 + 5 * 100' <<<"$output"
+	assert_output ""
+	elect-trace timeline --format svg "$dir/wide" >"$dir/wide.svg"
+	assert_equal "$(grep -c '<g class="lane"' "$dir/wide.svg")" 101
 }
 
 @test "timeline: mermaid, as expected" {

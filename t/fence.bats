@@ -17,7 +17,10 @@ setup() {
 	jobs_setup
 	T=$BATS_TEST_TMPDIR
 	PGPID=
-	export T FENCE
+	PGROOT=
+	# The server's directory and socket (pg_start).
+	PG=$T/pg
+	export T FENCE PG
 	mkfifo "$T/gate"
 }
 
@@ -33,6 +36,7 @@ teardown() {
 		kill_own INT "$PGPID"
 		wait "$PGPID" 2>/dev/null
 	fi
+	[ -z "$PGROOT" ] || rm -rf "$PGROOT"
 }
 
 # The guarded job: t/tools/fence-job.sh.
@@ -49,7 +53,7 @@ fguard() {
 }
 
 # pg_start: a PostgreSQL cluster of the test's own, run by the user
-# postgres with its socket in $T/pg, holding the recipe and a table
+# postgres with its socket in $PG, holding the recipe and a table
 # data (k, v).
 pg_start() {
 	local bin
@@ -58,28 +62,31 @@ pg_start() {
 	bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 	[ -x "$bin/initdb" ] && id postgres >/dev/null ||
 	    fail "no PostgreSQL server (Debian's postgresql, in the Makefile's PKGS)"
-	# The user postgres must reach the test's directory.
-	chmod o+x "$BATS_RUN_TMPDIR"
-	mkdir "$T/pg"
-	chown postgres "$T/pg"
+	# The user postgres must reach its directory: one of the test's own
+	# that others may pass through, not bats's.
+	PGROOT=$(mktemp -d "${TMPDIR:-/tmp}/elect-pg.XXXXXX")
+	chmod 711 "$PGROOT"
+	PG=$PGROOT/pg
+	mkdir "$PG"
+	chown postgres "$PG"
 	setpriv --reuid=postgres --regid=postgres --init-groups -- \
-	    "$bin/initdb" -D "$T/pg/data" -A trust -U postgres --no-sync \
+	    "$bin/initdb" -D "$PG/data" -A trust -U postgres --no-sync \
 	    -E UTF8 --locale=C >"$T/initdb.log" 2>&1 ||
 	    fail "initdb: $(tail -n 5 "$T/initdb.log")"
 	setpriv --reuid=postgres --regid=postgres --init-groups -- \
-	    "$bin/postgres" -D "$T/pg/data" -k "$T/pg" -c listen_addresses= \
+	    "$bin/postgres" -D "$PG/data" -k "$PG" -c listen_addresses= \
 	    -c fsync=off </dev/null >"$T/pg.log" 2>&1 3>&- &
 	PGPID=$!
-	wait_for 30 pg_isready -q -h "$T/pg" ||
+	wait_for 30 pg_isready -q -h "$PG" ||
 	    fail "postgres does not answer: $(tail -n 5 "$T/pg.log")"
-	PSQL=(psql -X -q -v ON_ERROR_STOP=1 -U postgres -h "$T/pg" postgres)
+	PSQL=(psql -X -q -v ON_ERROR_STOP=1 -U postgres -h "$PG" postgres)
 	"${PSQL[@]}" -f "$FENCE/postgres.sql" 2>/dev/null
 	"${PSQL[@]}" -c "CREATE TABLE data (k text PRIMARY KEY, v text)"
 }
 
 # The proxy that holds node 3's write: "port P" in $T/proxy.log.
 proxy_start() {
-	python3 "$BATS_TEST_DIRNAME/tools/pg-hold.py" "$T/pg/.s.PGSQL.5432" \
+	python3 "$BATS_TEST_DIRNAME/tools/pg-hold.py" "$PG/.s.PGSQL.5432" \
 	    "$T/proxy.log" 3>&- &
 	PROXY=$!
 	PIDS+=($PROXY)
@@ -301,7 +308,10 @@ stale() {
 	assert_output --partial "elect_fence: no token"
 	assert_equal "$("${PSQL[@]}" -At -c "SELECT string_agg(v, ',') FROM w")" "a5,b3"
 	assert_equal "$("${PSQL[@]}" -At -c "SELECT string_agg(name || '|' || token, ',' ORDER BY name) FROM elect_fence")" "-|5,backup|3"
+	# ON_ERROR_STOP: the refused fence ends the session there.
 	run "${PSQL[@]}" -At -c "SELECT 1" -c "SELECT elect_fence(4)" -c "SELECT 2"
 	assert_failure
-	refute_output --partial 2
+	assert_line --index 0 1
+	assert_line --partial 'elect_fence: stale token 4 refused'
+	refute_line 2
 }

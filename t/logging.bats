@@ -105,7 +105,8 @@ others() {
 	    "$ELECT_DIR/$old/stderr" | head -n 1)
 	[ -n "$stamp" ]
 	stamp=$(date -u -d "$stamp" +%s)
-	[ "$stamp" -ge "$t0" ] && [ "$stamp" -le "$t1" ]
+	[ "$stamp" -ge "$t0" ]
+	[ "$stamp" -le "$t1" ]
 	# journald stamps the lines itself: a priority, no time.
 	mkcluster 1 "$BATS_TEST_TMPDIR/one.conf" >/dev/null
 	JOURNAL_STREAM=8:1 timeout -s INT 2 elect-node \

@@ -14,7 +14,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,19 +25,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fence/fence.h"
 #include "util/util.h"
 
 #define EXIT_FAIL	3		/* a write or a read failed */
 #define FENCE		".elect-fence"
 #define FENCE_NEW	".elect-fence.new"
 #define FENCE_LOCK	".elect-fence.lock"
-#define FENCE_MAX	(1 << 20)	/* bytes of the fence file */
-#define NAME_MAX_LEN	64
 
 /* The temporary file of the data, removed at any exit until it is put
  * in place. */
 static int tmp_dfd = -1;
-static char tmp[NAME_MAX_LEN + 32];
+static char tmp[FENCE_NAME_MAX + 32];
 
 static void
 tmp_remove(void)
@@ -63,18 +61,6 @@ usage(int code)
 		    "  exit 0 written, 1 refused (an older token), 2 bad "
 		    "usage, 3 failed\n");
 	exit(code);
-}
-
-/* A leadership's name: 1 to 64 of [A-Za-z0-9._:@-]. */
-static int
-name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > NAME_MAX_LEN)
-		return 0;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789._:@-") == n;
 }
 
 /* A file of the directory: no slash, not . nor .., not the fence's. */
@@ -147,7 +133,7 @@ static char *
 fence_read(int dfd, const char *dir, const char *name, size_t *len,
     long long *token)
 {
-	char *buf, *p, *end, *nl, *sp;
+	char *buf;
 	struct stat st;
 	ssize_t r;
 	size_t n = 0;
@@ -163,10 +149,10 @@ fence_read(int dfd, const char *dir, const char *name, size_t *len,
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		errx(EXIT_FAIL, "%s/%s: not a regular file", dir, FENCE);
-	if ((buf = malloc(FENCE_MAX + 1)) == NULL)
+	if ((buf = malloc(FENCE_TEXT_MAX + 1)) == NULL)
 		err(EXIT_FAIL, NULL);
-	while (n <= FENCE_MAX && (r = read(fd, buf + n, FENCE_MAX + 1 - n)) !=
-	    0) {
+	while (n <= FENCE_TEXT_MAX &&
+	    (r = read(fd, buf + n, FENCE_TEXT_MAX + 1 - n)) != 0) {
 		if (r == -1) {
 			if (errno == EINTR)
 				continue;
@@ -175,39 +161,16 @@ fence_read(int dfd, const char *dir, const char *name, size_t *len,
 		n += (size_t)r;
 	}
 	close(fd);
-	if (n > FENCE_MAX)
+	if (n > FENCE_TEXT_MAX)
 		errx(EXIT_FAIL, "%s/%s: larger than %d bytes", dir, FENCE,
-		    FENCE_MAX);
+		    FENCE_TEXT_MAX);
 	buf[n] = '\0';
-	for (p = buf, end = buf + n; p < end; p = nl + 1) {
-		const char *errstr;
-		long long v;
-
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
-		    memchr(p, '\0', (size_t)(nl - p)) != NULL)
-			goto bad;
-		*nl = '\0';
-		if ((sp = strchr(p, ' ')) == NULL)
-			goto bad;
-		*sp = '\0';
-		if (!name_ok(p) || !isdigit((unsigned char)sp[1]))
-			goto bad;
-		v = strtonum(sp + 1, 0, LLONG_MAX, &errstr);
-		if (errstr != NULL)
-			goto bad;
-		if (strcmp(p, name) == 0) {
-			if (*token != -1)
-				goto bad;
-			*token = v;
-		}
-		*sp = ' ';
-		*nl = '\n';
-	}
+	if (fence_parse(buf, n, name, token) == -1)
+		errx(EXIT_FAIL, "%s/%s: not a fence file (a line is not \"NAME "
+		    "TOKEN\", or a name is there twice); nothing written", dir,
+		    FENCE);
 	*len = n;
 	return buf;
-bad:
-	errx(EXIT_FAIL, "%s/%s: not a fence file (a line is not \"NAME "
-	    "TOKEN\", or a name is there twice); nothing written", dir, FENCE);
 }
 
 /* The fence file again, NAME's line set to TOKEN, made durable. */
@@ -217,7 +180,7 @@ fence_write(int dfd, const char *dir, const char *old, size_t len,
 {
 	const char *p = old, *end = old + len, *nl;
 	size_t nlen = strlen(name);
-	char line[NAME_MAX_LEN + 32];
+	char line[FENCE_NAME_MAX + 32];
 	int fd, n;
 
 	if ((fd = openat(dfd, FENCE_NEW, O_WRONLY | O_CREAT | O_TRUNC |
@@ -293,9 +256,9 @@ main(int argc, char *argv[])
 	if (argc == 1 && !file_ok(file = argv[0]))
 		errx(EXIT_USAGE, "%s: not a file of the directory (a name "
 		    "without /, not %s*)", file, FENCE);
-	if (!name_ok(name))
+	if (!fence_name_ok(name))
 		errx(EXIT_USAGE, "-n: \"%s\" is not a leadership's name (1 to "
-		    "%d of A-Z a-z 0-9 . _ : @ -)", name, NAME_MAX_LEN);
+		    "%d of A-Z a-z 0-9 . _ : @ -)", name, FENCE_NAME_MAX);
 	if (!query) {
 		if (tokarg == NULL && (tokarg = getenv("ELECT_TOKEN")) == NULL)
 			errx(EXIT_USAGE, "no token: -t, or ELECT_TOKEN (set by "

@@ -93,7 +93,7 @@ cmd_timeline(int argc, char *argv[])
 	struct merge *m;
 	unsigned char *nodes = NULL;
 	char **excl = NULL;
-	size_t fmt = 0, nexcl = 0;
+	size_t fmt = 0, nexcl = 0, lanes;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "f:hx:", longopts, NULL)) != -1) {
@@ -143,6 +143,18 @@ cmd_timeline(int argc, char *argv[])
 		free(nodes);
 		free(excl);
 		input_error(m);
+	}
+	/* Refused rather than cut: a diagram that leaves nodes out must
+	 * say which, and --nodes does. */
+	if (formats[fmt].draw == tl_text &&
+	    (lanes = tl_nodes(tl)) > TL_TEXT_LANES_MAX) {
+		merge_close(m);
+		tl_free(tl);
+		free(nodes);
+		free(excl);
+		errx(EXIT_USAGE, "--format text draws at most %d nodes, and "
+		    "there are %zu to draw: choose some with --nodes, or "
+		    "--format svg", TL_TEXT_LANES_MAX, lanes);
 	}
 	if (formats[fmt].draw(tl, stdout) == -1 || fflush(stdout) == EOF)
 		err(1, "stdout");

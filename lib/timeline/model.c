@@ -489,6 +489,12 @@ cmp_unsigned(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+size_t
+tl_nodes(const struct timeline *tl)
+{
+	return tl->nlanes;
+}
+
 void
 tl_finish(struct timeline *tl)
 {

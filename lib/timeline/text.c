@@ -2,6 +2,7 @@
  * The text diagram: one column per node, one row per event, time flowing
  * down; each lane shows its node's state between events.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,18 @@ int
 tl_text(struct timeline *tl, FILE *f)
 {
 	struct lane_state *st;
-	char row[TIME_W + 2 + LANE_MAX * 1024], lbl[64], ts[32], head[32];
-	size_t i, k, w, lanes = tl->nlanes, cols;
+	/* The widest row: every lane LANE_MIN wide, the last lane's label
+	 * a 5-digit id. */
+	char row[TIME_W + 1 + LANE_MIN * TL_TEXT_LANES_MAX + sizeof("65535")],
+	    lbl[64], ts[32], head[32];
+	size_t i, k, w, lanes = tl->nlanes;
 
+	_Static_assert(WIDTH - TIME_W - 1 <= LANE_MIN * TL_TEXT_LANES_MAX,
+	    "lanes wider than LANE_MIN only while they fit in WIDTH");
+	_Static_assert(TRACE_NODE_MAX <= 65535, "a lane's label");
+	/* A row, at most sizeof(row), is then bounded by the trace line it
+	 * draws times a constant. */
+	assert(lanes <= TL_TEXT_LANES_MAX);
 	tl_finish(tl);
 	if ((st = tl_replay(tl)) == NULL)
 		return -1;
@@ -42,10 +52,7 @@ tl_text(struct timeline *tl, FILE *f)
 		w = LANE_MIN;
 	if (w > LANE_MAX)
 		w = LANE_MAX;
-	/* one row is bounded: lanes past what fits are not drawn */
-	cols = (sizeof(row) - TIME_W - 2) / w;
-	if (lanes > cols)
-		lanes = cols;
+	assert(lanes * w <= LANE_MIN * TL_TEXT_LANES_MAX);
 	trace_format_time(tl->t0, head, sizeof(head));
 	fprintf(f, "# time 0 is %s\n"
 	    "# lanes: | up, # leader, : electing, . no state yet, z paused\n",

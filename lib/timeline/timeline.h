@@ -30,7 +30,15 @@ void		 tl_free(struct timeline *);
 int		 tl_event(struct timeline *, const struct trace_event *);
 /* Whether events after EV can no longer change the drawing. */
 int		 tl_past(const struct timeline *, const struct trace_event *);
-/* Draw what was given; -1 on a write error. */
+/* Nodes to draw, one lane each, of the events given so far. */
+size_t		 tl_nodes(const struct timeline *);
+/*
+ * Draw what was given; -1 on a write error.  Every row of the text
+ * diagram has a cell per lane: past TL_TEXT_LANES_MAX lanes it would grow
+ * as events times nodes, not as the trace, so tl_text() must not be
+ * given more.
+ */
+#define TL_TEXT_LANES_MAX	100
 int		 tl_text(struct timeline *, FILE *);
 int		 tl_svg(struct timeline *, FILE *);
 int		 tl_mermaid(struct timeline *, FILE *);

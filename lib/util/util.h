@@ -2,6 +2,8 @@
 #ifndef ELECT_UTIL_H
 #define ELECT_UTIL_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +20,10 @@
 /* A whole number in [min, max], or exit 2 naming WHAT. */
 long long	 arg_num(const char *s, long long min, long long max,
 		    const char *what);
+/* The same without exiting: 0 with *V, or -1 with arg_num's message in
+ * ERR. */
+int		 arg_try_num(const char *s, long long min, long long max,
+		    const char *what, long long *v, char *err, size_t errlen);
 /* Decimal seconds (up to 9 fractional digits), or exit 2 naming WHAT. */
 trace_time	 arg_seconds(const char *s, const char *what);
 /* A node id 1..65535, or exit 2 naming WHAT. */
@@ -75,6 +81,14 @@ int64_t		 log_drops_tick(struct log_drops *, unsigned node,
 		    int64_t now);
 /* The regular file PATH whole, at most MAX bytes (*LEN), in a buffer to
  * free(); NULL with "PATH: why" in ERR. */
+/*
+ * The directories above PATH, as OpenSSH's StrictModes checks them: each
+ * owned by root or UID and writable by no group or other, but for a
+ * sticky one of root's (/tmp), in which no one else can replace what is
+ * ours.  0, or -1 with "DIR: why" in ERR.
+ */
+int		 file_parents_strict(const char *path, uid_t uid, char *err,
+		    size_t errlen);
 char		*file_read(const char *path, size_t max, size_t *len, char *err,
 		    size_t errlen);
 /* Prints "NAME VERSION" and exits 0. */

@@ -50,7 +50,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stats_end(st);
 	for (i = 0; stats_summary(st, i) != NULL; i++)
 		;
-	if (kind == 0)
+	if (kind == 0 && tl_nodes(tl) <= TL_TEXT_LANES_MAX)
 		tl_text(tl, null);
 	else if (kind == 1)
 		tl_svg(tl, null);

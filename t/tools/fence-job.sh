@@ -14,7 +14,7 @@ v="node $ELECT_NODE token $ELECT_TOKEN"
 case $STORE in
 pg)
 	export PGSSLMODE=disable PGGSSENCMODE=disable
-	where=(-h "$T/pg")
+	where=(-h "$PG")
 	[ "$DELAY" = 1 ] &&
 	    where=(-h 127.0.0.1 -p "$(sed -n 's/^port //p' "$T/proxy.log")")
 	sql="INSERT INTO data VALUES ('report', :'v')
@@ -45,7 +45,10 @@ file)
 	fi ;;
 esac
 if [ "$STORE" != pg ] && [ "$DELAY" = 1 ]; then
-	V=$v setsid bash -c 'read -r go <"$T/gate"
+	# The gate opened for reading and writing, which does not block,
+	# and waited at for 120 s at most, whatever becomes of the test.
+	V=$v setsid bash -c 'exec 3<>"$T/gate"
+	read -r -t 120 go <&3 || exit 0
 	[ "$go" = go ] || exit 0
 	rc=0
 	printf "%s\n" "$V" | "$@" >>"$T/stale.out" 2>&1 || rc=$?

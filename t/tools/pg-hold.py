@@ -11,7 +11,8 @@ same), and writes "released" to LOG.  What the server answers after that
 is written to LOG, one line a message: "server error MESSAGE" for an
 ErrorResponse, "server done TAG" for a CommandComplete.  It ends when the
 server closes the connection, writing "closed".  Bounded: it gives up
-after 120 s."""
+after 120 s, waiting for a client too, and after 10 s on a send that does
+not go through."""
 import os, select, signal, socket, struct, sys, time
 
 path, log = sys.argv[1], sys.argv[2]
@@ -39,9 +40,14 @@ ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 ls.bind(("127.0.0.1", 0))
 ls.listen(1)
 say("port %d" % ls.getsockname()[1])
+# Bounded as all that follows: a client that never comes, a peer that
+# never reads, end it with an exception and a non-zero exit.
+ls.settimeout(deadline - time.monotonic())
 c, _ = ls.accept()
 ls.close()
+c.settimeout(10)
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
 s.connect(path)
 
 cbuf = b""          # from the client, not yet looked at

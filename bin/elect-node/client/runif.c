@@ -42,7 +42,8 @@
  * the Dead that releases its lease, so that another node leads within a
  * round trip rather than at the lease's end.  The testament goes only
  * when no guarded command of the node runs: each R holds the node's task
- * lock, shared, from before it registers, and sends under it
+ * lock, which the daemon passes it with its registration's first answer,
+ * shared, from before the command may start, and sends under it
  * exclusively, from the node's host address.  An R that may not read the testament (another user than
  * the daemon's) leaves the lease to run out.
  *
@@ -307,44 +308,73 @@ start(struct runif *r, uint64_t token)
 /* ---- the daemon's death ---- */
 
 /*
- * The node's task lock, shared, before the registration: a command that
- * may start holds it until it is dead.  Only a lease daemon has one, and
- * holds it shared as long as it lives, so that it is held exclusively
- * only by a guard of a dead daemon, sending its testament, for as long
- * as a few datagrams take: never waited for past TOKEN_WAIT, nor past
- * --wait-for.
+ * The node's task lock, shared, before the command may start: held until
+ * it is dead.  Only a lease daemon has one, passed with the first answer
+ * to the registration, and holds it shared as long as it lives, so that
+ * it is held exclusively only by a guard of a dead daemon, sending its
+ * testament, for as long as a few datagrams take: never waited for past
+ * TOKEN_WAIT, nor past --wait-for.  Locked after the answer, the daemon
+ * may have died in between and its testament gone: a registration that
+ * has ended by then starts nothing.
  */
 static void
 lock_tasks(struct runif *r)
 {
 	struct timespec ms = { 0, 1000000 };
-	char path[PATH_MAX];
+	struct pollfd pfd = { r->tfd, POLLRDHUP, 0 };
 	algo_time by = mono_now() + TOKEN_WAIT;
 
-	if (!r->guard.lease)
-		return;
-	snprintf(path, sizeof(path), "%s/%s", r->dir, TESTAMENT_LOCK);
-	if ((r->lockfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
-	    -1) {
-		if (errno == ENOENT)
-			return;
-		err(EXIT_NODAEMON, "%s", path);
-	}
 	if (r->wait_until >= 0 && r->wait_until < by)
 		by = r->wait_until;
 	while (flock(r->lockfd, LOCK_SH | LOCK_NB) == -1) {
 		if (errno != EWOULDBLOCK && errno != EINTR)
-			err(EXIT_NODAEMON, "%s", path);
+			err(EXIT_NODAEMON, "%s/%s", r->dir, TESTAMENT_LOCK);
 		if (mono_now() >= by) {
 			if (r->wait_until >= 0 && by == r->wait_until)
-				errx(EXIT_WAITED, "%s: held by another; node %u "
-				    "did not come to lead within --wait-for",
-				    path, r->id);
-			errx(EXIT_NODAEMON, "%s: held exclusively by another: "
-			    "no daemon runs there", path);
+				errx(EXIT_WAITED, "%s/%s: held by another; node "
+				    "%u did not come to lead within --wait-for",
+				    r->dir, TESTAMENT_LOCK, r->id);
+			errx(EXIT_NODAEMON, "%s/%s: held exclusively by "
+			    "another: no daemon runs there", r->dir,
+			    TESTAMENT_LOCK);
 		}
 		nanosleep(&ms, NULL);
 	}
+	if (poll(&pfd, 1, 0) == -1 || (pfd.revents & (POLLRDHUP | POLLHUP |
+	    POLLERR)))
+		errx(EXIT_NODAEMON, "%s/control: the daemon went away before "
+		    "the command could start", r->dir);
+}
+
+/* Reads the registration's answer; a descriptor that comes with it is
+ * the task lock, under lease (one only). */
+static ssize_t
+read_answer(struct runif *r, char *buf, size_t len)
+{
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf) };
+	struct cmsghdr *h;
+	ssize_t n;
+	int fd;
+
+	if ((n = recvmsg(r->tfd, &m, MSG_CMSG_CLOEXEC)) <= 0)
+		return n;
+	for (h = CMSG_FIRSTHDR(&m); h != NULL; h = CMSG_NXTHDR(&m, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+		    h->cmsg_len != CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+		if (r->lockfd == -1 && r->guard.lease)
+			r->lockfd = fd;
+		else
+			close(fd);
+	}
+	return n;
 }
 
 /*
@@ -766,6 +796,12 @@ task_register(struct runif *r)
 	size_t got = 0;
 	struct pollfd pfd[2];
 
+	/* A registration again before the start may reach another daemon,
+	 * of another lock: the last one's is let go. */
+	if (r->lockfd != -1 && r->g == 0) {
+		close(r->lockfd);
+		r->lockfd = -1;
+	}
 	if ((r->tfd = client_connect(r->dir, r->o->wait ? "task wait" : "task",
 	    0, &why)) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
@@ -787,15 +823,19 @@ task_register(struct runif *r)
 			    "%s/control: node %u did not come to lead within "
 			    "--wait-for", r->dir, r->id);
 		if (n <= 0 || !pfd[0].revents ||
-		    (n = read(r->tfd, line + got, sizeof(line) - 1 - got)) <= 0)
+		    (n = read_answer(r, line + got, sizeof(line) - 1 - got)) <=
+		    0)
 			errx(EXIT_NODAEMON, "%s/control: no reply to task",
 			    r->dir);
 		got += (size_t)n;
 	}
 	line[got] = '\0';
 	line[strcspn(line, "\n")] = '\0';
-	if (guard_reply_parse(line, strlen(line), &rp) == 0)
+	if (guard_reply_parse(line, strlen(line), &rp) == 0) {
+		if (r->lockfd != -1)
+			lock_tasks(r);
 		feed(r, GUARD_IN_REPLY, &rp, 0);
+	}
 	else if (strcmp(line, "err leaving") == 0)
 		feed(r, GUARD_IN_LEAVING, NULL, 0);
 	else
@@ -954,7 +994,6 @@ client_runif(const struct node_opts *o)
 	/* Before the wait, so as to wake without delay when it ends. */
 	sched_realtime(RT_GUARD);
 	ask_lease(&r);
-	lock_tasks(&r);
 	/* Until this node may start the command (--wait), or the answer
 	 * no.  The registration waits in the daemon, which answers when
 	 * this node leads with its token: no polling, no time lost. */

@@ -84,6 +84,7 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	s->opts = o;
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		s->clients[i].fd = -1;
+		s->clients[i].passfd = -1;
 		s->clients[i].owner = s;
 	}
 	if (ctl_socket_path(&sun, o->statedir) == -1)
@@ -229,6 +230,9 @@ drop_client(struct control_client *c)
 {
 	close(c->fd);
 	c->fd = -1;
+	if (c->passfd != -1)
+		close(c->passfd);
+	c->passfd = -1;
 	c->inlen = c->outlen = 0;
 	c->closing = c->waiting = 0;
 	if (c->owner->gone != NULL)
@@ -407,13 +411,42 @@ read_lines(struct control_client *c, struct node *nd)
 	}
 }
 
+/* The bytes, and with the first of them the descriptor to pass. */
+static ssize_t
+send_some(struct control_client *c)
+{
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { c->out, c->outlen };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (c->passfd == -1)
+		return send(c->fd, c->out, c->outlen, MSG_NOSIGNAL |
+		    MSG_DONTWAIT);
+	memset(&cm, 0, sizeof(cm));
+	m.msg_control = cm.buf;
+	m.msg_controllen = sizeof(cm.buf);
+	cm.h.cmsg_level = SOL_SOCKET;
+	cm.h.cmsg_type = SCM_RIGHTS;
+	cm.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&cm.h), &c->passfd, sizeof(int));
+	if ((n = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT)) > 0) {
+		close(c->passfd);
+		c->passfd = -1;
+	}
+	return n;
+}
+
 static void
 write_out(struct control_client *c)
 {
 	ssize_t n;
 
 	while (c->outlen > 0) {
-		n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = send_some(c);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;

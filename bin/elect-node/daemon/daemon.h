@@ -92,6 +92,8 @@ struct control_client {
 	int		 oper;		/* root, the daemon's user, or a member
 					 * of --operator-group: may edict and
 					 * reconfigure */
+	int		 passfd;	/* sent with the next bytes (tasks.lock
+					 * to a guard), then closed; or -1 */
 	struct control	*owner;
 };
 
@@ -235,6 +237,17 @@ struct reconf {
 	size_t		 stagelen;
 };
 
+/* --metrics: at most HTTP_CONNS connections kept; MHD takes one more at
+ * a time than that, for a newcomer to close the oldest (metrics.c). */
+#define HTTP_CONNS	8
+#define MX_CONNS_MAX	(2 * HTTP_CONNS)
+
+struct mx_conn {
+	int		 fd;		/* MHD's, or -1: a free entry */
+	int		 cut;		/* shut down, not yet closed by MHD */
+	algo_time	 since;		/* its start or its last answer */
+};
+
 struct node {
 	const struct node_opts *opts;
 	/* The members of the core's epoch; the net tables' peers, these and
@@ -250,10 +263,6 @@ struct node {
 	struct pidfh	*pidfh;
 	int		 sigfd;
 	struct trace_writer *tw;
-	/* Trace lines being lost (trace-lost logged), and the count when
-	 * that began. */
-	int		 trace_losing;
-	uint64_t	 trace_lost_from, trace_lost_seen;
 	struct fdc	 fdc;
 	struct control	 control;
 	struct notify	 notify;
@@ -280,6 +289,16 @@ struct node {
 	struct net_held	*held;	/* NET_HOLD per peer, a ring */
 	uint64_t	 drops;
 	struct drops	 dropsum;
+	/* A peer's agreement logged when it changes, once per state in a
+	 * LOG_DROPS_WINDOW, its other changes counted for a summary
+	 * (net.c): a forger's datagrams with bad MACs from the peer's
+	 * address may flip it at every one. */
+	struct misfit_log {
+		unsigned	 id;
+		algo_time	 start;	/* of the window; 0: none */
+		unsigned	 said;	/* bit 1 << misfit: logged in it */
+		uint64_t	 n;
+	}		 misfit_log[ALGO_NODES_MAX];
 	/* What we asked the detector to monitor (start, not stopped since);
 	 * what it reported down, not heard from since. */
 	uint8_t		*monitored;
@@ -310,6 +329,7 @@ struct node {
 	char		 peer_key[ALGO_NODES_MAX][KEY_ID_LEN + 1];
 	struct MHD_Daemon *mhd;
 	int		 mx_fd;		/* its epoll descriptor, or -1 */
+	struct mx_conn	 mx_conns[MX_CONNS_MAX];
 	algo_time	 mx_file_next;
 	int		 mx_file_failed;
 };
@@ -358,6 +378,7 @@ void	net_close(struct node *);
 void	net_peers(struct node *, int fresh);
 /* testament.c */
 void	testament_write(struct node *);
+int	testament_lock_fd(struct node *);
 void	events_dead(struct node *, unsigned peer, uint64_t inc);
 void	events_release(struct node *, unsigned peer);
 /* An epoch message (net/epoch.h) to ID, if confirmed: 1 sent, 0 not. */

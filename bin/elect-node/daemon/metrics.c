@@ -24,8 +24,11 @@
 #include "util/util.h"
 
 #define FILE_EVERY	(1000 * ALGO_MS)	/* --metrics-file */
-#define HTTP_CONNS	8
 #define HTTP_TIMEOUT_S	5
+/* A whole request, from the connection or the last answer on it, within
+ * this: the idle timeout alone lets a client that sends a byte now and
+ * then (slowloris) keep its connection for ever. */
+#define HTTP_DEADLINE	(3000 * ALGO_MS)
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 static long
@@ -141,6 +144,73 @@ write_file(struct node *nd)
 	nd->mx_file_failed = 0;
 }
 
+static struct mx_conn *
+conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci == NULL ? NULL : ci->socket_context;
+}
+
+/* MHD closes it once it reads the end: its descriptor stays MHD's. */
+static void
+cut(struct mx_conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->cut = 1;
+}
+
+/*
+ * A connection started or closed.  Past HTTP_CONNS, the newcomer closes
+ * the connection whose start or last answer is oldest: a scrape always
+ * gets in, and, asking at once, is answered before many newer ones come.
+ */
+static void
+notified(void *arg, struct MHD_Connection *conn, void **ctx,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct node *nd = arg;
+	struct mx_conn *c, *oldest = NULL;
+	const union MHD_ConnectionInfo *ci;
+	size_t i, live = 0;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if ((c = *ctx) != NULL)
+			c->fd = -1;
+		return;
+	}
+	for (i = 0, c = NULL; i < MX_CONNS_MAX; i++) {
+		struct mx_conn *k = &nd->mx_conns[i];
+
+		if (k->fd == -1) {
+			c = c != NULL ? c : k;
+			continue;
+		}
+		if (k->cut)
+			continue;
+		live++;
+		if (oldest == NULL || k->since < oldest->since)
+			oldest = k;
+	}
+	*ctx = NULL;
+	if ((ci = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+		return;
+	/* MHD's limit is MX_CONNS_MAX, so an entry is free; were none,
+	 * the newcomer would not be kept. */
+	if (c == NULL) {
+		shutdown(ci->connect_fd, SHUT_RDWR);
+		return;
+	}
+	if (live >= HTTP_CONNS)
+		cut(oldest);
+	c->fd = ci->connect_fd;
+	c->since = mono_now();
+	c->cut = 0;
+	*ctx = c;
+}
+
 static enum MHD_Result
 answer(void *arg, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload,
@@ -149,12 +219,15 @@ answer(void *arg, struct MHD_Connection *conn, const char *url,
 	static const char notfound[] = "metrics are at /metrics\n";
 	struct node *nd = arg;
 	struct MHD_Response *r;
+	struct mx_conn *c;
 	char buf[METRICS_TEXT_MAX];
 	enum MHD_Result rc;
 	int n, code = MHD_HTTP_OK;
 
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return MHD_NO;
+	if ((c = conn_of(conn)) != NULL)
+		c->since = mono_now();
 	if (strcmp(url, "/metrics") != 0) {
 		code = MHD_HTTP_NOT_FOUND;
 		r = MHD_create_response_from_buffer(sizeof(notfound) - 1,
@@ -179,7 +252,10 @@ mx_open(struct node *nd)
 {
 	const struct node_opts *o = nd->opts;
 	const union MHD_DaemonInfo *info;
+	size_t i;
 
+	for (i = 0; i < MX_CONNS_MAX; i++)
+		nd->mx_conns[i].fd = -1;
 	metrics_init(&nd->metrics, o->id, algo_name(o->algo));
 	nd->control.metrics = &nd->metrics;
 	nd->mx_fd = -1;
@@ -190,8 +266,9 @@ mx_open(struct node *nd)
 	nd->mhd = MHD_start_daemon(MHD_USE_EPOLL |
 	    MHD_USE_SUPPRESS_DATE_NO_CLOCK, 0, NULL, NULL, answer, nd,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o->metrics_addr,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)MX_CONNS_MAX,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+	    MHD_OPTION_NOTIFY_CONNECTION, notified, nd,
 	    MHD_OPTION_END);
 	if (nd->mhd == NULL)
 		errx(EXIT_USAGE, "--metrics %s: cannot listen there (in use?)",
@@ -206,7 +283,8 @@ algo_time
 mx_tick(struct node *nd, algo_time now)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
-	algo_time next = -1;
+	algo_time next = -1, left;
+	size_t i;
 
 	if (nd->opts->metrics_file != NULL) {
 		if (now >= nd->mx_file_next) {
@@ -214,6 +292,16 @@ mx_tick(struct node *nd, algo_time now)
 			nd->mx_file_next = now + FILE_EVERY;
 		}
 		next = nd->mx_file_next - now;
+	}
+	for (i = 0; nd->mhd != NULL && i < MX_CONNS_MAX; i++) {
+		struct mx_conn *c = &nd->mx_conns[i];
+
+		if (c->fd == -1 || c->cut)
+			continue;
+		if ((left = c->since + HTTP_DEADLINE - now) <= 0)
+			cut(c);
+		else if (next < 0 || left < next)
+			next = left;
 	}
 	if (nd->mhd != NULL && MHD_get_timeout(nd->mhd, &ms) == MHD_YES &&
 	    (next < 0 || (algo_time)ms * ALGO_MS < next))

@@ -478,13 +478,74 @@ net_drop(struct node *nd, unsigned from, const char *why)
 		drops_flush(&nd->dropsum, now, drop_line, nd);
 }
 
-/* A peer's configuration differs, or agrees again: said once. */
+/* What a peer's agreement is now, for a summary's end. */
+static const char *
+misfit_now(const struct node *nd, unsigned id)
+{
+	long i = peer_index(nd, id);
+	enum sess_misfit f = i == -1 ? SESS_OK : nd->sess[i].misfit;
+
+	return f == SESS_OK ? "agrees" : f == SESS_KEY ? "fails the MAC" :
+	    sess_misfit_name(f);
+}
+
+/* The changes counted since the last line, if their window is over (or
+ * at exit: ALL); when the next is due, INT64_MAX for none. */
+static algo_time
+misfit_summary(struct node *nd, algo_time now, int all)
+{
+	algo_time next = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < nitems(nd->misfit_log); i++) {
+		struct misfit_log *ml = &nd->misfit_log[i];
+
+		if (ml->n == 0)
+			continue;
+		if (!all && now - ml->start < LOG_DROPS_WINDOW) {
+			if (ml->start + LOG_DROPS_WINDOW < next)
+				next = ml->start + LOG_DROPS_WINDOW;
+			continue;
+		}
+		log_warnx("node %u: its agreement changed again n=%llu in "
+		    "%lld s (datagrams failing the MAC from its address, "
+		    "a forger's?); now %s", ml->id,
+		    (unsigned long long)ml->n,
+		    (long long)((now - ml->start + 999999999) / 1000000000),
+		    misfit_now(nd, ml->id));
+		/* Still counting: a flood goes on with one line a window. */
+		ml->start = now;
+		ml->n = 0;
+	}
+	return next;
+}
+
+/* A peer's configuration differs, or agrees again: said once, then
+ * counted for a summary while it keeps changing. */
 static void
 misfit_changed(struct node *nd, long i)
 {
 	const struct sess *s = &nd->sess[i];
 	unsigned id = nd->peers.nodes[i].id;
+	algo_time now = mono_now();
+	struct misfit_log *ml = &nd->misfit_log[i];
 
+	/* Another peer at this index since a change of the cluster: what
+	 * was counted for the last is said first. */
+	misfit_summary(nd, now, ml->id != id);
+	if (ml->id != id) {
+		memset(ml, 0, sizeof(*ml));
+		ml->id = id;
+	}
+	if (ml->start == 0 || now - ml->start >= LOG_DROPS_WINDOW) {
+		ml->start = now;
+		ml->said = 0;
+	}
+	if (ml->said & 1u << s->misfit) {
+		ml->n++;
+		return;
+	}
+	ml->said |= 1u << s->misfit;
 	if (s->misfit == SESS_OK)
 		log_warnx("node %u: configuration agrees again; counted",
 		    id);
@@ -581,14 +642,19 @@ net_tick(struct node *nd, algo_time now)
 		drops_flush(&nd->dropsum, now, drop_line, nd);
 	if ((d = drops_deadline(&nd->dropsum)) < next)
 		next = d;
+	if ((d = misfit_summary(nd, now, 0)) < next)
+		next = d;
 	return next == INT64_MAX ? -1 : next > now ? next - now : 0;
 }
 
-/* The last summary, at exit. */
+/* The last summaries, at exit. */
 void
 net_flush(struct node *nd)
 {
-	drops_flush(&nd->dropsum, mono_now(), drop_line, nd);
+	algo_time now = mono_now();
+
+	drops_flush(&nd->dropsum, now, drop_line, nd);
+	misfit_summary(nd, now, 1);
 }
 
 /* The log says it once per incarnation, whoever sends the copies. */

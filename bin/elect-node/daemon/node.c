@@ -84,6 +84,25 @@ node_trace(struct node *nd, const char *fmt, ...)
 		tw_event(nd->tw, nd->self->id, "%s", line);
 }
 
+/* Whether -t names a file, which SIGHUP opens again. */
+static int
+trace_is_file(const char *dest)
+{
+	return strcmp(dest, "-") != 0 && strncmp(dest, "unix:", 5) != 0 &&
+	    strncmp(dest, "tcp:", 4) != 0;
+}
+
+/* Who may write in a directory above a file of ours may put a link to
+ * another file in its place, or the file of its choice. */
+static void
+strict_parents(const char *flag, const char *path)
+{
+	char why[PATH_MAX + 128];
+
+	if (file_parents_strict(path, geteuid(), why, sizeof(why)) == -1)
+		errx(EXIT_USAGE, "%s %s: %s", flag, path, why);
+}
+
 static void
 open_state(struct node *nd)
 {
@@ -93,6 +112,11 @@ open_state(struct node *nd)
 
 	if ((nd->dirfd = store_open(o->statedir)) == -1)
 		err(EXIT_USAGE, "%s", o->statedir);
+	strict_parents("-s", o->statedir);
+	if (o->trace != NULL && trace_is_file(o->trace))
+		strict_parents("-t", o->trace);
+	if (o->metrics_file != NULL)
+		strict_parents("--metrics-file", o->metrics_file);
 	snprintf(path, sizeof(path), "%s/%s", o->statedir, PID_NAME);
 	if ((nd->pidfh = pidfile_open(path, 0600, &other)) == NULL) {
 		if (errno == EEXIST)
@@ -248,42 +272,26 @@ leave(struct node *nd, enum quit why)
 	tasks_leave(nd, why);
 }
 
-/* Whether -t names a file, which SIGHUP opens again. */
-static int
-trace_is_file(const char *dest)
-{
-	return strcmp(dest, "-") != 0 && strncmp(dest, "unix:", 5) != 0 &&
-	    strncmp(dest, "tcp:", 4) != 0;
-}
-
-/*
- * Says when trace lines begin to be lost (a full pipe, a collector gone)
- * and when they go out again, with how many were lost between: the trace
- * itself cannot say so while it is the thing that fails.
- */
+/* Says when trace lines begin to be lost (a full pipe, a collector gone)
+ * and when they go out again, with how many were lost between. */
 static void
 trace_watch(struct node *nd)
 {
-	uint64_t lost;
+	uint64_t n;
 
 	if (nd->tw == NULL)
 		return;
-	lost = tw_lost(nd->tw);
-	if (!nd->trace_losing && lost > nd->trace_lost_from) {
+	switch (tw_watch(nd->tw, &n)) {
+	case TW_LOSING:
 		log_warnx("trace-lost node=%u trace=%s", nd->self->id,
 		    nd->opts->trace);
-		nd->trace_losing = 1;
-	}
-	if (lost != nd->trace_lost_seen)
-		nd->trace_lost_seen = lost;
-	else if (nd->trace_losing && tw_unreported(nd->tw) == 0 && !tw_pending(nd->tw) &&
-	    tw_connected(nd->tw)) {
-		/* everything queued, its lost line too, went out */
+		break;
+	case TW_RESUMED:
 		log_warnx("trace-resumed node=%u trace=%s lost=%llu",
-		    nd->self->id, nd->opts->trace,
-		    (unsigned long long)(lost - nd->trace_lost_from));
-		nd->trace_losing = 0;
-		nd->trace_lost_from = lost;
+		    nd->self->id, nd->opts->trace, (unsigned long long)n);
+		break;
+	case TW_WELL:
+		break;
 	}
 }
 

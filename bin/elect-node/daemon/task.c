@@ -295,6 +295,9 @@ cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		return;
 	}
 	c->waiting = WAIT_START;
+	/* With its first answer (testament.c). */
+	if (c->passfd == -1)
+		c->passfd = testament_lock_fd(nd);
 	lead_feed(nd, &in, mono_now());
 }
 

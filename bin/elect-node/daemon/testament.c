@@ -81,24 +81,28 @@ put(struct node *nd, FILE *f)
 }
 
 /*
- * tasks.lock: every guarded command locks it, shared, before it
- * registers, and its guard sends the testament only once it gets it
+ * tasks.lock: every guarded command locks it, shared, before it may
+ * start, and its guard sends the testament only once it gets it
  * exclusively, when no other command runs.  The daemon holds it shared
  * too, for as long as it lives: nobody can then hold it exclusively, so
  * no one blocks a guard's lock while there is a daemon to register with,
  * and the testament goes only once the daemon is dead.  It is made anew
  * when the daemon starts: the guards of a daemon before, which may still
- * send its testament, and whoever else held the old one, keep the old
- * file to themselves.  Mode 0640, of
- * the --socket-group (whatever the umask: the unit's is 0077), so that
- * its members' guards can lock it, and 0600 without: nobody else may
- * open it.
+ * send its testament, keep the old file to themselves.
+ *
+ * Mode 0600, whatever --socket-group: a guard gets it from the daemon,
+ * opened anew (a lock of its own) and passed with the first answer to
+ * its registration (testament_lock_fd()), never by its path.  A lock
+ * anyone could open would let a member who runs no guarded command
+ * hold it shared past the daemon's death, and keep every testament
+ * waiting until the lease runs out; only a registered guarded command
+ * now holds it, which the daemon counts and limits per user, as it must
+ * wait for it anyway.
  */
 static void
 task_lock(struct node *nd)
 {
 	const char *dir = nd->opts->statedir;
-	mode_t mode = nd->opts->socket_group ? 0640 : 0600;
 	struct stat st;
 	int fd, tries = 0;
 
@@ -108,14 +112,13 @@ again:
 	if (unlinkat(nd->dirfd, TESTAMENT_LOCK, 0) == -1 && errno != ENOENT)
 		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
 	if ((fd = openat(nd->dirfd, TESTAMENT_LOCK, O_RDONLY | O_CREAT |
-	    O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode)) == -1)
+	    O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600)) == -1)
 		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid())
 		errx(EXIT_USAGE, "%s/%s: not a file of uid %u", dir,
 		    TESTAMENT_LOCK, (unsigned)geteuid());
-	if ((nd->opts->socket_group && fchown(fd, (uid_t)-1,
-	    nd->opts->socket_gid) == -1) || fchmod(fd, mode) == -1)
+	if (fchmod(fd, 0600) == -1)
 		err(EXIT_USAGE, "%s/%s", dir, TESTAMENT_LOCK);
 	/* Locked by someone in the instant since it was made: a new one. */
 	if (flock(fd, LOCK_SH | LOCK_NB) == -1) {
@@ -125,6 +128,26 @@ again:
 		goto again;
 	}
 	nd->tasklock = fd;
+}
+
+/* The daemon's tasks.lock opened anew, for a guard to lock: or -1,
+ * without one (not lease) or when it cannot be. */
+int
+testament_lock_fd(struct node *nd)
+{
+	struct stat a, b;
+	int fd;
+
+	if (nd->tasklock == -1 || (fd = openat(nd->dirfd, TESTAMENT_LOCK,
+	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) == -1)
+		return -1;
+	/* The file the daemon holds, not one put in its place. */
+	if (fstat(fd, &a) == -1 || fstat(nd->tasklock, &b) == -1 ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 void
