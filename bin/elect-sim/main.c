@@ -43,7 +43,8 @@ usage(int status)
 		    "events: crash ID, boot ID, leave ID, pause ID, resume ID, "
 		    "cut A B, mend A B,\n  partition L/R[/B], oneway L/R[/B], "
 		    "heal, release ID, edict ID TEXT,\n  reconfigure ID,..., "
-		    "kill ID, misconf ID ok|algo|timing|cluster|key|stale\n", fp);
+		    "kill ID, misconf ID ok|algo|timing|cluster|key|addr|stale\n",
+		    fp);
 		fputs("timings (-t), by algorithm:\n", fp);
 		for (i = 0; (o = algo_nth(i)) != NULL; i++) {
 			algo_timing_names(o, names, sizeof(names));

@@ -13,7 +13,8 @@
  * its clock and its persisted state (ALGO_PERSIST) for its next boot.
  *
  * The network plays elect-node's wire too: a duplicated datagram is
- * dropped as a replay (`drop why=replay').  Loss, a one-way cut and a
+ * dropped as a replay (`drop why=replay'), or, with elect-node's edge
+ * (misconf), judged by it.  Loss, a one-way cut and a
  * mended cut under loss make the link flaky in the trace, as it is.
  *
  * The oracle (-O) checks, in real time, what an algorithm whose
@@ -46,8 +47,8 @@
  *
  * Under an algorithm with a Dead (algo_ops.dead), every host runs a
  * guarded command as elect-node --run-if-leader --wait runs it: the
- * guard is lib/guard's core, fed the daemon's answers, ticks and the
- * command's end; the oracle checks that two commands never run at once.
+ * guard is lib/guard's core, fed the daemon's answers (lib/host/lead's,
+ * as elect-node's daemon gives them), ticks and the command's end; the oracle checks that two commands never run at once.
  * A kill is a crash of the daemon alone: the guard stops the command and
  * releases the dead incarnation's lease with its Dead, over the simulated
  * links, when the guard says so (only a leader's guard, whose command
@@ -85,6 +86,7 @@
 #include "host/accept.h"
 #include "host/epoch.h"
 #include "host/fit.h"
+#include "host/lead.h"
 #include "net/session.h"
 #include "net/wire.h"
 #include "trace/trace.h"
@@ -174,7 +176,9 @@ struct node {
 	struct cluster	 own;
 	struct sess	*sess;
 	uint64_t	*wseq;
+	uint8_t		*misaddr;	/* a peer's wrong address said */
 	struct fit	 fit;
+	struct lead	 lead;		/* its daemon's, for its guard */
 	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
 	int		 oddlead;	/* -O: its core leads, without deadline */
 	/* Its --run-if-leader --wait (lib/guard), while one runs a
@@ -186,6 +190,9 @@ struct node {
 					 * exit (gid: which guard's), an
 					 * answer (grq: the request's) */
 	uint32_t	 gep;
+	int		 greg;		/* the request in flight registers */
+	int		 ganswered;	/* a waiting registration's answer, */
+	struct guard_reply greply;	/* ... given when it could start */
 };
 
 /* An epoch's members, a byte per node index, as a cluster file, and the
@@ -421,6 +428,7 @@ index_of(uint16_t id)
 
 /* Whether J looks down to I's detector. */
 static int	differs(size_t, size_t);
+static int	misaddressed(size_t, size_t);
 
 /* Whether J looks down to I's detector (whose handshake, given the same
  * digests as elect-node's, does not count a peer that disagrees). */
@@ -428,7 +436,8 @@ static int
 looks_down(size_t i, size_t j)
 {
 	return !nodes[j].up || nodes[j].paused || cut(j, i) ||
-	    nodes[j].playdead[i] || (handshakes && differs(i, j));
+	    nodes[j].playdead[i] || (handshakes && (differs(i, j) ||
+	    misaddressed(i, j) || misaddressed(j, i)));
 }
 
 static algo_time
@@ -502,6 +511,9 @@ static void	note_edict(size_t, const struct algo_edict *, algo_time);
 static void	epoch_after(size_t, algo_time);
 static void	epoch_tick_at(size_t, algo_time);
 static void	ep_status(size_t, algo_time, struct hep_status *);
+static int	lead_feed(size_t, struct lead_input *, algo_time,
+		    struct guard_reply *);
+static void	lead_boot(size_t, const struct algo_timing *);
 
 /* ---- carrying out a core's actions ---- */
 
@@ -541,8 +553,10 @@ link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 	size_t dglen = 0;
 	algo_time at;
 
-	/* Sealed as it leaves, lost or not: its sequence number is used. */
-	if (handshakes && (dglen = seal(from, to, m, dg)) == 0)
+	/* Sealed as it leaves, lost or not: its sequence number is used;
+	 * to an address the peer is not at, it is lost. */
+	if (handshakes && ((dglen = seal(from, to, m, dg)) == 0 ||
+	    misaddressed(from, to)))
 		return;
 	if (cut(from, to))
 		return;
@@ -645,7 +659,8 @@ carry_out(size_t i, algo_time now)
 		case ALGO_PERSIST:	/* the simulated disk never fails */
 			/* A core of another configuration keeps its own
 			 * (elect-node: a file per algorithm), thrown away. */
-			if (nodes[i].odd != SESS_OK)
+			if (nodes[i].odd != SESS_OK &&
+			    nodes[i].odd != SCHED_MISCONF_ADDR)
 				break;
 			memcpy(nodes[i].persist, a->persist.data,
 			    a->persist.len);
@@ -782,12 +797,27 @@ node_key(size_t i)
 	}
 }
 
+/* The peer host I's file gets wrong under misconf cluster or addr. */
+static size_t
+odd_peer(size_t i)
+{
+	return i == n - 1 ? 0 : n - 1;
+}
+
+/* Whether host I's file has J at an address J does not send from. */
+static int
+misaddressed(size_t i, size_t j)
+{
+	return nodes[i].odd == SCHED_MISCONF_ADDR && n >= 2 &&
+	    j == odd_peer(i);
+}
+
 /* The membership of host I, *NM nodes: the cluster's, or under misconf
  * one without one of I's peers (an old file, before that host came). */
 static const uint16_t *
 members(size_t i, size_t *nm)
 {
-	size_t k, drop = i == n - 1 ? 0 : n - 1;
+	size_t k, drop = odd_peer(i);
 
 	*nm = n;
 	if (nodes[i].odd != SESS_CLUSTER || n < 2)
@@ -820,6 +850,22 @@ node_file(size_t i)
 
 	cluster_free(&nd->own);
 	nd->cl = &simc;
+	if (nd->odd == SCHED_MISCONF_ADDR && n >= 2) {
+		/* Every peer, but one on a port no host uses. */
+		if ((nd->own.nodes = calloc(n, sizeof(*nd->own.nodes))) ==
+		    NULL)
+			err(1, NULL);
+		memcpy(nd->own.nodes, simc.nodes, n * sizeof(*simc.nodes));
+		nd->own.n = n;
+		for (k = 0; k < n; k++)
+			if (nd->own.nodes[k].id == ids[odd_peer(i)]) {
+				nd->own.nodes[k].port = (uint16_t)(1024 + n);
+				((struct sockaddr_in *)&nd->own.nodes[k].addr)->
+				    sin_port = htons(nd->own.nodes[k].port);
+			}
+		nd->cl = &nd->own;
+		return;
+	}
 	if (nd->odd != SESS_CLUSTER || n < 2)
 		return;
 	m = members(i, &nm);
@@ -871,6 +917,7 @@ edge_of(size_t i)
 		.self = nd->id, .ops = nd->ops, .key = &nd->key,
 		.proto = &nd->proto, .conf = &nd->sconf, .peers = nd->cl,
 		.sess = nd->sess, .seq = nd->wseq,
+		.misaddressed = nd->misaddr,
 	};
 
 	return e;
@@ -944,9 +991,11 @@ fit_tick(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
 	char line[FIT_TEXT_MAX + 32];
+	struct lead_input in;
 	struct event *e;
 	int64_t wake;
 	size_t j, k = 0;
+	int changed;
 
 	for (j = 0; j < nd->cl->n; j++) {
 		if (nd->cl->nodes[j].id == nd->id)
@@ -955,13 +1004,17 @@ fit_tick(size_t i, algo_time now)
 		fitp[k].misfit = fit_misfit_of(&nd->sess[j]);
 		fitp[k++].odd_at = nd->sess[j].odd_at;
 	}
-	if (fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake)) {
+	changed = fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake);
+	if (changed)
 		trace(now, i, "%s", fit_line(&nd->fit, line, sizeof(line)));
-		/* Its guarded command is told to stop at once, as elect-node's
-		 * net_fit() tells it. */
-		if (nd->fit.vetoed && nd->cmd && !nd->guard->termed)
-			guard_feed(i, GUARD_IN_STOP, now);
-	}
+	/* The verdict to the daemon's lib/host/lead, as net_fit() gives
+	 * it: a veto tells its guarded command to stop at once. */
+	memset(&in, 0, sizeof(in));
+	in.type = LEAD_IN_VERDICT;
+	in.vetoed = nd->fit.vetoed;
+	in.live = nd->fit.live;
+	in.changed = changed;
+	lead_feed(i, &in, now, NULL);
 	if (C->oracle && nd->core != NULL)
 		oracle_note(i, now);
 	if (wake == INT64_MAX)
@@ -990,6 +1043,7 @@ edge_boot(size_t i, algo_time now)
 		}
 		sess_init(&nd->sess[j], nonce);
 		nd->wseq[j] = 0;
+		nd->misaddr[j] = 0;
 	}
 	fit_init(&nd->fit, (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0);
 	hello_at(i, clock_at(nd, now));
@@ -1078,7 +1132,9 @@ boot(size_t i, algo_time now)
 	}
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
-	if (nd->odd == SESS_OK) {
+	lead_boot(i, &cfg.timing);
+	/* A wrong address in its file leaves the core its own. */
+	if (nd->odd == SESS_OK || nd->odd == SCHED_MISCONF_ADDR) {
 		cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
 		cfg.persistlen = nd->persistlen;
 	}
@@ -1133,29 +1189,111 @@ stop(size_t i, algo_time now)
 
 static void	guard_feed(size_t, enum guard_in_type, algo_time);
 
-/* The daemon's answer to `lease' or `task' now, as task.c gives it: the
- * core's status as the node acts on it (node_query()). */
-static void
-guard_reply(size_t i, algo_time now, struct guard_reply *r)
+/* Whether host I's core is of an epoch that ends at NOW, as elect-node's
+ * reconf_ending() says: it holds a change out of its epoch, not wedged
+ * yet. */
+static int
+ending(size_t i, algo_time now)
+{
+	struct hep_status st;
+
+	if (!epochs_used || nodes[i].hep == NULL)
+		return 0;
+	ep_status(i, now, &st);
+	return hep_ending(nodes[i].hep, &st);
+}
+
+/* Whether host I's guard registered with the daemon that runs now. */
+static int
+guard_daemon(size_t i)
+{
+	const struct node *nd = &nodes[i];
+
+	return nd->up && nd->core != NULL && nd->inc == nd->ginc;
+}
+
+/*
+ * Input IN of host I's daemon's lib/host/lead at NOW, with its core's
+ * status then, as elect-node's task.c feeds it; its one registration is
+ * the guard's (slot 0).  The answer to the guard's request goes into *R
+ * (when R): 1 if one came.  A stop goes to the guard at once.
+ */
+static int
+lead_feed(size_t i, struct lead_input *in, algo_time now,
+    struct guard_reply *r)
 {
 	struct node *nd = &nodes[i];
-	struct algo_status st;
+	struct lead_out o;
+	size_t k;
+	int got = 0;
 
-	algo_query(nd->core, clock_at(nd, now), &st);
-	if (handshakes && nd->fit.vetoed)
-		memset(&st, 0, sizeof(st));
-	memset(r, 0, sizeof(*r));
-	r->id = nd->id;
-	r->leader = st.leader;
-	r->lease = (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0;
-	r->token = st.token;
-	r->until = st.until;
-	r->tlease = C->timing.lease;
-	r->renew = C->timing.renew;
-	r->rtt = C->timing.rtt;
-	r->drift = C->timing.drift;
-	if (nd->odd == SESS_TIMING)
-		r->tlease *= 2, r->renew *= 2;
+	in->now = clock_at(nd, now);
+	algo_query(nd->core, in->now, &in->st);
+	in->ending = ending(i, now);
+	lead_step(&nd->lead, in, &o);
+	for (k = 0; k < o.n; k++)
+		switch (o.v[k].type) {
+		case LEAD_REPLY:
+		case LEAD_ANSWER:
+			if (r != NULL)
+				*r = o.v[k].r.g;
+			got = r != NULL;
+			break;
+		case LEAD_STOP:
+			if (nd->guard != NULL && !nd->guard->termed)
+				guard_feed(i, GUARD_IN_STOP, now);
+			break;
+		case LEAD_REFUSE:
+		case LEAD_STOPPING:
+		case LEAD_KILLED:
+		case LEAD_LEAVE:
+			break;
+		}
+	return got;
+}
+
+/* Host I's daemon starts: its lib/host/lead anew, with its timing. */
+static void
+lead_boot(size_t i, const struct algo_timing *t)
+{
+	struct node *nd = &nodes[i];
+	const struct lead_conf c = {
+		.self = nd->id,
+		.deadline = (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0,
+		.timing = *t, .slots = 1,
+	};
+
+	lead_init(&nd->lead, &c);
+}
+
+/* Host I's guard tells its daemon (slot 0) input TYPE, if that daemon
+ * runs still. */
+static void
+guard_tells(size_t i, enum lead_in_type type, enum lead_why why,
+    algo_time now)
+{
+	struct lead_input in = { .type = type, .slot = 0, .why = why };
+
+	if (guard_daemon(i))
+		lead_feed(i, &in, now, NULL);
+}
+
+/* The daemon's answer to the guard's request in flight (`task wait' or
+ * `lease'), or one it gave a waiting registration: 0 while it waits. */
+static int
+guard_answer(size_t i, algo_time now, struct guard_reply *r)
+{
+	struct node *nd = &nodes[i];
+	struct lead_input in = { .slot = 0, .wait = 1 };
+
+	if (nd->ganswered) {
+		nd->ganswered = 0;
+		*r = nd->greply;
+		return 1;
+	}
+	in.type = nd->greg ? LEAD_IN_TASK : LEAD_IN_LEASE;
+	nd->greg = 0;
+	return lead_feed(i, &in, now, r);
 }
 
 /* A guard's own event at AT: a tick (WHAT 0), G's exit (1), or the
@@ -1209,8 +1347,10 @@ guard_release(size_t i, algo_time now)
 }
 
 static void
-guard_end(size_t i)
+guard_end(size_t i, algo_time now)
 {
+	guard_tells(i, LEAD_IN_GONE, LEAD_WHY_NONE, now);
+	nodes[i].greg = nodes[i].ganswered = 0;
 	free(nodes[i].guard);
 	nodes[i].guard = NULL;
 	nodes[i].cmd = 0;
@@ -1237,8 +1377,9 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 		if (in.type == GUARD_IN_REPLY && (!nd->up || nd->core == NULL ||
 		    nd->inc != nd->ginc))
 			in.type = GUARD_IN_REFUSED;
-		if (in.type == GUARD_IN_REPLY)
-			guard_reply(i, now, &in.reply);
+		if (in.type == GUARD_IN_REPLY &&
+		    !guard_answer(i, now, &in.reply))
+			continue;
 		if (guard_step(nd->guard, &in, &o) == -1)
 			continue;
 		for (k = 0; k < o.n && nd->guard != NULL; k++) {
@@ -1248,6 +1389,7 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 			case GUARD_REGISTER:
 			case GUARD_ASK:
 				/* Over the local socket: a round trip. */
+				nd->greg = o.v[k].type == GUARD_REGISTER;
 				guard_at(i, now + GUARD_LOCAL_RTT, 2);
 				break;
 			case GUARD_START:
@@ -1257,6 +1399,12 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 				guard_at(i, now + C->timing.rtt, 1);
 				break;
 			case GUARD_KILL:
+				if (o.v[k].why == GUARD_WHY_DEADLINE ||
+				    o.v[k].why == GUARD_WHY_GRACE)
+					guard_tells(i, LEAD_IN_KILLED,
+					    o.v[k].why == GUARD_WHY_DEADLINE ?
+					    LEAD_WHY_DEADLINE : LEAD_WHY_GRACE,
+					    now);
 				nd->cmd = 0;
 				if (nd->guard->phase == GUARD_RUNNING)
 					queue[tail++] = GUARD_IN_EXITED;
@@ -1266,12 +1414,13 @@ guard_feed(size_t i, enum guard_in_type t, algo_time now)
 				guard_release(i, now);
 				break;
 			case GUARD_EXIT:
-				guard_end(i);
+				guard_end(i, now);
 				break;
 			case GUARD_CANCEL:
 				nd->grq++;
 				break;
 			case GUARD_UNREGISTER:
+				guard_tells(i, LEAD_IN_GONE, LEAD_WHY_NONE, now);
 				break;
 			}
 		}
@@ -1288,21 +1437,25 @@ guard_note(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
 	struct guard_config cfg = { .grace = -1, .wait = 1, .ecode = 1 };
+	struct lead_input in = { .type = LEAD_IN_TICK, .slot = -1 };
 	struct guard_reply r;
 
-	/* None starts on a core whose epoch ends (reconf_ending()). */
-	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
-	    nd->core == NULL)
+	/* A registration waiting is answered once it may start. */
+	if (nd->guard != NULL && guard_daemon(i) &&
+	    nd->lead.slot[0].state == LEAD_WAITING) {
+		if (lead_feed(i, &in, now, &nd->greply)) {
+			nd->ganswered = 1;
+			guard_feed(i, GUARD_IN_REPLY, now);
+		}
 		return;
-	if (epochs_used && nd->hep->held && nd->hep->role == HEP_OLD) {
-		struct hep_status st;
-
-		ep_status(i, now, &st);
-		if (hep_ending(nd->hep, &st))
-			return;
 	}
-	guard_reply(i, now, &r);
-	if (!r.leader || r.token == 0)
+	/* None starts on a core whose epoch ends: lib/host/lead answers no
+	 * registration then, so none is made. */
+	if (nd->guard != NULL || ops->dead == 0 || nd->ops != ops ||
+	    nd->core == NULL || ending(i, now))
+		return;
+	in.type = LEAD_IN_LEASE;
+	if (!lead_feed(i, &in, now, &r) || !r.leader || r.token == 0)
 		return;
 	if ((nd->guard = malloc(sizeof(*nd->guard))) == NULL)
 		err(1, NULL);
@@ -1750,7 +1903,7 @@ stale(size_t i, algo_time now)
 		return;
 	trace(now, i, "crash");
 	nd->life++;
-	guard_end(i);
+	guard_end(i, now);
 	stop(i, now);
 	nd->crashed = 1;
 	if (hep_start(&epochs[nd->ep - 1].cl, &epochs[nd->ep].cl, NULL,
@@ -1786,7 +1939,7 @@ run_sched(const struct sched *s, algo_time now)
 				guard_feed(s->a, GUARD_IN_DEAD, now);
 		} else {
 			nodes[s->a].life++;
-			guard_end(s->a);
+			guard_end(s->a, now);
 			stop(s->a, now);
 		}
 		nodes[s->a].crashed = 1;
@@ -1800,7 +1953,7 @@ run_sched(const struct sched *s, algo_time now)
 		step(s->a, &in, now);
 		trace(now, s->a, "exit why=leave");
 		/* Its commands were told to stop and are gone first. */
-		guard_end(s->a);
+		guard_end(s->a, now);
 		stop(s->a, now);
 		nodes[s->a].crashed = 1;
 		break;
@@ -1876,7 +2029,7 @@ run_sched(const struct sched *s, algo_time now)
 			return;
 		trace(now, s->a, "crash");
 		nodes[s->a].life++;
-		guard_end(s->a);
+		guard_end(s->a, now);
 		stop(s->a, now);
 		nodes[s->a].odd = (int)s->b;
 		node_conf(s->a);
@@ -1939,7 +2092,9 @@ handle(struct event *e)
 			    ids[e->peer]);
 			break;
 		}
-		if (e->dup) {
+		/* Without elect-node's edge the wire is modelled: a copy is a
+		 * replay.  With it, the receiver's acceptance judges. */
+		if (e->dup && !handshakes) {
 			trace(e->at, e->node, "drop from=%u why=replay",
 			    ids[e->peer]);
 			break;
@@ -2193,12 +2348,13 @@ oracle_note(size_t i, algo_time now)
 
 	if ((why = algo_check(nd->core)) != NULL)
 		violation(now, "node %u: invariant broken: %s", nd->id, why);
+	/* What the node acts on (lib/host/lead, as elect-node's
+	 * node_query()): under a veto nothing, while its core may go on,
+	 * token and all, once the edge lets it again; a core of another
+	 * algorithm leads with no deadline, for as long as it says so. */
 	algo_query(nd->core, clock_at(nd, now), &st);
-	/* What the node acts on: its edge stops a leadership (node_query()
-	 * in elect-node), which its core may go on with, token and all,
-	 * once the edge lets it again; a core of another algorithm leads
-	 * with no deadline, for as long as it says so. */
-	if (handshakes && nd->fit.vetoed) {
+	lead_status(&nd->lead, &st);
+	if (nd->lead.vetoed) {
 		nd->oddlead = 0;
 		nd->until = 0;
 		return;
@@ -2336,7 +2492,8 @@ random_schedule(unsigned count, unsigned kinds, algo_time dur)
 				continue;
 			s.a = v;
 			s.op = S_MISCONF;
-			s.b = SESS_ALGO + srnd() % (SESS_KEY - SESS_ALGO + 1);
+			s.b = SESS_ALGO + srnd() % (SCHED_MISCONF_ADDR -
+			    SESS_ALGO + 1);
 			s.at = t0, add_sched(&s);
 			s.b = SESS_OK;
 			s.at = t1, add_sched(&s);
@@ -2389,6 +2546,7 @@ run_free(void)
 		free(nodes[i].hep);
 		free(nodes[i].sess);
 		free(nodes[i].wseq);
+		free(nodes[i].misaddr);
 		free(nodes[i].guard);
 		cluster_free(&nodes[i].own);
 	}
@@ -2512,7 +2670,8 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 			continue;
 		if ((nodes[i].sess = calloc(n, sizeof(*nodes[i].sess))) ==
 		    NULL || (nodes[i].wseq = calloc(n,
-		    sizeof(*nodes[i].wseq))) == NULL)
+		    sizeof(*nodes[i].wseq))) == NULL ||
+		    (nodes[i].misaddr = calloc(n, 1)) == NULL)
 			err(1, NULL);
 		node_conf(i);
 	}

@@ -495,6 +495,7 @@ fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, unsigned src,
 	const char *why;
 	uint64_t hinc;
 	int changed = 0;
+	enum sess_take take;
 
 	fd->nout = 0;
 	if ((why = wire_decode(&fd->cfg.key, &fd_wire, fd->cfg.self, buf, len,
@@ -515,10 +516,10 @@ fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, unsigned src,
 		goto out;
 	}
 	hinc = p->sess.hwin.valid ? p->sess.hwin.inc : 0;
-	why = sess_recv(&p->sess, &fd->cfg.conf, &m, now, &changed);
+	take = sess_recv(&p->sess, &fd->cfg.conf, &m, now, &changed, &why);
 	if (changed)
 		misfit(fd, p);
-	if (why != NULL && strcmp(why, "hello") == 0) {
+	if (take == SESS_HELLO) {
 		/*
 		 * The first HELLO of a newer incarnation: a new process, as
 		 * FD_MSG_HELLO said.  Like alive, it only delays a report;

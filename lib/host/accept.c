@@ -40,16 +40,17 @@ windowed(struct host_edge *e, long i, int64_t now, struct host_datagram *d)
 		drop(d, "late");
 		return -1;
 	}
-	why = sess_recv(s, e->conf, w, now, &d->misfit);
-	if (why != NULL && strcmp(why, "hello") == 0) {
+	switch (sess_recv(s, e->conf, w, now, &d->misfit, &why)) {
+	case SESS_COUNTS:
+		return 0;
+	case SESS_HELLO:
 		d->take = HOST_HELLO;
 		return -1;
+	case SESS_REFUSED:
+		break;
 	}
-	if (why != NULL) {
-		drop(d, why);
-		return -1;
-	}
-	return 0;
+	drop(d, why);
+	return -1;
 }
 
 void
@@ -93,8 +94,8 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 	dead = e->ops->dead != 0 && w->type == e->ops->dead;
 	if (dead ? !cluster_same_host(&e->peers->nodes[i].addr, src) :
 	    at == NULL || at->id != w->from) {
-		if (!dead && !e->sess[i].misaddressed)
-			d->misaddressed = e->sess[i].misaddressed = 1;
+		if (!dead && !e->misaddressed[i])
+			d->misaddressed = e->misaddressed[i] = 1;
 		drop(d, "bad-address");
 		return;
 	}

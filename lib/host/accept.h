@@ -46,6 +46,9 @@ struct host_edge {
 	const struct cluster *peers;	/* self among them */
 	struct sess	*sess;		/* a handshake per peer */
 	uint64_t	*seq;		/* sequence numbers sent per peer */
+	uint8_t		*misaddressed;	/* per peer: one of its datagrams
+					 * came from a wrong address (said
+					 * once, host_datagram) */
 };
 
 /* What became of one datagram. */

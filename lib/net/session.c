@@ -124,18 +124,24 @@ reconfirm(struct sess *s, int64_t now)
 		s->owed = 1;
 }
 
-static const char *
+static enum sess_take
+refuse(const char **why, const char *reason)
+{
+	*why = reason;
+	return SESS_REFUSED;
+}
+
+static enum sess_take
 on_hello(struct sess *s, const struct sess_conf *conf,
-    const struct wire_msg *m, int64_t now, int *changed)
+    const struct wire_msg *m, int64_t now, int *changed, const char **out)
 {
 	struct sess_hello h;
 	const char *why;
 	size_t i;
 
-	if ((why = sess_hello_parse(m->payload, m->len, &h)) != NULL)
-		return why;
-	if ((why = wire_window_check(&s->hwin, m->inc, m->seq)) != NULL)
-		return why;
+	if ((why = sess_hello_parse(m->payload, m->len, &h)) != NULL ||
+	    (why = wire_window_check(&s->hwin, m->inc, m->seq)) != NULL)
+		return refuse(out, why);
 	/* Each epoch has its own membership: the cluster's digest is
 	 * compared within one epoch only. */
 	for (i = 0; i < SESS_DIGESTS; i++)
@@ -153,54 +159,57 @@ on_hello(struct sess *s, const struct sess_conf *conf,
 		set_misfit(s, (enum sess_misfit)(SESS_ALGO + i), changed);
 		s->odd_at = now;
 		s->confirmed = 0;
-		return "mismatch";
+		return refuse(out, "mismatch");
 	}
 	set_misfit(s, SESS_OK, changed);
 	if (sodium_memcmp(h.echo, s->mine, SESS_NONCE) != 0) {
 		/* Not an answer to us: the peer may have restarted. */
 		if (!s->confirmed || m->inc != s->win.inc)
 			reconfirm(s, now);
-		return "hello";
+		return SESS_HELLO;
 	}
 	/* An answer again, from the incarnation already confirmed: its
 	 * window stays.  Reset, it would take a late HELLO's seq for the
 	 * top and let the datagrams after it in a second time. */
 	if (s->confirmed && s->win.valid && m->inc == s->win.inc)
-		return "hello";
+		return SESS_HELLO;
 	s->confirmed = 1;
 	s->epoch = h.conf.epoch;	/* of this incarnation, for good */
 	s->win.valid = 1;
 	s->win.inc = m->inc;
 	s->win.top = m->seq;
 	s->win.bits = 1;
-	return "hello";
+	return SESS_HELLO;
 }
 
-const char *
+enum sess_take
 sess_recv(struct sess *s, const struct sess_conf *conf,
-    const struct wire_msg *m, int64_t now, int *changed)
+    const struct wire_msg *m, int64_t now, int *changed, const char **why)
 {
+	*why = NULL;
 	*changed = sess_goodmac(s);
 	if (m->type == WIRE_TYPE_HELLO)
-		return on_hello(s, conf, m, now, changed);
+		return on_hello(s, conf, m, now, changed, why);
 	if (s->misfit != SESS_OK)
-		return "mismatch";
+		return refuse(why, "mismatch");
 	if (!s->confirmed) {
 		if (now >= s->next)
 			s->owed = 1;
-		return "unconfirmed";
+		return refuse(why, "unconfirmed");
 	}
 	if (m->inc < s->win.inc)
-		return "old-incarnation";
+		return refuse(why, "old-incarnation");
 	if (m->inc > s->win.inc) {
 		reconfirm(s, now);
-		return "unconfirmed";
+		return refuse(why, "unconfirmed");
 	}
 	if (m->seq > s->win.top && m->seq - s->win.top > SESS_JUMP) {
 		reconfirm(s, now);
-		return "seq-jump";
+		return refuse(why, "seq-jump");
 	}
-	return wire_window_check(&s->win, m->inc, m->seq);
+	if ((*why = wire_window_check(&s->win, m->inc, m->seq)) != NULL)
+		return SESS_REFUSED;
+	return SESS_COUNTS;
 }
 
 int

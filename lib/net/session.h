@@ -103,8 +103,6 @@ struct sess {
 	int64_t		 odd_at;	/* when a misfit was last seen, 0:
 					 * never (lib/host/fit.h) */
 	unsigned	 badmacs;	/* in a row from its address */
-	int		 misaddressed;	/* the caller said that its datagrams
-					 * come from another address */
 	int		 verify;	/* the next HELLO asks for an answer:
 					 * a MAC failed from its address */
 	int64_t		 verify_at;	/* when that was last asked, 0: never */
@@ -142,15 +140,22 @@ void		 sess_hello(struct sess *s, const struct sess_conf *,
 int		 sess_due(const struct sess *s, int64_t now);
 int64_t		 sess_deadline(const struct sess *s);
 
+/* What became of a datagram in the handshake. */
+enum sess_take {
+	SESS_COUNTS,	/* its message counts (never a HELLO) */
+	SESS_HELLO,	/* a HELLO taken: the handshake went on */
+	SESS_REFUSED	/* dropped, for the reason why */
+};
+
 /*
  * An authenticated datagram M from the peer of S, from the peer's own
- * address.  Returns NULL when its message counts (never for a HELLO), or
- * why it does not: "unconfirmed", "old-incarnation", "replay", "seq-jump",
- * "bad-payload", "mismatch", or "hello" for a HELLO taken.  *CHANGED is
- * set when S->misfit changed, for the caller to say so once.
+ * address.  SESS_REFUSED sets *WHY: "unconfirmed", "old-incarnation",
+ * "replay", "seq-jump", "bad-payload" or "mismatch".  *CHANGED is set
+ * when S->misfit changed, for the caller to say so once.
  */
-const char	*sess_recv(struct sess *s, const struct sess_conf *,
-		    const struct wire_msg *m, int64_t now, int *changed);
+enum sess_take	 sess_recv(struct sess *s, const struct sess_conf *,
+		    const struct wire_msg *m, int64_t now, int *changed,
+		    const char **why);
 
 /* A datagram from the peer's address that failed its MAC at NOW (1: the
  * misfit changed to SESS_KEY), or that passed it (1: it changed back).

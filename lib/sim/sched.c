@@ -47,6 +47,7 @@ misfit_of(const char *p, size_t len, size_t *out, char *why, size_t whylen)
 {
 	enum sess_misfit f;
 
+	_Static_assert(SCHED_MISCONF_ADDR > SESS_KEY, "apart from misfits");
 	if (len == 2 && memcmp(p, "ok", 2) == 0) {
 		*out = SESS_OK;
 		return 0;
@@ -55,14 +56,18 @@ misfit_of(const char *p, size_t len, size_t *out, char *why, size_t whylen)
 		*out = SCHED_STALE;
 		return 0;
 	}
+	if (len == 4 && memcmp(p, "addr", 4) == 0) {
+		*out = SCHED_MISCONF_ADDR;
+		return 0;
+	}
 	for (f = SESS_ALGO; f <= SESS_KEY; f++)
 		if (strlen(sess_misfit_name(f)) == len &&
 		    memcmp(sess_misfit_name(f), p, len) == 0) {
 			*out = f;
 			return 0;
 		}
-	return fail(why, whylen, "misconf: expected ok, algo, timing, cluster "
-	    "or key, or stale, not \"%.*s\"", (int)(len > 20 ? 20 : len), p);
+	return fail(why, whylen, "misconf: expected ok, algo, timing, cluster, "
+	    "key, addr or stale, not \"%.*s\"", (int)(len > 20 ? 20 : len), p);
 }
 
 const char *
@@ -70,7 +75,8 @@ sched_misconf_name(size_t what)
 {
 	if (what == SCHED_STALE)
 		return "stale";
-	return what == SESS_OK ? "ok" : sess_misfit_name((enum sess_misfit)what);
+	return what == SESS_OK ? "ok" : what == SCHED_MISCONF_ADDR ? "addr" :
+	    sess_misfit_name((enum sess_misfit)what);
 }
 
 /* A node id of the cluster, as its index; -1 if it is not one. */

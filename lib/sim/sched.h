@@ -19,17 +19,22 @@ enum sched_op {
 	S_PARTITION, S_ONEWAY, S_HEAL, S_RELEASE, S_EDICT, S_RECONFIGURE,
 	S_KILL,		/* the daemon dies, its host and guard run on */
 	S_MISCONF,	/* the host restarts under another configuration
-			 * (b: what differs, a sess_misfit; SESS_OK: the
-			 * cluster's own again; SCHED_STALE: the cluster
-			 * file of an older epoch than its record's) */
+			 * (b: what differs, a sess_misfit,
+			 * SCHED_MISCONF_ADDR or SCHED_STALE; SESS_OK: the
+			 * cluster's own again) */
 	S_NOPS
 };
+
+/* misconf's host has one peer's address wrong in its cluster file. */
+#define SCHED_MISCONF_ADDR	5
+/* misconf's host restarts with the cluster file of an older epoch than
+ * its record's. */
+#define SCHED_STALE		16
 
 /* Partition sides, a byte per node index ("L/R/B"): nodes on side L
  * and side R cannot reach each other (oneway: what L sends to R is lost,
  * not the answers); the nodes of B reach both, which makes the partition
  * non-transitive.  Nodes not named are on side R. */
-#define SCHED_STALE	16	/* misconf ID stale */
 
 #define SIDE_R		0
 #define SIDE_L		1

@@ -54,6 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct feed f = { data, size };
 	uint8_t nonce[SESS_NONCE], dg[WIRE_DGRAM_MAX + 1];
 	uint64_t seq[NODES] = { 0 };
+	uint8_t misaddressed[NODES] = { 0 };
 	int64_t now = MS, wake;
 	size_t i, n, k;
 	uint8_t s;
@@ -72,7 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&conf, 0, sizeof(conf));
 	e = (struct host_edge){ .self = 1, .ops = algo_find("lease"),
 	    .key = &insecure, .proto = &proto, .conf = &conf, .peers = &file,
-	    .sess = sess, .seq = seq };
+	    .sess = sess, .seq = seq, .misaddressed = misaddressed };
 	fit_init(&fit, 1);
 	/* Records: a source byte, a length byte, a datagram. */
 	while (f.n > 0) {

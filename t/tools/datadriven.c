@@ -18,15 +18,15 @@
  * a person to review with `git diff' before committing them.
  *
  * Cores: host (lib/host: the agreement of configurations, fit.h,
- * datagram acceptance, accept.h, between nodes of one cluster file, and
- * one host's part of an epoch change, epoch.h);
- * algo, guard and fd, whose lines are those of the scripts of algo-drive,
- * guard-drive and fd-sim (t/tools/drive, the same drivers), one input a
- * case, after a line naming the tool with its options that starts a core
- * anew (its output empty), and no "> LINE" echo; testament, whose
- * command "parse TEXT" gives the parser the file TEXT (\n a newline, \t
- * a tab, \\ a backslash).  A script line the driver refuses answers
- * "error: WHY".
+ * datagram acceptance, accept.h, between nodes of one cluster file,
+ * one host's part of an epoch change, epoch.h, and the leadership as
+ * a host acts on it, lead.h); algo, guard and fd, whose lines are those
+ * of the scripts of algo-drive, guard-drive and fd-sim (t/tools/drive,
+ * the same drivers), one input a case, after a line naming the tool with
+ * its options that starts a core anew (its output empty), and no "> LINE"
+ * echo; testament, whose command "parse TEXT" gives the parser the file
+ * TEXT (\n a newline, \t a tab, \\ a backslash).  A script line the
+ * driver refuses answers "error: WHY".
  */
 #include <err.h>
 #include <inttypes.h>
@@ -46,6 +46,7 @@
 #include "host/accept.h"
 #include "host/epoch.h"
 #include "host/fit.h"
+#include "host/lead.h"
 #include "util/util.h"
 #include "drive/drive.h"
 
@@ -147,6 +148,7 @@ struct acc_node {
 	struct sess_conf conf;
 	struct sess	 sess[ACC_NODES];
 	uint64_t	 seq[ACC_NODES];
+	uint8_t		 misaddressed[ACC_NODES];
 	uint64_t	 inc;
 };
 
@@ -179,6 +181,7 @@ acc_edge(size_t i)
 		.self = a->id, .ops = a->ops, .key = &a->key,
 		.proto = &a->proto, .conf = &a->conf, .peers = &acc_file,
 		.sess = a->sess, .seq = a->seq,
+		.misaddressed = a->misaddressed,
 	};
 
 	return e;
@@ -813,11 +816,208 @@ ep_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return -1;
 }
 
+/*
+ * The leadership as a host acts on it (lead.h), times in ms:
+ *
+ *	lead-init [self=N] [deadline=0|1] [slots=N] [lease=MS] [renew=MS]
+ *					a fresh core, with its host's timing
+ *	lead-core [leader=0|1] [token=T] [until=MS] [ldr=ID] [hint=ID]
+ *	    [ending=0|1]		the core's status the inputs carry
+ *	lead-tick now=MS, lead-leave now=MS, lead-bye now=MS
+ *	lead-verdict now=MS vetoed=0|1 live=N changed=0|1
+ *	lead-lease now=MS [slot=S], lead-task now=MS slot=S [wait=1]
+ *	lead-killed now=MS slot=S why=deadline|grace
+ *	lead-gone now=MS slot=S, lead-stop now=MS why=epoch
+ *	lead-role [elec=1]		the status's role, leader and token
+ *					(the core in Norm, or electing)
+ *
+ * Each input answers its actions, a line each, then the counters.
+ */
+static struct lead host_lead;
+static struct algo_status lead_st;
+static int lead_ending;
+
+static void
+lead_reply_say(char *out, size_t len, const struct lead_reply *r)
+{
+	say(out, len, " leader=%s token=%llu until=%lld ldr=%u lease=%lld "
+	    "renew=%lld\n", r->g.leader ? "yes" : "no",
+	    (unsigned long long)r->g.token, (long long)(r->g.until / MS),
+	    r->ldr, (long long)(r->g.tlease / MS),
+	    (long long)(r->g.renew / MS));
+}
+
+static int
+lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	static const struct { const char *name; enum lead_in_type t; } ins[] = {
+		{ "lead-tick", LEAD_IN_TICK }, { "lead-verdict", LEAD_IN_VERDICT },
+		{ "lead-lease", LEAD_IN_LEASE }, { "lead-task", LEAD_IN_TASK },
+		{ "lead-killed", LEAD_IN_KILLED }, { "lead-gone", LEAD_IN_GONE },
+		{ "lead-leave", LEAD_IN_LEAVE }, { "lead-stop", LEAD_IN_STOP },
+		{ "lead-bye", LEAD_IN_BYE },
+	};
+	struct lead_conf c = { .self = 1, .deadline = 1, .slots = 4 };
+	struct lead_input in;
+	struct lead_out o;
+	struct algo_status st, raw;
+	const struct lead_action *act;
+	long long v;
+	const char *w;
+	size_t i;
+
+	if (strcmp(cmd, "lead-init") == 0) {
+		c.timing.lease = 1000 * MS;
+		c.timing.renew = 500 * MS;
+		for (i = 0; i < (size_t)n; i++) {
+			if (num(a[i].v, 0, 3600000, &v) == -1)
+				return -2;
+			if (strcmp(a[i].k, "self") == 0 && v >= 1 && v <= 65535)
+				c.self = (unsigned)v;
+			else if (strcmp(a[i].k, "deadline") == 0 && v <= 1)
+				c.deadline = (int)v;
+			else if (strcmp(a[i].k, "slots") == 0 && v >= 1 &&
+			    v <= LEAD_SLOTS)
+				c.slots = (size_t)v;
+			else if (strcmp(a[i].k, "lease") == 0)
+				c.timing.lease = v * MS;
+			else if (strcmp(a[i].k, "renew") == 0)
+				c.timing.renew = v * MS;
+			else
+				return -2;
+		}
+		lead_init(&host_lead, &c);
+		memset(&lead_st, 0, sizeof(lead_st));
+		lead_ending = 0;
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "lead-core") == 0) {
+		memset(&lead_st, 0, sizeof(lead_st));
+		lead_ending = 0;
+		for (i = 0; i < (size_t)n; i++) {
+			if (num(a[i].v, 0, INT32_MAX, &v) == -1)
+				return -2;
+			if (strcmp(a[i].k, "leader") == 0)
+				lead_st.leader = (int)v;
+			else if (strcmp(a[i].k, "token") == 0)
+				lead_st.token = (uint64_t)v;
+			else if (strcmp(a[i].k, "until") == 0)
+				lead_st.until = v * MS;
+			else if (strcmp(a[i].k, "ldr") == 0)
+				lead_st.state.ldr = (uint16_t)v;
+			else if (strcmp(a[i].k, "hint") == 0)
+				lead_st.hint = (uint16_t)v;
+			else if (strcmp(a[i].k, "ending") == 0)
+				lead_ending = (int)v;
+			else
+				return -2;
+		}
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "lead-role") == 0) {
+		raw = lead_st;
+		if (arg(a, n, "elec") != NULL)
+			raw.state.status = ST_ELEC;
+		st = raw;
+		lead_status(&host_lead, &st);
+		say(out, len, "role=%s ldr=%u token=%llu\n",
+		    lead_role(&host_lead, &raw), st.state.ldr,
+		    (unsigned long long)st.token);
+		return 0;
+	}
+	for (i = 0; i < nitems(ins); i++)
+		if (strcmp(cmd, ins[i].name) == 0)
+			break;
+	if (i == nitems(ins))
+		return -1;
+	memset(&in, 0, sizeof(in));
+	in.type = ins[i].t;
+	in.st = lead_st;
+	in.ending = lead_ending;
+	in.slot = -1;
+	if (num(arg(a, n, "now"), 0, INT64_MAX / MS, &v) == -1)
+		return -2;
+	in.now = v * MS;
+	if (arg(a, n, "slot") != NULL) {
+		if (num(arg(a, n, "slot"), 0, (long long)host_lead.conf.slots -
+		    1, &v) == -1)
+			return -2;
+		in.slot = (int)v;
+	} else if (in.type == LEAD_IN_TASK || in.type == LEAD_IN_KILLED ||
+	    in.type == LEAD_IN_GONE)
+		return -2;
+	in.wait = arg(a, n, "wait") != NULL;
+	if ((w = arg(a, n, "why")) != NULL)
+		in.why = strcmp(w, "deadline") == 0 ? LEAD_WHY_DEADLINE :
+		    strcmp(w, "grace") == 0 ? LEAD_WHY_GRACE :
+		    strcmp(w, "epoch") == 0 ? LEAD_WHY_EPOCH : LEAD_WHY_NONE;
+	if (in.type == LEAD_IN_VERDICT) {
+		if (num(arg(a, n, "vetoed"), 0, 1, &v) == -1)
+			return -2;
+		in.vetoed = (int)v;
+		if (num(arg(a, n, "live"), 0, 65535, &v) == -1)
+			return -2;
+		in.live = (unsigned)v;
+		in.changed = arg(a, n, "changed") != NULL &&
+		    strcmp(arg(a, n, "changed"), "1") == 0;
+	}
+	lead_step(&host_lead, &in, &o);
+	for (i = 0; i < o.n; i++) {
+		act = &o.v[i];
+		switch (act->type) {
+		case LEAD_REPLY:
+			say(out, len, "reply slot=%d", act->slot);
+			lead_reply_say(out, len, &act->r);
+			break;
+		case LEAD_ANSWER:
+			say(out, len, "answer slot=%d", act->slot);
+			lead_reply_say(out, len, &act->r);
+			break;
+		case LEAD_REFUSE:
+			say(out, len, "refuse slot=%d\n", act->slot);
+			break;
+		case LEAD_STOPPING:
+			say(out, len, "stopping why=%s tasks=%u\n",
+			    lead_why_name(act->why), act->count);
+			break;
+		case LEAD_STOP:
+			say(out, len, "stop slot=%d why=%s\n", act->slot,
+			    lead_why_name(act->why));
+			break;
+		case LEAD_KILLED:
+			say(out, len, "killed slot=%d why=%s\n", act->slot,
+			    lead_why_name(act->why));
+			break;
+		case LEAD_LEAVE:
+			say(out, len, "leave why=%s tasks=%u\n",
+			    lead_why_name(act->why), act->count);
+			break;
+		}
+	}
+	say(out, len, "running=%u waiting=%u started=%llu ended=%llu "
+	    "told=%llu killed=%llu veto=%s wake=", host_lead.n.running,
+	    host_lead.n.waiting, (unsigned long long)host_lead.n.started,
+	    (unsigned long long)host_lead.n.ended,
+	    (unsigned long long)host_lead.n.told_stop,
+	    (unsigned long long)host_lead.n.killed,
+	    host_lead.n.vetoed ? "yes" : "no");
+	if (o.wake == -1)
+		say(out, len, "-\n");
+	else
+		say(out, len, "%lld\n", (long long)(o.wake / MS));
+	return 0;
+}
+
 static void
 host_reset(void)
 {
 	fit_init(&host_fit, 0);
 	host_npeers = 0;
+	lead_init(&host_lead, &(struct lead_conf){ .self = 1, .slots = 1 });
+	memset(&lead_st, 0, sizeof(lead_st));
+	lead_ending = 0;
 	acc_n = 0;
 	acc_len[0] = acc_len[1] = 0;
 	ep_reset();
@@ -857,6 +1057,13 @@ host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		return -1;
 	}
 	switch (acc_run(cmd, a, n, out, len)) {
+	case 0:
+		return 0;
+	case -2:
+		say(out, len, "error: bad arguments to %s\n", cmd);
+		return -1;
+	}
+	switch (lead_run(cmd, a, n, out, len)) {
 	case 0:
 		return 0;
 	case -2:

@@ -412,6 +412,7 @@ cmd_session(void)
 	const char *why;
 	int64_t now = 0;
 	int changed, n, i, epochs = 0;
+	enum sess_take take;
 	unsigned e;
 
 	memset(mine, 'm', sizeof(mine));
@@ -460,9 +461,9 @@ cmd_session(void)
 			m.len = 0;
 		} else
 			errx(EXIT_USAGE, "expected hello or data: %s", line);
-		why = sess_recv(&s, &conf, &m, now, &changed);
-		printf("%s confirmed=%d", why == NULL ? "ok" : why,
-		    s.confirmed);
+		take = sess_recv(&s, &conf, &m, now, &changed, &why);
+		printf("%s confirmed=%d", take == SESS_COUNTS ? "ok" :
+		    take == SESS_HELLO ? "hello" : why, s.confirmed);
 		if (epochs)
 			printf(" epoch=%u", s.epoch);
 		printf("\n");

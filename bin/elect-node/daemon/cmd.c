@@ -143,12 +143,14 @@ keys_field(const struct node *nd, char *buf, size_t len)
 static int
 reply_status(struct node *nd, struct control_client *c, algo_time now)
 {
-	struct algo_status st;
+	struct algo_status st, core;
 	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
 	char odd[256], ep[96];
 	char peers[PEERS_ROOM + 32], keys[200];
 
-	node_query(nd, now, &st);
+	algo_query(nd->algo, now, &core);
+	st = core;
+	lead_status(&nd->lead, &st);
 	if (st.token != 0)
 		snprintf(tok, sizeof(tok), "%llu",
 		    (unsigned long long)st.token);
@@ -172,13 +174,12 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
 	    algo_elid_fmt(&st.state.grp, grp, sizeof(grp)),
 	    (unsigned long long)nd->inc, (double)(now - st.since) / 1e9,
-	    st.leader ? "leader" : st.state.status == ST_NORM &&
-	    !nd->fit.vetoed ? "follower" : "none",
+	    lead_role(&nd->lead, &core),
 	    (unsigned long long)nd->drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers, keys,
 	    extra[0] != '\0' ? " " : "", extra,
-	    nd->fit.vetoed ? " veto=mismatch" : "",
+	    nd->lead.vetoed ? " veto=mismatch" : "",
 	    net_misfits(nd, odd, sizeof(odd)), ep);
 	return st.leader;
 }
@@ -235,16 +236,13 @@ algo_time
 node_wake(struct node *nd, algo_time now)
 {
 	struct control_client *c;
-	algo_time next = -1;
+	algo_time next;
 	int i;
 
+	/* Guarded commands first: their answers are lib/host/lead's. */
+	next = task_tick(nd, now);
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		c = &nd->control.clients[i];
-		if (c->fd != -1 && c->waiting == WAIT_START) {
-			if (task_wake(nd, c, now))
-				control_flush(c);
-			continue;
-		}
 		if (c->fd == -1 || c->waiting != WAIT_LEADER)
 			continue;
 		if (leads(nd, now))

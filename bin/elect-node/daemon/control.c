@@ -228,9 +228,6 @@ control_allowed(const struct control *s, const struct control_client *c,
 static void
 drop_client(struct control_client *c)
 {
-	if (c->waiting == WAIT_TASK && c->started && c->owner->metrics != NULL)
-		c->owner->metrics->tasks_ended++;
-	c->started = c->killed = 0;
 	close(c->fd);
 	c->fd = -1;
 	if (c->passfd != -1)
@@ -238,6 +235,8 @@ drop_client(struct control_client *c)
 	c->passfd = -1;
 	c->inlen = c->outlen = 0;
 	c->closing = c->waiting = 0;
+	if (c->owner->gone != NULL)
+		c->owner->gone(c->owner->gone_arg, (int)(c - c->owner->clients));
 }
 
 void

@@ -324,13 +324,7 @@ void
 node_query(const struct node *nd, algo_time now, struct algo_status *st)
 {
 	algo_query(nd->algo, now, st);
-	if (!nd->fit.vetoed)
-		return;
-	st->leader = 0;
-	st->token = 0;
-	st->until = 0;
-	st->state.ldr = 0;
-	st->hint = 0;
+	lead_status(&nd->lead, st);
 }
 
 void

@@ -17,6 +17,7 @@
 #include "ctl/ctl.h"
 #include "host/epoch.h"
 #include "host/fit.h"
+#include "host/lead.h"
 #include "metrics/metrics.h"
 #include "net/cluster.h"
 #include "net/drops.h"
@@ -80,7 +81,6 @@ struct control_client {
 	int		 closing;	/* close once out is written */
 	int		 waiting;	/* a request answers later: WAIT_ */
 	algo_time	 deadline;	/* for it, or 0 for none */
-	int		 taskwait;	/* WAIT_START: until this node leads */
 	algo_time	 idle_by;	/* dropped then without a whole line;
 					 * 0 while it waits */
 	/* Who connected (SO_PEERCRED), and whether it may use the commands
@@ -93,8 +93,6 @@ struct control_client {
 	int		 oper;		/* root, the daemon's user, or a member
 					 * of --operator-group: may edict and
 					 * reconfigure */
-	int		 started;	/* WAIT_TASK: its command may run */
-	int		 killed;	/* WAIT_TASK: its group got SIGKILL */
 	int		 passfd;	/* sent with the next bytes (tasks.lock
 					 * to a guard), then closed; or -1 */
 	struct control	*owner;
@@ -108,6 +106,9 @@ enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_START, WAIT_TASK };
 struct control {
 	const struct node_opts *opts;
 	struct metrics	*metrics;
+	/* Told of every client's end, by its slot (lib/host/lead). */
+	void		(*gone)(void *, int slot);
+	void		*gone_arg;
 	int		 fd;		/* the listening socket */
 	char		 path[108];
 	struct control_client clients[CONTROL_CLIENTS_MAX];
@@ -149,8 +150,12 @@ void	cmd_follow_edicts(struct node *, struct control_client *,
 void	cmd_task(struct node *, struct control_client *, const struct ctl_req *);
 void	cmd_killed(struct node *, struct control_client *,
 	    const struct ctl_req *);
-/* Answers a task request once it can be (WAIT_START): 1 if it did. */
-int	task_wake(struct node *, struct control_client *, algo_time now);
+/* The guarded commands' decisions (lib/host/lead), carried out: set up
+ * once; after every change of state (task_tick() returns nanoseconds
+ * until it is due again, or -1); fit's verdict anew. */
+void	task_open(struct node *);
+algo_time task_tick(struct node *, algo_time now);
+void	task_verdict(struct node *, int changed);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);
 int	tasks_waiting(const struct node *);
@@ -166,6 +171,8 @@ algo_time node_wake(struct node *, algo_time now);
 enum quit {
 	QUIT_NO, QUIT_TERM, QUIT_INT, QUIT_FD, QUIT_ERROR
 };
+/* The node is asked to leave: its guarded commands stop first. */
+void	tasks_leave(struct node *, enum quit);
 
 /* What the service manager was told (notify.c). */
 struct notify {
@@ -250,7 +257,6 @@ struct node {
 	/* Asked to leave while guarded commands run: they stop first, so
 	 * that the lease is released only once they are dead. */
 	enum quit	 leaving;
-	algo_time	 leave_by;
 	int		 norelease;
 	int		 exiting;	/* the core says goodbye */
 	trace_time	 stamp;		/* of the input being handled, or 0 */
@@ -282,8 +288,12 @@ struct node {
 	uint8_t		*monitored;
 	uint8_t		*downed;
 	uint64_t	*dead;		/* 1 + the newest incarnation said dead */
-	/* Whether peers that answer but disagree stop this node leading. */
+	uint8_t		*misaddressed;	/* a datagram from a wrong address
+					 * said (lib/host/accept) */
+	/* Whether peers that answer but disagree stop this node leading,
+	 * and what its leadership is worth to guarded commands. */
 	struct fit	 fit;
+	struct lead	 lead;
 
 	/* The core, its pending actions and its timers. */
 	struct algo	*algo;
@@ -311,6 +321,7 @@ struct node {
 /* The metrics' hooks and ways out (metrics.c). */
 void	mx_open(struct node *);
 void	mx_step(struct node *, algo_time now);
+void	mx_lead(struct node *);
 void	mx_sent(struct node *, const struct algo_msg *);
 void	mx_heard(struct node *, const struct algo_msg *);
 algo_time mx_tick(struct node *, algo_time now);

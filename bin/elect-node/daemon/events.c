@@ -109,7 +109,7 @@ unlead_why(const struct node *nd, const struct algo_status *st,
 	if ((nd->rc.h.role == HEP_OLD && nd->rc.h.wedge_given) ||
 	    nd->events.epoch != nd->cluster.epoch)
 		return "epoch";
-	if (nd->fit.vetoed)
+	if (nd->lead.vetoed)
 		return "mismatch";
 	if (nd->events.until != 0 && now >= nd->events.until)
 		return "lease-expired";

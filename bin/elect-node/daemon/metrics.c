@@ -48,6 +48,21 @@ mx_step(struct node *nd, algo_time now)
 	metrics_status(&nd->metrics, &st, now);
 }
 
+/* The guarded commands' counters and the veto, as lib/host/lead keeps
+ * them. */
+void
+mx_lead(struct node *nd)
+{
+	const struct lead_counts *n = &nd->lead.n;
+
+	nd->metrics.tasks_started = n->started;
+	nd->metrics.tasks_ended = n->ended;
+	nd->metrics.tasks_told_stop = n->told_stop;
+	nd->metrics.tasks_killed = n->killed;
+	nd->metrics.peers_mismatch = n->mismatch;
+	nd->metrics.mismatch_veto = n->vetoed;
+}
+
 /* Lease renewals: the leader's Request, answered by Ok or Refuse. */
 void
 mx_sent(struct node *nd, const struct algo_msg *m)

@@ -142,7 +142,7 @@ net_peers(struct node *nd, int fresh)
 	uint64_t *seq;
 	struct sess *sess;
 	struct net_held *held;
-	uint8_t *mon, *down;
+	uint8_t *mon, *down, *misaddr;
 	uint64_t *dead;
 	algo_time heard[ALGO_NODES_MAX], asked[ALGO_NODES_MAX];
 	static char pkey[ALGO_NODES_MAX][KEY_ID_LEN + 1];
@@ -157,7 +157,8 @@ net_peers(struct node *nd, int fresh)
 	    (held = calloc(n, sizeof(*held))) == NULL ||
 	    (mon = calloc(n, sizeof(*mon))) == NULL ||
 	    (down = calloc(n, sizeof(*down))) == NULL ||
-	    (dead = calloc(n, sizeof(*dead))) == NULL)
+	    (dead = calloc(n, sizeof(*dead))) == NULL ||
+	    (misaddr = calloc(n, sizeof(*misaddr))) == NULL)
 		err(1, NULL);
 	memset(heard, 0, sizeof(heard));
 	memset(asked, 0, sizeof(asked));
@@ -176,6 +177,7 @@ net_peers(struct node *nd, int fresh)
 		mon[i] = nd->monitored[j];
 		down[i] = nd->downed[j];
 		dead[i] = nd->dead[j];
+		misaddr[i] = nd->misaddressed[j];
 		heard[i] = nd->heard[j];
 		asked[i] = nd->asked[j];
 		memcpy(pkey[i], nd->peer_key[j], sizeof(pkey[i]));
@@ -186,6 +188,7 @@ net_peers(struct node *nd, int fresh)
 	free(nd->monitored);
 	free(nd->downed);
 	free(nd->dead);
+	free(nd->misaddressed);
 	cluster_free(&old);
 	nd->seq = seq;
 	nd->sess = sess;
@@ -193,6 +196,7 @@ net_peers(struct node *nd, int fresh)
 	nd->monitored = mon;
 	nd->downed = down;
 	nd->dead = dead;
+	nd->misaddressed = misaddr;
 	memcpy(nd->heard, heard, sizeof(heard));
 	memcpy(nd->asked, asked, sizeof(asked));
 	memcpy(nd->peer_key, pkey, sizeof(pkey));
@@ -262,6 +266,7 @@ net_close(struct node *nd)
 	free(nd->monitored);
 	free(nd->downed);
 	free(nd->dead);
+	free(nd->misaddressed);
 	cluster_free(&nd->peers);
 	sodium_memzero(&nd->key, sizeof(nd->key));
 }
@@ -275,6 +280,7 @@ edge(struct node *nd)
 		.self = nd->self->id, .ops = nd->opts->algo, .key = &nd->key,
 		.proto = &nd->proto, .conf = &nd->conf, .peers = &nd->peers,
 		.sess = nd->sess, .seq = nd->seq,
+		.misaddressed = nd->misaddressed,
 	};
 
 	return e;
@@ -582,7 +588,7 @@ net_fit(struct node *nd, algo_time now)
 	char line[FIT_TEXT_MAX + 32];
 	size_t i, n = 0;
 	int64_t wake;
-	int was = nd->fit.vetoed;
+	int was = nd->fit.vetoed, changed;
 
 	for (i = 0; i < nd->peers.n && n < nitems(p); i++) {
 		if (nd->peers.nodes[i].id == nd->self->id)
@@ -592,7 +598,7 @@ net_fit(struct node *nd, algo_time now)
 		p[n].odd_at = nd->sess[i].odd_at;
 		n++;
 	}
-	if (fit_step(&nd->fit, p, n, now, &wake)) {
+	if ((changed = fit_step(&nd->fit, p, n, now, &wake))) {
 		node_trace(nd, "%s", fit_line(&nd->fit, line, sizeof(line)));
 		if (nd->fit.vetoed && !was)
 			log_warnx("mismatch-veto node=%u peers=%s",
@@ -600,12 +606,8 @@ net_fit(struct node *nd, algo_time now)
 		else if (!nd->fit.vetoed && was)
 			log_warnx("mismatch-veto-over node=%u peers=%s",
 			    nd->self->id, nd->fit.odd);
-		/* At once, not at the guard's next poll. */
-		if (nd->fit.vetoed && tasks_running(nd) > 0)
-			tasks_stop(nd, "mismatch");
 	}
-	nd->metrics.peers_mismatch = nd->fit.live;
-	nd->metrics.mismatch_veto = nd->fit.vetoed;
+	task_verdict(nd, changed);
 	return wake == INT64_MAX ? -1 : wake > now ? wake - now : 0;
 }
 

@@ -235,6 +235,7 @@ setup(struct node *nd)
 	if (control_listen(&nd->control, nd->dirfd, nd->opts) == -1)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
 	mx_open(nd);
+	task_open(nd);
 	nd->sigfd = signals_open(sigs, nitems(sigs));
 	node_detector_start(nd);
 }
@@ -268,14 +269,7 @@ detector_gone(struct node *nd, int status)
 static void
 leave(struct node *nd, enum quit why)
 {
-	if (nd->leaving || !tasks_running(nd)) {
-		nd->norelease = nd->leaving != QUIT_NO;
-		nd->quit = why;
-		return;
-	}
-	nd->leaving = why;
-	nd->leave_by = mono_now() + 2 * nd->opts->timing.a.lease;
-	tasks_stop(nd, "leaving");
+	tasks_leave(nd, why);
 }
 
 /* Says when trace lines begin to be lost (a full pipe, a collector gone)
@@ -363,22 +357,16 @@ loop(struct node *nd)
 
 	while (!nd->quit) {
 		now = node_input(nd);
-		if (nd->leaving && (!tasks_running(nd) || now >= nd->leave_by)) {
-			if ((nd->norelease = tasks_running(nd)))
-				log_warnx("task-stop-late node=%u tasks=%d: "
-				    "leaving without releasing the lease",
-				    nd->self->id, tasks_running(nd));
-			nd->quit = nd->leaving;
+		/* A leave asked: once its commands are gone, or late. */
+		task_tick(nd, now);
+		if (nd->quit)
 			break;
-		}
 		loop_wait_init(&w);
 		loop_wait_in(&w, core_tick(nd, now));
 		loop_wait_in(&w, reconf_tick(nd, now));
 		loop_wait_in(&w, net_tick(nd, now));
 		loop_wait_in(&w, net_fit(nd, now));
 		node_input_done(nd);
-		if (nd->leaving)
-			loop_wait_at(&w, nd->leave_by, now);
 		loop_wait_in(&w, node_wake(nd, now));
 		loop_wait_in(&w, notify_tick(nd, now));
 		loop_wait_in(&w, events_tick(nd, now));

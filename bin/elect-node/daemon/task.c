@@ -17,12 +17,15 @@
  *	task		as lease, then "ok stop" when the node is asked to leave;
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
- *			node releases its lease only after (node.c, leave())
+ *			node releases its lease only after (lib/host/lead)
  *	killed WHY	on that connection: the command's group was sent
  *			SIGKILL, at its deadline or past its grace, and runs
  *			no more: the node need not wait for its end; ok
  *
  * Edict texts travel hex-encoded, as one argument of a control line.
+ * When a `task' is answered, what a `lease' says and when commands are
+ * told to stop are lib/host/lead's decisions, which elect-sim runs too;
+ * this file carries them out.
  */
 #include <err.h>
 #include <errno.h>
@@ -45,9 +48,11 @@ static unsigned
 known_leader(const struct node *nd, algo_time now)
 {
 	struct algo_status st;
+	struct lead_reply r;
 
-	node_query(nd, now, &st);
-	return st.state.ldr != 0 ? st.state.ldr : st.hint;
+	algo_query(nd->algo, now, &st);
+	lead_reply(&nd->lead, &st, now, &r);
+	return r.ldr;
 }
 
 /* "err edicts need -a NAME[|NAME...]": the algorithms that have them. */
@@ -67,36 +72,150 @@ reply_no_edicts(struct control_client *c)
 	control_reply(c, "err edicts need -a %s", names);
 }
 
-static void	reply_lease(struct node *, struct control_client *);
-
-void
-cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
+/* Client C's slot, as lib/host/lead numbers registrations. */
+static int
+slot_of(const struct node *nd, const struct control_client *c)
 {
-	reply_lease(nd, c);
+	return (int)(c - nd->control.clients);
 }
 
 static void
-reply_lease(struct node *nd, struct control_client *c)
+reply_lease(struct node *nd, struct control_client *c,
+    const struct lead_reply *r)
 {
-	const struct algo_timing *t = &nd->opts->timing.a;
-	struct algo_status st;
-	algo_time now = mono_now();
 	char ldr[8];
 
-	node_query(nd, now, &st);
-	id_str(known_leader(nd, now), ldr, sizeof(ldr));
-	if (!(algo_flags(nd->opts->algo) & ALGO_F_DEADLINE)) {
+	id_str(r->ldr, ldr, sizeof(ldr));
+	if (!r->g.lease) {
 		control_reply(c, "ok id=%u algo=%s leader=%s ldr=%s now=%lld",
-		    nd->self->id, algo_name(nd->opts->algo),
-		    st.leader ? "yes" : "no", ldr, (long long)now);
+		    r->g.id, algo_name(nd->opts->algo),
+		    r->g.leader ? "yes" : "no", ldr, (long long)r->now);
 		return;
 	}
 	control_reply(c, "ok id=%u algo=%s leader=%s token=%llu until=%lld "
 	    "now=%lld lease=%lld renew=%lld rtt=%lld drift=%lld ldr=%s",
-	    nd->self->id, algo_name(nd->opts->algo), st.leader ? "yes" : "no",
-	    (unsigned long long)st.token, (long long)st.until, (long long)now,
-	    (long long)t->lease,
-	    (long long)t->renew, (long long)t->rtt, (long long)t->drift, ldr);
+	    r->g.id, algo_name(nd->opts->algo), r->g.leader ? "yes" : "no",
+	    (unsigned long long)r->g.token, (long long)r->g.until,
+	    (long long)r->now, (long long)r->g.tlease, (long long)r->g.renew,
+	    (long long)r->g.rtt, (long long)r->g.drift, ldr);
+}
+
+/* Carries out what lib/host/lead decided, in order. */
+static void
+lead_run(struct node *nd, const struct lead_out *o)
+{
+	const struct lead_action *a;
+	struct control_client *c;
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		a = &o->v[i];
+		c = a->slot >= 0 ? &nd->control.clients[a->slot] : NULL;
+		switch (a->type) {
+		case LEAD_REPLY:
+			reply_lease(nd, c, &a->r);
+			break;
+		case LEAD_ANSWER:
+			reply_lease(nd, c, &a->r);
+			c->waiting = WAIT_TASK;
+			control_flush(c);
+			break;
+		case LEAD_REFUSE:
+			control_reply(c, "err leaving");
+			c->waiting = WAIT_NONE;
+			c->closing = 1;
+			control_flush(c);
+			break;
+		case LEAD_STOPPING:
+			log_info("task-stop node=%u why=%s tasks=%u",
+			    nd->self->id, lead_why_name(a->why), a->count);
+			break;
+		case LEAD_STOP:
+			control_reply(c, "ok stop");
+			control_flush(c);
+			break;
+		case LEAD_KILLED:
+			log_warnx("task-killed node=%u why=%s", nd->self->id,
+			    lead_why_name(a->why));
+			break;
+		case LEAD_LEAVE:
+			if (a->why == LEAD_WHY_DEADLINE)
+				log_warnx("task-stop-late node=%u tasks=%u: "
+				    "leaving without releasing the lease",
+				    nd->self->id, a->count);
+			nd->norelease = a->why != LEAD_WHY_NONE;
+			nd->quit = nd->leaving;
+			break;
+		}
+	}
+	mx_lead(nd);
+}
+
+/* Input IN of lib/host/lead at NOW, with the core's status then, and its
+ * actions carried out: when it is due again (ns from NOW), or -1. */
+static algo_time
+lead_feed(struct node *nd, struct lead_input *in, algo_time now)
+{
+	struct lead_out o;
+
+	in->now = now;
+	algo_query(nd->algo, now, &in->st);
+	in->ending = reconf_ending(nd);
+	lead_step(&nd->lead, in, &o);
+	lead_run(nd, &o);
+	return o.wake == -1 ? -1 : o.wake > now ? o.wake - now : 0;
+}
+
+static void
+lead_gone(void *arg, int slot)
+{
+	struct lead_input in = { .type = LEAD_IN_GONE, .slot = slot };
+
+	lead_feed(arg, &in, mono_now());
+}
+
+void
+task_open(struct node *nd)
+{
+	const struct lead_conf c = {
+		.self = nd->self->id,
+		.deadline = (algo_flags(nd->opts->algo) & ALGO_F_DEADLINE) != 0,
+		.timing = nd->opts->timing.a,
+		.slots = CONTROL_CLIENTS_MAX,
+	};
+
+	_Static_assert(CONTROL_CLIENTS_MAX <= LEAD_SLOTS,
+	    "a registration per control client");
+	lead_init(&nd->lead, &c);
+	nd->control.gone = lead_gone;
+	nd->control.gone_arg = nd;
+}
+
+algo_time
+task_tick(struct node *nd, algo_time now)
+{
+	struct lead_input in = { .type = LEAD_IN_TICK, .slot = -1 };
+
+	return lead_feed(nd, &in, now);
+}
+
+void
+task_verdict(struct node *nd, int changed)
+{
+	struct lead_input in = { .type = LEAD_IN_VERDICT, .slot = -1,
+	    .vetoed = nd->fit.vetoed, .live = nd->fit.live,
+	    .changed = changed };
+
+	lead_feed(nd, &in, mono_now());
+}
+
+void
+cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
+{
+	struct lead_input in = { .type = LEAD_IN_LEASE,
+	    .slot = slot_of(nd, c) };
+
+	lead_feed(nd, &in, mono_now());
 }
 
 void
@@ -121,7 +240,7 @@ cmd_edict(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	}
 	nd->made = 0;
 	/* A node that may not lead publishes nothing (net_fit()). */
-	rc = nd->fit.vetoed ? ALGO_ENOTLEADER :
+	rc = nd->lead.vetoed ? ALGO_ENOTLEADER :
 	    core_cmd(nd, ALGO_CMD_EDICT, text, len);
 	switch (rc) {
 	case ALGO_OK:
@@ -161,141 +280,89 @@ cmd_follow_edicts(struct node *nd, struct control_client *c,
 
 /*
  * task [wait]: the caller runs a guarded command, and stays connected
- * until it is dead.  "ok stop" tells it to stop it.  The answer waits
- * while this node leads without its token yet (a round trip away: it
- * leads until a deadline, but is not leader yet), and
- * with `wait' until it leads: the daemon tells the caller the moment it
+ * until it is dead.  "ok stop" tells it to stop it.  When it is answered
+ * is lib/host/lead's decision: the daemon tells the caller the moment it
  * may start, and no one polls.
  */
 void
 cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
+	struct lead_input in = { .type = LEAD_IN_TASK,
+	    .slot = slot_of(nd, c), .wait = req->argc == 1 };
+
 	if (req->argc == 1 && !ctl_str_eq(req->argv[0], "wait")) {
 		control_reply(c, "err task takes no argument but wait");
 		return;
 	}
 	c->waiting = WAIT_START;
-	c->taskwait = req->argc == 1;
 	/* With its first answer (testament.c). */
 	if (c->passfd == -1)
 		c->passfd = testament_lock_fd(nd);
-	task_wake(nd, c, mono_now());
+	lead_feed(nd, &in, mono_now());
 }
 
 void
 cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
-	const char *why = NULL;
+	struct lead_input in = { .type = LEAD_IN_KILLED,
+	    .slot = slot_of(nd, c) };
 
 	if (req->argc == 1 && ctl_str_eq(req->argv[0], "deadline"))
-		why = "deadline";
+		in.why = LEAD_WHY_DEADLINE;
 	else if (req->argc == 1 && ctl_str_eq(req->argv[0], "grace"))
-		why = "grace";
-	if (why == NULL) {
+		in.why = LEAD_WHY_GRACE;
+	else {
 		control_reply(c, "err killed takes deadline or grace");
 		return;
 	}
-	if (c->started) {
-		nd->metrics.tasks_killed++;
-		log_warnx("task-killed node=%u why=%s", nd->self->id, why);
-	}
-	/* Said once the SIGKILL is sent: the group runs no more, however
-	 * long its reaping takes, so a leaving node need not wait for it. */
-	c->killed = 1;
+	lead_feed(nd, &in, mono_now());
 	control_reply(c, "ok");
 }
 
-int
-task_wake(struct node *nd, struct control_client *c, algo_time now)
-{
-	struct algo_status st;
-
-	if (nd->leaving) {
-		control_reply(c, "err leaving");
-		c->waiting = WAIT_NONE;
-		c->closing = 1;
-		return 1;
-	}
-	/* The core of an epoch that ends: its commands stop before it
-	 * wedges (and resigns), and none starts meanwhile. */
-	if (reconf_ending(nd))
-		return 0;
-	node_query(nd, now, &st);
-	if (!st.leader && st.until > now)
-		return 0;
-	if (!st.leader && c->taskwait)
-		return 0;
-	reply_lease(nd, c);
-	c->waiting = WAIT_TASK;
-	if ((c->started = st.leader))
-		nd->metrics.tasks_started++;
-	return 1;
-}
-
-/* Clients in state WAITING, but for guarded commands already SIGKILLed
- * (they run no more) and those told they may not start (not the
- * leader: they exit without running anything). */
-static int
-clients_in(const struct node *nd, int waiting)
-{
-	const struct control_client *c;
-	int i, n = 0;
-
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &nd->control.clients[i];
-		n += c->fd != -1 && c->waiting == waiting && !c->killed &&
-		    (waiting != WAIT_TASK || c->started);
-	}
-	return n;
-}
-
-/* Guarded commands that may still run: registered, not SIGKILLed. */
+/* Guarded commands that may still run: answered that they may start,
+ * not SIGKILLed, still connected. */
 int
 tasks_running(const struct node *nd)
 {
-	return clients_in(nd, WAIT_TASK);
+	return (int)nd->lead.n.running;
 }
 
-/* Guarded commands registered, not yet started (--wait: not leading). */
+/* Guarded commands registered, not yet answered (--wait: not leading). */
 int
 tasks_waiting(const struct node *nd)
 {
-	return clients_in(nd, WAIT_START);
-}
-
-/* Tells every client in state WAITING the line LINE; NEXT is its state
- * after. */
-static void
-tasks_tell(struct node *nd, int waiting, const char *line, int next)
-{
-	struct control_client *c;
-	int i;
-
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &nd->control.clients[i];
-		if (c->fd != -1 && c->waiting == waiting) {
-			control_reply(c, "%s", line);
-			c->waiting = next;
-			control_flush(c);
-		}
-	}
+	return (int)nd->lead.n.waiting;
 }
 
 /* Running commands: stop (their clients wait on until they are gone). */
 void
 tasks_stop(struct node *nd, const char *why)
 {
-	log_info("task-stop node=%u why=%s tasks=%d", nd->self->id, why,
-	    tasks_running(nd));
-	nd->metrics.tasks_told_stop += (uint64_t)tasks_running(nd);
-	tasks_tell(nd, WAIT_TASK, "ok stop", WAIT_TASK);
+	struct lead_input in = { .type = LEAD_IN_STOP, .slot = -1,
+	    .why = strcmp(why, "epoch") == 0 ? LEAD_WHY_EPOCH :
+	    LEAD_WHY_LEAVING };
+
+	lead_feed(nd, &in, mono_now());
+}
+
+/* The node is asked to leave (WHY): its commands stop first, so that the
+ * lease is released only once they are dead (lib/host/lead). */
+void
+tasks_leave(struct node *nd, enum quit why)
+{
+	struct lead_input in = { .type = LEAD_IN_LEAVE, .slot = -1 };
+
+	nd->leaving = why;
+	lead_feed(nd, &in, mono_now());
 }
 
 /* Those waiting to start hear that the node leaves, not just a close. */
 void
 tasks_leaving(struct node *nd)
 {
-	tasks_tell(nd, WAIT_START, "err leaving", WAIT_NONE);
+	struct lead_input in = { .type = LEAD_IN_BYE, .slot = -1 };
+
+	lead_feed(nd, &in, mono_now());
 }
 
 /*
