@@ -473,7 +473,7 @@ kill_times() {
 	assert_output --partial ' misfit lead='
 	run elect-sim -a lease -n 3 -d 2 -e '1 misconf 2 tiMing'
 	assert_failure 2
-	assert_output --partial "misconf: expected ok, algo, timing, cluster, key or addr"
+	assert_output --partial "misconf: expected ok, algo, timing, cluster, key, addr or stale"
 }
 
 # A host whose cluster file has a peer at a wrong address: that peer's
