@@ -29,6 +29,11 @@
  * Once ended, the end is an interval of instants [lo, hi]; lo == hi when
  * it is exact.
  *
+ * Renewals.  A `renew d=NS' line (the compact level) moves every running
+ * span of its node NS later, as the lead and lease lines it stands for
+ * would have; for a grant to another node it is also a sample: the clock
+ * then read the new until= less the grant's length on its last full line.
+ *
  * Up and down.  A node is up from its boot to its crash or exit.  A node
  * whose first line is not a boot, or that writes lines after a crash
  * without a boot, is taken to be up from that line.  Boot, crash, exit,
@@ -77,6 +82,7 @@ struct lw_span {
 	trace_time	 nominal;	/* its end at clock rate 1, once !on */
 	enum lw_why	 why;		/* why it ended */
 	uint64_t	 epoch;		/* of its node when it started */
+	trace_time	 ext;		/* until - clock of its last full line */
 };
 
 struct lw_clock {

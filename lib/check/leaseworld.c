@@ -434,6 +434,7 @@ start_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
 	s->a = w->now;
 	s->until = ev->until;
 	s->to = grant ? ev->to : 0;
+	s->ext = ev->until - ev->clock;
 	s->epoch = (ev->have & HAVE_EPOCH) ? ev->epoch : w->node[i].epoch;
 	change(w, grant ? LW_GRANT_START : LW_LEAD_START, i, s);
 	track(w, i);
@@ -445,8 +446,32 @@ renew_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
 	struct lw_span *s = span_of(w, i, grant);
 
 	s->until = ev->until;
+	s->ext = ev->until - ev->clock;
 	change(w, grant ? LW_GRANT_RENEW : LW_LEAD_RENEW, i, s);
 	track(w, i);
+}
+
+/* A renew line: the routine renewals it stands for moved every running
+ * span of the node D later; a grant to another node's says the clock. */
+static void
+renew(struct lw *w, size_t i, const struct trace_event *ev)
+{
+	struct lw_node *n = &w->node[i];
+	trace_time d = (trace_time)ev->d;
+	size_t k;
+
+	if (n->grant.on && n->grant.to != n->id)
+		sample(w, i, time_add(time_add(n->grant.until, d),
+		    -n->grant.ext));
+	for (k = 0; k < 2; k++) {
+		struct lw_span *s = span_of(w, i, (int)k);
+
+		if (!s->on)
+			continue;
+		s->until = time_add(s->until, d);
+		change(w, k ? LW_GRANT_RENEW : LW_LEAD_RENEW, i, s);
+		track(w, i);
+	}
 }
 
 static void
@@ -636,6 +661,9 @@ take(struct lw *w, const struct trace_event *ev)
 	case TR_LEASE:
 		sample(w, (size_t)i, ev->clock);
 		grant(w, (size_t)i, ev);
+		break;
+	case TR_RENEW:
+		renew(w, (size_t)i, ev);
 		break;
 	default:
 		break;

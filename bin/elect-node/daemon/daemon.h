@@ -22,6 +22,7 @@
 #include "net/epoch.h"
 #include "net/session.h"
 #include "net/wire.h"
+#include "trace/compact.h"
 #include "trace/trace.h"
 #include "util/util.h"
 
@@ -243,6 +244,7 @@ struct node {
 	struct pidfh	*pidfh;
 	int		 sigfd;
 	struct trace_writer *tw;
+	struct trace_compact tc;	/* --trace-level */
 	/* Trace lines being lost (trace-lost logged), and the count when
 	 * that began. */
 	int		 trace_losing;
