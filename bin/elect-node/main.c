@@ -136,7 +136,8 @@ usage(FILE *f, int code)
 
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
-"                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
+"                  [-s statedir] [-t trace] [--trace-level compact|full]\n"
+"                  [--fd-cmd path] [--drift rho]\n"
 "                  [--socket-group group] [--operator-group group]\n"
 "                  [--metrics addr:port]\n"
 "                  [--metrics-file path] [-q | -v] [--syslog] [-c file]\n"

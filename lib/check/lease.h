@@ -33,6 +33,10 @@
  * span of its node NS later, as the lead and lease lines it stands for
  * would have; for a grant to another node it is also a sample: the clock
  * then read the new until= less the grant's length on its last full line.
+ * A node of the compact level (its boot says level=compact, or it wrote a
+ * renew) leaves lines out, so that its last line is no proof of how long
+ * it ran: its leadership is taken to last as long as its clock allows,
+ * up to the instant its death is known, never only to its last line.
  *
  * Up and down.  A node is up from its boot to its crash or exit.  A node
  * whose first line is not a boot, or that writes lines after a crash
@@ -60,7 +64,7 @@
 #include "check/check.h"
 #include "check/inst.h"
 
-#define LW_DRIFT_PPM	100	/* clock drift bound past the last sample */
+#define LW_DRIFT_PPM	TRACE_DRIFT_PPM	/* clock drift bound past the last sample */
 #define LW_NFAIL	32	/* failure times remembered */
 
 enum lw_why {
@@ -101,6 +105,7 @@ struct lw_node {
 	struct lw_clock	 clk;
 	struct lw_span	 lead, grant;
 	uint64_t	 epoch;		/* of its last boot */
+	int		 compact;	/* its lines are of the compact level */
 };
 
 struct lw_esize {

@@ -576,6 +576,14 @@ node_index(struct lw *w, unsigned id)
 	return i;
 }
 
+static int
+level_compact(const struct trace_event *ev)
+{
+	const struct trace_str *v = trace_get(ev, "level");
+
+	return v != NULL && trace_str_eq(*v, "compact");
+}
+
 /* Boots, crashes, pauses: who is up, and the leaders that stop. */
 static void
 life(struct lw *w, size_t i, const struct trace_event *ev)
@@ -584,9 +592,12 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 
 	switch (ev->type) {
 	case TR_BOOT:
-		/* A boot without a crash: the old process died unseen. */
+		/* A boot without a crash: the old process died unseen, after
+		 * its last line (a compact node's, perhaps much after). */
 		if (n->lead.on)
-			end_by_line(w, i, 0, inst_after(n->last), LW_DOWN);
+			end_by_line(w, i, 0, n->compact ? w->now :
+			    inst_after(n->last), LW_DOWN);
+		n->compact = level_compact(ev);
 		if ((ev->have & HAVE_NODES) && ev->nodes > w->boot_nodes)
 			w->boot_nodes = ev->nodes;
 		n->epoch = ev->epoch;
@@ -599,8 +610,9 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 		/* A crash a Dead proves: by its time, and perhaps just
 		 * after the node's last line that showed it running. */
 		if (n->lead.on)
-			end_by_line(w, i, 0, (ev->have & CHECK_HAVE_DEAD) ?
-			    inst_after(n->alive) : w->now, LW_DOWN);
+			end_by_line(w, i, 0, (ev->have & CHECK_HAVE_DEAD) &&
+			    !n->compact ? inst_after(n->alive) : w->now,
+			    LW_DOWN);
 		set_up(w, i, 0, 0);
 		break;
 	case TR_PAUSE:
@@ -663,6 +675,7 @@ take(struct lw *w, const struct trace_event *ev)
 		grant(w, (size_t)i, ev);
 		break;
 	case TR_RENEW:
+		w->node[i].compact = 1;
 		renew(w, (size_t)i, ev);
 		break;
 	default:

@@ -92,6 +92,25 @@ sampled(struct trace_compact *c, trace_time t, trace_time clk)
 	c->sampled = t;
 }
 
+/*
+ * Whether a reader, from the last sample written, places clock CLK at
+ * time T well within its drift bound (half of it), and the sample is less
+ * than TC_SAMPLE old: a sample of CLK would tell it nothing.  A clock that
+ * strays (a fast host, a slewed real-time clock) is sampled at every line
+ * that shows it, as at the full level.
+ */
+static int
+predicted(const struct trace_compact *c, trace_time t, trace_time clk)
+{
+	trace_time el = t - c->sampled, dev = (clk - c->clock) - el;
+
+	if (!c->have_clock || clk < c->clock || el < 0 || el >= TC_SAMPLE)
+		return 0;
+	if (dev < 0)
+		dev = -dev;
+	return dev <= el / 1000000 * TRACE_DRIFT_PPM / 2;
+}
+
 static size_t
 renew(char out[2][TRACE_LINE_MAX], size_t n, trace_time d)
 {
@@ -119,6 +138,11 @@ lead(struct trace_compact *c, trace_time t, const struct trace_event *ev,
 		c->lead_until = ev->until;
 		c->grant_until = c->pend_until;
 		c->pend = 0;
+		if (!predicted(c, t, ev->clock)) {
+			trace_format_time(ev->clock, k, sizeof(k));
+			snprintf(out[n++], TRACE_LINE_MAX, "clock c=%s", k);
+			sampled(c, t, ev->clock);
+		}
 		return renew(out, n, d);
 	}
 	/* Otherwise the grant held back is true still at this clock. */
@@ -159,9 +183,11 @@ lease(struct trace_compact *c, trace_time t, const struct trace_event *ev,
 	    ev->op == OP_GRANT;
 
 	/* A leader's renewal of its grant to itself waits for its quorum:
-	 * the lead line that ends the round says both. */
+	 * the lead line that ends the round says both.  Once a round went
+	 * without one, the next is written whole, as the full level has it,
+	 * until a renewal is routine again. */
 	if (on && ev->to == c->self && c->lead_on &&
-	    c->lead_until > ev->clock) {
+	    c->lead_until > ev->clock && !c->pend) {
 		c->pend = 1;
 		c->pend_until = ev->until;
 		c->pend_epoch = e;
@@ -235,15 +261,22 @@ tc_filter(struct trace_compact *c, trace_time t, const char *body,
 		goto pass;
 	switch (ev.type) {
 	case TR_BOOT:
+		/* Readers are told: its last line is no proof of its end. */
 		tc_init(c, c->self, 1);
+		if (trace_get(&ev, "level") == NULL) {
+			snprintf(out[0], TRACE_LINE_MAX, "%s level=compact",
+			    body);
+			return 1;
+		}
 		break;
 	case TR_LEAD:
 		return lead(c, t, &ev, body, out);
 	case TR_LEASE:
 		return lease(c, t, &ev, body, out);
 	case TR_CLOCK:
-		if (c->have_clock && t - c->sampled < TC_SAMPLE &&
-		    ev.clock >= c->clock)
+		/* A leader's round starts with one: kept while the last round
+		 * went without a quorum, when the leadership may lapse. */
+		if (predicted(c, t, ev.clock) && !c->pend)
 			return 0;
 		sampled(c, t, ev.clock);
 		break;

@@ -14,6 +14,9 @@
 #define TRACE_NODE_MAX	65535
 #define TRACE_QT_MAX	256	/* most ID:T pairs in a quorum timestamp */
 #define TRACE_NS	INT64_C(1000000000)
+/* Readers take a node's clock past its last sample to run at rate 1 within
+ * this many parts per million (elect-check(1), TIME AND SKEW). */
+#define TRACE_DRIFT_PPM	100
 #define TRACE_RENEW_MAX	(INT64_C(1000000) * TRACE_NS)	/* renew d= */
 
 /* Times and clock readings are nanoseconds: exact for 9 fractional digits. */
