@@ -176,11 +176,11 @@ static size_t
 lease(struct trace_compact *c, trace_time t, const struct trace_event *ev,
     const char *body, char out[2][TRACE_LINE_MAX])
 {
-	trace_time d = ev->until - c->grant_until;
+	int grant = ev->op == OP_GRANT && (ev->have & HAVE_UNTIL);
+	trace_time d = grant ? ev->until - c->grant_until : 0;
 	uint64_t e = epoch_of(ev);
-	int on = c->grant_on && c->grant_to == ev->to &&
-	    c->grant_until > ev->clock && c->grant_epoch == e && d > 0 &&
-	    ev->op == OP_GRANT;
+	int on = grant && c->grant_on && c->grant_to == ev->to &&
+	    c->grant_until > ev->clock && c->grant_epoch == e && d > 0;
 
 	/* A leader's renewal of its grant to itself waits for its quorum:
 	 * the lead line that ends the round says both.  Once a round went
@@ -203,7 +203,7 @@ lease(struct trace_compact *c, trace_time t, const struct trace_event *ev,
 		return renew(out, 0, d);
 	}
 	sampled(c, t, ev->clock);
-	if (ev->op == OP_GRANT) {
+	if (grant) {
 		c->grant_on = ev->until > ev->clock;
 		c->grant_to = ev->to;
 		c->grant_until = ev->until;
@@ -222,14 +222,22 @@ sent_slot(struct trace_compact *c, unsigned peer)
 }
 
 /* Request and Ok lines of renewals: left out on both sides alike, or
- * written on both, so that no send waits for a recv a reader never sees. */
+ * written on both, so that no send waits for a recv a reader never sees;
+ * but for the Requests of a round after one without a quorum, which the
+ * sender writes whatever the receiver does. */
 static int
 message(struct trace_compact *c, const struct trace_event *ev)
 {
 	struct tc_req *r;
-	uint64_t h = hash(ev->elid);
+	uint64_t h;
 
-	if (ev->type == TR_SEND && renewal_request(ev)) {
+	if (!(ev->have & HAVE_ELID))
+		return 0;
+	h = hash(ev->elid);
+	/* A leader whose last round went without a quorum writes its
+	 * Requests: a reader takes those that never arrive for evidence of
+	 * the failure that may end its leadership. */
+	if (ev->type == TR_SEND && renewal_request(ev) && !c->pend) {
 		*sent_slot(c, ev->to) = (struct tc_req){ ev->to, h };
 		return 1;
 	}
@@ -237,7 +245,7 @@ message(struct trace_compact *c, const struct trace_event *ev)
 		c->got = (struct tc_req){ ev->from, h };
 		return 1;
 	}
-	if (!trace_str_eq(ev->msg, "Ok") || !(ev->have & HAVE_ELID))
+	if (!trace_str_eq(ev->msg, "Ok"))
 		return 0;
 	if (ev->type == TR_SEND)
 		return c->got.peer == ev->to && c->got.elid == h;
