@@ -470,8 +470,9 @@ renew(struct lw *w, size_t i, const struct trace_event *ev)
 			continue;
 		s->until = time_add(s->until, d);
 		change(w, k ? LW_GRANT_RENEW : LW_LEAD_RENEW, i, s);
-		track(w, i);
 	}
+	if (n->lead.on || n->grant.on)
+		track(w, i);
 }
 
 static void
