@@ -50,6 +50,7 @@ struct epochs {
 	size_t		 nn, ncap;
 	struct eepoch	*e;
 	size_t		 ne, ecap;
+	unsigned long	 wedges;	/* wedge lines: none, no renew to judge */
 };
 
 static void *
@@ -162,7 +163,7 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	/* Every line may end a wait (above); only these change anything. */
 	if (ev->type != TR_BOOT && ev->type != TR_EPOCH &&
 	    ev->type != TR_LEASE && ev->type != TR_LEAD &&
-	    ev->type != TR_RENEW)
+	    (ev->type != TR_RENEW || x->wedges == 0))
 		return;
 	if (ev->node == 0 || (n = node(x, ev->node)) == NULL)
 		return;
@@ -181,6 +182,7 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 			break;
 		n->wedged = 1;
 		n->wedged_epoch = e;
+		x->wedges++;
 		if ((p = epoch(x, e)) != NULL) {
 			p->nwedged++;
 			terminate(p, ev->t);
