@@ -99,7 +99,9 @@ plain_STATIC =	$(if $(STATIC_OK),,$(STATIC_BINS))
 
 LIB_SRCS !=	find lib -name '*.c' | LC_ALL=C sort
 BIN_NAMES !=	find bin -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | LC_ALL=C sort
-TOOL_SRCS !=	find t/tools -name '*.c' 2>/dev/null | LC_ALL=C sort
+TOOL_SRCS !=	find t/tools -maxdepth 1 -name '*.c' 2>/dev/null | LC_ALL=C sort
+# The cores' transcript drivers, which the drive tools and datadriven share.
+DRIVE_SRCS !=	find t/tools/drive -name '*.c' 2>/dev/null | LC_ALL=C sort
 FUZZ_SRCS !=	find t/fuzz -name '*.c' 2>/dev/null | LC_ALL=C sort
 LIB_HDRS !=	find lib -name '*.h'
 BIN_HDRS !=	find bin -name '*.h'
@@ -111,6 +113,7 @@ define flavour
 $(1)_OBJS = $$(LIB_SRCS:%.c=build/$(1)/obj/%.o)
 $(1)_BINS = $$(BIN_NAMES:%=build/$(1)/bin/%)
 $(1)_TOOLS = $$(TOOL_SRCS:t/tools/%.c=build/$(1)/t/%)
+$(1)_DRIVE_OBJS = $$(DRIVE_SRCS:%.c=build/$(1)/obj/%.o)
 
 build/$(1)/obj/%.o: %.c $$(LIB_HDRS) $$(BIN_HDRS) $$(TOOL_HDRS)
 	@mkdir -p $$(@D)
@@ -125,7 +128,11 @@ build/$(1)/bin/%: $$$$(addprefix build/$(1)/obj/,$$$$(subst .c,.o,$$$$(wildcard 
 	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ \
 	    $$(if $$(filter $$*,$$($(1)_STATIC)),$$(STATIC_LDLIBS),$$(LDLIBS))
 
-build/$(1)/t/%: build/$(1)/obj/t/tools/%.o build/$(1)/libelect.a
+build/$(1)/libdrive.a: $$($(1)_DRIVE_OBJS)
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+
+build/$(1)/t/%: build/$(1)/obj/t/tools/%.o build/$(1)/libdrive.a build/$(1)/libelect.a
 	@mkdir -p $$(@D)
 	$$(CC) $$($(2)) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 

@@ -163,6 +163,41 @@ setup() {
 	assert_failure 1
 }
 
+# Issue: a host restarted under another algorithm led beside the lease
+# leader; elect-check refused such a trace for its two algorithms.
+@test "a node booted under another set's algorithm: judged by trace and the task assertions only, and named" {
+	check foreign.trace
+	assert_success
+	assert_output ""
+	[[ $stderr == *"checked as lease"* ]]
+	[[ $stderr == *"foreign.trace:40: node 1 booted as bully-fd, not a lease algorithm"* ]]
+	check -s lease foreign.trace
+	assert_success
+	# its guarded command beside the leader's is reported all the same
+	awk '{ print } /^0.1055 3 misfit/ { print "0.106 1 task op=start pid=5000 token=0" }
+	    /^0.15 3 task/ { print "0.15 1 task op=stop pid=5000 status=0" }' \
+	    foreign.trace >"$BATS_TEST_TMPDIR/odd-task.trace"
+	check "$BATS_TEST_TMPDIR/odd-task.trace"
+	assert_failure 1
+	assert_output --partial "task-overlap: guarded commands of nodes 3 (pid 4242, from 0.0807 to 0.15) and 1 (pid 5000, from 0.106 to now) run at once"
+}
+
+# Issue: a host started with a cluster file of itself alone led beside
+# the others; its daemon now vetoes it, and its core's leadership, begun
+# while vetoed, was reported as a second leader.
+@test "a leadership begun while the node's daemon vetoes it (misfit lead=no) is not one" {
+	check vetoed.trace
+	assert_success
+	assert_output ""
+	# without the veto, or once it is lifted, it is
+	check - < <(grep -v ' misfit ' vetoed.trace)
+	assert_failure 1
+	assert_output --partial ": uniqueness: nodes 3 and 1 both lead: 3 from 0.0806 until 0.18, 1 from 0.11 until 0.19"
+	check - < <(sed 's/^0.1052 1 misfit lead=no /0.1052 1 misfit lead=yes /' vetoed.trace)
+	assert_failure 1
+	assert_output --partial ": uniqueness: nodes 3 and 1 both lead"
+}
+
 @test "task-overlap: commands of one leader with one token may run together" {
 	awk '{ print } /^0.0807 3 task/ { print "0.09 3 task op=start pid=4250 token=1" }
 	    /^0.1103 3 task/ { print "0.1103 3 task op=stop pid=4250 status=137 killed=0.1101" }' \

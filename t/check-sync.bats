@@ -27,6 +27,33 @@ setup() {
 	EOF
 }
 
+# Issue: a host restarted with another key takes its live peers for down
+# and its core names itself leader; its daemon vetoes it.
+@test "a node its daemon vetoes (misfit lead=no) holds no role, whatever its core's state" {
+	run --separate-stderr elect-check vetoed.trace
+	assert_success
+	assert_output ''
+	[[ $stderr == *"holds: trace gm1 gm2 sle1 sle2"* ]]
+	# without the veto its core's Norm is a second leader
+	run --separate-stderr elect-check - < <(grep -v ' misfit ' vetoed.trace)
+	assert_failure 1
+	assert_output - <<-'EOF'
+	-:26: gm1: nodes 2 (Norm, ldr=3) and 1 (Reorg, ldr=1) disagree on the coordinator at 21
+	-:27: sle1: nodes 2 (Norm, ldr=3) and 1 (Norm, ldr=1) are both Norm but follow different leaders at 21.1
+	EOF
+	# node 1's veto alone keeps the others' Norm unopposed
+	sed 's/^20.52 \([23]\) misfit lead=no /20.52 \1 misfit lead=yes /' \
+	    vetoed.trace >"$BATS_TEST_TMPDIR/one.trace"
+	run --separate-stderr elect-check "$BATS_TEST_TMPDIR/one.trace"
+	assert_success
+	# lead=yes gives a role back: its Norm then counts again
+	sed 's/^20.51 1 misfit lead=no /20.51 1 misfit lead=yes /' \
+	    "$BATS_TEST_TMPDIR/one.trace" >"$BATS_TEST_TMPDIR/none.trace"
+	run --separate-stderr elect-check "$BATS_TEST_TMPDIR/none.trace"
+	assert_failure 1
+	assert_output --partial ': gm1: nodes 2 (Norm, ldr=3) and 1 (Reorg, ldr=1) disagree'
+}
+
 @test "a crashed leader whose last state names itself is no violation" {
 	run elect-check -s sync crashed-leader.trace
 	assert_success

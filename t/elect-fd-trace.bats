@@ -108,6 +108,12 @@ exit why=signal\$"
 	run elect-check -A trace "$dir/out.trace"
 	assert_failure 1
 	assert_output --partial 'node 1 lost 2 lines'
+	# and its log says when it began and how many, once each
+	run grep -c " elect-fd: trace-lost node=1 trace=unix:$sock\$" "$dir/fd.err"
+	assert_output 1
+	run grep -c " elect-fd: trace-resumed node=1 trace=unix:$sock lost=2\$" \
+	    "$dir/fd.err"
+	assert_output 1
 }
 
 @test "elect-fd -t: a malformed collector address is bad usage" {

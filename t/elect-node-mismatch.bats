@@ -71,6 +71,15 @@ status_is() {
 	run -1 elect_status 1
 	refute_output --regexp ' veto='
 	no_overlap
+
+	# The whole run, guarded commands included, certified as lease, the
+	# odd boot named.
+	elect_stop_all
+	run --separate-stderr sh -c 'cd "$1" && elect-trace merge */trace */task.trace | elect-check -' - "$ELECT_DIR"
+	assert_success
+	[[ $stderr == *"checked as lease"* ]]
+	[[ $stderr == *"node 1 booted as bully-fd, not a lease algorithm"* ]]
+	[[ $stderr == *" task-overlap task-lease task-token"* ]]
 }
 
 # Without quorums, a peer of another key must be told apart before the
@@ -116,6 +125,13 @@ status_is() {
 	assert_output 0
 	refute grep -q '^1 .* start ' <(tail -n +$((mark + 1)) "$LOG")
 	no_overlap
+
+	# The whole run certified as sync: a vetoed node's core leading is
+	# no second leader.
+	elect_stop_all
+	run --separate-stderr sh -c 'cd "$1" && elect-trace merge */trace | elect-check -' - "$ELECT_DIR"
+	assert_success
+	[[ $stderr == *"holds: trace gm1 gm2 sle1 sle2"* ]]
 }
 
 # A host whose file lists only itself hears of the others only by their
@@ -135,4 +151,12 @@ status_is() {
 	    "$ELECT_DIR/1/stderr"
 	trace_has "$ELECT_DIR/1/trace" ' misfit lead=no peers=[23]:cluster'
 	refute grep -q 'became-leader node=1 ' "$ELECT_DIR/1/stderr"
+	# Its core, a quorum of one, leads: vetoed, that is no second leader
+	# to elect-check either.
+	wait_for 20 trace_has "$ELECT_DIR/1/trace" ' lead until=.* token='
+	run -4 elect_status 1
+	elect_stop_all
+	run --separate-stderr sh -c 'cd "$1" && elect-trace merge */trace | elect-check -' - "$ELECT_DIR"
+	assert_success
+	[[ $stderr == *" uniqueness lease-quorum "* ]]
 }

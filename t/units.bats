@@ -81,6 +81,18 @@ execstart() {
 	refute_output --partial " -t "
 }
 
+# Issue: Restart=on-failure retried a start refused as bad input (exit 2)
+# until systemd's start limit.
+@test "the node unit does not restart a node that refused its configuration" {
+	local prevent
+	prevent=$(sed -n 's/^RestartPreventExitStatus=//p' "$U/elect-node@.service")
+	echo "node 1 127.0.0.1:1" >"$BATS_TEST_TMPDIR/cluster"
+	run -2 elect-node -f "$BATS_TEST_TMPDIR/cluster" -i 2 --insecure \
+	    -s "$BATS_TEST_TMPDIR/state"
+	[[ " $prevent " == *" $status "* ]] ||
+	    fail "exit $status, RestartPreventExitStatus=$prevent"
+}
+
 @test "the backup unit: not the leader is a success, the backup's own 1 a failure" {
 	C=$(mkcluster 3)
 	elect_start_cluster --insecure "$C"

@@ -55,6 +55,7 @@ struct shell {
 	struct cluster	 c;
 	struct fd	*fd;
 	struct trace_writer *tw;
+	const char	*trace;		/* -t, as given */
 	unsigned	 self;
 	int		 sock;
 	int		 sigfd;		/* SIGTERM, SIGINT, SIGHUP, SIGUSR1 */
@@ -67,6 +68,7 @@ struct shell {
 	struct drops	 drops;		/* summarised in the trace */
 	unsigned long	 lineno;
 	struct log_drops logdrops;	/* the log's summary */
+	int64_t		 wake;		/* the detector's, of its last input */
 };
 
 
@@ -372,15 +374,15 @@ signal_client(struct shell *sh, const char *what, unsigned id)
 }
 
 static void
-carry_out(struct shell *sh)
+carry_out(struct shell *sh, const struct fd_out *o)
 {
 	const struct cluster_node *n;
 	const struct fd_act *a;
-	size_t i, na;
+	size_t i;
 	int64_t now;
 
-	a = fd_actions(sh->fd, &na);
-	for (i = 0; i < na; i++, a++) {
+	sh->wake = o->wake;
+	for (i = 0, a = o->v; i < o->n; i++, a++) {
 		switch (a->kind) {
 		case FD_ACT_SEND:
 			n = cluster_find(&sh->c, a->peer);
@@ -428,6 +430,7 @@ carry_out(struct shell *sh)
 static void
 command(struct shell *sh, const struct fd_cmd *c)
 {
+	struct fd_out o;
 	const char *why;
 	size_t i;
 
@@ -437,7 +440,7 @@ command(struct shell *sh, const struct fd_cmd *c)
 			    c->ids[i], sh->c.file);
 			return;
 		}
-	if ((why = fd_command(sh->fd, c, mono_now())) != NULL) {
+	if ((why = fd_command(sh->fd, c, mono_now(), &o)) != NULL) {
 		warnx("stdin:%lu: %s", sh->lineno, why);
 		return;
 	}
@@ -446,7 +449,7 @@ command(struct shell *sh, const struct fd_cmd *c)
 	for (i = 0; i < c->n && c->op != FD_OP_ALIVE; i++)
 		tw_event(sh->tw, sh->self, "fd op=%s peer=%u",
 		    fd_op_name(c->op), c->ids[i]);
-	carry_out(sh);
+	carry_out(sh, &o);
 }
 
 static void
@@ -511,6 +514,7 @@ read_datagrams(struct shell *sh)
 	struct iovec iov[RECV_BATCH];
 	struct sockaddr_storage src[RECV_BATCH];
 	const struct cluster_node *at;
+	struct fd_out o;
 	int i, n;
 
 	memset(mm, 0, sizeof(mm));
@@ -534,8 +538,8 @@ read_datagrams(struct shell *sh)
 		/* Where it came from, whatever it claims. */
 		at = cluster_by_addr(&sh->c, &src[i], 1);
 		fd_datagram(sh->fd, buf[i], mm[i].msg_len,
-		    at != NULL ? at->id : 0, mono_now());
-		carry_out(sh);
+		    at != NULL ? at->id : 0, mono_now(), &o);
+		carry_out(sh, &o);
 	}
 }
 
@@ -553,6 +557,28 @@ rekey(struct shell *sh)
 	else
 		fd_set_key(sh->fd, &k);
 	sodium_memzero(&k, sizeof(k));
+}
+
+/* Says when trace lines begin to be lost and when they go out again, as
+ * elect-node does. */
+static void
+trace_watch(struct shell *sh)
+{
+	uint64_t n;
+
+	if (sh->tw == NULL)
+		return;
+	switch (tw_watch(sh->tw, &n)) {
+	case TW_LOSING:
+		log_warnx("trace-lost node=%u trace=%s", sh->self, sh->trace);
+		break;
+	case TW_RESUMED:
+		log_warnx("trace-resumed node=%u trace=%s lost=%llu", sh->self,
+		    sh->trace, (unsigned long long)n);
+		break;
+	case TW_WELL:
+		break;
+	}
 }
 
 static void
@@ -585,18 +611,19 @@ loop(struct shell *sh)
 {
 	struct pollfd pfd[4];
 	struct loop_wait w;
+	struct fd_out o;
 	int64_t now, deadline;
 	int ms;
 
 	for (;;) {
 		now = mono_now();
-		if ((deadline = fd_deadline(sh->fd)) <= now) {
+		if ((deadline = sh->wake) <= now) {
 			/* A heartbeat already queued came in time: take it. */
 			read_datagrams(sh);
 			now = mono_now();
-			fd_tick(sh->fd, now);
-			carry_out(sh);
-			deadline = fd_deadline(sh->fd);
+			fd_tick(sh->fd, now, &o);
+			carry_out(sh, &o);
+			deadline = sh->wake;
 		}
 		if (drops_deadline(&sh->drops) <= now)
 			drops_flush(&sh->drops, now, drop_line, sh);
@@ -620,6 +647,7 @@ loop(struct shell *sh)
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
 			read_commands(sh);
 		tw_tick(sh->tw);
+		trace_watch(sh);
 	}
 }
 
@@ -656,6 +684,7 @@ main(int argc, char *argv[])
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 	struct opts o = { .interval_ms = 50, .mode = FD_PUSH };
 	struct fd_config cfg;
+	struct fd_out out;
 	struct shell sh;
 	unsigned *ids, watch[CLUSTER_NODES_MAX];
 	uint8_t *nonces;
@@ -704,6 +733,7 @@ main(int argc, char *argv[])
 	if (o.trace != NULL &&
 	    (sh.tw = tw_open(o.trace, STDERR_FILENO)) == NULL)
 		err(EXIT_USAGE, "-t %s", o.trace);
+	sh.trace = o.trace;
 	/* a collector with the key (collect -k) takes only proved lines */
 	if (sh.tw != NULL && !cfg.key.insecure)
 		tw_auth(sh.tw, cfg.key.k, o.self);
@@ -716,8 +746,8 @@ main(int argc, char *argv[])
 	 * urgent as the node it serves. */
 	sched_realtime(RT_NODE);
 	/* Before the boot line: once it shows, our peers have the news. */
-	fd_hello(sh.fd, mono_now());
-	carry_out(&sh);
+	fd_hello(sh.fd, mono_now(), &out);
+	carry_out(&sh, &out);
 	tw_event(sh.tw, sh.self, "boot inc=%llu nodes=%zu mode=%s "
 	    "interval=%.3f %s=%.*f", (unsigned long long)cfg.incarnation,
 	    sh.c.n, o.mode == FD_PUSH ? "push" : "ping",

@@ -623,8 +623,6 @@ carry_out(size_t i, algo_time now)
 	char e1[ALGO_ELID_STRLEN];
 	size_t k;
 
-	if (out.nomem)
-		errx(1, "out of memory in the core");
 	for (k = 0; k < out.n; k++) {
 		a = &out.v[k];
 		switch (a->type) {

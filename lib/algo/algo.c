@@ -106,6 +106,7 @@ void
 algo_out_init(struct algo_out *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->wake = ALGO_FOREVER;
 }
 
 void
@@ -113,7 +114,30 @@ algo_out_clear(struct algo_out *o)
 {
 	o->n = 0;
 	o->textlen = 0;
-	o->nomem = 0;
+	o->ntrace = 0;
+}
+
+/* Room for ACTS actions and a step's trace lines: the only allocation of
+ * the output, at boot.  -1 when memory runs out. */
+static int
+out_size(struct algo_out *o, size_t acts)
+{
+	struct algo_action *v;
+	char *text;
+
+	if (o->cap < acts) {
+		if ((v = reallocarray(o->v, acts, sizeof(*v))) == NULL)
+			return -1;
+		o->v = v;
+		o->cap = acts;
+	}
+	if (o->textcap < ALGO_TEXT_MAX) {
+		if ((text = realloc(o->text, ALGO_TEXT_MAX)) == NULL)
+			return -1;
+		o->text = text;
+		o->textcap = ALGO_TEXT_MAX;
+	}
+	return 0;
 }
 
 void
@@ -130,22 +154,14 @@ algo_out_text(const struct algo_out *o, const struct algo_action *a)
 	return o->text + a->trace.off;
 }
 
-/* A new action at the end of O, or NULL when memory ran out. */
+/* A new action at the end of O, within the room algo_boot() made: a core
+ * that emits more than it declared is broken. */
 static struct algo_action *
 push(struct algo_out *o, enum algo_act_type type)
 {
 	struct algo_action *v;
-	size_t cap;
 
-	if (o->n == o->cap) {
-		cap = o->cap ? o->cap * 2 : 16;
-		if ((v = reallocarray(o->v, cap, sizeof(*v))) == NULL) {
-			o->nomem = 1;
-			return NULL;
-		}
-		o->v = v;
-		o->cap = cap;
-	}
+	ALGO_ASSERT(o->n < o->cap);
 	v = &o->v[o->n++];
 	memset(v, 0, sizeof(*v));
 	v->type = type;
@@ -160,8 +176,7 @@ algo_send(struct algo_out *o, uint16_t to, unsigned type,
 
 	if (len > ALGO_PAYLOAD_MAX)
 		abort();	/* a bug in the core */
-	if ((a = push(o, ALGO_SEND)) == NULL)
-		return;
+	a = push(o, ALGO_SEND);
 	a->msg.peer = to;
 	a->msg.type = type;
 	a->msg.len = len;
@@ -176,8 +191,7 @@ algo_fd(struct algo_out *o, enum algo_fd_op op, uint16_t peer)
 {
 	struct algo_action *a;
 
-	if ((a = push(o, ALGO_FD)) == NULL)
-		return;
+	a = push(o, ALGO_FD);
 	a->fd.op = op;
 	a->fd.peer = peer;
 }
@@ -187,8 +201,7 @@ algo_timer_set(struct algo_out *o, unsigned id, algo_time at)
 {
 	struct algo_action *a;
 
-	if ((a = push(o, ALGO_TIMER_SET)) == NULL)
-		return;
+	a = push(o, ALGO_TIMER_SET);
 	a->timer.id = id;
 	a->timer.at = at;
 }
@@ -198,8 +211,7 @@ algo_timer_cancel(struct algo_out *o, unsigned id)
 {
 	struct algo_action *a;
 
-	if ((a = push(o, ALGO_TIMER_CANCEL)) == NULL)
-		return;
+	a = push(o, ALGO_TIMER_CANCEL);
 	a->timer.id = id;
 }
 
@@ -210,8 +222,7 @@ algo_persist(struct algo_out *o, const void *data, size_t len)
 
 	if (len > ALGO_PERSIST_MAX)
 		abort();	/* a bug in the core */
-	if ((a = push(o, ALGO_PERSIST)) == NULL)
-		return;
+	a = push(o, ALGO_PERSIST);
 	a->persist.len = len;
 	memcpy(a->persist.data, data, len);
 }
@@ -221,34 +232,19 @@ algo_trace(struct algo_out *o, const char *fmt, ...)
 {
 	struct algo_action *a;
 	va_list ap;
-	char *text;
-	size_t cap;
 	int len;
 
+	ALGO_ASSERT(o->ntrace < ALGO_TRACES_MAX);
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	len = vsnprintf(o->text + o->textlen, o->textcap - o->textlen, fmt, ap);
 	va_end(ap);
-	if (len < 0 || len >= TRACE_LINE_MAX)
-		abort();	/* a bug in the core */
-	if (o->textlen + len + 1 > o->textcap) {
-		cap = o->textcap ? o->textcap : 256;
-		while (cap < o->textlen + len + 1)
-			cap *= 2;
-		if ((text = realloc(o->text, cap)) == NULL) {
-			o->nomem = 1;
-			return;
-		}
-		o->text = text;
-		o->textcap = cap;
-	}
-	if ((a = push(o, ALGO_TRACE)) == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(o->text + o->textlen, len + 1, fmt, ap);
-	va_end(ap);
+	/* ALGO_TEXT_MAX holds ALGO_TRACES_MAX lines of TRACE_LINE_MAX. */
+	ALGO_ASSERT(len >= 0 && len < TRACE_LINE_MAX);
+	a = push(o, ALGO_TRACE);
 	a->trace.off = o->textlen;
-	a->trace.len = len;
-	o->textlen += len + 1;
+	a->trace.len = (size_t)len;
+	o->textlen += (size_t)len + 1;
+	o->ntrace++;
 }
 
 int
@@ -273,8 +269,7 @@ algo_edict(struct algo_out *o, uint16_t from, uint64_t token, uint64_t seq,
 	struct algo_action *a;
 
 	ALGO_ASSERT(len <= ALGO_EDICT_MAX);
-	if ((a = push(o, ALGO_EDICT)) == NULL)
-		return;
+	a = push(o, ALGO_EDICT);
 	a->edict.from = from;
 	a->edict.token = token;
 	a->edict.seq = seq;
@@ -314,8 +309,8 @@ algo_set_state(struct algo *a, struct algo_out *o, algo_time now,
 		return;
 	a->state = s;
 	a->since = now;
-	if ((act = push(o, ALGO_STATE)) != NULL)
-		act->state = s;
+	act = push(o, ALGO_STATE);
+	act->state = s;
 }
 
 long
@@ -412,6 +407,31 @@ check_timing(const struct algo_timing *t, char *err, size_t errlen)
 	return 0;
 }
 
+/* After a step: its actions within the core's bound, the timers as they
+ * left them, and the wake. */
+static void
+stepped(struct algo *a, struct algo_out *o)
+{
+	const struct algo_action *act;
+	size_t i;
+
+	ALGO_ASSERT(o->n <= a->acts);
+	for (i = 0; i < o->n; i++) {
+		act = &o->v[i];
+		if (act->type == ALGO_TIMER_SET || act->type ==
+		    ALGO_TIMER_CANCEL)
+			ALGO_ASSERT(act->timer.id < a->ops->ntimer);
+		if (act->type == ALGO_TIMER_SET)
+			a->timer[act->timer.id] = act->timer.at;
+		else if (act->type == ALGO_TIMER_CANCEL)
+			a->timer[act->timer.id] = ALGO_FOREVER;
+	}
+	o->wake = ALGO_FOREVER;
+	for (i = 0; i < a->ops->ntimer; i++)
+		if (a->timer[i] < o->wake)
+			o->wake = a->timer[i];
+}
+
 struct algo *
 algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
     algo_time now, struct algo_out *o, char *err, size_t errlen)
@@ -448,11 +468,20 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 		snprintf(err, errlen, "persisted state too long");
 		return NULL;
 	}
-	if ((a = calloc(1, ops->size)) == NULL) {
+	ALGO_ASSERT(ops->acts_node <= ALGO_ACTS_NODE_MAX &&
+	    ops->acts_fixed <= ALGO_ACTS_FIXED_MAX);
+	ALGO_ASSERT(ops->ntimer <= ALGO_TIMERS_MAX);
+	if ((a = calloc(1, ops->size)) == NULL ||
+	    out_size(o, ALGO_ACTS(ops->acts_node, ops->acts_fixed,
+	    cfg->nids)) == -1) {
+		free(a);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	a->ops = ops;
+	a->acts = ALGO_ACTS(ops->acts_node, ops->acts_fixed, cfg->nids);
+	for (i = 0; i < ALGO_TIMERS_MAX; i++)
+		a->timer[i] = ALGO_FOREVER;
 	a->self = cfg->self;
 	a->n = cfg->nids;
 	memcpy(a->ids, cfg->ids, cfg->nids * sizeof(a->ids[0]));
@@ -483,16 +512,14 @@ algo_boot(const struct algo_ops *ops, const struct algo_config *cfg,
 	a->state.status = ST_DOWN;
 	a->since = now;
 	a->now = now;
+	algo_out_clear(o);
 	if (ops->boot(a, cfg->persist, cfg->persistlen, now, o) != ALGO_OK) {
 		snprintf(err, errlen, "%s refuses the cluster or its "
 		    "persisted state",
 		    ops->name);
 		goto bad;
 	}
-	if (o->nomem) {
-		snprintf(err, errlen, "out of memory");
-		goto bad;
-	}
+	stepped(a, o);
 	if ((why = algo_check(a)) != NULL)
 		algo_panic(__FILE__, __LINE__, why);
 	return a;
@@ -520,6 +547,9 @@ algo_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	const char *why;
 	int rc;
 
+	/* A refused input leaves no actions and the wake as it was. */
+	algo_out_clear(o);
+	stepped(a, o);
 	switch (in->type) {
 	case ALGO_IN_RECV:
 		if (in->msg.peer == a->self || algo_rank(a, in->msg.peer) == -1 ||
@@ -545,14 +575,17 @@ algo_step(struct algo *a, const struct algo_input *in, struct algo_out *o)
 	if (a->left)
 		return ALGO_OK;
 	a->now = in->now;
+	/* A timer delivered is no longer armed, unless the core sets it
+	 * again. */
+	if (in->type == ALGO_IN_TIMER)
+		a->timer[in->timer] = ALGO_FOREVER;
 	rc = a->ops->step(a, in, o);
 	if (rc == ALGO_ENOTSUP && in->type == ALGO_IN_CMD &&
 	    in->cmd.code == ALGO_CMD_LEAVE)
 		rc = leave(a, in->now, o);
+	stepped(a, o);
 	if ((why = algo_check(a)) != NULL)
 		algo_panic(__FILE__, __LINE__, why);
-	if (rc == ALGO_OK && o->nomem)
-		rc = ALGO_ENOMEM;
 	return rc;
 }
 
@@ -602,6 +635,19 @@ algo_query(const struct algo *a, algo_time now, struct algo_status *st)
 	st->until = st->leader ? ALGO_FOREVER : 0;
 	if (a->ops->query != NULL)
 		a->ops->query(a, now, st);
+}
+
+int
+algo_due(const struct algo *a, algo_time now)
+{
+	int best = -1;
+	unsigned i;
+
+	for (i = 0; i < a->ops->ntimer; i++)
+		if (a->timer[i] <= now && (best == -1 ||
+		    a->timer[i] < a->timer[best]))
+			best = (int)i;
+	return best;
 }
 
 void

@@ -17,11 +17,22 @@
  *	algo_out_init(&out);
  *	a = algo_boot(ops, &cfg, now, &out, err, sizeof(err));	recovery
  *	for (;;) {
- *		carry out out.v[0 .. out.n - 1] in order, then algo_out_clear()
- *		wait for a datagram, a DownSig, a timer deadline or a command
+ *		carry out out.v[0 .. out.n - 1] in order
+ *		wait for a datagram, a DownSig, a command or out.wake
+ *		(at the wake: in.timer = algo_due(a, now))
  *		rc = algo_step(a, &in, &out);
  *	}
  *	algo_free(a); algo_out_free(&out);
+ *
+ * The output contract, the same as every core's (README, "Where things
+ * are"): a step returns its actions and the next wake-up, nothing else.
+ * algo_boot() sizes OUT for the cluster once (its only allocation:
+ * ALGO_ACTS() actions and ALGO_TRACES_MAX trace lines); algo_step()
+ * empties it, appends this input's actions without allocating, asserts
+ * that they stay within the bound, and sets out.wake to the earliest
+ * deadline of the timers the core has armed (ALGO_FOREVER: none).  The
+ * timer actions stay for the trace and for a caller that keeps a timer
+ * per id.
  *
  * Tracing, so that the trace never lies: a datagram goes to algo_step()
  * first; ALGO_OK means the core accepted it (trace `recv from= msg=
@@ -311,17 +322,39 @@ struct algo_action {
 	};
 };
 
-/* The output list.  The caller owns it and clears it after carrying the
- * actions out; the cores only append. */
+/*
+ * Bounds of one step's output.  A core declares the most actions one of
+ * its inputs (boot included) emits per node of the cluster (a broadcast, a
+ * detector command to each) and besides; the frame adds its own (a
+ * goodbye: every timer cancelled, the state).  Trace lines are few per
+ * step whatever the cluster's size.
+ */
+#define ALGO_ACTS_NODE_MAX	8	/* most a core may declare per node */
+#define ALGO_ACTS_FIXED_MAX	64	/* and besides */
+#define ALGO_ACTS_FRAME		(ALGO_TIMERS_MAX + 1)
+#define ALGO_ACTS(node, fixed, n) \
+	((node) * (n) + (fixed) + ALGO_ACTS_FRAME)
+#define ALGO_TRACES_MAX		32	/* ALGO_TRACE actions in one step */
+#define ALGO_TEXT_MAX		(ALGO_TRACES_MAX * TRACE_LINE_MAX)
+
+/* The output of one step.  The caller owns the structure; algo_boot()
+ * sizes it for its core (growing it, never shrinking, for a caller that
+ * boots several cores on one list) and every input refills it. */
 struct algo_out {
 	struct algo_action *v;
 	size_t		 n, cap;
 	char		*text;		/* ALGO_TRACE lines, NUL-separated */
 	size_t		 textlen, textcap;
-	int		 nomem;		/* an action was lost: memory ran out */
+	size_t		 ntrace;		/* ALGO_TRACE actions in v */
+	algo_time	 wake;		/* earliest armed timer; ALGO_FOREVER */
 };
 
+_Static_assert(ALGO_ACTS(ALGO_ACTS_NODE_MAX, ALGO_ACTS_FIXED_MAX,
+    ALGO_NODES_MAX) <= SIZE_MAX / sizeof(struct algo_action),
+    "the largest output list is addressable");
+
 void		 algo_out_init(struct algo_out *);
+/* Empties the list; algo_step() does it first. */
 void		 algo_out_clear(struct algo_out *);
 void		 algo_out_free(struct algo_out *);
 /* The text of an ALGO_TRACE action. */
@@ -380,7 +413,6 @@ struct algo_status {
 				 * (the daemon traces `drop', not `recv') */
 #define ALGO_ENOTSUP	-2	/* command not supported by the algorithm */
 #define ALGO_ENOTLEADER	-3	/* command needs the leader (see status) */
-#define ALGO_ENOMEM	-4	/* out of memory: actions were lost */
 
 struct algo;
 struct algo_ops;
@@ -404,17 +436,22 @@ void		 algo_timing_names(const struct algo_ops *, char *buf,
 
 /*
  * Recovery: a fresh core from CFG (copied), after the node's boot at NOW,
- * with its first actions in OUT.  NULL with a reason in ERR when CFG is
- * bad (self not among the ids, duplicate ids, too many nodes, a timing
- * out of range, a persisted blob the core refuses).
+ * with its first actions in OUT, sized here for every later step.  NULL
+ * with a reason in ERR when CFG is bad (self not among the ids, duplicate
+ * ids, too many nodes, a timing out of range, a persisted blob the core
+ * refuses) or memory runs out.
  */
 struct algo	*algo_boot(const struct algo_ops *, const struct algo_config *,
 		    algo_time now, struct algo_out *, char *err, size_t errlen);
-/* One input; ALGO_OK or one of the ALGO_E codes above. */
+/* One input; ALGO_OK or one of the ALGO_E codes above.  OUT: the list
+ * algo_boot() sized, refilled with this input's actions and wake. */
 int		 algo_step(struct algo *, const struct algo_input *,
 		    struct algo_out *);
 void		 algo_query(const struct algo *, algo_time now,
 		    struct algo_status *);
+/* The armed timer of the earliest deadline, if it has come by NOW (the
+ * input to give at out.wake), or -1. */
+int		 algo_due(const struct algo *, algo_time now);
 void		 algo_free(struct algo *);
 
 /* NULL when every invariant of the frame and the core holds at the time
@@ -472,6 +509,10 @@ struct algo {
 	uint32_t	 epoch;		/* config epoch */
 	int		 epoch_pending;	/* config epoch_pending */
 	int		 epoch_fresh;	/* config epoch_fresh */
+	size_t		 acts;		/* ALGO_ACTS() of core and cluster */
+	/* Deadlines of the timers armed, by id (ALGO_FOREVER: not armed),
+	 * as the actions of each step left them: the wake. */
+	algo_time	 timer[ALGO_TIMERS_MAX];
 };
 
 struct algo_ops {
@@ -493,6 +534,9 @@ struct algo_ops {
 	unsigned	 dead;
 	/* Bytes of the core's state, struct algo included. */
 	size_t		 size;
+	/* The most actions one input makes it emit, per node of the
+	 * cluster and besides (ALGO_ACTS()). */
+	size_t		 acts_node, acts_fixed;
 	/* "On recovery".  A is zeroed but for its struct algo; the status
 	 * is Down.  Return ALGO_EINVAL to refuse the persisted blob. */
 	int		 (*boot)(struct algo *, const uint8_t *persist,

@@ -462,6 +462,9 @@ const struct algo_ops algo_bully = {
 	.ntimer = NTIMER,
 	.timings = timings,
 	.size = sizeof(struct bully),
+	/* one peer at a time: Halt, NewCoordinator, Ready in turn */
+	.acts_node = 1,
+	.acts_fixed = 16,
 	.boot = boot,
 	.step = step,
 	.msg_fields = msg_fields,

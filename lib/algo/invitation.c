@@ -786,6 +786,9 @@ const struct algo_ops algo_invitation = {
 	.timernames = timernames,
 	.ntimer = NTIMER,
 	.size = sizeof(struct inv),
+	/* a merge invites every member and may make it Ready */
+	.acts_node = 3,
+	.acts_fixed = 16,
 	.boot = boot,
 	.step = step,
 	.msg_fields = msg_fields,

@@ -561,6 +561,12 @@ const struct algo_ops algo_lease = {
 	.timernames = timernames,
 	.ntimer = NTIMER,
 	.size = sizeof(struct lease),
+	/* One input may start a bid and give it up at once (Request and
+	 * Release to every grantor) once for each lease_maybe_run() on its
+	 * path: a lapse, a release or a Dead, and the end of the epoch
+	 * before; besides a detector start or an edict to each. */
+	.acts_node = 8,
+	.acts_fixed = 48,
 	.boot = boot,
 	.step = step,
 	.query = query,

@@ -159,6 +159,9 @@ int	mb_msg_set_field(struct algo_msg *, const char *, const char *);
 	.timernames = mb_timernames,			\
 	.ntimer = MB_NTIMER,				\
 	.size = sizeof(struct mbully),			\
+	/* an election or a coordinator to every node */	\
+	.acts_node = 3,					\
+	.acts_fixed = 16,				\
 	.step = mb_step,				\
 	.msg_fields = mb_msg_fields,			\
 	.msg_set_field = mb_msg_set_field

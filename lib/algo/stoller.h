@@ -112,6 +112,9 @@ int	stoller_step(struct algo *, const struct algo_input *,
 	.timernames = stoller_timernames,		\
 	.ntimer = SM_NTIMER,				\
 	.size = sizeof(struct stoller),			\
+	/* a detector command to each node, Ldr or Norm? to each */ \
+	.acts_node = 3,					\
+	.acts_fixed = 16,				\
 	.step = stoller_step
 
 #endif

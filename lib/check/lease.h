@@ -105,6 +105,9 @@ struct lw_node {
 	struct lw_clock	 clk;
 	struct lw_span	 lead, grant;
 	uint64_t	 epoch;		/* of its last boot */
+	/* Its latest misfit line of this process says lead=no: its daemon
+	 * acts on no leadership its core begins meanwhile. */
+	int		 vetoed;
 	int		 compact;	/* its lines are of the compact level */
 };
 

@@ -487,6 +487,10 @@ lead(struct lw *w, size_t i, const struct trace_event *ev)
 {
 	int leads = ev->until > ev->clock;
 
+	/* A leadership begun while vetoed is not one (elect-trace(5),
+	 * misfit); one that runs goes on to its end as the core has it. */
+	if (w->node[i].vetoed && !w->node[i].lead.on)
+		return;
 	if (w->node[i].lead.on) {
 		if (leads)
 			renew_span(w, i, 0, ev);
@@ -603,6 +607,7 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 		if ((ev->have & HAVE_NODES) && ev->nodes > w->boot_nodes)
 			w->boot_nodes = ev->nodes;
 		n->epoch = ev->epoch;
+		n->vetoed = 0;
 		if ((ev->have & HAVE_EPOCH) && (ev->have & HAVE_NODES))
 			epoch_size(w, ev->epoch, ev->nodes);
 		set_up(w, i, 1, 0);
@@ -679,6 +684,9 @@ take(struct lw *w, const struct trace_event *ev)
 	case TR_RENEW:
 		w->node[i].compact = 1;
 		renew(w, (size_t)i, ev);
+		break;
+	case TR_MISFIT:
+		w->node[i].vetoed = ev->lead.p[0] == 'n';
 		break;
 	default:
 		break;

@@ -19,6 +19,7 @@
 #include "trace/dead.h"
 
 #define HELD_MAX	1024	/* reports held before the set is known */
+#define FOREIGN_SAID	8	/* boots of another set named in the summary */
 
 struct check_out {
 	const struct check_ops	*ops;
@@ -80,8 +81,30 @@ struct checker {
 	 * assertion is judged. */
 	int			 disorder;
 	char			 disorder_at[300];
+	/* The set the boots are judged by, and the nodes whose latest boot
+	 * named an algorithm of another (a host misconfigured among the
+	 * others): only the assertions every set shares judge their lines. */
+	unsigned		 judge;		/* of set_bit() */
+	char			 judged_as[40];	/* "lease", "sync or async" */
+	uint8_t			 foreign[(TRACE_NODE_MAX + 1) / 8];
+	struct {
+		unsigned	 node;
+		char		 algo[24];
+		char		 at[280];
+	}			 odd[FOREIGN_SAID];
+	unsigned long		 nodd;
 	char			 why[256];
 };
+
+/* Whether OPS judges the lines of every algorithm: the completeness of the
+ * trace, and the guarded commands, which no host may run beside another
+ * whatever it was started as. */
+static int
+shared(const struct check_ops *ops)
+{
+	return ops == &check_trace || ops == &check_task_overlap ||
+	    ops == &check_task_lease || ops == &check_task_token;
+}
 
 enum verdict { V_VIOLATED, V_UNDECIDED, V_NOTJUDGED };
 
@@ -206,6 +229,7 @@ use_set(struct checker *ck, const char *set)
 }
 
 static int	add(struct checker *, const struct check_ops *, int);
+static void	judge(struct checker *, const char *);
 
 /* Whether OUT is still judged: after a line out of time order, only the
  * trace assertion is, since the order of events is no longer known. */
@@ -338,6 +362,7 @@ checker_add_set(struct checker *ck, const char *set)
 	for (; *m != NULL; m++)
 		add(ck, *m, 1);
 	use_set(ck, set);
+	judge(ck, set);
 	return 0;
 }
 
@@ -390,17 +415,10 @@ choose(struct checker *ck, const struct trace_event *ev)
 		    ev->algo.p);
 		return ck->why;
 	}
-	if (ck->set != NULL) {
-		if (strcmp(set, ck->set) == 0)
-			return NULL;
-		snprintf(ck->why, sizeof(ck->why), "%s:%lu: algo=%.*s is "
-		    "checked as %s, but earlier boots named a %s algorithm: "
-		    "pass -s to choose the assertions", ev->file, ev->lineno,
-		    (int)(ev->algo.n > 40 ? 40 : ev->algo.n), ev->algo.p, set,
-		    ck->set);
-		return ck->why;
-	}
+	if (ck->set != NULL)
+		return NULL;
 	ck->set = set;
+	judge(ck, set);
 	use_set(ck, set);
 	for (i = 0; i < ck->nm; i++) {
 		if (ck->m[i].on != 2)
@@ -582,6 +600,65 @@ dead_doom(struct checker *ck, const struct trace_event *ev,
 	return 0;
 }
 
+static unsigned
+set_bit(const char *set)
+{
+	static const char *const names[] = { "sync", "async", "lease" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(set, names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+/* SET is judged: the boots of its algorithms are not foreign. */
+static void
+judge(struct checker *ck, const char *set)
+{
+	unsigned bit = set_bit(set);
+
+	if (bit == 0 || (ck->judge & bit))
+		return;
+	if (ck->judge != 0)
+		strlcat(ck->judged_as, " or ", sizeof(ck->judged_as));
+	strlcat(ck->judged_as, set, sizeof(ck->judged_as));
+	ck->judge |= bit;
+}
+
+/* A boot under an algorithm of another set than the one judged makes
+ * its node foreign until it boots under one of that set again. */
+static void
+boot_set(struct checker *ck, const struct trace_event *ev)
+{
+	const char *set;
+	unsigned id = ev->node;
+
+	if (ck->judge == 0 || id > TRACE_NODE_MAX)
+		return;
+	set = check_algo_set(ev->algo.p, ev->algo.n);
+	if (set == NULL || (set_bit(set) & ck->judge)) {
+		ck->foreign[id / 8] &= (uint8_t)~(1u << (id % 8));
+		return;
+	}
+	ck->foreign[id / 8] |= (uint8_t)(1u << (id % 8));
+	if (ck->nodd < FOREIGN_SAID) {
+		ck->odd[ck->nodd].node = id;
+		snprintf(ck->odd[ck->nodd].algo, sizeof(ck->odd[0].algo),
+		    "%.*s", (int)ev->algo.n, ev->algo.p);
+		snprintf(ck->odd[ck->nodd].at, sizeof(ck->odd[0].at), "%s:%lu",
+		    ev->file, ev->lineno);
+	}
+	ck->nodd++;
+}
+
+static int
+foreign(const struct checker *ck, unsigned id)
+{
+	return ck->nodd > 0 && id <= TRACE_NODE_MAX &&
+	    ((ck->foreign[id / 8] >> (id % 8)) & 1);
+}
+
 const char *
 checker_event(struct checker *ck, const struct trace_event *ev)
 {
@@ -605,12 +682,17 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	struct check_out *out;
 	const struct call *c, *end;
 	const char *why, *set;
+	int odd;
 
 	if (ck->events == 0 && !ck->chosen)
 		start_auto(ck);
 	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
 	    (why = choose(ck, ev)) != NULL)
 		return why;
+	if (ev->type == TR_BOOT && (ev->have & HAVE_ALGO))
+		boot_set(ck, ev);
+	/* Its boot still ends the incarnation before it, for every one. */
+	odd = ev->type != TR_BOOT && foreign(ck, ev->node);
 	/* Assertions named alone: the messages' bound follows the algo=. */
 	if (ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
 	    ck->w->msgs.bound < 0 && (set = check_algo_set(ev->algo.p,
@@ -644,14 +726,16 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 		    ev->file, ev->lineno);
 		replan(ck);
 	}
-	if (!ck->disorder && !msgs_event_idle(&ck->w->msgs, ck->w->n, ev))
+	if (!ck->disorder && !odd &&
+	    !msgs_event_idle(&ck->w->msgs, ck->w->n, ev))
 		msgs_event(&ck->w->msgs, ck->w, ev);
-	if (ck->model != NULL && !ck->disorder)
+	if (ck->model != NULL && !ck->disorder && !odd)
 		ck->model->event(ck->o.model, ev);
 	assert(ev->type < TR_NTYPES);
 	c = ck->plan + ev->type * ck->nall;
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
-		c->event(c->st, ev, c->out);
+		if (!odd || shared(c->out->ops))
+			c->event(c->st, ev, c->out);
 	ck->events += line;
 	/* Only what finish may use: a whole copy would cost more than the
 	 * rest of the work on most lines. */
@@ -750,6 +834,7 @@ checker_summary(const struct checker *ck, FILE *fp)
 {
 	const struct world *w = ck->w;
 	char c[32], fd[32], skew[32], span[32], mb[40] = "";
+	unsigned long i;
 
 	trace_format_time(ck->o.c, c, sizeof(c));
 	trace_format_time(ck->o.fd_latency, fd, sizeof(fd));
@@ -777,6 +862,15 @@ checker_summary(const struct checker *ck, FILE *fp)
 		list(ck, fp, what, 4);
 	}
 	evidence_summary(ck, fp);
+	for (i = 0; i < ck->nodd && i < FOREIGN_SAID; i++)
+		fprintf(fp, "%s: %s: node %u booted as %s, not a %s "
+		    "algorithm: only trace and the task assertions judge its "
+		    "lines until it boots as one\n", getprogname(),
+		    ck->odd[i].at, ck->odd[i].node, ck->odd[i].algo,
+		    ck->judged_as);
+	if (ck->nodd > FOREIGN_SAID)
+		fprintf(fp, "%s: %lu more boots as another set's algorithm\n",
+		    getprogname(), ck->nodd - FOREIGN_SAID);
 	if (ck->lost > 0)
 		fprintf(fp, "%s: %lu report%s before the first algo= %s not "
 		    "kept\n", getprogname(), ck->lost, PLURAL(ck->lost),

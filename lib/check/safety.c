@@ -10,7 +10,9 @@
  *         same group agree on the coordinator.
  *
  * A node holds a role from the line that gives it to the line that ends
- * it.  With --skew S, lines of two nodes may be misordered by up to S, so
+ * it.  A node its daemon vetoes (misfit lead=no: live peers disagree with
+ * its configuration) holds none, whatever its core's state: it leads
+ * nothing and follows no one.  With --skew S, lines of two nodes may be misordered by up to S, so
  * roles [s1, e1) and [s2, e2) of two nodes surely overlap only when
  * e2 - s1 > S and e1 - s2 > S; such a pair waits until that is known.
  * One violation is reported per episode: until no conflict is left.
@@ -64,7 +66,7 @@ grouped(const struct safety *s)
 static int
 active(const struct safety *s, const struct wnode *nd)
 {
-	if (!nd->up)
+	if (!nd->up || nd->vetoed)
 		return 0;
 	if (s->kind == GM1 || s->kind == GM3)
 		return nd->status == ST_NORM || nd->status == ST_REORG;
@@ -377,7 +379,8 @@ gm3_init(const struct check_opts *o)
 
 #define SAFETY(name, init) { name, init, safety_event, safety_finish, \
 	safety_free, safety_advance, \
-	1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | 1u << TR_STATE, NULL }
+	1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | 1u << TR_STATE | \
+	1u << TR_MISFIT, NULL }
 const struct check_ops check_sle1 = SAFETY("sle1", sle1_init);
 const struct check_ops check_gm1 = SAFETY("gm1", gm1_init);
 const struct check_ops check_ale1 = SAFETY("ale1", ale1_init);

@@ -263,6 +263,7 @@ boot(struct world *w, struct wnode *nd, const struct trace_event *ev)
 		w->nup++;
 	nd->up = 1;
 	nd->paused = 0;
+	nd->vetoed = 0;
 	nd->booted = 1;
 	nd->inc = ev->inc;
 	nd->t_up = ev->t;
@@ -453,5 +454,10 @@ world_apply(struct world *w, const struct trace_event *ev)
 	}
 	if (ev->type == TR_STATE)
 		set_state(w, nd, ev->status, ev->ldr, ev->grp, ev->t);
+	if (ev->type == TR_MISFIT && nd->vetoed != (ev->lead.p[0] == 'n')) {
+		nd->vetoed = ev->lead.p[0] == 'n';
+		w->diff |= D_STATUS;
+		w->changed |= W_STATE;
+	}
 	return 0;
 }

@@ -36,6 +36,10 @@
 struct wnode {
 	unsigned	 id;
 	unsigned char	 up, paused, booted;
+	/* Its latest misfit line of this incarnation says lead=no: its
+	 * daemon leads nothing and follows no one, whatever its core's
+	 * state (elect-node(1), THE WIRE). */
+	unsigned char	 vetoed;
 	enum trace_status status;	/* ST_DOWN while down */
 	unsigned	 ldr;		/* 0: none */
 	char		*grp;		/* "-" when none */

@@ -1,4 +1,5 @@
 /* The failure-detector core: see fd.h for what it promises. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ struct fd {
 	double		 score;		/* phi: standard score of the threshold */
 	struct peer	*peers;		/* sorted by id */
 	size_t		 npeers;
-	struct fd_act	*out;
+	struct fd_act	*out;		/* FD_ACTS(npeers) */
 	size_t		 nout, capout;
 	struct fd_stats	 stats;
 	int64_t		 last_now;	/* the latest time given, or 0 */
@@ -144,8 +145,12 @@ fd_new(const struct fd_config *cfg)
 	fd->cfg.nonces = NULL;
 	if (cfg->phi > 0)
 		fd->score = fd_phi_score(cfg->phi);
-	if ((fd->peers = calloc(cfg->nids, sizeof(*fd->peers))) == NULL)
+	if (cfg->nids > FD_CMD_IDS_MAX ||
+	    (fd->peers = calloc(cfg->nids, sizeof(*fd->peers))) == NULL ||
+	    (fd->out = reallocarray(NULL, FD_ACTS(cfg->nids),
+	    sizeof(*fd->out))) == NULL)
 		goto fail;
+	fd->capout = FD_ACTS(cfg->nids);
 	fd->npeers = cfg->nids;
 	for (i = 0; i < fd->npeers; i++) {
 		fd->peers[i].id = cfg->ids[i];
@@ -177,20 +182,13 @@ fd_free(struct fd *fd)
 	free(fd);
 }
 
-/* A new action, or NULL when memory runs out (the action is lost). */
+/* A new action, within the room fd_new() made for one input. */
 static struct fd_act *
 act(struct fd *fd, enum fd_act_kind kind, unsigned id)
 {
 	struct fd_act *a;
-	size_t cap;
 
-	if (fd->nout == fd->capout) {
-		cap = fd->capout == 0 ? 16 : fd->capout * 2;
-		if ((a = reallocarray(fd->out, cap, sizeof(*a))) == NULL)
-			return NULL;
-		fd->out = a;
-		fd->capout = cap;
-	}
+	assert(fd->nout < fd->capout);
 	a = &fd->out[fd->nout++];
 	a->kind = kind;
 	a->peer = id;
@@ -214,8 +212,7 @@ send_msg(struct fd *fd, struct peer *p, uint8_t type,
 	};
 	struct fd_act *a;
 
-	if ((a = act(fd, FD_ACT_SEND, p->id)) == NULL)
-		return;
+	a = act(fd, FD_ACT_SEND, p->id);
 	if ((a->len = wire_encode(&fd->cfg.key, &fd_wire, &m, a->buf,
 	    sizeof(a->buf))) == 0) {
 		fd->nout--;
@@ -257,8 +254,8 @@ drop(struct fd *fd, unsigned from, const char *why)
 		fd->stats.drops[fd->stats.ndrops++].why = why;
 	if (i < fd->stats.ndrops)
 		fd->stats.drops[i].n++;
-	if ((a = act(fd, FD_ACT_DROP, from)) != NULL)
-		a->why = why;
+	a = act(fd, FD_ACT_DROP, from);
+	a->why = why;
 }
 
 /* Ask P for a sign of life now: MONITOR (push) or PING. */
@@ -327,17 +324,21 @@ stop(struct fd *fd, struct peer *p)
 }
 
 static void	due(struct fd *, int64_t);
+static void	done(const struct fd *, struct fd_out *);
 
 const char *
-fd_command(struct fd *fd, const struct fd_cmd *c, int64_t now)
+fd_command(struct fd *fd, const struct fd_cmd *c, int64_t now,
+    struct fd_out *out)
 {
 	struct peer *p;
 	size_t i;
 
 	fd->nout = 0;
 	for (i = 0; i < c->n; i++)
-		if (peer(fd, c->ids[i]) == NULL)
+		if (peer(fd, c->ids[i]) == NULL) {
+			done(fd, out);
 			return "unknown node";
+		}
 	for (i = 0; i < c->n; i++) {
 		p = peer(fd, c->ids[i]);
 		if (p->id == fd->cfg.self)
@@ -364,6 +365,7 @@ fd_command(struct fd *fd, const struct fd_cmd *c, int64_t now)
 		}
 	}
 	due(fd, now);
+	done(fd, out);
 	return NULL;
 }
 
@@ -437,8 +439,8 @@ misfit(struct fd *fd, struct peer *p)
 {
 	struct fd_act *a;
 
-	if ((a = act(fd, FD_ACT_MISFIT, p->id)) != NULL)
-		a->why = sess_misfit_name(p->sess.misfit);
+	a = act(fd, FD_ACT_MISFIT, p->id);
+	a->why = sess_misfit_name(p->sess.misfit);
 }
 
 /* A new process: up now, and ask it now for heartbeats. */
@@ -486,7 +488,7 @@ on_message(struct fd *fd, struct peer *p, const struct wire_msg *m,
 
 void
 fd_datagram(struct fd *fd, const uint8_t *buf, size_t len, unsigned src,
-    int64_t now)
+    int64_t now, struct fd_out *o)
 {
 	struct wire_msg m;
 	struct peer *p;
@@ -534,6 +536,7 @@ took:
 	fd->stats.received++;
 out:
 	due(fd, now);
+	done(fd, o);
 }
 
 /*
@@ -625,22 +628,23 @@ due(struct fd *fd, int64_t now)
 }
 
 void
-fd_tick(struct fd *fd, int64_t now)
+fd_tick(struct fd *fd, int64_t now, struct fd_out *out)
 {
 	fd->nout = 0;
 	due(fd, now);
+	done(fd, out);
 }
 
 /* The handshake's first HELLOs, owed from the start, say it now. */
 void
-fd_hello(struct fd *fd, int64_t now)
+fd_hello(struct fd *fd, int64_t now, struct fd_out *out)
 {
-	fd->nout = 0;
-	due(fd, now);
+	fd_tick(fd, now, out);
 }
 
-int64_t
-fd_deadline(const struct fd *fd)
+/* When due() must run next. */
+static int64_t
+deadline(const struct fd *fd)
 {
 	const struct peer *p;
 	int64_t d = INT64_MAX;
@@ -663,11 +667,14 @@ fd_deadline(const struct fd *fd)
 	return d;
 }
 
-const struct fd_act *
-fd_actions(const struct fd *fd, size_t *n)
+/* An input's output: its actions and the next wake. */
+static void
+done(const struct fd *fd, struct fd_out *out)
 {
-	*n = fd->nout;
-	return fd->out;
+	assert(fd->nout <= fd->capout);
+	out->v = fd->out;
+	out->n = fd->nout;
+	out->wake = deadline(fd);
 }
 
 const struct fd_stats *

@@ -145,6 +145,27 @@ struct fd_act {
 	uint8_t		 buf[FD_DGRAM_MAX];
 };
 
+/*
+ * The output contract, the same as every core's (README, "Where things
+ * are"): each input returns its actions and the next wake-up in a struct
+ * fd_out, nothing else.  The actions are the core's own list, sized by
+ * fd_new() for the cluster (FD_ACTS(), at most FD_CMD_IDS_MAX nodes) and
+ * valid until the next input; an input never allocates, and asserts that
+ * it stays within the list.  wake is when fd_tick() must run next
+ * (INT64_MAX: only on input).
+ */
+#define FD_ACTS_PEER	6	/* a start's probe; HELLO, ALIVE, probe, down */
+#define FD_ACTS_FIXED	8	/* a datagram's drop, misfit, up and replies */
+#define FD_ACTS(n)	(FD_ACTS_PEER * (n) + FD_ACTS_FIXED)
+_Static_assert(FD_ACTS(FD_CMD_IDS_MAX) <= SIZE_MAX / FD_DGRAM_MAX,
+    "the largest list is addressable");
+
+struct fd_out {
+	const struct fd_act *v;
+	size_t		 n;
+	int64_t		 wake;
+};
+
 struct fd_stats {
 	uint64_t	 sent;
 	uint64_t	 received;	/* accepted datagrams */
@@ -159,30 +180,28 @@ struct fd_stats {
 
 struct fd;
 
-/* NULL when the configuration is inconsistent or memory runs out. */
+/* NULL when the configuration is inconsistent or memory runs out: all
+ * the memory the detector uses is taken here. */
 struct fd	*fd_new(const struct fd_config *);
 void		 fd_free(struct fd *);
 
 /*
- * The inputs.  Each clears the actions of the previous input and leaves
- * its own for fd_actions().  fd_command returns NULL, or why the command
- * was refused (unknown node): then nothing changed.  SRC is the node at
- * whose detector address the datagram came from (0: none): it must be the
- * sender it claims to be.
+ * The inputs, each with its output in OUT.  fd_command returns NULL, or
+ * why the command was refused (unknown node): then nothing changed and
+ * OUT holds no action.  SRC is the node at whose detector address the
+ * datagram came from (0: none): it must be the sender it claims to be.
  */
-const char	*fd_command(struct fd *, const struct fd_cmd *, int64_t now);
+const char	*fd_command(struct fd *, const struct fd_cmd *, int64_t now,
+		    struct fd_out *);
 void		 fd_datagram(struct fd *, const uint8_t *buf, size_t len,
-		    unsigned src, int64_t now);
-void		 fd_tick(struct fd *, int64_t now);
+		    unsigned src, int64_t now, struct fd_out *);
+void		 fd_tick(struct fd *, int64_t now, struct fd_out *);
 /* The detector has just started: the handshake's HELLO to every peer. */
-void		 fd_hello(struct fd *, int64_t now);
+void		 fd_hello(struct fd *, int64_t now, struct fd_out *);
 
 /* A key rotation: datagrams are sent and checked under K from now on. */
 void		 fd_set_key(struct fd *, const struct wire_key *k);
 
-const struct fd_act *fd_actions(const struct fd *, size_t *n);
-/* When fd_tick() must run next (INT64_MAX: only on input). */
-int64_t		 fd_deadline(const struct fd *);
 const struct fd_stats *fd_stats(const struct fd *);
 /* The silence after which ID is reported (phi: the current estimate). */
 int64_t		 fd_limit(const struct fd *, unsigned id);

@@ -74,6 +74,11 @@ struct trace_writer {
 	uint8_t		 key[AUTH_KEY];
 	unsigned	 auth_node;
 	int		 proved;	/* on this connection */
+
+	/* tw_watch(): lines being lost (said), the count when that began,
+	 * and the count at the last call. */
+	int		 losing;
+	uint64_t	 watch_from, watch_seen;
 };
 
 static void	report_lost(struct trace_writer *);
@@ -559,6 +564,29 @@ uint64_t
 tw_unreported(const struct trace_writer *w)
 {
 	return w->lost;
+}
+
+/* Resumed only once a call finds no more lost than the one before and
+ * everything queued, the lost line included, out on a live destination. */
+enum tw_watch
+tw_watch(struct trace_writer *w, uint64_t *n)
+{
+	uint64_t seen = w->watch_seen;
+
+	w->watch_seen = w->lost_total;
+	if (!w->losing) {
+		if (w->lost_total == w->watch_from)
+			return TW_WELL;
+		w->losing = 1;
+		return TW_LOSING;
+	}
+	if (w->lost_total != seen || w->lost > 0 || tw_pending(w) ||
+	    !tw_connected(w))
+		return TW_WELL;
+	*n = w->lost_total - w->watch_from;
+	w->losing = 0;
+	w->watch_from = w->lost_total;
+	return TW_RESUMED;
 }
 
 static int

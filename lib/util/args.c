@@ -7,21 +7,36 @@
 
 #include "util/util.h"
 
-long long
-arg_num(const char *s, long long min, long long max, const char *what)
+int
+arg_try_num(const char *s, long long min, long long max, const char *what,
+    long long *v, char *err, size_t errlen)
 {
 	const char *errstr;
-	long long v;
 
 	/* strtonum() would take leading blanks and a plus sign. */
 	if (!isdigit((unsigned char)s[0]) &&
-	    !(s[0] == '-' && min < 0 && isdigit((unsigned char)s[1])))
-		errx(EXIT_USAGE, "%s: \"%s\" is not a whole number (%lld to "
-		    "%lld)", what, s, min, max);
-	v = strtonum(s, min, max, &errstr);
-	if (errstr != NULL)
-		errx(EXIT_USAGE, "%s: \"%s\" is %s (%lld to %lld)", what, s,
-		    errstr, min, max);
+	    !(s[0] == '-' && min < 0 && isdigit((unsigned char)s[1]))) {
+		snprintf(err, errlen, "%s: \"%s\" is not a whole number (%lld "
+		    "to %lld)", what, s, min, max);
+		return -1;
+	}
+	*v = strtonum(s, min, max, &errstr);
+	if (errstr != NULL) {
+		snprintf(err, errlen, "%s: \"%s\" is %s (%lld to %lld)", what,
+		    s, errstr, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+long long
+arg_num(const char *s, long long min, long long max, const char *what)
+{
+	char err[256];
+	long long v;
+
+	if (arg_try_num(s, min, max, what, &v, err, sizeof(err)) == -1)
+		errx(EXIT_USAGE, "%s", err);
 	return v;
 }
 

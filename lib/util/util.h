@@ -18,6 +18,10 @@
 /* A whole number in [min, max], or exit 2 naming WHAT. */
 long long	 arg_num(const char *s, long long min, long long max,
 		    const char *what);
+/* The same without exiting: 0 with *V, or -1 with arg_num's message in
+ * ERR. */
+int		 arg_try_num(const char *s, long long min, long long max,
+		    const char *what, long long *v, char *err, size_t errlen);
 /* Decimal seconds (up to 9 fractional digits), or exit 2 naming WHAT. */
 trace_time	 arg_seconds(const char *s, const char *what);
 /* A node id 1..65535, or exit 2 naming WHAT. */

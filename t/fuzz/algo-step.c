@@ -6,7 +6,8 @@
  * of its own, statuses of the trace format, edicts of cluster nodes in
  * (token, seq) order; and that the core's invariants hold after every
  * input (algo_check(), which algo_step() also asserts), and its status
- * agrees with them at any later time.
+ * agrees with them at any later time; that the output's wake is the
+ * earliest timer its actions armed.
  *
  * Input: algorithm, cluster size, own rank, then records of
  * [delay ms] [kind] ...: kind 0 a message (peer, type, elid, payload),
@@ -41,6 +42,7 @@ check_actions(const struct algo *a, const struct algo_out *o,
 {
 	const struct algo_ops *ops = algo_ops(a);
 	const struct algo_action *act;
+	algo_time wake;
 	size_t i, k;
 	int found;
 
@@ -103,6 +105,12 @@ check_actions(const struct algo *a, const struct algo_out *o,
 			abort();
 		}
 	}
+	/* The wake is the earliest deadline the timer actions left. */
+	for (wake = ALGO_FOREVER, k = 0; k < ALGO_TIMERS_MAX; k++)
+		if (deadline[k] >= 0 && deadline[k] < wake)
+			wake = deadline[k];
+	if (o->wake != wake)
+		abort();
 }
 
 /* The status at a later time NOW agrees with itself: a token and the
@@ -195,6 +203,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				continue;
 			if (now < deadline[best])
 				now = in.now = deadline[best];
+			if (algo_due(a, now) != (int)best)
+				abort();
 			deadline[best] = -1;
 			in.type = ALGO_IN_TIMER;
 			in.timer = best;

@@ -23,15 +23,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.incarnation = 1, .key = { .insecure = 1 }, .report_up = 1,
 	};
 	const char *line = (const char *)data, *end, *why;
+	struct fd_out o = { .wake = INT64_MAX };
 	int64_t now = 0;
+	uint8_t nonces[5 * SESS_NONCE] = { 0 };
 	struct fd *fd;
 	size_t n;
 	int rc;
 
 	if (size > 0 && (data[0] & 1))
 		cfg.mode = FD_PING;
+	cfg.nonces = nonces;
 	if ((fd = fd_new(&cfg)) == NULL)
 		abort();
+	fd_hello(fd, now, &o);
 	while (line < (const char *)data + size) {
 		end = memchr(line, '\n', (size_t)((const char *)data + size -
 		    line));
@@ -44,10 +48,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    ((c.op == FD_OP_START || c.op == FD_OP_STOP) && c.n != 1)))
 			abort();
 		if (rc == 1)
-			(void)fd_command(fd, &c, now);
+			(void)fd_command(fd, &c, now, &o);
 		now += (int64_t)(n % 50) * FD_MS;
-		if (fd_deadline(fd) <= now)
-			fd_tick(fd, now);
+		if (o.wake <= now)
+			fd_tick(fd, now, &o);
 		if (end == NULL)
 			break;
 		line = end + 1;

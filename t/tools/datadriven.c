@@ -18,11 +18,19 @@
  * a person to review with `git diff' before committing them.
  *
  * Cores: host (lib/host: the agreement of configurations, fit.h, and
- * datagram acceptance, accept.h, between nodes of one cluster file).
+ * datagram acceptance, accept.h, between nodes of one cluster file);
+ * algo, guard and fd, whose lines are those of the scripts of algo-drive,
+ * guard-drive and fd-sim (t/tools/drive, the same drivers), one input a
+ * case, after a line naming the tool with its options that starts a core
+ * anew (its output empty), and no "> LINE" echo; testament, whose
+ * command "parse TEXT" gives the parser the file TEXT (\n a newline, \t
+ * a tab, \\ a backslash).  A script line the driver refuses answers
+ * "error: WHY".
  */
 #include <err.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +45,9 @@
 #include "host/accept.h"
 #include "host/fit.h"
 #include "util/util.h"
+#include "drive/drive.h"
 
-#define OUT_MAX		4096
+#define OUT_MAX		65536
 #define ARGS_MAX	16
 #define MS		INT64_C(1000000)
 
@@ -54,6 +63,8 @@ struct core {
 	 * written there instead. */
 	int		(*run)(const char *cmd, struct kv *a, int n, char *out,
 			    size_t len);
+	/* Instead of run: the line as it is, its answer on FP. */
+	void		(*line)(char *line, FILE *fp);
 };
 
 static const char *
@@ -445,9 +456,133 @@ usage:
 	return -1;
 }
 
+/*
+ * The drive tools' cores.  A line naming the tool starts its driver with
+ * the options that follow; every other line is a script line.
+ */
+static int drive_started;
+
+static void
+drive_reset(void)
+{
+	algo_drive_end();
+	fd_drive_end();
+	drive_started = 0;
+}
+
+static void
+drive_do(const char *tool, void (*start)(int, char **),
+    void (*line)(char *, FILE *), char *text, FILE *fp)
+{
+	char *argv[64], *p = text;
+	size_t n = strlen(tool);
+	int argc = 0;
+
+	if (strncmp(text, tool, n) == 0 &&
+	    (text[n] == ' ' || text[n] == '\0')) {
+		while ((argv[argc] = strsep(&p, " \t")) != NULL)
+			if (*argv[argc] != '\0' && ++argc == (int)nitems(argv))
+				drive_bad("too many options");
+		drive_started = 0;
+		start(argc, argv);
+		drive_started = 1;
+	} else if (!drive_started)
+		drive_bad("no %s line before", tool);
+	else
+		line(text, fp);
+}
+
+/* A line the driver refuses answers its error. */
+static void
+drive_run(const char *tool, void (*start)(int, char **),
+    void (*line)(char *, FILE *), char *text, FILE *fp)
+{
+	jmp_buf jb;
+
+	if (setjmp(jb) != 0)
+		fprintf(fp, "error: %s\n", drive_caught);
+	else {
+		drive_catch = &jb;
+		drive_do(tool, start, line, text, fp);
+	}
+	drive_catch = NULL;
+}
+
+static void
+algo_line(char *text, FILE *fp)
+{
+	drive_run("algo-drive", algo_drive_start, algo_drive_line, text, fp);
+}
+
+static void
+guard_line(char *text, FILE *fp)
+{
+	drive_run("guard-drive", guard_drive_start, guard_drive_line, text,
+	    fp);
+}
+
+static void
+fd_line(char *text, FILE *fp)
+{
+	drive_run("fd-sim", fd_drive_start, fd_drive_line, text, fp);
+}
+
+/* parse TEXT: TEXT unescaped, as a testament file. */
+static void
+testament_line(char *text, FILE *fp)
+{
+	char *p, *q;
+
+	if (strncmp(text, "parse", 5) != 0 ||
+	    (text[5] != ' ' && text[5] != '\0')) {
+		fprintf(fp, "error: expected parse TEXT\n");
+		return;
+	}
+	for (p = q = text + (text[5] == ' ' ? 6 : 5); *p != '\0'; p++, q++) {
+		if (*p != '\\')
+			*q = *p;
+		else if (p[1] == 'n' || p[1] == 't' || p[1] == '\\')
+			*q = *++p == 'n' ? '\n' : *p == 't' ? '\t' : '\\';
+		else {
+			fprintf(fp, "error: bad escape\n");
+			return;
+		}
+	}
+	*q = '\0';
+	text += text[5] == ' ' ? 6 : 5;
+	testament_drive(text, (size_t)(q - text), fp);
+}
+
+static void
+no_reset(void)
+{
+}
+
 static const struct core cores[] = {
-	{ "host", host_reset, host_run },
+	{ "host", host_reset, host_run, NULL },
+	{ "algo", drive_reset, NULL, algo_line },
+	{ "guard", drive_reset, NULL, guard_line },
+	{ "fd", drive_reset, NULL, fd_line },
+	{ "testament", no_reset, NULL, testament_line },
 };
+
+/* A raw line through CORE, its answer appended to OUT. */
+static void
+run_line(const struct core *core, char *text, char *out, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, &n)) == NULL)
+		err(2, NULL);
+	core->line(text, fp);
+	if (fclose(fp) == EOF)
+		err(2, NULL);
+	if (strlcat(out, buf, len) >= len)
+		errx(2, "line %lu: the output is too long", drive_lineno);
+	free(buf);
+}
 
 /* A file's lines, to rewrite it. */
 struct text {
@@ -541,6 +676,11 @@ run_file(const char *file, int rewrite)
 		state = 1;
 		if (strlcpy(cmdline, line, sizeof(cmdline)) >= sizeof(cmdline))
 			errx(2, "%s:%lu: line too long", file, lineno);
+		if (core->line != NULL) {
+			drive_lineno = lineno;
+			run_line(core, cmdline, got, sizeof(got));
+			continue;
+		}
 		nw = 0;
 		for (p = cmdline; (words[nw] = strsep(&p, " \t")) != NULL;)
 			if (*words[nw] != '\0' && ++nw > ARGS_MAX)
@@ -561,6 +701,7 @@ run_file(const char *file, int rewrite)
 		    lineno);
 	fclose(fp);
 	free(line);
+	core->reset();
 	if (rewrite) {
 		if ((fp = fopen(file, "w")) == NULL ||
 		    fputs(txt.buf != NULL ? txt.buf : "", fp) == EOF ||

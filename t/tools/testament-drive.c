@@ -5,7 +5,8 @@
  *	node=ID pid=PID inc=INC from=HOST:PORT peers=N
  *	to ID HOST:PORT BYTES		one per peer
  *
- * or "error: WHY" (exit 1).
+ * or "error: WHY" (exit 1).  The driver is t/tools/drive/testament.c,
+ * which datadriven runs too, on the files of t/testdata/testament/.
  */
 #include <err.h>
 #include <stdio.h>
@@ -13,32 +14,22 @@
 #include <unistd.h>
 
 #include "guard/testament.h"
+#include "drive/drive.h"
 
 int
 main(void)
 {
-	struct testament t;
-	char *buf, why[256];
+	char *buf;
 	size_t len = 0;
 	ssize_t n;
-	size_t i;
+	int rc;
 
 	if ((buf = malloc(TESTAMENT_FILE_MAX + 2)) == NULL)
 		err(1, NULL);
 	while (len <= TESTAMENT_FILE_MAX && (n = read(0, buf + len,
 	    TESTAMENT_FILE_MAX + 2 - len)) > 0)
 		len += (size_t)n;
-	if (testament_parse(buf, len, &t, why, sizeof(why)) == -1) {
-		printf("error: %s\n", why);
-		free(buf);
-		return 1;
-	}
-	printf("node=%u pid=%lld inc=%llu from=%s:%u peers=%zu\n", t.node,
-	    t.pid, (unsigned long long)t.inc, t.host, t.port, t.n);
-	for (i = 0; i < t.n; i++)
-		printf("to %u %s:%u %zu\n", t.to[i].id, t.to[i].host,
-		    t.to[i].port, t.to[i].len);
-	testament_free(&t);
+	rc = testament_drive(buf, len, stdout);
 	free(buf);
-	return 0;
+	return rc;
 }

@@ -140,10 +140,6 @@ run(struct node *nd)
 			break;
 		}
 	}
-	if (nd->out.nomem) {
-		log_warnx("out of memory: the core lost actions");
-		nd->quit = QUIT_ERROR;
-	}
 	algo_out_clear(&nd->out);
 	reconf_stepped(nd);
 }
@@ -154,8 +150,6 @@ step(struct node *nd, const struct algo_input *in)
 	int rc;
 
 	rc = algo_step(nd->algo, in, &nd->out);
-	if (rc == ALGO_ENOMEM)
-		nd->out.nomem = 1;
 	mx_step(nd, in->now);
 	return rc;
 }
@@ -312,7 +306,7 @@ core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
 	in.cmd.len = len;
 	if (len > 0)
 		memcpy(in.cmd.data, data, len);
-	if ((rc = step(nd, &in)) == ALGO_OK || rc == ALGO_ENOMEM)
+	if ((rc = step(nd, &in)) == ALGO_OK)
 		run(nd);
 	algo_out_clear(&nd->out);
 	node_input_done(nd);

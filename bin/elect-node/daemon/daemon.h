@@ -245,10 +245,6 @@ struct node {
 	int		 sigfd;
 	struct trace_writer *tw;
 	struct trace_compact tc;	/* --trace-level */
-	/* Trace lines being lost (trace-lost logged), and the count when
-	 * that began. */
-	int		 trace_losing;
-	uint64_t	 trace_lost_from, trace_lost_seen;
 	struct fdc	 fdc;
 	struct control	 control;
 	struct notify	 notify;

@@ -268,34 +268,26 @@ trace_is_file(const char *dest)
 	    strncmp(dest, "tcp:", 4) != 0;
 }
 
-/*
- * Says when trace lines begin to be lost (a full pipe, a collector gone)
- * and when they go out again, with how many were lost between: the trace
- * itself cannot say so while it is the thing that fails.
- */
+/* Says when trace lines begin to be lost (a full pipe, a collector gone)
+ * and when they go out again, with how many were lost between. */
 static void
 trace_watch(struct node *nd)
 {
-	uint64_t lost;
+	uint64_t n;
 
 	if (nd->tw == NULL)
 		return;
-	lost = tw_lost(nd->tw);
-	if (!nd->trace_losing && lost > nd->trace_lost_from) {
+	switch (tw_watch(nd->tw, &n)) {
+	case TW_LOSING:
 		log_warnx("trace-lost node=%u trace=%s", nd->self->id,
 		    nd->opts->trace);
-		nd->trace_losing = 1;
-	}
-	if (lost != nd->trace_lost_seen)
-		nd->trace_lost_seen = lost;
-	else if (nd->trace_losing && tw_unreported(nd->tw) == 0 && !tw_pending(nd->tw) &&
-	    tw_connected(nd->tw)) {
-		/* everything queued, its lost line too, went out */
+		break;
+	case TW_RESUMED:
 		log_warnx("trace-resumed node=%u trace=%s lost=%llu",
-		    nd->self->id, nd->opts->trace,
-		    (unsigned long long)(lost - nd->trace_lost_from));
-		nd->trace_losing = 0;
-		nd->trace_lost_from = lost;
+		    nd->self->id, nd->opts->trace, (unsigned long long)n);
+		break;
+	case TW_WELL:
+		break;
 	}
 }
 
