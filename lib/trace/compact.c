@@ -292,6 +292,13 @@ tc_filter(struct trace_compact *c, trace_time t, const char *body,
 	case TR_EPOCH:
 		sampled(c, t, ev.clock);
 		break;
+	case TR_MISFIT:
+		/* A reader starts no leadership while the node is vetoed, and
+		 * may start one once it no longer is: the next lead line is
+		 * written whole. */
+		c->lead_on = 0;
+		c->pend = 0;
+		break;
 	case TR_SEND:
 	case TR_RECV:
 		if (message(c, &ev))
