@@ -28,7 +28,7 @@ verdict() {
 	local f=$1
 	shift
 	elect-check "$@" "$f" 2>&1 |
-	    sed -E 's/^[^ :]+:[0-9]+: //; s/ \(line [0-9]+\)//' |
+	    sed -E 's/[^ :]+:[0-9]+: //; s/ \(line [0-9]+\)//' |
 	    grep -Ev '^elect-check: [0-9]+ events|messages? not received|^elect-check: not judged'
 }
 
