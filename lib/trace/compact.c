@@ -128,9 +128,9 @@ lead(struct trace_compact *c, trace_time t, const struct trace_event *ev,
 	trace_time d = ev->until - c->lead_until;
 	size_t n = 0;
 
-	/* Routine: the same leadership (token, epoch) renewed
-	 * before its deadline, and its grant to itself of this round moved
-	 * by as much, so that one d says both. */
+	/* Routine: the same leadership (token, epoch) renewed before its
+	 * deadline, and its grant to itself of this round moved by as much,
+	 * so that one d says both. */
 	if (same && c->lead_on && c->lead_until > ev->clock && d > 0 &&
 	    c->pend && c->grant_on && c->grant_to == c->self &&
 	    c->grant_until > ev->clock && c->pend_until - c->grant_until == d &&
@@ -253,8 +253,8 @@ message(struct trace_compact *c, const struct trace_event *ev)
 	return r->peer == ev->from && r->elid == h;
 }
 
-size_t
-tc_filter(struct trace_compact *c, trace_time t, const char *body,
+static size_t
+filter(struct trace_compact *c, trace_time t, const char *body,
     char out[2][TRACE_LINE_MAX])
 {
 	char line[TRACE_LINE_MAX], why[128];
@@ -271,7 +271,8 @@ tc_filter(struct trace_compact *c, trace_time t, const char *body,
 	case TR_BOOT:
 		/* Readers are told: its last line is no proof of its end. */
 		tc_init(c, c->self, 1);
-		if (trace_get(&ev, "level") == NULL) {
+		if (trace_get(&ev, "level") == NULL && ev.nkv < TRACE_KV_MAX &&
+		    (size_t)len + sizeof(" level=compact") < TRACE_LINE_MAX) {
 			snprintf(out[0], TRACE_LINE_MAX, "%s level=compact",
 			    body);
 			return 1;
@@ -310,4 +311,18 @@ tc_filter(struct trace_compact *c, trace_time t, const char *body,
 pass:
 	strlcpy(out[0], body, TRACE_LINE_MAX);
 	return 1;
+}
+
+size_t
+tc_filter(struct trace_compact *c, trace_time t, const char *body,
+    char out[2][TRACE_LINE_MAX])
+{
+	size_t n = filter(c, t, body, out);
+
+	/* A span the view holds running is one no sample written has
+	 * reached, as a reader has it: a renew line moves only such. */
+	assert(!c->lead_on || !c->have_clock || c->lead_until > c->clock);
+	assert(!c->grant_on || !c->have_clock || c->grant_until > c->clock);
+	assert(n <= 2);
+	return n;
 }

@@ -75,6 +75,8 @@ compact(struct trace_compact *tc, const struct trace_event *ev)
 	if (c->self != ev->node)
 		tc_init(c, ev->node, 1);
 	for (k = 0; k < 2; k++) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
 		while (p < end && *p != ' ' && *p != '\t')
 			p++;
 		while (p < end && (*p == ' ' || *p == '\t'))
@@ -88,8 +90,11 @@ compact(struct trace_compact *tc, const struct trace_event *ev)
 		if (len < 0 || (size_t)len >= sizeof(line))
 			continue;	/* a boot line cut by level= */
 		if (trace_parse_line(line, (size_t)len, &e, 0, why,
-		    sizeof(why)) != NULL)
+		    sizeof(why)) != NULL) {
+			fprintf(stderr, "compact wrote \"%s\": %s\n", line,
+			    why);
 			abort();
+		}
 	}
 }
 

@@ -32,6 +32,8 @@ main(int argc, char *argv[])
 		p = ev.line.p;
 		end = p + ev.line.n;
 		for (k = 0; k < 2; k++) {
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
 			while (p < end && *p != ' ' && *p != '\t')
 				p++;
 			while (p < end && (*p == ' ' || *p == '\t'))
