@@ -58,6 +58,7 @@ struct node_opts {
 	const char	*statedir;
 	char		 statedir_buf[PATH_MAX];
 	const char	*trace;
+	int		 trace_full;	/* --trace-level full */
 	char		*fd_cmd;
 	int		 fd_cmd_own;
 	struct node_timing timing;

@@ -30,7 +30,7 @@ enum {
 enum {
 	OPT_WAIT_FOR = 512, OPT_GEN_KEY, OPT_SOCKET_GROUP, OPT_OPERATOR_GROUP,
 	OPT_METRICS, OPT_METRICS_FILE,
-	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD
+	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD, OPT_TRACE_LEVEL
 };
 
 static const struct option fixed_opts[] = {
@@ -65,6 +65,7 @@ static const struct option fixed_opts[] = {
 	{ "reconfigure", required_argument,	NULL,	OPT_RECONF },
 	{ "force",	no_argument,		NULL,	OPT_FORCE },
 	{ "dead",	required_argument,	NULL,	OPT_DEAD },
+	{ "trace-level", required_argument,	NULL,	OPT_TRACE_LEVEL },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -135,7 +136,8 @@ usage(FILE *f, int code)
 
 	fprintf(f,
 "usage: elect-node -f cluster -i id [-a algo] [-k keyfile | --insecure]\n"
-"                  [-s statedir] [-t trace] [--fd-cmd path] [--drift rho]\n"
+"                  [-s statedir] [-t trace] [--trace-level compact|full]\n"
+"                  [--fd-cmd path] [--drift rho]\n"
 "                  [--socket-group group] [--operator-group group]\n"
 "                  [--metrics addr:port]\n"
 "                  [--metrics-file path] [-q | -v] [--syslog] [-c file]\n"
@@ -325,6 +327,13 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 			break;
 		case OPT_DEAD:
 			o->dead = optarg;
+			break;
+		case OPT_TRACE_LEVEL:
+			if (strcmp(optarg, "full") != 0 &&
+			    strcmp(optarg, "compact") != 0)
+				errx(EXIT_USAGE, "--trace-level: \"%s\" is "
+				    "not compact or full", optarg);
+			o->trace_full = strcmp(optarg, "full") == 0;
 			break;
 		case OPT_METRICS_FILE:
 			if (optarg[0] == '\0')

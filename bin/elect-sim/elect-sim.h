@@ -47,6 +47,7 @@ struct sim_conf {
 	unsigned	 faults;		/* F_ kinds -r draws from */
 	unsigned	 count;			/* -r */
 	int		 oracle;		/* -O */
+	int		 compact;		/* --trace-level compact */
 	int		 stats;			/* -S; 2: agreement noted, not
 						 * printed (struct sim_result) */
 	const algo_time	*fdlat;			/* detector latency by monitor

@@ -29,7 +29,8 @@ usage(int status)
 	    "[-l MIN:MAX] [-L] [-b MS]\n"
 	    "\t[-t NAME=MS ...] [-D RHO] [-o MS] [-R] [-x PERCENT] "
 	    "[--dup PERCENT]\n"
-	    "\t[--delay PERCENT] [--epoch0 ID,...] [-O] [-S]\n"
+	    "\t[--delay PERCENT] [--epoch0 ID,...] [-O] [-S] "
+	    "[--trace-level compact|full]\n"
 	    "\t[--check | --shrink | --campaign RUNS [--first SEED]]\n"
 	    "       %s --table murshed-allen-1|2|3|messages [--svg]\n", getprogname(),
 	    getprogname());
@@ -100,7 +101,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_FAULTS = 256, O_DUP, O_DELAY, O_CHECK, O_SHRINK, O_CAMPAIGN,
-	    O_FIRST, O_TABLE, O_HELP, O_VERSION };
+	    O_FIRST, O_TABLE, O_HELP, O_VERSION, O_LEVEL };
 	static const struct option longopts[] = {
 		{ "faults", required_argument, NULL, O_FAULTS },
 		{ "epoch0", required_argument, NULL, 'E' },
@@ -111,6 +112,7 @@ main(int argc, char *argv[])
 		{ "campaign", required_argument, NULL, O_CAMPAIGN },
 		{ "first", required_argument, NULL, O_FIRST },
 		{ "table", required_argument, NULL, O_TABLE },
+		{ "trace-level", required_argument, NULL, O_LEVEL },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -206,6 +208,13 @@ main(int argc, char *argv[])
 			break;
 		case O_DELAY:
 			c.delay = (unsigned)arg_num(optarg, 0, 100, "--delay");
+			break;
+		case O_LEVEL:
+			if (strcmp(optarg, "full") != 0 &&
+			    strcmp(optarg, "compact") != 0)
+				errx(EXIT_USAGE, "--trace-level: \"%s\" is "
+				    "not compact or full", optarg);
+			c.compact = strcmp(optarg, "compact") == 0;
 			break;
 		case 'r':
 			c.count = (unsigned)arg_num(optarg, 1,

@@ -89,6 +89,7 @@
 #include "host/lead.h"
 #include "net/session.h"
 #include "net/wire.h"
+#include "trace/compact.h"
 #include "trace/trace.h"
 #include "util/util.h"
 
@@ -133,6 +134,7 @@ struct monitor {
 
 struct node {
 	uint16_t	 id;
+	struct trace_compact tc;	/* --trace-level */
 	int		 up, paused;
 	uint64_t	 inc;
 	struct algo	*core;
@@ -384,19 +386,30 @@ trace(algo_time t, size_t node, const char *fmt, ...)
 static void
 trace(algo_time t, size_t node, const char *fmt, ...)
 {
-	char l[TRACE_LINE_MAX];
+	char l[TRACE_LINE_MAX], body[TRACE_LINE_MAX], out2[2][TRACE_LINE_MAX];
 	va_list ap;
+	size_t i, nout = 1;
 	int len;
 
 	va_start(ap, fmt);
-	len = trace_vformat_line(l, sizeof(l), t, node == SIZE_MAX ? 0 :
-	    nodes[node].id, fmt, ap);
+	len = vsnprintf(body, sizeof(body), fmt, ap);
 	va_end(ap);
-	if (len < 0 || (size_t)len >= sizeof(l))
+	if (len < 0 || (size_t)len >= sizeof(body))
 		errx(1, "trace line too long");
-	if (res != NULL)
-		res->events++;
-	sink(sinkarg, l, (size_t)len);
+	/* A node's lines at the level asked for, as elect-node writes them. */
+	if (node != SIZE_MAX)
+		nout = tc_filter(&nodes[node].tc, t, body, out2);
+	else
+		strlcpy(out2[0], body, sizeof(out2[0]));
+	for (i = 0; i < nout; i++) {
+		len = trace_format_line(l, sizeof(l), t, node == SIZE_MAX ? 0 :
+		    nodes[node].id, "%s", out2[i]);
+		if (len < 0 || (size_t)len >= sizeof(l))
+			errx(1, "trace line too long");
+		if (res != NULL)
+			res->events++;
+		sink(sinkarg, l, (size_t)len);
+	}
 }
 
 static void
@@ -2612,6 +2625,7 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 		    sizeof(*nodes[i].lastdel))) == NULL)
 			err(1, NULL);
 		nodes[i].id = ids[i];
+		tc_init(&nodes[i].tc, ids[i], C->compact);
 		idx[ids[i]] = (uint16_t)(i + 1);
 	}
 	/* Clocks first, and only when asked: other runs replay as before. */

@@ -50,6 +50,7 @@ struct epochs {
 	size_t		 nn, ncap;
 	struct eepoch	*e;
 	size_t		 ne, ecap;
+	unsigned long	 wedges;	/* wedge lines: none, no renew to judge */
 };
 
 static void *
@@ -161,7 +162,8 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 		judge(x, ev, 0, out);
 	/* Every line may end a wait (above); only these change anything. */
 	if (ev->type != TR_BOOT && ev->type != TR_EPOCH &&
-	    ev->type != TR_LEASE && ev->type != TR_LEAD)
+	    ev->type != TR_LEASE && ev->type != TR_LEAD &&
+	    (ev->type != TR_RENEW || x->wedges == 0))
 		return;
 	if (ev->node == 0 || (n = node(x, ev->node)) == NULL)
 		return;
@@ -180,6 +182,7 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 			break;
 		n->wedged = 1;
 		n->wedged_epoch = e;
+		x->wedges++;
 		if ((p = epoch(x, e)) != NULL) {
 			p->nwedged++;
 			terminate(p, ev->t);
@@ -189,6 +192,14 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 		if (ev->op == OP_GRANT && n->wedged && n->wedged_epoch == e)
 			check_violation(out, ev, "node %u grants a lease to %u "
 			    "in epoch %llu after it wedged", n->id, ev->to,
+			    (unsigned long long)e);
+		break;
+	case TR_RENEW:
+		/* Every renewal moves a grant (elect-trace(5)); what it
+		 * renews of a leadership began at a lead line judged here. */
+		if (n->wedged && n->wedged_epoch == e)
+			check_violation(out, ev, "node %u renews a lease in "
+			    "epoch %llu after it wedged", n->id,
 			    (unsigned long long)e);
 		break;
 	case TR_LEAD:

@@ -29,6 +29,15 @@
  * Once ended, the end is an interval of instants [lo, hi]; lo == hi when
  * it is exact.
  *
+ * Renewals.  A `renew d=NS' line (the compact level) moves every running
+ * span of its node NS later, as the lead and lease lines it stands for
+ * would have; for a grant to another node it is also a sample: the clock
+ * then read the new until= less the grant's length on its last full line.
+ * A node of the compact level (its boot says level=compact, or it wrote a
+ * renew) leaves lines out, so that its last line is no proof of how long
+ * it ran: its leadership is taken to last as long as its clock allows,
+ * up to the instant its death is known, never only to its last line.
+ *
  * Up and down.  A node is up from its boot to its crash or exit.  A node
  * whose first line is not a boot, or that writes lines after a crash
  * without a boot, is taken to be up from that line.  Boot, crash, exit,
@@ -55,7 +64,7 @@
 #include "check/check.h"
 #include "check/inst.h"
 
-#define LW_DRIFT_PPM	100	/* clock drift bound past the last sample */
+#define LW_DRIFT_PPM	TRACE_DRIFT_PPM	/* clock drift bound past the last sample */
 #define LW_NFAIL	32	/* failure times remembered */
 
 enum lw_why {
@@ -77,6 +86,7 @@ struct lw_span {
 	trace_time	 nominal;	/* its end at clock rate 1, once !on */
 	enum lw_why	 why;		/* why it ended */
 	uint64_t	 epoch;		/* of its node when it started */
+	trace_time	 ext;		/* until - clock of its last full line */
 };
 
 struct lw_clock {
@@ -98,6 +108,7 @@ struct lw_node {
 	/* Its latest misfit line of this process says lead=no: its daemon
 	 * acts on no leadership its core begins meanwhile. */
 	int		 vetoed;
+	int		 compact;	/* its lines are of the compact level */
 };
 
 struct lw_esize {

@@ -434,6 +434,7 @@ start_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
 	s->a = w->now;
 	s->until = ev->until;
 	s->to = grant ? ev->to : 0;
+	s->ext = ev->until - ev->clock;
 	s->epoch = (ev->have & HAVE_EPOCH) ? ev->epoch : w->node[i].epoch;
 	change(w, grant ? LW_GRANT_START : LW_LEAD_START, i, s);
 	track(w, i);
@@ -445,8 +446,34 @@ renew_span(struct lw *w, size_t i, int grant, const struct trace_event *ev)
 	struct lw_span *s = span_of(w, i, grant);
 
 	s->until = ev->until;
+	s->ext = ev->until - ev->clock;
 	change(w, grant ? LW_GRANT_RENEW : LW_LEAD_RENEW, i, s);
 	track(w, i);
+}
+
+/* A renew line: the routine renewals it stands for moved every running
+ * span of the node D later; a grant to another node's says the clock.
+ * No checker acts on a renewal itself (a deadline that moves later ends
+ * nothing), so none is recorded as a change. */
+static void
+renew(struct lw *w, size_t i, const struct trace_event *ev)
+{
+	struct lw_node *n = &w->node[i];
+	trace_time d = (trace_time)ev->d;
+	size_t k;
+
+	if (n->grant.on && n->grant.to != n->id)
+		sample(w, i, time_add(time_add(n->grant.until, d),
+		    -n->grant.ext));
+	for (k = 0; k < 2; k++) {
+		struct lw_span *s = span_of(w, i, (int)k);
+
+		if (!s->on)
+			continue;
+		s->until = time_add(s->until, d);
+	}
+	if (n->lead.on || n->grant.on)
+		track(w, i);
 }
 
 static void
@@ -555,6 +582,14 @@ node_index(struct lw *w, unsigned id)
 	return i;
 }
 
+static int
+level_compact(const struct trace_event *ev)
+{
+	const struct trace_str *v = trace_get(ev, "level");
+
+	return v != NULL && trace_str_eq(*v, "compact");
+}
+
 /* Boots, crashes, pauses: who is up, and the leaders that stop. */
 static void
 life(struct lw *w, size_t i, const struct trace_event *ev)
@@ -563,9 +598,12 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 
 	switch (ev->type) {
 	case TR_BOOT:
-		/* A boot without a crash: the old process died unseen. */
+		/* A boot without a crash: the old process died unseen, after
+		 * its last line (a compact node's, perhaps much after). */
 		if (n->lead.on)
-			end_by_line(w, i, 0, inst_after(n->last), LW_DOWN);
+			end_by_line(w, i, 0, n->compact ? w->now :
+			    inst_after(n->last), LW_DOWN);
+		n->compact = level_compact(ev);
 		if ((ev->have & HAVE_NODES) && ev->nodes > w->boot_nodes)
 			w->boot_nodes = ev->nodes;
 		n->epoch = ev->epoch;
@@ -579,8 +617,9 @@ life(struct lw *w, size_t i, const struct trace_event *ev)
 		/* A crash a Dead proves: by its time, and perhaps just
 		 * after the node's last line that showed it running. */
 		if (n->lead.on)
-			end_by_line(w, i, 0, (ev->have & CHECK_HAVE_DEAD) ?
-			    inst_after(n->alive) : w->now, LW_DOWN);
+			end_by_line(w, i, 0, (ev->have & CHECK_HAVE_DEAD) &&
+			    !n->compact ? inst_after(n->alive) : w->now,
+			    LW_DOWN);
 		set_up(w, i, 0, 0);
 		break;
 	case TR_PAUSE:
@@ -641,6 +680,10 @@ take(struct lw *w, const struct trace_event *ev)
 	case TR_LEASE:
 		sample(w, (size_t)i, ev->clock);
 		grant(w, (size_t)i, ev);
+		break;
+	case TR_RENEW:
+		w->node[i].compact = 1;
+		renew(w, (size_t)i, ev);
 		break;
 	case TR_MISFIT:
 		w->node[i].vetoed = ev->lead.p[0] == 'n';

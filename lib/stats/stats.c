@@ -490,6 +490,9 @@ stats_event(struct stats *st, const struct trace_event *ev)
 leader:
 	if (ev->type == TR_LEAD && ev->until > ev->clock)
 		lead(st, ev);	/* a renewal */
+	else if (ev->type == TR_RENEW && ev->node == st->leader &&
+	    st->lease_end != 0)
+		st->lease_end += (trace_time)ev->d;	/* a compact one */
 	return NULL;
 }
 

@@ -278,6 +278,10 @@ tl_apply(struct lane_state *s, const struct tl_item *it)
 	case TR_LEAD:
 		s->lease_end = it->t2;
 		break;
+	case TR_RENEW:	/* a compact renewal: of a running lease only */
+		if (s->lease_end > it->t)
+			s->lease_end += it->t2;
+		break;
 	default:
 		break;
 	}
@@ -377,6 +381,9 @@ fill(struct tl_item *it, const struct trace_event *ev)
 	case TR_LEAD:
 		it->t2 = ev->until > ev->clock ? ev->t + (ev->until -
 		    ev->clock) : 0;
+		break;
+	case TR_RENEW:
+		it->t2 = (trace_time)ev->d;
 		break;
 	case TR_EDICT:
 		it->num = ev->seq;

@@ -18,7 +18,7 @@
 static const char type_names[TR_NTYPES][8] = {
 	"boot", "crash", "exit", "pause", "resume", "state", "send", "recv",
 	"drop", "fd", "lease", "lead", "edict", "deliver", "clock", "net",
-	"task", "lost", "quiet", "epoch", "misfit"
+	"task", "lost", "quiet", "epoch", "misfit", "renew"
 };
 
 static const char *const status_names[ST_NSTATUS] = {
@@ -608,6 +608,9 @@ static const struct keyspec misfit_keys[] = {
 	{ K("lead"), K_STR, 1, F(lead), 0, 0 },
 	{ K("peers"), K_STR, 1, F(peers), 0, 0 },
 };
+static const struct keyspec renew_keys[] = {
+	{ K("d"), K_U64, 1, F(d), 0, 0 },
+};
 static const struct keyspec epoch_keys[] = {
 	{ K("op"), K_OP, 1, F(op), 0, OPS_EPOCH },
 	{ K("epoch"), K_U64, 1, F(epoch), HAVE_EPOCH, 0 },
@@ -637,6 +640,7 @@ static const struct {
 	KEYS(TR_LOST, lost_keys),
 	KEYS(TR_EPOCH, epoch_keys),
 	KEYS(TR_MISFIT, misfit_keys),
+	KEYS(TR_RENEW, renew_keys),
 };
 
 static int
@@ -938,14 +942,14 @@ event_type(struct trace_str w, int slack)
 		['n' - 'a'] = { T(TR_NET) },
 		['p' - 'a'] = { T(TR_PAUSE) },
 		['q' - 'a'] = { T(TR_QUIET) },
-		['r' - 'a'] = { T(TR_RESUME), T(TR_RECV) },
+		['r' - 'a'] = { T(TR_RESUME), T(TR_RECV), T(TR_RENEW) },
 		['s' - 'a'] = { T(TR_STATE), T(TR_SEND) },
 		['t' - 'a'] = { T(TR_TASK) },
 	};
 #undef T
 	/* The lengths of type_names[]. */
 	static const unsigned char len[TR_NTYPES] = { 4, 5, 4, 5, 6, 5, 4, 4,
-	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5, 5, 6 };
+	    4, 2, 5, 4, 5, 7, 5, 3, 4, 4, 5, 5, 6, 5 };
 	const unsigned char *c;
 
 	if (w.p[0] < 'a' || w.p[0] > 'z')
@@ -1071,6 +1075,9 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 		    type_names[ev->type]);
 		return why;
 	}
+	if (ev->type == TR_RENEW && (ev->d == 0 ||
+	    ev->d > (uint64_t)TRACE_RENEW_MAX))
+		return "renew: d= must be 1 to 1000000000000000";
 	if (ev->type == TR_NET && ev->a == ev->b)
 		return "net: a and b are the same node";
 	if (ev->type == TR_MISFIT && !(ev->lead.n == 3 &&

@@ -14,6 +14,10 @@
 #define TRACE_NODE_MAX	65535
 #define TRACE_QT_MAX	256	/* most ID:T pairs in a quorum timestamp */
 #define TRACE_NS	INT64_C(1000000000)
+/* Readers take a node's clock past its last sample to run at rate 1 within
+ * this many parts per million (elect-check(1), TIME AND SKEW). */
+#define TRACE_DRIFT_PPM	100
+#define TRACE_RENEW_MAX	(INT64_C(1000000) * TRACE_NS)	/* renew d= */
 
 /* Times and clock readings are nanoseconds: exact for 9 fractional digits. */
 typedef int64_t trace_time;
@@ -22,7 +26,7 @@ enum trace_type {
 	TR_BOOT, TR_CRASH, TR_EXIT, TR_PAUSE, TR_RESUME, TR_STATE, TR_SEND,
 	TR_RECV, TR_DROP, TR_FD, TR_LEASE, TR_LEAD, TR_EDICT, TR_DELIVER,
 	TR_CLOCK, TR_NET, TR_TASK, TR_LOST, TR_QUIET, TR_EPOCH, TR_MISFIT,
-	TR_NTYPES
+	TR_RENEW, TR_NTYPES
 };
 
 enum trace_status {
@@ -110,6 +114,7 @@ struct trace_event {
 	struct trace_str xstatus;	/* task status= */
 	trace_time	 killed;	/* task killed= */
 	uint64_t	 n;		/* lost */
+	uint64_t	 d;		/* renew: nanoseconds, 1..TRACE_RENEW_MAX */
 	uint64_t	 epoch;		/* epoch= (0 without it) */
 	unsigned	 by;		/* epoch op=learn by= */
 	struct trace_str lead;		/* misfit: yes or no */

@@ -3,9 +3,11 @@
 # 5 million lines: a five-node cluster with many elections, checked with
 # its algorithm's assertions.  By default a Bully cluster (t/tools/tracegen,
 # the sync set); BENCH_GEN and BENCH_SET name another generator and its
-# set (check-lease.sh).  Each tool runs three times on the warm file; the
-# best wall-clock time and the best CPU time (user + system, which other
-# work on the machine disturbs less) count.
+# set (check-lease.sh); BENCH_FILTER a command the generated trace goes
+# through first, more of it made so that LINES remain (check-compact.sh:
+# the compact level, t/tools/tcompact).  Each tool runs three times on the
+# warm file; the best wall-clock time and the best CPU time (user +
+# system, which other work on the machine disturbs less) count.
 # Targets: faster than awk '{n[$3]++}', peak memory under 64 MB.
 set -eu
 : "${ELECT_BUILD:?set ELECT_BUILD to a build directory}"
@@ -16,7 +18,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 PATH="$ELECT_BUILD/bin:$ELECT_BUILD/t:$PATH"
 
-"$GEN" -l "$LINES" -n 5 > "$tmp/trace"
+if [ -n "${BENCH_FILTER:-}" ]; then
+	"$GEN" -l "$((LINES * 3 / 2))" -n 5 | $BENCH_FILTER |
+	    head -n "$LINES" > "$tmp/trace"
+else
+	"$GEN" -l "$LINES" -n 5 > "$tmp/trace"
+fi
 lines=$(wc -l < "$tmp/trace")
 bytes=$(wc -c < "$tmp/trace")
 

@@ -24,6 +24,7 @@
 #include "net/epoch.h"
 #include "net/session.h"
 #include "net/wire.h"
+#include "trace/compact.h"
 #include "trace/trace.h"
 #include "util/util.h"
 
@@ -247,6 +248,7 @@ struct node {
 	struct pidfh	*pidfh;
 	int		 sigfd;
 	struct trace_writer *tw;
+	struct trace_compact tc;	/* --trace-level */
 	struct fdc	 fdc;
 	struct control	 control;
 	struct notify	 notify;

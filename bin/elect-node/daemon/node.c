@@ -70,18 +70,23 @@ node_input_done(struct node *nd)
 void
 node_trace(struct node *nd, const char *fmt, ...)
 {
-	char line[TRACE_LINE_MAX];
+	char line[TRACE_LINE_MAX], out[2][TRACE_LINE_MAX];
+	trace_time t;
 	va_list ap;
+	size_t i, n;
 
 	if (nd->tw == NULL)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (nd->stamp != 0)
-		tw_event_at(nd->tw, nd->stamp, nd->self->id, "%s", line);
-	else
-		tw_event(nd->tw, nd->self->id, "%s", line);
+	t = nd->stamp != 0 ? nd->stamp : tw_now();
+	n = tc_filter(&nd->tc, t, line, out);
+	for (i = 0; i < n; i++)
+		if (nd->stamp != 0)
+			tw_event_at(nd->tw, t, nd->self->id, "%s", out[i]);
+		else
+			tw_event(nd->tw, nd->self->id, "%s", out[i]);
 }
 
 /* Whether -t names a file, which SIGHUP opens again. */
@@ -144,6 +149,7 @@ open_trace(struct node *nd)
 		return;
 	if ((nd->tw = tw_open(nd->opts->trace, STDOUT_FILENO)) == NULL)
 		err(EXIT_USAGE, "-t %s", nd->opts->trace);
+	tc_init(&nd->tc, nd->self->id, !nd->opts->trace_full);
 	/* a collector with the key (collect -k) takes only proved lines */
 	if (!nd->key.insecure)
 		tw_auth(nd->tw, nd->key.k, nd->self->id);
