@@ -63,36 +63,53 @@ sim() {
 	rm -f "$err"
 }
 
+# cut N: milliseconds from a cut of the 40% highest nodes (the leader's
+# side) away from the rest until a node of the rest leads.
+cut() {
+	local n=$1 c=$(($1 * 2 / 5))
+	elect-sim -a lease -n "$n" -d 30 -e "1.5 partition $(seq -s, $((n - c + 1)) "$n")/$(seq -s, 1 $((n - c)))" 2>/dev/null |
+	    awk -v m=$((n - c)) '$1 > 1.5 && $3 == "lead" && $2 <= m {
+		printf "%.0fms\n", ($1 - 1.5) * 1000; f = 1; exit }
+		END { if (!f) print "-" }'
+}
+
 # One table: the simulated sizes, then the real cluster's row.  msgs/s
 # is steady state (simulated: per simulated second; real: datagrams
 # received, detectors' included); CPU% is the simulator's per simulated
 # second, or the real leader's daemon; speed is simulated seconds per
 # wall-clock second; memory the simulator's peak, or a real daemon's
 # (median); failover the simulated crash's, or the median of the real
-# kills.
+# kills; cut40% the failover after the cut of cut().
 row() {
-	printf '%-4s %5s %9s %9s %11s %8s %8s %8s %10s\n' "$@"
+	printf '%-4s %5s %9s %9s %11s %8s %8s %8s %9s %8s\n' "$@"
 }
-row where N msgs/elec msgs/s msgs/node/s CPU% speed peak_MB failover
-for n in $simn; do
+simrows=$(for n in $simn; do
 	read -r e2 t2 w2 c2 k2 f2 <<<"$(sim "$n" 2)"
 	read -r e12 t12 w12 c12 k12 f12 <<<"$(sim "$n" 12)"
 	row $(awk -v n="$n" -v e="$e12" -v a="$t2" -v b="$t12" -v c2="$c2" \
 	    -v c12="$c12" -v k="$k12" -v f="$f12" -v w2="$w2" -v w12="$w12" 'BEGIN {
 		s = (b - a) / 10; x = w12 - w2
 		printf "sim %d %d %.0f %.1f %.2f %.0f %.1f %.0fms\n", n, e, s, s / n,
-		    100 * (c12 - c2) / 10, 10 / (x > 0.001 ? x : 0.001), k / 1024, f }')
-done
+		    100 * (c12 - c2) / 10, 10 / (x > 0.001 ? x : 0.001), k / 1024, f }') \
+	    "$(cut "$n")"
+done)
+# table [REAL_ROW]
+table() {
+	row where N msgs/elec msgs/s msgs/node/s CPU% speed peak_MB failover cut40%
+	printf '%s\n' "$simrows"
+	[ $# = 0 ] || row "$@"
+}
 
 # ---- the real cluster ----
 
-[ "${SCALE_REAL:-1}" = 0 ] && exit 0
+[ "${SCALE_REAL:-1}" = 0 ] && { table; exit 0; }
 if [ "$(id -u)" != 0 ]; then
+	table
 	echo "real cluster: skipped (needs root for its network namespace)"
 	exit 0
 fi
 for c in ip nft ss setsid; do
-	command -v $c >/dev/null || { echo "real cluster: skipped (no $c)"; exit 0; }
+	command -v $c >/dev/null || { table; echo "real cluster: skipped (no $c)"; exit 0; }
 done
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/scale.XXXXXX")
@@ -391,6 +408,27 @@ changes=$(awk -v a="$q0" -v b="$q1" '$3 == "lead" && $1 >= a && $1 < b {
 	for (i = 4; i <= NF; i++) if ($i ~ /^token=/ && !seen[$2 " " $i]++) c++ }
 	END { print c > 0 ? c - 1 : 0 }' "$out/merged.trace")
 
+# The real row: messages sent from each kill to the next command's
+# start (median), datagrams, the leader's CPU, the median daemon's
+# memory, the median failover of the kills and the partition's.
+read -r qs dps lcpu mrss <<<"$(awk -v q="$(awk -v a="$q0" -v b="$q1" 'BEGIN { print b - a }')" \
+    -v tk="$ticks" -v l="$leader" -v pk="$((p1 - p0))" '
+	{ r[++n] = $4; if ($1 == l) ld = 100 * $2 / tk / q }
+	END { for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j] < r[j-1]; j--) { t = r[j]; r[j] = r[j-1]; r[j-1] = t }
+		printf "%.0f %.0f %.2f %.1f\n", q, pk / q, ld, r[int((n + 1) / 2)] / 1024 }' "$out/steady")"
+read -r fo pfo <<<"$(awk '$1 != "partition" && $4 != "-" { v[++n] = 1000 * ($5 - $3) }
+	$1 == "partition" && $4 != "-" { p = sprintf("%.0fms", 1000 * ($5 - $3)) }
+	END { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j-1]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+		printf "%s %s\n", n ? sprintf("%.0fms", v[int((n + 1) / 2)]) : "-", p ? p : "-" }' "$out/failover")"
+melec=$(awk '$1 != "partition" && $4 != "-" { print $3, $5 }' "$out/failover" | sort -n |
+    awk 'FNR == NR { a[++n] = $1; b[n] = $2; next }
+	$3 == "send" { while (i < n && $1 > b[i + 1]) i++
+		if (i < n && $1 >= a[i + 1] && $1 <= b[i + 1]) c[i + 1]++ }
+	END { for (k = 1; k <= n; k++) v[k] = c[k] + 0
+		for (x = 2; x <= n; x++) for (y = x; y > 1 && v[y] < v[y-1]; y--) { t = v[y]; v[y] = v[y-1]; v[y-1] = t }
+		print n ? v[int((n + 1) / 2)] : "-" }' - "$out/merged.trace")
+table real "$nodes" "$melec" "$dps" "$(awk -v d="$dps" -v n="$nodes" 'BEGIN { printf "%.1f", d / n }')" \
+    "$lcpu" - "$mrss" "$fo" "$pfo"
 echo
 echo "lease, $nodes real nodes on 127.0.0.0/8, one network namespace, $(nproc) cores"
 echo "flags: ${FLAGS[*]}"
