@@ -406,7 +406,7 @@ mb=$(($(wc -c <"$out/merged.trace") / 1048576))
 # the one it began with; every renewal's lead line names its token.
 changes=$(awk -v a="$q0" -v b="$q1" '$3 == "lead" && $1 >= a && $1 < b {
 	for (i = 4; i <= NF; i++) if ($i ~ /^token=/ && !seen[$2 " " $i]++) c++ }
-	END { print c > 0 ? c - 1 : 0 }' "$out/merged.trace")
+	END { print (c > 0 ? c - 1 : 0) }' "$out/merged.trace")
 
 # The real row: messages sent from each kill to the next command's
 # start (median), datagrams, the leader's CPU, the median daemon's
