@@ -273,6 +273,10 @@ struct node {
 	struct sess	*sess;
 	struct sess_conf conf;
 	struct net_held	*held;	/* NET_HOLD per peer, a ring */
+	/* When net_tick() and net_fit() must look at every peer again: a
+	 * datagram that may have changed a handshake, or a deadline.  Not
+	 * at every loop, whose count grows with the peers at a leader. */
+	algo_time	 net_due, fit_due;
 	uint64_t	 drops;
 	struct drops	 dropsum;
 	/* A peer's agreement logged when it changes, once per state in a
@@ -351,6 +355,7 @@ void	net_drop(struct node *, unsigned from, const char *why);
 void	net_conf(struct node *);
 void	net_rekey(struct node *);
 algo_time net_tick(struct node *, algo_time now);
+void	net_touch(struct node *);
 void	net_flush(struct node *);
 const char *net_misfits(const struct node *, char *, size_t);
 int	net_down(struct node *, unsigned id);

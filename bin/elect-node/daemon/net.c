@@ -27,6 +27,8 @@
 #include "util/util.h"
 
 #define RECV_BURST	64	/* datagrams read before looking elsewhere */
+/* The longest net_tick() goes without looking at every peer. */
+#define NET_RESCAN	(100 * ALGO_MS)
 
 void
 net_key(struct node *nd)
@@ -54,6 +56,14 @@ net_key(struct node *nd)
  * node(1), KEYS); the detector is told too.  A file that will not do
  * leaves the keys in force.
  */
+/* A handshake or a fit may have changed: net_tick() and net_fit() look
+ * at every peer at their next call. */
+void
+net_touch(struct node *nd)
+{
+	nd->net_due = nd->fit_due = 0;
+}
+
 void
 net_rekey(struct node *nd)
 {
@@ -69,6 +79,7 @@ net_rekey(struct node *nd)
 	}
 	nd->key = k;
 	sodium_memzero(&k, sizeof(k));
+	net_touch(nd);
 	log_info("%s: %d key%s loaded%s key_id=%s%s%s", nd->opts->keyfile, n,
 	    n == 2 ? "s" : "", n == 2 ? " (sending under the first)" : "",
 	    nd->key.id, n == 2 ? " accept=" : "", n == 2 ? nd->key.old_id : "");
@@ -201,6 +212,7 @@ net_peers(struct node *nd, int fresh)
 	memcpy(nd->asked, asked, sizeof(asked));
 	memcpy(nd->peer_key, pkey, sizeof(pkey));
 	nd->peers = u;
+	net_touch(nd);
 	testament_write(nd);
 }
 
@@ -447,9 +459,10 @@ net_send(struct node *nd, const struct algo_msg *m)
 	    algo_msg_name(nd->opts->algo, m->type),
 	    elid_key(&m->elid, elid, sizeof(elid)), len,
 	    msg_fields(nd, m, fields, sizeof(fields)));
-	if (!nd->sess[i].confirmed || nd->sess[i].owed)
+	if (!nd->sess[i].confirmed || nd->sess[i].owed) {
 		hold(&nd->held[i], m, mono_now());
-	else
+		net_touch(nd);
+	} else
 		send_msg(nd, i, m);
 }
 
@@ -590,6 +603,8 @@ net_fit(struct node *nd, algo_time now)
 	int64_t wake;
 	int was = nd->fit.vetoed, changed;
 
+	if (now < nd->fit_due)
+		return nd->fit_due == INT64_MAX ? -1 : nd->fit_due - now;
 	for (i = 0; i < nd->peers.n && n < nitems(p); i++) {
 		if (nd->peers.nodes[i].id == nd->self->id)
 			continue;
@@ -608,6 +623,7 @@ net_fit(struct node *nd, algo_time now)
 			    nd->self->id, nd->fit.odd);
 	}
 	task_verdict(nd, changed);
+	nd->fit_due = wake;
 	return wake == INT64_MAX ? -1 : wake > now ? wake - now : 0;
 }
 
@@ -621,7 +637,9 @@ net_tick(struct node *nd, algo_time now)
 	algo_time next = INT64_MAX, d;
 	size_t i;
 
-	for (i = 0; i < nd->peers.n; i++) {
+	if (now < nd->net_due)
+		next = nd->net_due;
+	for (i = 0; now >= nd->net_due && i < nd->peers.n; i++) {
 		if (nd->peers.nodes[i].id == nd->self->id)
 			continue;
 		if (sess_due(&nd->sess[i], now)) {
@@ -638,6 +656,8 @@ net_tick(struct node *nd, algo_time now)
 		if ((d = sess_deadline(&nd->sess[i])) < next)
 			next = d;
 	}
+	if (now >= nd->net_due)
+		nd->net_due = next < now + NET_RESCAN ? next : now + NET_RESCAN;
 	if (drops_deadline(&nd->dropsum) <= now)
 		drops_flush(&nd->dropsum, now, drop_line, nd);
 	if ((d = drops_deadline(&nd->dropsum)) < next)
@@ -738,6 +758,11 @@ net_read(struct node *nd)
 		}
 		e = edge(nd);
 		host_accept(&e, buf, (size_t)n, &src, mono_now(), &d);
+		/* Only a confirmed peer's message leaves its handshake and
+		 * its fit as they were. */
+		if (d.take != HOST_CORE || d.misfit || d.misaddressed ||
+		    d.stranger)
+			net_touch(nd);
 		if (d.misfit)
 			misfit_changed(nd, d.peer);
 		if (d.misaddressed)
