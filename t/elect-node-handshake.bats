@@ -13,7 +13,8 @@ setup() {
 	elect_setup
 	C=$(mkcluster 3)
 	K=$(mkkey "$ELECT_DIR/key")
-	ARGS=(-k "$K" --lease 2s --renew 400ms --rtt 200ms)
+	# Every message traced: the tests count the leader's as heard.
+	ARGS=(-k "$K" --lease 2s --renew 400ms --rtt 200ms --trace-level full)
 }
 
 teardown() {
@@ -168,7 +169,7 @@ s.sendto(udp, ("127.0.0.1", 0))' "$@"
 @test "--insecure: forged incarnations from the leader's own address take nothing away" {
 	local n id ldr f hex
 	[ "$(id -u)" = 0 ] || skip "raw sockets need root"
-	ARGS=(--insecure --lease 2s --renew 400ms --rtt 200ms)
+	ARGS=(--insecure --lease 2s --renew 400ms --rtt 200ms --trace-level full)
 	elect_start_cluster "${ARGS[@]}" "$C"
 	ldr=$(elect_wait_leader 20)
 	f=$((ldr == 1 ? 2 : 1))
