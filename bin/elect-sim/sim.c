@@ -1626,7 +1626,7 @@ ep_carry(size_t i, algo_time now)
 	const struct hep_action *a;
 	struct hep_status st;
 	struct epoch_msg m;
-	size_t k, off;
+	size_t k, part;
 
 again:
 	for (k = 0; k < hout->n; k++) {
@@ -1643,18 +1643,8 @@ again:
 			ep_send(i, a->peer, &a->msg, now);
 			break;
 		case HEP_SEND_CHANGE:
-			memset(&m, 0, sizeof(m));
-			m.type = WIRE_TYPE_CHANGE;
-			m.epoch = h->chg.next.epoch;
-			m.total = (uint32_t)h->textlen;
-			memcpy(m.digest, h->chg.dtext, EPOCH_DIGEST);
-			for (off = 0; off < h->textlen; off += m.len) {
-				m.off = (uint32_t)off;
-				m.part = (const uint8_t *)h->text + off;
-				m.len = h->textlen - off < EPOCH_PART_MAX ?
-				    h->textlen - off : EPOCH_PART_MAX;
+			for (part = 0; hep_change_part(h, part, &m); part++)
 				ep_send(i, a->peer, &m, now);
-			}
 			break;
 		case HEP_STOP_TASKS:
 			if (nd->cmd && !nd->guard->termed)

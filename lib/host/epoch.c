@@ -213,6 +213,25 @@ hep_ending(const struct hep *h, const struct hep_status *st)
 	return h->held && h->role == HEP_OLD && !st->wedged;
 }
 
+int
+hep_change_part(const struct hep *h, size_t k, struct epoch_msg *m)
+{
+	size_t off = k * EPOCH_PART_MAX;
+
+	if (off >= h->textlen)
+		return 0;
+	memset(m, 0, sizeof(*m));
+	m->type = WIRE_TYPE_CHANGE;
+	m->epoch = h->chg.next.epoch;
+	m->total = (uint32_t)h->textlen;
+	memcpy(m->digest, h->chg.dtext, EPOCH_DIGEST);
+	m->off = (uint32_t)off;
+	m->part = (const uint8_t *)h->text + off;
+	m->len = h->textlen - off < EPOCH_PART_MAX ? h->textlen - off :
+	    EPOCH_PART_MAX;
+	return 1;
+}
+
 /* The hosts the change goes to: E+1's, then E's not in E+1 (once this
  * part is over, E+1's alone).  Returns the id at K, or 0 past the end. */
 static unsigned

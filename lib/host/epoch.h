@@ -180,6 +180,9 @@ const struct cluster *hep_other(const struct hep *);
 int	hep_done(const struct hep *, const struct hep_status *);
 /* Whether the core of E ends: no guarded command starts on it. */
 int	hep_ending(const struct hep *, const struct hep_status *);
+/* The change held as its K-th CHANGE message of EPOCH_PART_MAX bytes at
+ * most, in *M (its part points into the core); 0 past the last. */
+int	hep_change_part(const struct hep *, size_t k, struct epoch_msg *m);
 
 /*
  * Where a host of id SELF starts, given its cluster file FILE, the

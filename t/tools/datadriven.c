@@ -491,7 +491,7 @@ ep_carry(struct ep_host *e, int64_t now, char *out, size_t len)
 	const struct hep_action *a;
 	const struct hep *h = &e->h;
 	struct epoch_msg m;
-	size_t k, off;
+	size_t k;
 	int parts;
 
 again:
@@ -524,19 +524,9 @@ again:
 			ep_queue(e->id, a->peer, &a->msg);
 			break;
 		case HEP_SEND_CHANGE:
-			memset(&m, 0, sizeof(m));
-			m.type = WIRE_TYPE_CHANGE;
-			m.epoch = h->chg.next.epoch;
-			m.total = (uint32_t)h->textlen;
-			memcpy(m.digest, h->chg.dtext, EPOCH_DIGEST);
-			for (off = 0, parts = 0; off < h->textlen;
-			    off += m.len, parts++) {
-				m.off = (uint32_t)off;
-				m.part = (const uint8_t *)h->text + off;
-				m.len = h->textlen - off < EPOCH_PART_MAX ?
-				    h->textlen - off : EPOCH_PART_MAX;
+			for (parts = 0; hep_change_part(h, (size_t)parts, &m);
+			    parts++)
 				ep_queue(e->id, a->peer, &m);
-			}
 			say(out, len, "send change to=%u epoch=%u parts=%d\n",
 			    a->peer, m.epoch, parts);
 			break;

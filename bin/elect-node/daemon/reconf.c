@@ -138,21 +138,12 @@ unconfirmed(const struct node *nd, unsigned id)
 static void
 send_change(struct node *nd, unsigned to)
 {
-	const struct hep *h = &nd->rc.h;
-	struct epoch_msg m = { .type = WIRE_TYPE_CHANGE };
-	size_t off;
+	struct epoch_msg m;
+	size_t k;
 
-	m.epoch = h->chg.next.epoch;
-	m.total = (uint32_t)h->textlen;
-	memcpy(m.digest, h->chg.dtext, EPOCH_DIGEST);
-	for (off = 0; off < h->textlen; off += m.len) {
-		m.off = (uint32_t)off;
-		m.part = (const uint8_t *)h->text + off;
-		m.len = h->textlen - off < EPOCH_PART_MAX ?
-		    h->textlen - off : EPOCH_PART_MAX;
+	for (k = 0; hep_change_part(&nd->rc.h, k, &m); k++)
 		if (!net_send_epoch(nd, to, &m))
 			return;
-	}
 }
 
 /*
