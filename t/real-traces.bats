@@ -233,8 +233,10 @@ nsnode() {
 	    -o "$ELECT_DIR/collected.trace" 2>>"$ELECT_DIR/collect.err" &
 	COLLECTOR=$!
 	wait_for 10 sh -c ": | trawsend tcp:127.0.0.1:$port 2>/dev/null"
-	# A lease a loaded host keeps through the 2.5 s command.
-	elect_start_cluster -k "$K" "${TIMING[@]}" -t "tcp:127.0.0.1:$port" "$C"
+	# A lease a loaded host keeps through the 2.5 s command, under the
+	# sanitizers too.
+	elect_start_cluster -k "$K" --lease 3s --renew 500 --rtt 100 "${FD[@]}" \
+	    -t "tcp:127.0.0.1:$port" "$C"
 	ldr=$(elect_wait_leader 20)
 	run elect-node -s "$ELECT_DIR/$ldr/state" --run-if-leader \
 	    -t "tcp:127.0.0.1:$port" -k "$K" -- sleep 0.2
