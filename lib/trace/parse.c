@@ -265,6 +265,24 @@ trace_vformat_line(char *buf, size_t len, trace_time t, unsigned node,
 	return (int)n + m;
 }
 
+const char *
+trace_line_body(const char *line, size_t len, size_t *n)
+{
+	const char *p = line, *end = line + len;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+	}
+	*n = (size_t)(end - p);
+	return p;
+}
+
 int
 trace_format_line(char *buf, size_t len, trace_time t, unsigned node,
     const char *fmt, ...)

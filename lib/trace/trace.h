@@ -171,6 +171,9 @@ int		 trace_str_eq(struct trace_str, const char *);
 const struct trace_str *trace_get(const struct trace_event *, const char *key);
 /* Writes T as seconds with 9 fractional digits, trailing zeros cut. */
 int		 trace_format_time(trace_time, char *, size_t);
+/* The body of a line of LEN bytes at LINE: what follows its time and its
+ * node, blanks skipped; *N its length. */
+const char	*trace_line_body(const char *line, size_t len, size_t *n);
 /* Writes the line "TIME NODE EVENT [KEY=VALUE ...]" (NODE 0: "-"), without
  * a newline, the event and keys as printf would make them; returns as
  * vsnprintf(3) does (LEN or more: the line was cut). */

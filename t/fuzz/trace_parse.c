@@ -66,23 +66,16 @@ compact(struct trace_compact *tc, const struct trace_event *ev)
 	    line[TRACE_LINE_MAX], why[160];
 	struct trace_compact *c = &tc[ev->node % COMPACT_NODES];
 	struct trace_event e;
-	const char *p = ev->line.p, *end = p + ev->line.n;
-	size_t i, n;
-	int k, len;
+	const char *p;
+	size_t i, n, blen;
+	int len;
 
 	if (ev->node == 0)
 		return;
 	if (c->self != ev->node)
 		tc_init(c, ev->node, 1);
-	for (k = 0; k < 2; k++) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		while (p < end && *p != ' ' && *p != '\t')
-			p++;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-	}
-	snprintf(body, sizeof(body), "%.*s", (int)(end - p), p);
+	p = trace_line_body(ev->line.p, ev->line.n, &blen);
+	snprintf(body, sizeof(body), "%.*s", (int)blen, p);
 	n = tc_filter(c, ev->t, body, out);
 	for (i = 0; i < n; i++) {
 		len = trace_format_line(line, sizeof(line), ev->t, ev->node,

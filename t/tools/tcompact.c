@@ -21,25 +21,15 @@ main(int argc, char *argv[])
 	struct trace_reader *r;
 	struct trace_event ev;
 	char out[2][TRACE_LINE_MAX], body[TRACE_LINE_MAX];
-	const char *p, *end;
-	size_t i, n;
-	int rc, k;
+	const char *p;
+	size_t i, n, blen;
+	int rc;
 
 	if ((r = trace_open(argv + 1, argc - 1, 0)) == NULL)
 		err(2, "trace_open");
 	while ((rc = trace_next(r, &ev)) == 1) {
-		/* The body: the line past its time and node. */
-		p = ev.line.p;
-		end = p + ev.line.n;
-		for (k = 0; k < 2; k++) {
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-			while (p < end && *p != ' ' && *p != '\t')
-				p++;
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-		}
-		snprintf(body, sizeof(body), "%.*s", (int)(end - p), p);
+		p = trace_line_body(ev.line.p, ev.line.n, &blen);
+		snprintf(body, sizeof(body), "%.*s", (int)blen, p);
 		if (ev.node == 0) {
 			printf("%.*s\n", (int)ev.line.n, ev.line.p);
 			continue;
