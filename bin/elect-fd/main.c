@@ -559,28 +559,6 @@ rekey(struct shell *sh)
 	sodium_memzero(&k, sizeof(k));
 }
 
-/* Says when trace lines begin to be lost and when they go out again, as
- * elect-node does. */
-static void
-trace_watch(struct shell *sh)
-{
-	uint64_t n;
-
-	if (sh->tw == NULL)
-		return;
-	switch (tw_watch(sh->tw, &n)) {
-	case TW_LOSING:
-		log_warnx("trace-lost node=%u trace=%s", sh->self, sh->trace);
-		break;
-	case TW_RESUMED:
-		log_warnx("trace-resumed node=%u trace=%s lost=%llu", sh->self,
-		    sh->trace, (unsigned long long)n);
-		break;
-	case TW_WELL:
-		break;
-	}
-}
-
 static void
 take_signals(struct shell *sh)
 {
@@ -647,7 +625,8 @@ loop(struct shell *sh)
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
 			read_commands(sh);
 		tw_tick(sh->tw);
-		trace_watch(sh);
+		if (sh->tw != NULL)
+			tw_watch(sh->tw, sh->self, sh->trace);
 	}
 }
 

@@ -263,12 +263,12 @@ uint64_t	 tw_lost(const struct trace_writer *);
 /* Lines lost whose "lost" line is not queued yet: 0 once lines go out
  * again. */
 uint64_t	 tw_unreported(const struct trace_writer *);
-/* Whether lines began to be lost since the last call (TW_LOSING), or
- * went out again after that (TW_RESUMED, *N: how many were lost between),
- * for the caller to log: the trace cannot say so while it is what fails.
+/* Logs when lines begin to be lost (trace-lost) and when they go out
+ * again (trace-resumed, with how many were lost between), as NODE
+ * writing to DEST: the trace cannot say so while it is what fails.
  * Called after every tw_tick(). */
-enum tw_watch { TW_WELL, TW_LOSING, TW_RESUMED };
-enum tw_watch	 tw_watch(struct trace_writer *, uint64_t *n);
+void		 tw_watch(struct trace_writer *, unsigned node,
+		    const char *dest);
 /* Flushes (and for a socket waits for the collector to have read it all),
  * waiting at most TIMEOUT_MS, and frees. */
 void		 tw_close(struct trace_writer *, int timeout_ms);

@@ -568,25 +568,26 @@ tw_unreported(const struct trace_writer *w)
 
 /* Resumed only once a call finds no more lost than the one before and
  * everything queued, the lost line included, out on a live destination. */
-enum tw_watch
-tw_watch(struct trace_writer *w, uint64_t *n)
+void
+tw_watch(struct trace_writer *w, unsigned node, const char *dest)
 {
 	uint64_t seen = w->watch_seen;
 
 	w->watch_seen = w->lost_total;
 	if (!w->losing) {
 		if (w->lost_total == w->watch_from)
-			return TW_WELL;
+			return;
 		w->losing = 1;
-		return TW_LOSING;
+		log_warnx("trace-lost node=%u trace=%s", node, dest);
+		return;
 	}
 	if (w->lost_total != seen || w->lost > 0 || tw_pending(w) ||
 	    !tw_connected(w))
-		return TW_WELL;
-	*n = w->lost_total - w->watch_from;
+		return;
+	log_warnx("trace-resumed node=%u trace=%s lost=%llu", node, dest,
+	    (unsigned long long)(w->lost_total - w->watch_from));
 	w->losing = 0;
 	w->watch_from = w->lost_total;
-	return TW_RESUMED;
 }
 
 static int

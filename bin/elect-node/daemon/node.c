@@ -278,29 +278,6 @@ leave(struct node *nd, enum quit why)
 	tasks_leave(nd, why);
 }
 
-/* Says when trace lines begin to be lost (a full pipe, a collector gone)
- * and when they go out again, with how many were lost between. */
-static void
-trace_watch(struct node *nd)
-{
-	uint64_t n;
-
-	if (nd->tw == NULL)
-		return;
-	switch (tw_watch(nd->tw, &n)) {
-	case TW_LOSING:
-		log_warnx("trace-lost node=%u trace=%s", nd->self->id,
-		    nd->opts->trace);
-		break;
-	case TW_RESUMED:
-		log_warnx("trace-resumed node=%u trace=%s lost=%llu",
-		    nd->self->id, nd->opts->trace, (unsigned long long)n);
-		break;
-	case TW_WELL:
-		break;
-	}
-}
-
 static void
 read_signals(struct node *nd)
 {
@@ -403,9 +380,10 @@ loop(struct node *nd)
 		}
 		if (loop_poll(pfd, nitems(pfd), &w) == -1)
 			err(1, "poll");
-		if (nd->tw != NULL)
+		if (nd->tw != NULL) {
 			tw_tick(nd->tw);
-		trace_watch(nd);
+			tw_watch(nd->tw, nd->self->id, nd->opts->trace);
+		}
 		if (pfd[P_SIG].revents)
 			read_signals(nd);
 		if (pfd[P_UDP].revents)
