@@ -140,8 +140,13 @@ summary() {
 		assert_success
 		if [ "$lvl" = compact ]; then
 			grep -q "^[^ ]* 1 boot .* level=compact" "$ELECT_DIR/1/trace"
-			run grep -c "msg=Request" "$ELECT_DIR/1/trace"
-			[ "$output" -lt 20 ]
+			# a round after one without a quorum is written whole,
+			# and a loaded host misses some: most are renew lines
+			local req ren
+			req=$(grep -c "msg=Request" "$ELECT_DIR/1/trace" || true)
+			ren=$(grep -c " renew " "$ELECT_DIR/1/trace")
+			[ "$req" -lt "$ren" ] ||
+			    fail "node 1: $req Request lines, $ren renew lines"
 		else
 			run grep -c " renew " "$ELECT_DIR/merged.trace"
 			assert_output 0
