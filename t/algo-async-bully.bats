@@ -72,7 +72,8 @@ load elect-sim
 	assert_failure 1
 	assert_output --partial "gm4s: not settled by 2.741, c after the system became stable at 1.241: node 2 is in group 3.1.0, its leader 3 in 3.1.1"
 	elect-sim -a async-bully -n 3 -s 1 -d 4 -e '1 crash 1' -e '1.2 boot 1' \
-	    -e '1.2031 cut 2 3' -e '1.241 mend 2 3' >"$BATS_TEST_TMPDIR/t"
+	    -e '1.2031 cut 2 3' -e '1.241 mend 2 3' --papers-net \
+	    >"$BATS_TEST_TMPDIR/t"
 	run grep -c '^1\.30[0-9]* 2 send to=3 msg=NotNorm elid=3\.1\.1$' "$BATS_TEST_TMPDIR/t"
 	assert_output 1
 	run elect-check -s async -c 1.5 "$BATS_TEST_TMPDIR/t"

@@ -171,7 +171,8 @@ load elect-sim
 	timer set timeout at=404
 	EOF
 	need_check
-	elect-sim -a invitation -n 3 -s 5 -d 4 -R -m 0.1:10 >"$BATS_TEST_TMPDIR/t"
+	elect-sim -a invitation -n 3 -s 5 -d 4 -R -m 0.1:10 --papers-net \
+	    >"$BATS_TEST_TMPDIR/t"
 	run grep -A1 '^0\.077416565 2 recv from=3 msg=Ready ' "$BATS_TEST_TMPDIR/t"
 	assert_line --index 1 "0.077416565 2 state status=Norm ldr=3 grp=3.1.2"
 	run elect-check -s async -c 1.5 "$BATS_TEST_TMPDIR/t"

@@ -206,6 +206,8 @@ sim_command(const struct sim_conf *c, FILE *fp)
 		fprintf(fp, " --delay %u", c->delay);
 	if (c->oracle)
 		fputs(" -O", fp);
+	if (c->papers_net)
+		fputs(" --papers-net", fp);
 	for (i = 0; c->epoch0 && i < c->n; i++)
 		if (c->members0[i]) {
 			fprintf(fp, "%s%u", sep ? "," : " -E ", c->ids[i]);

@@ -47,6 +47,8 @@ struct sim_conf {
 	unsigned	 faults;		/* F_ kinds -r draws from */
 	unsigned	 count;			/* -r */
 	int		 oracle;		/* -O */
+	int		 papers_net;		/* --table: the papers' network,
+						 * without elect-node's edge */
 	int		 compact;		/* --trace-level compact */
 	int		 stats;			/* -S; 2: agreement noted, not
 						 * printed (struct sim_result) */

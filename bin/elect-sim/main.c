@@ -31,6 +31,7 @@ usage(int status)
 	    "[--dup PERCENT]\n"
 	    "\t[--delay PERCENT] [--epoch0 ID,...] [-O] [-S] "
 	    "[--trace-level compact|full]\n"
+	    "\t[--papers-net]\n"
 	    "\t[--check | --shrink | --campaign RUNS [--first SEED]]\n"
 	    "       %s --table murshed-allen-1|2|3|messages [--svg]\n", getprogname(),
 	    getprogname());
@@ -101,7 +102,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_FAULTS = 256, O_DUP, O_DELAY, O_CHECK, O_SHRINK, O_CAMPAIGN,
-	    O_FIRST, O_TABLE, O_HELP, O_VERSION, O_LEVEL };
+	    O_FIRST, O_TABLE, O_HELP, O_VERSION, O_LEVEL, O_PAPERS };
 	static const struct option longopts[] = {
 		{ "faults", required_argument, NULL, O_FAULTS },
 		{ "epoch0", required_argument, NULL, 'E' },
@@ -113,6 +114,7 @@ main(int argc, char *argv[])
 		{ "first", required_argument, NULL, O_FIRST },
 		{ "table", required_argument, NULL, O_TABLE },
 		{ "trace-level", required_argument, NULL, O_LEVEL },
+		{ "papers-net", no_argument, NULL, O_PAPERS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -252,6 +254,9 @@ main(int argc, char *argv[])
 			first = (uint64_t)arg_num(optarg, 0, LLONG_MAX / 2,
 			    "--first");
 			break;
+		case O_PAPERS:
+			c.papers_net = 1;
+			break;
 		case O_TABLE:
 			if (strncmp(argv[1], "--table", 7) != 0 ||
 			    (optind != argc && (optind + 1 != argc ||
@@ -295,6 +300,9 @@ main(int argc, char *argv[])
 	    !(algo_flags(c.ops) & ALGO_F_EPOCHS))
 		errx(EXIT_USAGE, "%s has no epochs (-E, reconfigure)",
 		    algo_name(c.ops));
+	if (c.papers_net && (given & G_F) && (c.faults & F_MISCONF))
+		errx(EXIT_USAGE, "--papers-net: misconf needs elect-node's "
+		    "edge");
 	if (runs > 0) {
 		free(evargs);
 		return sim_campaign(&c, given, first, runs, 1);
@@ -306,6 +314,9 @@ main(int argc, char *argv[])
 		if (sched_parse(evargs[i], strlen(evargs[i]), c.ids, c.n,
 		    &c.ev[c.nev], why, sizeof(why)) == -1)
 			errx(EXIT_USAGE, "-e '%s': %s", evargs[i], why);
+		if (c.papers_net && c.ev[c.nev].op == S_MISCONF)
+			errx(EXIT_USAGE, "-e '%s': --papers-net: misconf "
+			    "needs elect-node's edge", evargs[i]);
 		c.nev++;
 	}
 	free(evargs);

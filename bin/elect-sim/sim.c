@@ -58,16 +58,18 @@
  * sends nothing, so that the other detectors report it; on resume it
  * handles what queued up meanwhile, in order.
  *
- * A misconf restarts a host under another configuration (another
- * algorithm, timing, membership or key) and back.  Runs with one run
- * elect-node's edge on every host: each message is sealed with the
- * host's key and sequence numbers (lib/host/accept, host_seal()) and
- * goes through the receiver's acceptance (host_accept(): MAC, address,
- * type, the handshake of lib/net/session and its window), HELLOs
- * included, and lib/host/fit's verdict stops a node from leading; the
- * oracle counts a host of another algorithm as leading while its core
- * leads and its edge lets it.  Hosts sit at 127.0.0.1, a port each.
- * Runs without a misconf replay as before.
+ * Every host runs elect-node's edge (lib/host/net), as its daemon runs
+ * it on its socket: each message is sealed with the host's key and
+ * sequence numbers, held for the handshake, and goes through the
+ * receiver's acceptance (MAC, address, type, the handshake of
+ * lib/net/session and its window), HELLOs included; lib/host/fit's
+ * verdict stops a node from leading.  Hosts sit at 127.0.0.1, a port
+ * each.  The HELLOs and nonces draw from a stream of their own.  Not in
+ * runs with epochs, whose hosts' messages cross as payloads, nor on the
+ * papers' network of --table.  A misconf restarts a host under another
+ * configuration (another algorithm, timing, membership or key) and
+ * back; the oracle counts a host of another algorithm as leading while
+ * its core leads and its edge lets it.
  *
  * The state of a run is static: one run at a time, each started afresh by
  * sim_run() and freed at its end.
@@ -83,10 +85,12 @@
 
 #include "elect-sim.h"
 #include "guard/guard.h"
+#include "guard/testament.h"
 #include "host/accept.h"
 #include "host/epoch.h"
 #include "host/fit.h"
 #include "host/lead.h"
+#include "host/net.h"
 #include "net/session.h"
 #include "net/wire.h"
 #include "trace/compact.h"
@@ -99,7 +103,7 @@
 #include <sodium.h>
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_EPOCH,
-	EV_EPTICK, EV_GUARD, EV_HELLO, EV_FIT };
+	EV_EPTICK, EV_GUARD, EV_HELLO, EV_FIT, EV_START };
 
 struct event {
 	algo_time	 at;
@@ -176,12 +180,13 @@ struct node {
 	struct sess_conf sconf;
 	const struct cluster *cl;
 	struct cluster	 own;
-	struct sess	*sess;
-	uint64_t	*wseq;
-	uint8_t		*misaddr;	/* a peer's wrong address said */
-	struct fit	 fit;
+	struct hnet	 net;		/* lib/host/net */
 	struct lead	 lead;		/* its daemon's, for its guard */
 	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
+	/* Up, its core not yet started: it waits for the handshakes, as
+	 * elect-node's daemon (net_ready()), or until EV_START. */
+	int		 starting;
+	uint64_t	 sgen;
 	int		 oddlead;	/* -O: its core leads, without deadline */
 	/* Its --run-if-leader --wait (lib/guard), while one runs a
 	 * command, and the command; the daemon incarnation it guards. */
@@ -227,6 +232,9 @@ static size_t ncut;		/* directed links down */
 static uint64_t rng;		/* the network, clocks, boots */
 static uint64_t srng;		/* the random schedule, apart, so that it
 				 * replays the same as -e events */
+static uint64_t erng;		/* the edge's nonces and HELLOs, apart, so
+				 * that the cores' messages draw as they
+				 * would without it */
 static struct algo_out out;
 
 static struct event **heap;
@@ -244,7 +252,8 @@ static int agreed;
 
 static int epochs_used;
 static int handshakes;		/* a misconf is scheduled */
-static struct fit_peer *fitp;	/* n, for fit_step() */
+static struct hnet_out *hout_net;	/* a host's edge's actions, carried out
+				 * one call at a time */
 static uint16_t *oddids;	/* a membership that differs */
 static struct cluster simc;	/* the hosts' file: 127.0.0.1, a port each */
 static struct sockaddr_storage *addr;	/* by node index */
@@ -543,52 +552,82 @@ deliver_at(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 		memcpy(e->dgram, dg, dglen);
 		e->dglen = dglen;
 	}
-	if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
-		err(1, NULL);
 	e->node = to;
 	e->peer = from;
 	e->dup = dup;
 	e->ep = ep;
-	memcpy(e->msg, m, MSG_SIZE(m));
-	e->msg->peer = nodes[from].id;
+	if (m != NULL) {
+		if ((e->msg = malloc(MSG_SIZE(m))) == NULL)
+			err(1, NULL);
+		memcpy(e->msg, m, MSG_SIZE(m));
+		e->msg->peer = nodes[from].id;
+	}
 	push(e);
 }
 
-/* A datagram from host FROM to TO of epoch EP over the simulated links:
- * cut, lost, late, reordered or copied. */
-static size_t	seal(size_t, size_t, const struct algo_msg *, uint8_t *);
-
+/* A message M, or with elect-node's edge its datagram DG of DGLEN bytes,
+ * from host FROM to TO of epoch EP over the simulated links: cut, lost,
+ * late, reordered or copied. */
 static void
-link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
-    algo_time now)
+link_carry(size_t from, size_t to, const struct algo_msg *m,
+    const uint8_t *dg, size_t dglen, uint32_t ep, uint64_t *g, algo_time now)
 {
-	uint8_t dg[WIRE_DGRAM_MAX];
-	size_t dglen = 0;
 	algo_time at;
 
-	/* Sealed as it leaves, lost or not: its sequence number is used;
-	 * to an address the peer is not at, it is lost. */
-	if (handshakes && ((dglen = seal(from, to, m, dg)) == 0 ||
-	    misaddressed(from, to)))
+	/* To an address the peer is not at, it is lost. */
+	if (dglen > 0 && misaddressed(from, to))
 		return;
 	if (cut(from, to))
 		return;
-	if (C->loss > 0 && rnd() % 100 < C->loss)
+	if (C->loss > 0 && algo_splitmix(g) % 100 < C->loss)
 		return;
-	at = now + uniform(C->dmin, C->dmax);
+	at = now + uniform_in(g, C->dmin, C->dmax);
 	/* A late datagram: up to ten times the longest delay more. */
-	if (C->delay > 0 && rnd() % 100 < C->delay)
-		at += uniform(0, 10 * C->dmax);
+	if (C->delay > 0 && algo_splitmix(g) % 100 < C->delay)
+		at += uniform_in(g, 0, 10 * C->dmax);
 	if (!C->reorder && at < nodes[from].lastdel[to])
 		at = nodes[from].lastdel[to];
 	nodes[from].lastdel[to] = at;
 	deliver_at(from, to, m, ep, at, 0, dg, dglen);
 	/* A Dead skips the wire's window (elect-node(1)): its copy too
 	 * reaches the core. */
-	if (C->dup > 0 && rnd() % 100 < C->dup)
-		deliver_at(from, to, m, ep, at + uniform(C->dmin, C->dmax),
-		    m->type == WIRE_TYPE_HELLO || m->type !=
-		    nodes[from].ops->dead, dg, dglen);
+	if (C->dup > 0 && algo_splitmix(g) % 100 < C->dup)
+		deliver_at(from, to, m, ep, at + uniform_in(g, C->dmin,
+		    C->dmax), m == NULL || m->type != nodes[from].ops->dead,
+		    dg, dglen);
+}
+
+static void	net_carry(size_t, algo_time, struct algo_msg *, int *);
+static void	core_start(size_t, algo_time);
+static void	core_early(size_t, algo_time);
+
+/*
+ * M from host FROM to TO: with elect-node's edge, through FROM's
+ * (lib/host/net: sealed now, or held for the handshake), as its daemon
+ * sends it; a guard's Dead as its testament has it sealed.
+ */
+static void
+link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
+    algo_time now)
+{
+	struct node *nd = &nodes[from];
+	uint8_t dg[WIRE_DGRAM_MAX];
+	size_t len;
+	int take = 0;
+
+	if (!handshakes) {
+		link_carry(from, to, m, NULL, 0, ep, &rng, now);
+		return;
+	}
+	if (nd->ops->dead != 0 && m->type == nd->ops->dead) {
+		if (cluster_find(nd->cl, ids[to]) != NULL && (len =
+		    testament_seal(&nd->key, &nd->proto, m->type, nd->id,
+		    ids[to], m->elid.inc, dg)) > 0)
+			link_carry(from, to, NULL, dg, len, ep, &rng, now);
+		return;
+	}
+	hnet_send(&nd->net, m, clock_at(nd, now), hout_net);
+	net_carry(from, now, NULL, &take);
 }
 
 /* A core's message, counted. */
@@ -712,6 +751,14 @@ step(size_t i, struct algo_input *in, algo_time now)
 {
 	int rc;
 
+	/* A command does not wait for the handshakes, as the daemon's
+	 * core_cmd() does not; else a core not yet started takes no input
+	 * (its detector watches no peer yet). */
+	if (nodes[i].core == NULL && nodes[i].starting &&
+	    in->type == ALGO_IN_CMD)
+		core_start(i, now);
+	if (nodes[i].core == NULL)
+		return;
 	in->now = clock_at(&nodes[i], now);
 	rc = algo_step(nodes[i].core, in, &out);
 	if (rc == ALGO_EINVAL && in->type == ALGO_IN_RECV)
@@ -921,41 +968,7 @@ differs(size_t i, size_t j)
 	    memcmp(&nodes[i].sconf, &nodes[j].sconf, sizeof(nodes[i].sconf));
 }
 
-/* Host I's edge as lib/host takes it. */
-static struct host_edge
-edge_of(size_t i)
-{
-	struct node *nd = &nodes[i];
-	struct host_edge e = {
-		.self = nd->id, .ops = nd->ops, .key = &nd->key,
-		.proto = &nd->proto, .conf = &nd->sconf, .peers = nd->cl,
-		.sess = nd->sess, .seq = nd->wseq,
-		.misaddressed = nd->misaddr,
-	};
-
-	return e;
-}
-
-/* M from host FROM to TO as FROM's edge seals it (host_seal()): its
- * length, or 0 when TO is not in FROM's file or the wire refuses it. */
-static size_t
-seal(size_t from, size_t to, const struct algo_msg *m, uint8_t *dg)
-{
-	struct host_edge e = edge_of(from);
-	const struct cluster_node *p = cluster_find(nodes[from].cl, ids[to]);
-	struct wire_msg w;
-
-	if (p == NULL)
-		return 0;
-	host_wire_of(m, &w);
-	/* A guard's Dead goes as the incarnation it names (its testament),
-	 * whatever the host booted since. */
-	return host_seal(&e, p - nodes[from].cl->nodes, m->type ==
-	    nodes[from].ops->dead && nodes[from].ops->dead != 0 ?
-	    m->elid.inc : nodes[from].inc, &w, dg);
-}
-
-/* Host I's next HELLO round at AT, on its clock (SESS_ times are). */
+/* Host I's next HELLO round at AT, on its clock. */
 static void
 hello_at(size_t i, algo_time at)
 {
@@ -967,69 +980,86 @@ hello_at(size_t i, algo_time at)
 	push(e);
 }
 
-/* The HELLOs host I owes, over the links, as net_tick() sends them. */
+/* What host I's edge (lib/host/net) decided at NOW, carried out as
+ * elect-node's daemon carries it out (net.c), over the simulated links;
+ * the core's message of a datagram into *M, with *TAKE set. */
+static void
+net_carry(size_t i, algo_time now, struct algo_msg *m, int *take)
+{
+	struct node *nd = &nodes[i];
+	const struct hnet_action *a;
+	struct lead_input in;
+	size_t k;
+
+	for (k = 0; k < hout_net->n; k++) {
+		a = &hout_net->v[k];
+		switch (a->type) {
+		case HNET_SEND:
+			link_carry(i, index_of(a->id), NULL, a->dgram, a->len,
+			    nd->ep, a->hello ? &erng : &rng, now);
+			break;
+		case HNET_CORE:
+			assert(m != NULL);	/* only a datagram's */
+			memcpy(m, a->msg, MSG_SIZE(a->msg));
+			*take = 1;
+			break;
+		case HNET_TRACE:
+			trace(now, i, "%s", a->text);
+			break;
+		case HNET_VERDICT:
+			/* The verdict to the daemon's lib/host/lead, as
+			 * task_verdict() gives it: a veto tells its
+			 * guarded command to stop at once. */
+			memset(&in, 0, sizeof(in));
+			in.type = LEAD_IN_VERDICT;
+			in.vetoed = nd->net.fit.vetoed;
+			in.live = nd->net.fit.live;
+			in.changed = a->changed;
+			lead_feed(i, &in, now, NULL);
+			if (C->oracle && nd->core != NULL)
+				oracle_note(i, now);
+			break;
+		case HNET_EPOCH:	/* misconf runs have no change */
+		case HNET_DROP:		/* summarised in HNET_TRACE */
+		case HNET_PEER:		/* the log's, and the detector's: */
+		case HNET_DEAD:		/* modelled by fd_note() */
+		case HNET_FD:
+		case HNET_LOG:
+			break;
+		}
+	}
+	hnet_out_clear(hout_net);
+	/* The handshakes done: its core starts, as the daemon's does. */
+	if (nd->starting && hnet_ready(&nd->net))
+		core_start(i, now);
+}
+
+/* The HELLOs host I owes and the summaries due, as net_tick(). */
 static void
 hello_tick(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
-	algo_time c = clock_at(nd, now), next = INT64_MAX, d;
-	struct sess_hello h;
-	struct algo_msg *m;
-	size_t k;
+	algo_time c = clock_at(nd, now), next;
+	int take = 0;
 
-	if ((m = calloc(1, sizeof(*m))) == NULL)
-		err(1, NULL);
-	for (k = 0; k < nd->cl->n; k++) {
-		if (nd->cl->nodes[k].id == nd->id)
-			continue;
-		if (sess_due(&nd->sess[k], c)) {
-			sess_hello(&nd->sess[k], &nd->sconf, c, &h);
-			m->type = WIRE_TYPE_HELLO;
-			m->peer = (uint16_t)nd->cl->nodes[k].id;
-			m->len = (uint16_t)sess_hello_put(&h, m->payload);
-			link_send(i, index_of(m->peer), m, nd->ep, now);
-		}
-		if ((d = sess_deadline(&nd->sess[k])) < next)
-			next = d;
-	}
-	free(m);
+	next = hnet_tick(&nd->net, c, hout_net);
+	net_carry(i, now, NULL, &take);
 	if (next != INT64_MAX)
 		hello_at(i, next > c ? next : c);
 }
 
-/* The verdict of lib/host/fit anew, as net_fit() takes it; traced when it
- * changes, and looked at again when it may change by itself. */
+/* The verdict of lib/host/fit anew, as net_fit(): looked at again when it
+ * may change by itself. */
 static void
 fit_tick(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
-	char line[FIT_TEXT_MAX + 32];
-	struct lead_input in;
 	struct event *e;
 	int64_t wake;
-	size_t j, k = 0;
-	int changed;
+	int take = 0;
 
-	for (j = 0; j < nd->cl->n; j++) {
-		if (nd->cl->nodes[j].id == nd->id)
-			continue;
-		fitp[k].id = nd->cl->nodes[j].id;
-		fitp[k].misfit = fit_misfit_of(&nd->sess[j]);
-		fitp[k++].odd_at = nd->sess[j].odd_at;
-	}
-	changed = fit_step(&nd->fit, fitp, k, clock_at(nd, now), &wake);
-	if (changed)
-		trace(now, i, "%s", fit_line(&nd->fit, line, sizeof(line)));
-	/* The verdict to the daemon's lib/host/lead, as net_fit() gives
-	 * it: a veto tells its guarded command to stop at once. */
-	memset(&in, 0, sizeof(in));
-	in.type = LEAD_IN_VERDICT;
-	in.vetoed = nd->fit.vetoed;
-	in.live = nd->fit.live;
-	in.changed = changed;
-	lead_feed(i, &in, now, NULL);
-	if (C->oracle && nd->core != NULL)
-		oracle_note(i, now);
+	wake = hnet_fit(&nd->net, clock_at(nd, now), hout_net);
+	net_carry(i, now, NULL, &take);
 	if (wake == INT64_MAX)
 		return;
 	e = new_event(EV_FIT, real_at(nd, wake));
@@ -1040,64 +1070,51 @@ fit_tick(size_t i, algo_time now)
 	push(e);
 }
 
-/* A new incarnation's edge: every handshake anew, as net_peers(fresh). */
+/* A new incarnation's edge: every handshake anew, as net_open(). */
 static void
 edge_boot(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
-	uint8_t nonce[SESS_NONCE];
+	struct hnet_conf hc = {
+		.self = nd->id, .ops = nd->ops, .key = &nd->key,
+		.proto = &nd->proto, .conf = &nd->sconf, .inc = nd->inc,
+		.cluster = "cluster",
+	};
+	uint8_t *nonces;
 	uint64_t r;
-	size_t j, k;
+	size_t k;
 
-	for (j = 0; j < nd->cl->n; j++) {
-		for (k = 0; k < SESS_NONCE; k += 8) {
-			r = rnd();
-			memcpy(nonce + k, &r, 8);
-		}
-		sess_init(&nd->sess[j], nonce);
-		nd->wseq[j] = 0;
-		nd->misaddr[j] = 0;
+	if ((nonces = malloc(nd->cl->n * SESS_NONCE + 8)) == NULL)
+		err(1, NULL);
+	for (k = 0; k < nd->cl->n * SESS_NONCE; k += 8) {
+		r = algo_splitmix(&erng);
+		memcpy(nonces + k, &r, 8);
 	}
-	fit_init(&nd->fit, (algo_flags(nd->ops) & ALGO_F_DEADLINE) != 0);
+	hnet_free(&nd->net);
+	hnet_init(&nd->net, &hc);
+	if (hnet_peers(&nd->net, nd->cl, 1, nonces) == -1)
+		err(1, NULL);
+	free(nonces);
 	hello_at(i, clock_at(nd, now));
 }
 
 /*
  * Datagram E through host E->node's edge, the code elect-node's runs
- * (lib/host/accept): 1 and the core's message in *M when the core takes
- * it; else it was a HELLO or a drop, traced as elect-node traces drops.
+ * (lib/host/net): 1 and the core's message in *M when the core takes it;
+ * else it was a HELLO, a change's message or a drop.
  */
 static int
 edge_accept(struct event *e, struct algo_msg *m)
 {
 	struct node *nd = &nodes[e->node];
-	struct host_edge he = edge_of(e->node);
 	algo_time c = clock_at(nd, e->at);
-	struct host_datagram *d;
-	int take = 0, owed;
+	int take = 0;
 
-	if ((d = malloc(sizeof(*d))) == NULL)
-		err(1, NULL);
-	host_accept(&he, e->dgram, e->dglen, &addr[e->peer], c, d);
-	switch (d->take) {
-	case HOST_CORE:
-	case HOST_DEAD:
-		memcpy(m, &d->m, MSG_SIZE(&d->m));
-		take = 1;
-		break;
-	case HOST_DROP:
-		trace(e->at, e->node, "drop from=%u why=%s", d->from, d->why);
-		if (d->stranger)
-			fit_stranger(&nd->fit, d->from, c);
-		break;
-	case HOST_HELLO:
-	case HOST_EPOCH:
-		break;
-	}
-	owed = d->peer != -1 && nd->sess[d->peer].owed;
-	free(d);
-	/* The handshake went on: answer at once. */
-	if (owed)
+	hnet_recv(&nd->net, e->dgram, e->dglen, &addr[e->peer], c, hout_net);
+	net_carry(e->node, e->at, m, &take);
+	/* A handshake may have changed: looked at at once, as the daemon's
+	 * next loop does (net_tick()). */
+	if (nd->net.due <= c)
 		hello_at(e->node, c);
 	fit_tick(e->node, e->at);
 	return take;
@@ -1109,8 +1126,7 @@ static void
 boot(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
-	struct algo_config cfg;
-	char err[128];
+	struct event *e;
 	size_t j;
 
 	nd->up = 1;
@@ -1121,6 +1137,43 @@ boot(size_t i, algo_time now)
 	for (j = 0; j < n; j++)
 		nd->mon[j].looks_down = looks_down(i, j);
 	fd_update_node(i, now);
+	if (handshakes) {
+		/* As elect-node: up and said so, its guarded commands'
+		 * decisions anew, its core started once its handshakes
+		 * are done. */
+		struct algo_timing t = C->timing;
+		size_t nids;
+
+		(void)members(i, &nids);
+		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
+		    nd->inc, nd->ops->name, nids);
+		if (nd->odd == SESS_TIMING)
+			odd_timing(&t);
+		lead_boot(i, &t);
+		edge_boot(i, now);
+		nd->starting = 1;
+		e = new_event(EV_START, real_at(nd, clock_at(nd, now) +
+		    HNET_START_WAIT));
+		e->node = i;
+		e->gen = ++nd->sgen;
+		push(e);
+		return;
+	}
+	core_start(i, now);
+}
+
+/* Host I's core boots and its first actions run: at once without
+ * elect-node's edge, else once its handshakes are done. */
+static void
+core_start(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct algo_config cfg;
+	char err[128];
+	int said = nd->starting;	/* its boot, by boot() */
+
+	nd->starting = 0;
+	nd->sgen++;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.self = nd->id;
 	cfg.timing = C->timing;
@@ -1138,14 +1191,16 @@ boot(size_t i, algo_time now)
 		nd->crashed = 0;
 	} else {
 		cfg.ids = members(i, &cfg.nids);
-		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
-		    nd->inc, nd->ops->name, cfg.nids);
+		if (!said)
+			trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
+			    nd->inc, nd->ops->name, cfg.nids);
 		if (nd->odd == SESS_TIMING)
 			odd_timing(&cfg.timing);
 	}
 	cfg.inc = nd->inc;
 	cfg.seed = rnd();
-	lead_boot(i, &cfg.timing);
+	if (!said)
+		lead_boot(i, &cfg.timing);
 	/* A wrong address in its file leaves the core its own. */
 	if (nd->odd == SESS_OK || nd->odd == SCHED_MISCONF_ADDR) {
 		cfg.persist = nd->persistlen > 0 ? nd->persist : NULL;
@@ -1154,10 +1209,30 @@ boot(size_t i, algo_time now)
 	if ((nd->core = algo_boot(nd->ops, &cfg, clock_at(nd, now), &out, err,
 	    sizeof(err))) == NULL)
 		errx(EXIT_USAGE, "node %u: %s", nd->id, err);
-	if (handshakes)
-		edge_boot(i, now);
 	carry_out(i, now);
 	epoch_after(i, now);
+	if (handshakes)
+		core_early(i, now);
+}
+
+/* What host I's peers sent before its core started, as it came, as the
+ * daemon's core_start() gives it. */
+static void
+core_early(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct algo_input *in;
+
+	hnet_start(&nd->net);
+	if ((in = malloc(sizeof(*in))) == NULL)
+		err(1, NULL);
+	memset(in, 0, sizeof(*in));
+	in->type = ALGO_IN_RECV;
+	while (nd->up && nd->core != NULL && hnet_early(&nd->net, &in->msg)) {
+		trace_msg(now, i, "recv from", &in->msg);
+		step(i, in, now);
+	}
+	free(in);
 }
 
 static void
@@ -1174,6 +1249,8 @@ stop(size_t i, algo_time now)
 	nd->oddlead = 0;
 	nd->hgen++;
 	nd->fgen++;
+	nd->starting = 0;
+	nd->sgen++;
 	nd->ghost = nd->until;
 	nd->ghostinc = nd->inc;
 	nd->until = 0;
@@ -1241,7 +1318,12 @@ lead_feed(size_t i, struct lead_input *in, algo_time now,
 	int got = 0;
 
 	in->now = clock_at(nd, now);
-	algo_query(nd->core, in->now, &in->st);
+	/* A core not yet started leads nothing (the daemon's answers
+	 * then). */
+	if (nd->core != NULL)
+		algo_query(nd->core, in->now, &in->st);
+	else
+		memset(&in->st, 0, sizeof(in->st));
 	in->ending = ending(i, now);
 	lead_step(&nd->lead, in, &o);
 	for (k = 0; k < o.n; k++)
@@ -2145,6 +2227,10 @@ handle(struct event *e)
 		if (e->gen == nd->fgen)
 			fit_tick(e->node, e->at);
 		break;
+	case EV_START:
+		if (e->gen == nd->sgen && nd->starting)
+			core_start(e->node, e->at);
+		break;
 	case EV_SCHED:
 	case EV_GUARD:
 		break;
@@ -2165,13 +2251,15 @@ all_agree(algo_time now)
 	for (i = 0; i < n; i++) {
 		if (!nodes[i].up || (epochs_used && !epochs[cur].in[i]))
 			continue;
-		if (nodes[i].paused || nodes[i].ep != cur)
+		if (nodes[i].paused || nodes[i].ep != cur ||
+		    nodes[i].core == NULL)
 			return 0;
 		algo_query(nodes[i].core, clock_at(&nodes[i], now), &st);
 		if (st.state.status != ST_NORM || st.state.ldr == 0)
 			return 0;
 		l = index_of(st.state.ldr);
-		if (!nodes[l].up || nodes[l].paused || cut(i, l))
+		if (!nodes[l].up || nodes[l].paused || cut(i, l) ||
+		    nodes[l].core == NULL)
 			return 0;
 		algo_query(nodes[l].core, clock_at(&nodes[l], now), &ls);
 		if (ls.state.status != ST_NORM || ls.state.ldr != ids[l] ||
@@ -2547,17 +2635,15 @@ run_free(void)
 		if (nodes[i].hep != NULL)
 			hep_free(nodes[i].hep);
 		free(nodes[i].hep);
-		free(nodes[i].sess);
-		free(nodes[i].wseq);
-		free(nodes[i].misaddr);
+		hnet_free(&nodes[i].net);
 		free(nodes[i].guard);
 		cluster_free(&nodes[i].own);
 	}
-	free(fitp);
+	free(hout_net);
 	free(oddids);
 	free(simc.nodes);
 	free(addr);
-	fitp = NULL, oddids = NULL, simc.nodes = NULL, addr = NULL;
+	hout_net = NULL, oddids = NULL, simc.nodes = NULL, addr = NULL;
 	simc.n = 0;
 	for (i = 0; epochs_used && i <= cur; i++)
 		epoch_free((uint32_t)i);
@@ -2591,6 +2677,7 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 	n = c->n, ids = c->ids;
 	rng = c->seed;
 	srng = c->seed ^ UINT64_C(0x5ced5ced5ced5ced);
+	erng = c->seed ^ UINT64_C(0xed9eed9eed9eed9e);
 	ncut = 0, nextseq = 0, violations = 0, maxtok = 0, agreed = 0;
 	fault_at = -1, fault_what = "boot";
 	memset(sent, 0, sizeof(sent));
@@ -2659,12 +2746,11 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 		for (i = 0; i < n; i++)
 			ep_init(i);
 	}
-	/* misconf: elect-node's edge on every host. */
-	handshakes = 0;
-	for (i = 0; i < nscheds && !epochs_used; i++)
-		handshakes |= scheds[i].op == S_MISCONF;
+	/* Elect-node's edge on every host, but on the papers' network
+	 * (--table), which has no handshake to count. */
+	handshakes = !epochs_used && !c->papers_net;
 	if ((oddids = calloc(n, sizeof(*oddids))) == NULL ||
-	    (fitp = calloc(n, sizeof(*fitp))) == NULL)
+	    (hout_net = calloc(1, sizeof(*hout_net))) == NULL)
 		err(1, NULL);
 	if (handshakes)
 		hosts_file();
@@ -2672,11 +2758,6 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 		nodes[i].ops = ops;
 		if (!handshakes)
 			continue;
-		if ((nodes[i].sess = calloc(n, sizeof(*nodes[i].sess))) ==
-		    NULL || (nodes[i].wseq = calloc(n,
-		    sizeof(*nodes[i].wseq))) == NULL ||
-		    (nodes[i].misaddr = calloc(n, 1)) == NULL)
-			err(1, NULL);
 		node_conf(i);
 	}
 	algo_out_init(&out);

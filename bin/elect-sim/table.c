@@ -130,6 +130,7 @@ measure(const char *algo, size_t n, const struct tcase *tc)
 	for (i = 0; i < n; i++)
 		c.ids[i] = (uint16_t)(i + 1);
 	c.seed = 1;
+	c.papers_net = 1;
 	c.dur = 5000 * ALGO_MS;
 	/* The paper's network: 200 us a message. */
 	c.dmin = c.dmax = ALGO_MS / 5;
@@ -314,6 +315,7 @@ messages(int svg)
 			sim_conf_default(&c);
 			c.ops = algo_find(r->algo);
 			c.n = n;
+			c.papers_net = 1;
 			for (size_t j = 0; j < n; j++)
 				c.ids[j] = (uint16_t)(j + 1);
 			c.dur = (r->dur + (algo_time)n * r->per) * ALGO_MS;

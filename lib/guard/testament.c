@@ -242,3 +242,20 @@ testament_line(unsigned id, const char *h, unsigned port,
 	buf[n] = '\0';
 	return n;
 }
+
+size_t
+testament_seal(const struct wire_key *k, const struct wire_proto *p,
+    uint8_t dead, unsigned self, unsigned to, uint64_t inc, uint8_t *buf)
+{
+	struct wire_msg w;
+
+	memset(&w, 0, sizeof(w));
+	w.type = dead;
+	w.from = (uint16_t)self;
+	w.to = (uint16_t)to;
+	w.inc = inc;
+	w.seq = 1;
+	w.grp.node = (uint16_t)self;
+	w.grp.inc = inc;
+	return wire_encode(k, p, &w, buf, WIRE_DGRAM_MAX);
+}

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "algo/algo.h"
+#include "net/wire.h"
 
 #define TESTAMENT_NAME		"testament"
 #define TESTAMENT_LOCK		"tasks.lock"
@@ -74,5 +75,13 @@ void	 testament_free(struct testament *);
  * or breaks a rule of the parser. */
 size_t	 testament_line(unsigned id, const char *host, unsigned port,
 	    const uint8_t *dgram, size_t len, char *buf, size_t buflen);
+
+/* The Dead of incarnation INC of node SELF to peer TO, of the algorithm's
+ * type DEAD, sealed under K into BUF (WIRE_DGRAM_MAX bytes): its length,
+ * or 0.  Sealed ahead, with sequence number 1: a Dead skips the window
+ * (host/accept.h), and a guard sends it after the daemon is gone. */
+size_t	 testament_seal(const struct wire_key *k, const struct wire_proto *p,
+	    uint8_t dead, unsigned self, unsigned to, uint64_t inc,
+	    uint8_t *buf);
 
 #endif

@@ -26,17 +26,6 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 #define NODES	3
 #define MS	INT64_C(1000000)
 
-static void
-addr(struct sockaddr_storage *ss, uint32_t ip, uint16_t port)
-{
-	struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	a->sin_family = AF_INET;
-	a->sin_port = htons(port);
-	a->sin_addr.s_addr = htonl(ip);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -19,8 +19,8 @@
  *
  * Cores: host (lib/host: the agreement of configurations, fit.h,
  * datagram acceptance, accept.h, between nodes of one cluster file,
- * one host's part of an epoch change, epoch.h, and the leadership as
- * a host acts on it, lead.h); algo, guard and fd, whose lines are those
+ * a host's edge toward its peers, net.h, one host's part of an epoch
+ * change, epoch.h, and the leadership as a host acts on it, lead.h); algo, guard and fd, whose lines are those
  * of the scripts of algo-drive, guard-drive and fd-sim (t/tools/drive,
  * the same drivers), one input a case, after a line naming the tool with
  * its options that starts a core anew (its output empty), and no "> LINE"
@@ -47,6 +47,7 @@
 #include "host/epoch.h"
 #include "host/fit.h"
 #include "host/lead.h"
+#include "host/net.h"
 #include "util/util.h"
 #include "drive/drive.h"
 
@@ -119,6 +120,28 @@ say(char *out, size_t len, const char *fmt, ...)
 static struct fit host_fit;
 static struct fit_peer host_peers[64];
 static size_t host_npeers;
+
+/* F: nodes 1..N at 127.0.0.1, port 5000 + id, in NODES. */
+static void
+loopback_file(struct cluster *f, struct cluster_node *nodes, size_t n)
+{
+	struct sockaddr_in *sin;
+	size_t i;
+
+	memset(nodes, 0, n * sizeof(*nodes));
+	f->n = n;
+	f->nodes = nodes;
+	for (i = 0; i < n; i++) {
+		nodes[i].id = (unsigned)i + 1;
+		nodes[i].port = (uint16_t)(5001 + i);
+		sin = (struct sockaddr_in *)&nodes[i].addr;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(nodes[i].port);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		nodes[i].addrlen = sizeof(*sin);
+		strlcpy(nodes[i].host, "127.0.0.1", sizeof(nodes[i].host));
+	}
+}
 
 /*
  * Acceptance: nodes 1..N of a cluster file at 127.0.0.1, port 5000 + id,
@@ -214,7 +237,6 @@ static int
 acc_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
 	const struct algo_ops *ops;
-	struct sockaddr_in *sin;
 	struct sockaddr_storage src;
 	struct host_datagram *d;
 	struct host_edge e;
@@ -233,20 +255,7 @@ acc_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		    arg(a, n, "algo") : "lease")) == NULL)
 			return -2;
 		acc_n = (size_t)v;
-		memset(acc_nodes, 0, sizeof(acc_nodes));
-		acc_file.n = acc_n;
-		acc_file.nodes = acc_nodes;
-		for (i = 0; i < acc_n; i++) {
-			acc_nodes[i].id = (unsigned)i + 1;
-			acc_nodes[i].port = (uint16_t)(5001 + i);
-			sin = (struct sockaddr_in *)&acc_nodes[i].addr;
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(acc_nodes[i].port);
-			sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-			acc_nodes[i].addrlen = sizeof(*sin);
-			strlcpy(acc_nodes[i].host, "127.0.0.1",
-			    sizeof(acc_nodes[i].host));
-		}
+		loopback_file(&acc_file, acc_nodes, acc_n);
 		for (i = 0; i < acc_n; i++) {
 			memset(&accn[i], 0, sizeof(accn[i]));
 			accn[i].id = (unsigned)i + 1;
@@ -1000,6 +1009,8 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return 0;
 }
 
+static void	net_reset(void);
+
 static void
 host_reset(void)
 {
@@ -1011,6 +1022,7 @@ host_reset(void)
 	acc_n = 0;
 	acc_len[0] = acc_len[1] = 0;
 	ep_reset();
+	net_reset();
 }
 
 static int
@@ -1030,6 +1042,293 @@ host_misfit(const char *s, enum sess_misfit *m)
 	return -1;
 }
 
+/*
+ * A host's edge toward its peers (lib/host/net.h): hosts 1..N of one
+ * cluster file at 127.0.0.1, port 5000 + id, each with its edge, and the
+ * datagrams they send queued in order.
+ *
+ *	net n=N [algo=NAME] [odd=ID] [key=other]
+ *					N hosts, every handshake anew (host
+ *					ID under another key, with odd=)
+ *	net-send from=A to=B msg=TYPE now=MS
+ *					A's core sends B a message
+ *	net-tick id=A now=MS		A's HELLOs, releases and summaries
+ *	net-fit id=A now=MS		A's verdict anew
+ *	net-deliver now=MS [lose=K,...]	the datagrams queued, in order, at
+ *					their receivers (the K-th lost)
+ *	net-down id=A peer=B [watched=1]
+ *					A's detector reports B down (watched
+ *					since a start, with watched=)
+ *	net-ready id=A			whether A's core may start
+ *	net-start id=A			A's core started: what came before
+ *
+ * Each host's actions print as "A: ACTION"; a call's wake as "A: wake=MS".
+ */
+#define NET_HOSTS	8
+#define NET_QUEUE	256
+
+struct net_host {
+	struct hnet	 h;
+	struct wire_key	 key;
+	struct wire_proto proto;
+	struct sess_conf conf;
+};
+
+static struct net_host net_h[NET_HOSTS];
+static size_t net_n;
+static struct hnet_out *net_out;
+static struct cluster net_file;
+static struct cluster_node net_nodes[NET_HOSTS];
+static struct {
+	size_t		 from, to;
+	uint8_t		 dg[WIRE_DGRAM_MAX];
+	size_t		 len;
+}		*net_q;
+static size_t net_nq;
+
+static void
+net_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < net_n; i++)
+		hnet_free(&net_h[i].h);
+	net_n = 0;
+	net_nq = 0;
+}
+
+/* Host I's actions printed, its datagrams queued. */
+static void
+net_print(size_t i, char *out, size_t len)
+{
+	const struct hnet_action *a;
+	const char *names[] = {
+		[HNET_SEND] = "send", [HNET_CORE] = "core",
+		[HNET_EPOCH] = "epoch", [HNET_DROP] = "drop",
+		[HNET_PEER] = "peer", [HNET_DEAD] = "dead", [HNET_FD] = "fd",
+		[HNET_TRACE] = "trace", [HNET_LOG] = "log",
+		[HNET_VERDICT] = "verdict",
+	};
+	size_t k;
+
+	for (k = 0; k < net_out->n; k++) {
+		a = &net_out->v[k];
+		say(out, len, "%zu: %s", i + 1, names[a->type]);
+		switch (a->type) {
+		case HNET_SEND:
+			say(out, len, " to=%u%s bytes=%zu\n", a->id,
+			    a->hello ? " hello" : "", a->len);
+			if (net_nq < NET_QUEUE) {
+				net_q[net_nq].from = i;
+				net_q[net_nq].to = (size_t)a->id - 1;
+				memcpy(net_q[net_nq].dg, a->dgram, a->len);
+				net_q[net_nq++].len = a->len;
+			}
+			break;
+		case HNET_CORE:
+			say(out, len, " from=%u msg=%s rtt=%s\n", a->id,
+			    algo_msg_name(net_h[i].h.c.ops, a->msg->type),
+			    a->rtt >= 0 ? "yes" : "-");
+			break;
+		case HNET_EPOCH:
+			say(out, len, " from=%u\n", a->id);
+			break;
+		case HNET_DROP:
+			say(out, len, " from=%u why=%s\n", a->id, a->why);
+			break;
+		case HNET_PEER:
+			say(out, len, " %u %s\n", a->id, a->up ? "up" : "down");
+			break;
+		case HNET_DEAD:
+			say(out, len, " %u inc=%" PRIu64 "\n", a->id, a->inc);
+			break;
+		case HNET_FD:
+		case HNET_TRACE:
+			say(out, len, " %s\n", a->text);
+			break;
+		case HNET_LOG:
+			say(out, len, "%s %s\n", a->warn ? " warning:" : "",
+			    a->text);
+			break;
+		case HNET_VERDICT:
+			say(out, len, " changed=%s lead=%s\n",
+			    a->changed ? "yes" : "no",
+			    net_h[i].h.fit.vetoed ? "no" : "yes");
+			break;
+		}
+	}
+	hnet_out_clear(net_out);
+}
+
+static void
+net_wake(size_t i, int64_t wake, char *out, size_t len)
+{
+	if (wake == INT64_MAX)
+		say(out, len, "%zu: wake=-\n", i + 1);
+	else
+		say(out, len, "%zu: wake=%" PRId64 "\n", i + 1, wake / MS);
+}
+
+static int
+net_host(struct kv *a, int n, const char *k, size_t *out)
+{
+	long long id;
+
+	if (num(arg(a, n, k), 1, (long long)net_n, &id) == -1)
+		return -1;
+	*out = (size_t)id - 1;
+	return 0;
+}
+
+static int
+net_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	const struct algo_ops *ops;
+	struct algo_msg m;
+	uint8_t nonces[NET_HOSTS * SESS_NONCE];
+	long long v, now, odd = 0;
+	size_t i, j, k;
+	unsigned t;
+	char *lose, *p;
+
+	if (strncmp(cmd, "net", 3) != 0)
+		return -1;
+	if (net_out == NULL && ((net_out = malloc(sizeof(*net_out))) == NULL ||
+	    (net_q = calloc(NET_QUEUE, sizeof(*net_q))) == NULL))
+		err(2, NULL);
+	if (strcmp(cmd, "net") == 0) {
+		if (num(arg(a, n, "n"), 1, NET_HOSTS, &v) == -1 ||
+		    (ops = algo_find(arg(a, n, "algo") != NULL ?
+		    arg(a, n, "algo") : "lease")) == NULL ||
+		    (arg(a, n, "odd") != NULL &&
+		    num(arg(a, n, "odd"), 1, v, &odd) == -1))
+			return -2;
+		net_reset();
+		hnet_out_clear(net_out);
+		net_n = (size_t)v;
+		loopback_file(&net_file, net_nodes, net_n);
+		for (i = 0; i < net_n; i++) {
+			struct net_host *nh = &net_h[i];
+			struct hnet_conf hc = {
+				.self = (unsigned)i + 1, .ops = ops,
+				.key = &nh->key, .proto = &nh->proto,
+				.conf = &nh->conf, .inc = 1,
+				.cluster = "cluster.conf",
+			};
+
+			memset(nh, 0, sizeof(*nh));
+			memset(nh->key.k, odd == (long long)i + 1 &&
+			    arg(a, n, "key") != NULL ? 9 : 7,
+			    sizeof(nh->key.k));
+			memcpy(nh->key.id, "0707", 5);
+			nh->proto.magic = WIRE_MAGIC_NODE;
+			nh->proto.maxtype = (uint8_t)(ops->nmsg - 1);
+			sess_digest(ops->name, strlen(ops->name),
+			    nh->conf.d[0]);
+			sess_digest("timing", 6, nh->conf.d[1]);
+			sess_cluster_digest(&net_file, nh->conf.d[2]);
+			for (k = 0; k < sizeof(nonces); k++)
+				nonces[k] = (uint8_t)(16 * i + k / SESS_NONCE +
+				    1);
+			hnet_init(&nh->h, &hc);
+			if (hnet_peers(&nh->h, &net_file, 1, nonces) == -1)
+				err(2, NULL);
+		}
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "net-send") == 0) {
+		if (net_host(a, n, "from", &i) == -1 ||
+		    net_host(a, n, "to", &j) == -1 || i == j ||
+		    num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1 ||
+		    arg(a, n, "msg") == NULL || (t = algo_msg_type(
+		    net_h[i].h.c.ops, arg(a, n, "msg"))) == 0)
+			return -2;
+		memset(&m, 0, sizeof(m));
+		m.type = (uint8_t)t;
+		m.peer = (uint16_t)(j + 1);
+		hnet_send(&net_h[i].h, &m, now * MS, net_out);
+		net_print(i, out, len);
+		say(out, len, "%zu: held=%zu\n", i + 1, net_h[i].h.p[j].nheld);
+		return 0;
+	}
+	if (strcmp(cmd, "net-tick") == 0 || strcmp(cmd, "net-fit") == 0) {
+		if (net_host(a, n, "id", &i) == -1 ||
+		    num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1)
+			return -2;
+		if (strcmp(cmd, "net-tick") == 0)
+			v = hnet_tick(&net_h[i].h, now * MS, net_out);
+		else
+			v = hnet_fit(&net_h[i].h, now * MS, net_out);
+		net_print(i, out, len);
+		net_wake(i, v, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "net-deliver") == 0) {
+		if (num(arg(a, n, "now"), 0, INT64_MAX / MS, &now) == -1)
+			return -2;
+		lose = arg(a, n, "lose") != NULL ? strdup(arg(a, n, "lose")) :
+		    NULL;
+		for (k = 0; k < net_nq; k++) {
+			int lost = 0;
+
+			for (p = lose; p != NULL && *p != '\0'; ) {
+				if (strtoul(p, &p, 10) == k + 1)
+					lost = 1;
+				if (*p == ',')
+					p++;
+				else
+					break;
+			}
+			if (lost) {
+				say(out, len, "%zu: lost from=%zu\n",
+				    net_q[k].to + 1, net_q[k].from + 1);
+				continue;
+			}
+			i = net_q[k].to;
+			hnet_recv(&net_h[i].h, net_q[k].dg, net_q[k].len,
+			    &net_nodes[net_q[k].from].addr, now * MS,
+			    net_out);
+			/* What it sends is queued after the rest. */
+			net_print(i, out, len);
+		}
+		free(lose);
+		/* Delivered: what came of them waits for the next. */
+		memmove(net_q, net_q + k, (net_nq - k) * sizeof(*net_q));
+		net_nq -= k;
+		return 0;
+	}
+	if (strcmp(cmd, "net-down") == 0) {
+		if (net_host(a, n, "id", &i) == -1 ||
+		    net_host(a, n, "peer", &j) == -1)
+			return -2;
+		if (arg(a, n, "watched") != NULL)
+			hnet_monitor(&net_h[i].h, (unsigned)j + 1, 1);
+		say(out, len, "%zu: %s\n", i + 1, hnet_down(&net_h[i].h,
+		    (unsigned)j + 1, net_out) == 0 ? "taken" : "not watched");
+		net_print(i, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "net-start") == 0) {
+		if (net_host(a, n, "id", &i) == -1)
+			return -2;
+		hnet_start(&net_h[i].h);
+		while (hnet_early(&net_h[i].h, &m))
+			say(out, len, "%zu: early from=%u msg=%s\n", i + 1,
+			    m.peer, algo_msg_name(net_h[i].h.c.ops, m.type));
+		say(out, len, "%zu: started\n", i + 1);
+		return 0;
+	}
+	if (strcmp(cmd, "net-ready") == 0) {
+		if (net_host(a, n, "id", &i) == -1)
+			return -2;
+		say(out, len, "%zu: %s\n", i + 1, hnet_ready(&net_h[i].h) ?
+		    "ready" : "not ready");
+		return 0;
+	}
+	return -1;
+}
+
 static int
 host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
@@ -1040,6 +1339,13 @@ host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	int changed;
 
 	switch (ep_run(cmd, a, n, out, len)) {
+	case 0:
+		return 0;
+	case -2:
+		say(out, len, "error: bad arguments to %s\n", cmd);
+		return -1;
+	}
+	switch (net_run(cmd, a, n, out, len)) {
 	case 0:
 		return 0;
 	case -2:

@@ -60,8 +60,8 @@ cmd_help(struct node *nd, struct control_client *c, const struct ctl_req *req)
 static const char *
 peer_mismatch(const struct node *nd, size_t i)
 {
-	return nd->sess[i].misfit == SESS_OK ? "-" :
-	    sess_misfit_name(nd->sess[i].misfit);
+	return nd->net.sess[i].misfit == SESS_OK ? "-" :
+	    sess_misfit_name(nd->net.sess[i].misfit);
 }
 
 /*
@@ -80,17 +80,17 @@ peers_field(const struct node *nd, algo_time now, char *buf, size_t len)
 	int w;
 
 	strlcpy(buf, "peers=", len);
-	for (i = 0; i < nd->peers.n; i++) {
-		if (nd->peers.nodes[i].id == nd->self->id)
+	for (i = 0; i < nd->net.peers.n; i++) {
+		if (nd->net.peers.nodes[i].id == nd->self->id)
 			continue;
-		if (nd->heard[i] == 0)
+		if (nd->net.p[i].heard == 0)
 			strlcpy(age, "-", sizeof(age));
 		else
 			snprintf(age, sizeof(age), "%.3f",
-			    (double)(now - nd->heard[i]) / 1e9);
+			    (double)(now - nd->net.p[i].heard) / 1e9);
 		w = snprintf(one, sizeof(one), "%s%u/%s/%s/%s", n ? "," : "",
-		    nd->peers.nodes[i].id, age, nd->downed[i] ? "down" :
-		    nd->monitored[i] ? "up" : "-", peer_mismatch(nd, i));
+		    nd->net.peers.nodes[i].id, age, nd->net.p[i].downed ?
+		    "down" : nd->net.p[i].monitored ? "up" : "-", peer_mismatch(nd, i));
 		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= PEERS_ROOM) {
 			cut++;
 			continue;
@@ -125,12 +125,12 @@ keys_field(const struct node *nd, char *buf, size_t len)
 	snprintf(buf, len, " key=%s%s%s peer_keys=", nd->key.id,
 	    nd->key.has_old ? " accept=" : "", nd->key.has_old ?
 	    nd->key.old_id : "");
-	for (i = 0; i < nd->peers.n; i++) {
-		if (nd->peers.nodes[i].id == nd->self->id)
+	for (i = 0; i < nd->net.peers.n; i++) {
+		if (nd->net.peers.nodes[i].id == nd->self->id)
 			continue;
 		snprintf(one, sizeof(one), "%s%u:%s", n++ ? "," : "",
-		    nd->peers.nodes[i].id, nd->peer_key[i][0] != '\0' ?
-		    nd->peer_key[i] : "-");
+		    nd->net.peers.nodes[i].id, nd->net.p[i].key_id[0] != '\0' ?
+		    nd->net.p[i].key_id : "-");
 		if (strlen(buf) + strlen(one) >= len - 1)
 			break;
 		strlcat(buf, one, len);
@@ -175,7 +175,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    algo_elid_fmt(&st.state.grp, grp, sizeof(grp)),
 	    (unsigned long long)nd->inc, (double)(now - st.since) / 1e9,
 	    lead_role(&nd->lead, &core),
-	    (unsigned long long)nd->drops,
+	    (unsigned long long)nd->net.drops,
 	    (unsigned long long)(nd->tw != NULL ? tw_lost(nd->tw) : 0),
 	    tasks_running(nd), tasks_waiting(nd), tok, peers, keys,
 	    extra[0] != '\0' ? " " : "", extra,

@@ -155,7 +155,8 @@ step(struct node *nd, const struct algo_input *in)
 }
 
 /* Recovery: the core from the cluster, the incarnation and its blob.  Its
- * first actions wait for core_start(), once the detector runs. */
+ * first actions wait for core_start(), once the handshakes with its peers
+ * are done (net_ready()). */
 void
 core_boot(struct node *nd)
 {
@@ -193,7 +194,6 @@ core_boot(struct node *nd)
 	cfg.epoch = nd->cluster.epoch;
 	cfg.epoch_pending = nd->cluster.epoch > 0;
 	cfg.epoch_fresh = nd->fresh && nd->cluster.epoch > 0 && rc != 0;
-	nd->fresh = 0;
 	algo_out_init(&nd->out);
 	/* A handover's message, for the log's reasons (0: none). */
 	nd->release_type = (uint8_t)algo_msg_type(o->algo, "Release");
@@ -204,8 +204,9 @@ core_boot(struct node *nd)
 		errx(EXIT_USAGE, "%s", why);
 }
 
+/* The trace's boot line: the host is up, before anything else of it. */
 void
-core_start(struct node *nd)
+core_boot_line(struct node *nd)
 {
 	char ep[24] = "";
 
@@ -216,8 +217,29 @@ core_start(struct node *nd)
 	node_trace(nd, "boot inc=%llu algo=%s nodes=%zu%s",
 	    (unsigned long long)nd->inc, algo_name(nd->opts->algo),
 	    nd->cluster.n, ep);
+}
+
+void
+core_start(struct node *nd)
+{
+	struct algo_msg m;
+
+	/* Booted anew now: its first actions' timers count from its start,
+	 * not from the wait for the handshakes (a synchronous algorithm's
+	 * wait for a coordinator's delivery would be over before it was
+	 * sent).  The state directory has not changed since. */
+	if (!nd->started) {
+		core_free(nd);
+		core_boot(nd);
+	}
+	nd->fresh = 0;
+	nd->started = 1;
 	run(nd);
 	node_input_done(nd);
+	/* What its peers sent before, as it came. */
+	hnet_start(&nd->net);
+	while (!nd->quit && hnet_early(&nd->net, &m))
+		core_recv(nd, &m);
 }
 
 void
@@ -301,6 +323,10 @@ core_cmd(struct node *nd, enum algo_cmd_code code, const void *data,
 
 	if (len > sizeof(in.cmd.data))
 		return ALGO_EINVAL;
+	/* A command does not wait for the handshakes (net_ready()): the
+	 * operator's, a change's, a leave. */
+	if (!nd->started)
+		core_start(nd);
 	in.now = node_input(nd);
 	in.cmd.code = code;
 	in.cmd.len = len;

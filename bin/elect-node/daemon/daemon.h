@@ -17,6 +17,7 @@
 #include "ctl/ctl.h"
 #include "host/epoch.h"
 #include "host/fit.h"
+#include "host/net.h"
 #include "host/lead.h"
 #include "metrics/metrics.h"
 #include "net/cluster.h"
@@ -42,15 +43,6 @@
 #define CONTROL_IDLE_MS		1000	/* for a whole line, when not waiting */
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
-#define NET_HOLD	8	/* core messages kept for a peer until the
-				 * handshake with it is done */
-
-/* Messages for a peer not yet confirmed, sent once it is. */
-struct net_held {
-	struct algo_msg	 m[NET_HOLD];
-	algo_time	 at[NET_HOLD];	/* when the core sent it */
-	size_t		 first, n;
-};
 
 /* The failure-detector child. */
 struct fdc {
@@ -235,11 +227,14 @@ struct mx_conn {
 
 struct node {
 	const struct node_opts *opts;
-	/* The members of the core's epoch; the net tables' peers, these and
-	 * those of the other epoch of a change. */
+	/* The members of the core's epoch (the net tables' peers are these
+	 * and those of the other epoch of a change: net.peers). */
 	struct cluster	 cluster;
-	struct cluster	 peers;
 	int		 fresh;		/* the core's first life here (E7) */
+	/* The core booted, its first actions run once the handshakes are
+	 * done (lib/host/net, hnet_ready()) or by START_BY. */
+	int		 started;
+	algo_time	 start_by;
 	struct reconf	 rc;
 	const struct cluster_node *self;
 	uint64_t	 inc;
@@ -263,42 +258,18 @@ struct node {
 	int		 exiting;	/* the core says goodbye */
 	trace_time	 stamp;		/* of the input being handled, or 0 */
 
-	/* Network: the socket, the key, a sequence number per receiver and
-	 * the handshake with each peer, both indexed like cluster.nodes;
-	 * what must agree with the peers; drops, counted and summarised. */
+	/* Network: the socket, the key, what must agree with the peers; the
+	 * edge toward them (lib/host/net) and its actions, those of a
+	 * datagram, a tick or the verdict (nin) and those of a send
+	 * within them (nsend). */
 	int		 udp;
 	struct wire_key	 key;
 	struct wire_proto proto;
-	uint64_t	*seq;
-	struct sess	*sess;
 	struct sess_conf conf;
-	struct net_held	*held;	/* NET_HOLD per peer, a ring */
-	/* When net_tick() and net_fit() must look at every peer again: a
-	 * datagram that may have changed a handshake, or a deadline.  Not
-	 * at every loop, whose count grows with the peers at a leader. */
-	algo_time	 net_due, fit_due;
-	uint64_t	 drops;
-	struct drops	 dropsum;
-	/* A peer's agreement logged when it changes, once per state in a
-	 * LOG_DROPS_WINDOW, its other changes counted for a summary
-	 * (net.c): a forger's datagrams with bad MACs from the peer's
-	 * address may flip it at every one. */
-	struct misfit_log {
-		unsigned	 id;
-		algo_time	 start;	/* of the window; 0: none */
-		unsigned	 said;	/* bit 1 << misfit: logged in it */
-		uint64_t	 n;
-	}		 misfit_log[ALGO_NODES_MAX];
-	/* What we asked the detector to monitor (start, not stopped since);
-	 * what it reported down, not heard from since. */
-	uint8_t		*monitored;
-	uint8_t		*downed;
-	uint64_t	*dead;		/* 1 + the newest incarnation said dead */
-	uint8_t		*misaddressed;	/* a datagram from a wrong address
-					 * said (lib/host/accept) */
-	/* Whether peers that answer but disagree stop this node leading,
-	 * and what its leadership is worth to guarded commands. */
-	struct fit	 fit;
+	struct hnet	 net;
+	struct hnet_out	*nin, *nsend;
+	/* What the peers' disagreement and the leadership are worth to
+	 * guarded commands. */
 	struct lead	 lead;
 
 	/* The core, its pending actions and its timers. */
@@ -310,13 +281,7 @@ struct node {
 	int		 made;
 	uint64_t	 made_seq, made_token;
 
-	/* Metrics (metrics.c): the counters; when each peer was last heard
-	 * from and asked for a lease, indexed like cluster.nodes. */
 	struct metrics	 metrics;
-	algo_time	 heard[ALGO_NODES_MAX];
-	algo_time	 asked[ALGO_NODES_MAX];
-	/* The id of the key each peer's datagrams last came under, or "". */
-	char		 peer_key[ALGO_NODES_MAX][KEY_ID_LEN + 1];
 	struct MHD_Daemon *mhd;
 	int		 mx_fd;		/* its epoll descriptor, or -1 */
 	struct mx_conn	 mx_conns[MX_CONNS_MAX];
@@ -328,8 +293,6 @@ struct node {
 void	mx_open(struct node *);
 void	mx_step(struct node *, algo_time now);
 void	mx_lead(struct node *);
-void	mx_sent(struct node *, const struct algo_msg *);
-void	mx_heard(struct node *, const struct algo_msg *);
 algo_time mx_tick(struct node *, algo_time now);
 void	mx_io(struct node *);
 void	mx_close(struct node *);
@@ -363,6 +326,9 @@ int	net_down(struct node *, unsigned id);
  * nanoseconds until it may change by itself, or -1. */
 algo_time net_fit(struct node *, algo_time now);
 void	net_monitor(struct node *, unsigned id, int on);
+/* Whether the core may start: the handshakes done, or START_BY past;
+ * nanoseconds until START_BY, or -1. */
+int	net_ready(struct node *, algo_time now, algo_time *wait);
 void	net_close(struct node *);
 /* The peers anew: the core's members and those of the change's other
  * epoch; FRESH: a new incarnation, every handshake anew. */
@@ -413,7 +379,10 @@ void	events_drop(struct node *, const char *why);
 void	events_stop(struct node *, const char *why);
 
 /* The core's edge (core.c). */
+/* The core booted from the state directory; the trace's boot line, the
+ * host up; its first actions run, once the handshakes are done. */
 void	core_boot(struct node *);
+void	core_boot_line(struct node *);
 void	core_start(struct node *);
 void	core_recv(struct node *, const struct algo_msg *);
 void	core_down(struct node *, unsigned id);

@@ -68,9 +68,9 @@ events_release(struct node *nd, unsigned peer)
 static int
 peer_downed(const struct node *nd, unsigned id)
 {
-	const struct cluster_node *p = cluster_find(&nd->peers, id);
+	long i = hnet_index(&nd->net, id);
 
-	return p != NULL && nd->downed[p - nd->peers.nodes];
+	return i != -1 && nd->net.p[i].downed;
 }
 
 /*

@@ -31,14 +31,6 @@
 #define HTTP_DEADLINE	(3000 * ALGO_MS)
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
-static long
-index_of(const struct node *nd, unsigned id)
-{
-	const struct cluster_node *p = cluster_find(&nd->peers, id);
-
-	return p == NULL ? -1 : p - nd->peers.nodes;
-}
-
 void
 mx_step(struct node *nd, algo_time now)
 {
@@ -63,47 +55,14 @@ mx_lead(struct node *nd)
 	nd->metrics.mismatch_veto = n->vetoed;
 }
 
-/* Lease renewals: the leader's Request, answered by Ok or Refuse. */
-void
-mx_sent(struct node *nd, const struct algo_msg *m)
-{
-	const char *name = algo_msg_name(nd->opts->algo, m->type);
-	long i = index_of(nd, m->peer);
-
-	if (i != -1 && name != NULL && strcmp(name, "Request") == 0)
-		nd->asked[i] = mono_now();
-}
-
-void
-mx_heard(struct node *nd, const struct algo_msg *m)
-{
-	const char *name = algo_msg_name(nd->opts->algo, m->type);
-	long i = index_of(nd, m->peer);
-	algo_time now = mono_now();
-
-	if (i == -1)
-		return;
-	nd->heard[i] = now;
-	if (nd->asked[i] != 0 && name != NULL && (strcmp(name, "Ok") == 0 ||
-	    strcmp(name, "Refuse") == 0)) {
-		metrics_hist_add(&nd->metrics.rtt, metrics_rtt_le,
-		    now - nd->asked[i]);
-		nd->asked[i] = 0;
-	}
-}
-
 static void
 peers_now(struct node *nd)
 {
-	size_t i;
+	unsigned n, up;
 
-	nd->metrics.peers = nd->metrics.peers_up = 0;
-	for (i = 0; i < nd->peers.n; i++) {
-		if (nd->peers.nodes[i].id == nd->self->id)
-			continue;
-		nd->metrics.peers++;
-		nd->metrics.peers_up += !nd->downed[i];
-	}
+	hnet_counts(&nd->net, &n, &up);
+	nd->metrics.peers = n;
+	nd->metrics.peers_up = up;
 }
 
 static int

@@ -139,6 +139,7 @@ node_bump_incarnation(struct node *nd)
 {
 	if (store_bump(nd->dirfd, INC_NAME, &nd->inc) == -1)
 		err(EXIT_USAGE, "%s/%s", nd->opts->statedir, INC_NAME);
+	nd->net.c.inc = nd->inc;
 	testament_write(nd);
 }
 
@@ -335,7 +336,7 @@ loop(struct node *nd)
 	struct pollfd pfd[P_CLIENTS + CONTROL_CLIENTS_MAX];
 	struct control_client *c;
 	struct loop_wait w;
-	algo_time now;
+	algo_time now, wait;
 	int i, ms;
 
 	while (!nd->quit) {
@@ -345,6 +346,11 @@ loop(struct node *nd)
 		if (nd->quit)
 			break;
 		loop_wait_init(&w);
+		if (!nd->started) {
+			if (net_ready(nd, now, &wait))
+				core_start(nd);
+			loop_wait_in(&w, wait);
+		}
 		loop_wait_in(&w, core_tick(nd, now));
 		loop_wait_in(&w, reconf_tick(nd, now));
 		loop_wait_in(&w, net_tick(nd, now));
@@ -453,7 +459,10 @@ daemon_main(const struct node_opts *o)
 	setup(&nd);
 	events_start(&nd);
 	sched_realtime(RT_NODE);
-	core_start(&nd);
+	/* The core starts in the loop, once the handshakes are done. */
+	core_boot_line(&nd);
+	node_input_done(&nd);
+	nd.start_by = mono_now() + HNET_START_WAIT;
 	notify_init(&nd, mono_now());
 	loop(&nd);
 	teardown(&nd);

@@ -129,9 +129,9 @@ resolve_change(struct epoch_change *c, char *why, size_t whylen)
 static int
 unconfirmed(const struct node *nd, unsigned id)
 {
-	const struct cluster_node *p = cluster_find(&nd->peers, id);
+	long i = hnet_index(&nd->net, id);
 
-	return p != NULL && !nd->sess[p - nd->peers.nodes].confirmed;
+	return i != -1 && !nd->net.sess[i].confirmed;
 }
 
 /* The change in parts of EPOCH_PART_MAX to TO. */
@@ -180,6 +180,7 @@ swap(struct node *nd)
 	r->fd_since = mono_now();
 	nd->fresh = 1;
 	core_boot(nd);
+	core_boot_line(nd);
 	core_start(nd);
 	log_info("epoch-moved node=%u epoch=%u inc=%llu", nd->self->id,
 	    nd->cluster.epoch, (unsigned long long)nd->inc);
@@ -404,13 +405,13 @@ reconf_tick(struct node *nd, algo_time now)
 		r->fd_again = 0;
 		r->fd_since = now;
 		node_detector_start(nd);
-		for (i = 0; i < nd->peers.n; i++) {
+		for (i = 0; i < nd->net.peers.n; i++) {
 			char line[32];
 
-			if (!nd->monitored[i])
+			if (!nd->net.p[i].monitored)
 				continue;
 			snprintf(line, sizeof(line), "start %u",
-			    nd->peers.nodes[i].id);
+			    nd->net.peers.nodes[i].id);
 			if (fdc_send(&nd->fdc, line) == -1)
 				node_detector_failed(nd);
 		}

@@ -203,7 +203,7 @@ void
 task_verdict(struct node *nd, int changed)
 {
 	struct lead_input in = { .type = LEAD_IN_VERDICT, .slot = -1,
-	    .vetoed = nd->fit.vetoed, .live = nd->fit.live,
+	    .vetoed = nd->net.fit.vetoed, .live = nd->net.fit.live,
 	    .changed = changed };
 
 	lead_feed(nd, &in, mono_now());

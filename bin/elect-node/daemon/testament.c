@@ -48,7 +48,6 @@ put(struct node *nd, FILE *f)
 {
 	char host[TESTAMENT_HOST_MAX], line[512];
 	uint8_t dgram[WIRE_DGRAM_MAX];
-	struct wire_msg w;
 	unsigned port;
 	size_t i, len;
 
@@ -57,21 +56,14 @@ put(struct node *nd, FILE *f)
 	fprintf(f, "elect-testament %d\nnode %u pid %ld inc %llu\n"
 	    "from %s %u\n", TESTAMENT_VERSION, nd->self->id, (long)getpid(),
 	    (unsigned long long)nd->inc, host, port);
-	for (i = 0; i < nd->peers.n; i++) {
-		const struct cluster_node *p = &nd->peers.nodes[i];
+	for (i = 0; i < nd->net.peers.n; i++) {
+		const struct cluster_node *p = &nd->net.peers.nodes[i];
 
 		if (p->id == nd->self->id)
 			continue;
-		memset(&w, 0, sizeof(w));
-		w.type = (uint8_t)nd->opts->algo->dead;
-		w.from = (uint16_t)nd->self->id;
-		w.to = (uint16_t)p->id;
-		w.inc = nd->inc;
-		w.seq = 1;		/* not windowed: any will do */
-		w.grp.node = (uint16_t)nd->self->id;
-		w.grp.inc = nd->inc;
-		if ((len = wire_encode(&nd->key, &nd->proto, &w, dgram,
-		    sizeof(dgram))) == 0 || numeric(p, host, &port) == -1 ||
+		if ((len = testament_seal(&nd->key, &nd->proto,
+		    (uint8_t)nd->opts->algo->dead, nd->self->id, p->id,
+		    nd->inc, dgram)) == 0 || numeric(p, host, &port) == -1 ||
 		    testament_line(p->id, host, port, dgram, len, line,
 		    sizeof(line)) == 0)
 			return -1;
@@ -158,7 +150,7 @@ testament_write(struct node *nd)
 	int fd, rc;
 
 	/* Before the first incarnation, or before the peers: not yet. */
-	if (nd->opts->algo->dead == 0 || nd->inc == 0 || nd->peers.n == 0)
+	if (nd->opts->algo->dead == 0 || nd->inc == 0 || nd->net.peers.n == 0)
 		return;
 	errno = 0;
 	task_lock(nd);
