@@ -3,19 +3,19 @@
 # control socket on a host with both cores busy (elect-node(1), CONTROL
 # PROTOCOL).  A cluster of three lease nodes at the tests' timings, the
 # leader running a guarded command; on the leader's socket CLIENTS clients
-# of t/tools/ctl-churn.py (connect again as fast as they can: hang up at
+# of t/tools/ctl-flood.py mix (connect again as fast as they can: hang up at
 # once, hold on idle, or ask every 0.4 s); two shell loops keep both cores
 # busy; then TRIES --status in a row, each timed.  Prints how many exited
 # with each code (0: leader; 3: no daemon; 6: busy), and the median, 90th
 # percentile and slowest time.
 #
-# Environment: ELECT_BUILD (default build/plain), TRIES (100), CLIENTS (40).
+# Environment: ELECT_BUILD (default build/plain), TRIES (50), CLIENTS (40).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${ELECT_BUILD:=$here/../../build/plain}"
 PATH=$ELECT_BUILD/bin:$ELECT_BUILD/t:$PATH
 . "$here/../../share/elect/elect.bash"
-TRIES=${TRIES:-100} CLIENTS=${CLIENTS:-40}
+TRIES=${TRIES:-50} CLIENTS=${CLIENTS:-40}
 
 top=$(mktemp -d "${TMPDIR:-/tmp}/elect-bench.XXXXXX") || exit 1
 pids=() guard=
@@ -45,8 +45,8 @@ sh -c 'while :; do :; done' &
 pids+=($!)
 sh -c 'while :; do :; done' &
 pids+=($!)
-python3 "$here/../tools/ctl-churn.py" "$d/control" "$CLIENTS" 600 \
-    "$top/ready" >"$top/churn" &
+python3 "$here/../tools/ctl-flood.py" "$d/control" "$CLIENTS" 120 \
+    "$top/ready" mix >"$top/flood" &
 pids+=($!)
 for i in $(seq 100); do
 	[ -e "$top/ready" ] && break
