@@ -527,7 +527,8 @@ control_door(struct control *s, int k, struct node *nd)
 		write_out(c);
 	c->fd = -1;
 	c->outlen = 0;
-	door_close(s, k, !answered);
+	/* One that hung up hears nothing, and is not counted busy. */
+	door_close(s, k, !answered && n != 0);
 }
 
 /* A connection that found no slot waits at the door for its request,
