@@ -53,6 +53,7 @@ dial(const char *dir, const char *req, int nonblock, int64_t deadline,
 	if (deadline != 0) {
 		ms = ms_left(deadline);
 		tv.tv_sec = ms / 1000;
+		/* (0 would be no bound at all) */
 		tv.tv_usec = ms % 1000 * 1000 + (ms == 0);
 		if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
 		    sizeof(tv)) == -1) {

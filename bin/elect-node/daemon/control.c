@@ -42,8 +42,9 @@
  * last; a connection in the backlog is taken within two turns.
  */
 #define ACCEPT_MAX	(CTL_BACKLOG + 1)
-/* A connection at the door has three turns of newcomers at least to
- * send its line before it is the first to come and one more is let in. */
+/* A connection at the door gives its place to a newcomer only after
+ * three turns of newcomers at least: time to send the line a client
+ * sends as soon as it is connected. */
 _Static_assert(CONTROL_DOOR_MAX >= 3 * ACCEPT_MAX, "door too small");
 #define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
 
