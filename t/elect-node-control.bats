@@ -252,3 +252,68 @@ while True:
 	run ask 'elect 1 wait-leader 10\n'
 	[[ "$output" == "ok id=1 "*" role=leader "* ]]
 }
+
+@test "--status: root's own flood of 40 reconnecting clients on busy cores; every answer is the role's, never no daemon nor busy" {
+	local flood=$BATS_TEST_DIRNAME/tools/ctl-flood.py i rc t0 t1 ms
+	local worst=0 role want
+	elect_teardown
+	elect_setup "$BATS_TEST_TMPDIR/lease"
+	SOCK=$ELECT_DIR/1/state/control
+	C=$(mkcluster 1 "$BATS_TEST_TMPDIR/lease.conf")
+	elect_start_cluster --insecure --lease 1s --renew 200 --rtt 50 \
+	    --fd-interval 50 --fd-timeout 1000 "$C"
+	assert_equal "$(elect_wait_leader 20)" 1
+	# Both cores busy, as a loaded host's are.
+	sh -c 'while :; do :; done' 3>&- &
+	PIDS+=($!)
+	sh -c 'while :; do :; done' 3>&- &
+	PIDS+=($!)
+	python3 "$flood" "$SOCK" 40 60 "$BATS_TEST_TMPDIR/ready" mix \
+	    >"$BATS_TEST_TMPDIR/flood" 3>&- &
+	PIDS+=($!)
+	wait_for 20 test -e "$BATS_TEST_TMPDIR/ready"
+	for i in $(seq 20); do
+		rc=0
+		t0=$EPOCHREALTIME
+		elect-node -s "$ELECT_DIR/1/state" --status \
+		    >"$BATS_TEST_TMPDIR/st" 2>&1 || rc=$?
+		t1=$EPOCHREALTIME
+		ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+		[ "$ms" -le "$worst" ] || worst=$ms
+		# The client waits two seconds for its answer (elect-node(1)):
+		# a process that ran longer was stuck before it asked.
+		[ "$ms" -lt 3000 ] || fail "try $i: ${ms} ms: $(cat "$BATS_TEST_TMPDIR/st")"
+		role=$(grep -o ' role=[a-z]*' "$BATS_TEST_TMPDIR/st") ||
+		    fail "try $i: exit $rc, no status: $(cat "$BATS_TEST_TMPDIR/st")"
+		case $role in
+		" role=leader") want=0 ;;
+		" role=follower") want=1 ;;
+		*) want=4 ;;
+		esac
+		[ "$rc" = "$want" ] || fail "try $i: exit $rc for$role"
+	done
+	echo "# --status under the flood: worst ${worst} ms of 20" >&3
+}
+
+@test "--status: a daemon that said busy and then holds the last try past its time is busy (6), not gone" {
+	local d=$BATS_TEST_TMPDIR/fake rc=0
+	mkdir -p "$d"
+	# The first connection hears busy; the next ones are held unanswered.
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(64)
+c, _ = s.accept(); c.send(b"err busy\n"); c.close()
+held = []
+end = time.monotonic() + 10
+while time.monotonic() < end:
+    s.settimeout(end - time.monotonic())
+    try:
+        held.append(s.accept()[0])
+    except OSError:
+        break' "$d/control" 3>&- &
+	PIDS+=($!)
+	wait_for 10 test -S "$d/control"
+	elect-node -s "$d" --status >"$BATS_TEST_TMPDIR/st" 2>&1 || rc=$?
+	run cat "$BATS_TEST_TMPDIR/st"
+	assert_output --partial "busy"
+	assert_equal "$rc" 6
+}

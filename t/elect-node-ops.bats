@@ -300,7 +300,7 @@ gone() {
 	[ "$rc" = 3 ]
 }
 
-@test "control: a flood of clients stops no guarded command; --status says busy; a member's flood leaves root its slots, and no edict" {
+@test "control: a flood of clients stops no guarded command; --status answers through root's; a member's flood leaves root its slots, and no edict" {
 	open_setup
 	local d flood=$BATS_TEST_DIRNAME/tools/ctl-flood.py g t0 t1 fp
 	C=$(mkcluster 3)
@@ -317,31 +317,17 @@ gone() {
 	wait_for 10 grep -q "^3 tick" "$LOG"
 
 	# Root's own flood takes every slot: the job runs on through three
-	# leases, and --status says busy, not "no daemon".
+	# leases, and --status is answered at the door all the same.
 	python3 "$flood" "$d/control" 40 6 "$BATS_TEST_TMPDIR/ready1" \
 	    >"$BATS_TEST_TMPDIR/flood1" &
 	fp=$!
 	PIDS+=("$fp")
 	wait_for 10 test -s "$BATS_TEST_TMPDIR/ready1"
-	# While it lasts --status finds every slot taken (busy, exit 6) or,
-	# between two of the flood's reconnections, one free (0): never "no
-	# daemon" (3).  A loaded host's flood may leave a slot free a moment.
-	local busy=0 rc
-	while [ "$busy" = 0 ] && kill -0 "$fp" 2>/dev/null; do
-		rc=0
-		elect-node -s "$d" --status >"$BATS_TEST_TMPDIR/st" 2>&1 ||
-		    rc=$?
-		# A loaded host's daemon may not answer in the client's
-		# time (it was reached: the socket took the connection).
-		[ "$rc" != 3 ] || grep -q "no reply in time" \
-		    "$BATS_TEST_TMPDIR/st" ||
-		    fail "no daemon: $(cat "$BATS_TEST_TMPDIR/st")"
-		[ "$rc" != 6 ] || busy=1
-		sleep 0.02
+	local i
+	for i in 1 2 3 4 5; do
+		run -0 elect-node -s "$d" --status
+		assert_output --partial " role=leader "
 	done
-	[ "$busy" = 1 ] || fail "--status never found the slots taken"
-	run cat "$BATS_TEST_TMPDIR/st"
-	assert_output --partial "busy"
 	wait "$fp"
 	run cat "$BATS_TEST_TMPDIR/flood1"
 	assert_output --regexp "^busy [1-9][0-9]* answered [1-9][0-9]*$"

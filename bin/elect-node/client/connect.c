@@ -3,6 +3,7 @@
  * state directory, send one request, read one reply.
  */
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include <err.h>
@@ -27,12 +28,16 @@ ms_left(int64_t deadline)
 	return left < 0 ? 0 : (int)(left / 1000000);
 }
 
-int
-client_connect(const char *dir, const char *req, int nonblock, const char **why)
+/* client_connect(), but a blocking connect waits for room in a full
+ * backlog until DEADLINE at most (0: as long as it takes). */
+static int
+dial(const char *dir, const char *req, int nonblock, int64_t deadline,
+    const char **why)
 {
 	struct sockaddr_un sun;
+	struct timeval tv;
 	char line[CTL_LINE_MAX];
-	int fd, ll;
+	int fd, ll, ms, e;
 
 	*why = "no daemon answers";
 	if (ctl_socket_path(&sun, dir) == -1)
@@ -45,6 +50,17 @@ client_connect(const char *dir, const char *req, int nonblock, const char **why)
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
 	    (nonblock ? SOCK_NONBLOCK : 0), 0)) == -1)
 		return -1;
+	if (deadline != 0) {
+		ms = ms_left(deadline);
+		tv.tv_sec = ms / 1000;
+		/* (0 would be no bound at all) */
+		tv.tv_usec = ms % 1000 * 1000 + (ms == 0);
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+		    sizeof(tv)) == -1) {
+			close(fd);
+			return -1;
+		}
+	}
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		if (errno == ENOENT)
 			*why = "no daemon answers (no control socket)";
@@ -57,14 +73,15 @@ client_connect(const char *dir, const char *req, int nonblock, const char **why)
 			    CTL_NAME);
 		else
 			*why = strerror(errno);
+		e = errno;
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	/* A unix socket takes a short line at once, or not at all; a
 	 * daemon that hung up is an error, not a SIGPIPE. */
 	if (send(fd, line, (size_t)ll, MSG_NOSIGNAL) != ll) {
-		int e = errno;
-
+		e = errno;
 		*why = strerror(e);
 		close(fd);
 		errno = e;
@@ -73,7 +90,19 @@ client_connect(const char *dir, const char *req, int nonblock, const char **why)
 	return fd;
 }
 
-/* One request and its reply line, until DEADLINE. */
+int
+client_connect(const char *dir, const char *req, int nonblock, const char **why)
+{
+	return dial(dir, req, nonblock, 0, why);
+}
+
+/* One request and its reply line, until DEADLINE: 0; ASK_BUSY when
+ * the daemon took no request (err busy, hung up before it was sent, a
+ * backlog full until DEADLINE); ASK_LATE when it took the connection but
+ * did not answer in time; -1 when no daemon answers. */
+#define ASK_BUSY	(-2)
+#define ASK_LATE	(-3)
+
 static int
 ask_once(const char *dir, const char *req, char *reply, size_t len,
     int64_t deadline, const char **why)
@@ -81,19 +110,22 @@ ask_once(const char *dir, const char *req, char *reply, size_t len,
 	struct pollfd pfd;
 	size_t got = 0;
 	ssize_t n;
-	int fd;
+	int fd, rc = 0;
 
-	if ((fd = client_connect(dir, req, 0, why)) == -1)
-		return errno == EPIPE || errno == ECONNRESET ? -2 : -1;
+	if ((fd = dial(dir, req, 0, deadline, why)) == -1)
+		return errno == EPIPE || errno == ECONNRESET ||
+		    errno == EAGAIN ? ASK_BUSY : -1;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (got < len - 1 && memchr(reply, '\n', got) == NULL) {
 		if (poll(&pfd, 1, ms_left(deadline)) <= 0) {
 			*why = "no reply in time";
+			rc = ASK_LATE;
 			break;
 		}
 		if ((n = read(fd, reply + got, len - 1 - got)) <= 0) {
 			*why = "connection closed without a reply";
+			rc = -1;
 			break;
 		}
 		got += (size_t)n;
@@ -101,30 +133,32 @@ ask_once(const char *dir, const char *req, char *reply, size_t len,
 	close(fd);
 	reply[got] = '\0';
 	if (strchr(reply, '\n') == NULL)
-		return -1;
+		return rc != 0 ? rc : -1;
 	*strchr(reply, '\n') = '\0';
-	return 0;
+	return strcmp(reply, "err busy") == 0 ? ASK_BUSY : 0;
 }
 
 const char client_busy[] = "busy: every slot of the control socket this "
     "user may take is taken";
 
-/* Every slot taken (err busy, or hung up before the request was sent):
- * the daemon drops idle clients within a second, so a slot comes free
- * while the request may still wait; if none does, why is client_busy. */
+/* Every slot taken: the daemon drops idle clients within a second, so a
+ * slot comes free while the request may still wait; if none does, why
+ * is client_busy.  A daemon that said busy and then let the last try
+ * run out of time is busy still, not gone. */
 int
 client_ask(const char *dir, const char *req, char *reply, size_t len,
     int wait_ms, const char **why)
 {
 	const struct timespec pause = { 0, BUSY_PAUSE_MS * 1000000L };
 	int64_t deadline = mono_now() + (int64_t)wait_ms * 1000000;
-	int rc;
+	int rc, busy = 0;
 
-	while (((rc = ask_once(dir, req, reply, len, deadline, why)) == -2 ||
-	    (rc == 0 && strcmp(reply, "err busy") == 0)) &&
-	    ms_left(deadline) > BUSY_PAUSE_MS)
+	while ((rc = ask_once(dir, req, reply, len, deadline, why)) ==
+	    ASK_BUSY && ms_left(deadline) > BUSY_PAUSE_MS) {
+		busy = 1;
 		nanosleep(&pause, NULL);
-	if (rc == -2 || (rc == 0 && strcmp(reply, "err busy") == 0)) {
+	}
+	if (rc == ASK_BUSY || (rc == ASK_LATE && busy)) {
 		*why = client_busy;
 		return -1;
 	}

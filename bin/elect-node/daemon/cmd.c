@@ -22,6 +22,8 @@ static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
 #define C_BOTH	0x8	/* from any connection, a guarded command's too */
 #define C_OPER	0x10	/* changes what the node does: root, the daemon's
 			 * user, --operator-group */
+#define C_NOW	0x20	/* answered at once from what the node has, also to
+			 * a connection that found no slot */
 
 static const struct {
 	const char	*name;
@@ -29,8 +31,8 @@ static const struct {
 	cmd_fn		*fn;
 	int		 flags;
 } cmds[] = {
-	{ "help",	0,	cmd_help,		0 },
-	{ "status",	0,	cmd_status,		0 },
+	{ "help",	0,	cmd_help,		C_NOW },
+	{ "status",	0,	cmd_status,		C_NOW },
 	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
 	{ "lease",	0,	cmd_lease,		C_BOTH },
 	{ "edict",	1,	cmd_edict,		C_OPER },
@@ -261,6 +263,22 @@ node_wake(struct node *nd, algo_time now)
 		control_flush(c);
 	}
 	return next;
+}
+
+int
+cmd_now(struct node *nd, struct control_client *c, const struct ctl_req *req)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(cmds); i++)
+		if (ctl_str_eq(req->cmd, cmds[i].name)) {
+			if (!(cmds[i].flags & C_NOW) ||
+			    req->argc > cmds[i].maxargs)
+				return 0;
+			cmds[i].fn(nd, c, req);
+			return 1;
+		}
+	return 0;
 }
 
 void

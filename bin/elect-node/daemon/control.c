@@ -8,7 +8,10 @@
  * line is dropped, unless it waits on purpose (a wait-leader, a follower
  * of edicts, a guarded command); and those take at most
  * CONTROL_WAITERS_MAX slots, so that a --status always finds one within
- * a second however many idle or slow clients connect.
+ * a second however many idle or slow clients connect.  One that finds
+ * every slot taken all the same, by root's own clients say, waits at
+ * the door for its first line, and is answered there if it asks what
+ * the node answers at once (--status), or told busy.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,6 +33,19 @@
 #include "util/util.h"
 
 #define CTL_BACKLOG	8
+/*
+ * Connections taken in one turn of the loop: as many as the backlog
+ * holds (Linux keeps one past listen()'s number), those that were there
+ * when poll() woke.  Clients that reconnect as fast as they are let go
+ * would otherwise refill it while the loop takes them, and keep the
+ * datagrams, the detector and the replies owed waiting as long as they
+ * last; a connection in the backlog is taken within two turns.
+ */
+#define ACCEPT_MAX	(CTL_BACKLOG + 1)
+/* A connection at the door gives its place to a newcomer only after
+ * three turns of newcomers at least: time to send the line a client
+ * sends as soon as it is connected. */
+_Static_assert(CONTROL_DOOR_MAX >= 3 * ACCEPT_MAX, "door too small");
 #define IDLE		((algo_time)CONTROL_IDLE_MS * ALGO_MS)
 
 /*
@@ -87,6 +103,10 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 		s->clients[i].passfd = -1;
 		s->clients[i].owner = s;
 	}
+	for (i = 0; i < CONTROL_DOOR_MAX; i++)
+		s->door[i].fd = -1;
+	s->doorman.fd = s->doorman.passfd = -1;
+	s->doorman.owner = s;
 	if (ctl_socket_path(&sun, o->statedir) == -1)
 		return -1;
 	strlcpy(s->path, sun.sun_path, sizeof(s->path));
@@ -239,42 +259,26 @@ drop_client(struct control_client *c)
 		c->owner->gone(c->owner->gone_arg, (int)(c - c->owner->clients));
 }
 
-void
-control_accept(struct control *s)
+static void
+say_busy(struct control *s, int fd)
 {
 	static const char busy[] = "err busy\n";
-	algo_time now = mono_now();
-	int fd, i;
 
-	while ((fd = accept4(s->fd, NULL, NULL,
-	    SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1) {
-		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-			if (s->clients[i].fd == -1)
-				break;
-		if (i == CONTROL_CLIENTS_MAX) {
-			if (s->metrics != NULL)
-				s->metrics->ctl_busy++;
-			/* A best effort: the client learns why, or not. */
-			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
-			    MSG_DONTWAIT) == -1)
-				errno = 0;
-			close(fd);
-			continue;
-		}
-		s->clients[i].fd = fd;
-		s->clients[i].idle_by = now + IDLE;
-		peer_creds(s, &s->clients[i]);
-		if (!slot_allowed(s, &s->clients[i])) {
-			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
-			    MSG_DONTWAIT) == -1)
-				errno = 0;
-			if (s->metrics != NULL)
-				s->metrics->ctl_busy++;
-			close(fd);
-			s->clients[i].fd = -1;
-			continue;
-		}
-	}
+	if (s->metrics != NULL)
+		s->metrics->ctl_busy++;
+	/* A best effort: the client learns why, or not. */
+	if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	    -1)
+		errno = 0;
+}
+
+static void
+door_close(struct control *s, int k, int busy)
+{
+	if (busy)
+		say_busy(s, s->door[k].fd);
+	close(s->door[k].fd);
+	s->door[k].fd = -1;
 }
 
 int
@@ -315,6 +319,16 @@ control_tick(struct control *s, algo_time now)
 		}
 		if (next == -1 || c->idle_by - now < next)
 			next = c->idle_by - now;
+	}
+	for (i = 0; i < CONTROL_DOOR_MAX; i++) {
+		if (s->door[i].fd == -1)
+			continue;
+		if (now >= s->door[i].by) {
+			door_close(s, i, 1);
+			continue;
+		}
+		if (next == -1 || s->door[i].by - now < next)
+			next = s->door[i].by - now;
 	}
 	return next;
 }
@@ -487,6 +501,84 @@ control_flush(struct control_client *c)
 		drop_client(c);
 }
 
+/*
+ * What came from connection K at the door: if it is one request the node
+ * answers at once from what it has (status, help), the answer, else err
+ * busy; then the connection is closed.  Nothing yet: it waits.
+ */
+void
+control_door(struct control *s, int k, struct node *nd)
+{
+	struct control_client *c = &s->doorman;
+	struct ctl_req req;
+	ssize_t n;
+	int answered;
+
+	n = read(s->door[k].fd, c->in, sizeof(c->in));
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	c->fd = s->door[k].fd;
+	c->outlen = 0;
+	c->closing = 0;
+	answered = n > 0 && memchr(c->in, '\n', (size_t)n) == c->in + n - 1 &&
+	    ctl_parse_req(c->in, (size_t)n - 1, &req) == NULL &&
+	    req.version == CTL_VERSION && cmd_now(nd, c, &req);
+	/* One line: a fresh socket's buffer takes it at once. */
+	if (answered)
+		write_out(c);
+	c->fd = -1;
+	c->outlen = 0;
+	/* One that hung up hears nothing, and is not counted busy. */
+	door_close(s, k, !answered && n != 0);
+}
+
+/* A connection that found no slot waits at the door for its request,
+ * in the place of the one that came first if the door is full. */
+static void
+door_take(struct control *s, int fd, algo_time now, struct node *nd)
+{
+	int k, old = 0;
+
+	for (k = 0; k < CONTROL_DOOR_MAX && s->door[k].fd != -1; k++)
+		if (s->door[k].by < s->door[old].by)
+			old = k;
+	if (k == CONTROL_DOOR_MAX) {
+		door_close(s, old, 1);
+		k = old;
+	}
+	s->door[k].fd = fd;
+	s->door[k].by = now + IDLE;
+	control_door(s, k, nd);
+}
+
+void
+control_accept(struct control *s, struct node *nd)
+{
+	struct control_client *c;
+	algo_time now = mono_now();
+	int fd, i, n;
+
+	for (n = 0; n < ACCEPT_MAX && (fd = accept4(s->fd, NULL, NULL,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1; n++) {
+		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+			if (s->clients[i].fd == -1)
+				break;
+		if (i < CONTROL_CLIENTS_MAX) {
+			c = &s->clients[i];
+			c->fd = fd;
+			c->idle_by = now + IDLE;
+			peer_creds(s, c);
+			/* Its request is most often there already. */
+			if (slot_allowed(s, c)) {
+				control_io(s, c, POLLIN, nd);
+				continue;
+			}
+			c->fd = -1;
+		}
+		door_take(s, fd, now, nd);
+	}
+}
+
 void
 control_close(struct control *s)
 {
@@ -495,6 +587,9 @@ control_close(struct control *s)
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 		if (s->clients[i].fd != -1)
 			drop_client(&s->clients[i]);
+	for (i = 0; i < CONTROL_DOOR_MAX; i++)
+		if (s->door[i].fd != -1)
+			door_close(s, i, 0);
 	if (s->fd != -1) {
 		close(s->fd);
 		unlink(s->path);

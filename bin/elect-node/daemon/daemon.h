@@ -41,6 +41,10 @@
 #define CONTROL_RESERVED	4
 #define CONTROL_PER_UID		6
 #define CONTROL_IDLE_MS		1000	/* for a whole line, when not waiting */
+/* Connections that found every slot taken wait here for their first
+ * line, at most this many: past that the first to come is told busy
+ * (control.c, ACCEPT_MAX). */
+#define CONTROL_DOOR_MAX	32
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
 #define FDC_STOP_MS	500		/* for the detector to leave */
 
@@ -105,13 +109,22 @@ struct control {
 	int		 fd;		/* the listening socket */
 	char		 path[108];
 	struct control_client clients[CONTROL_CLIENTS_MAX];
+	/* Connections that found no slot, until their first line or
+	 * CONTROL_IDLE_MS; doorman answers them. */
+	struct {
+		int		 fd;
+		algo_time	 by;
+	} door[CONTROL_DOOR_MAX];
+	struct control_client doorman;
 };
 
 struct node;
 struct MHD_Daemon;
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
-void	control_accept(struct control *);
+void	control_accept(struct control *, struct node *);
+/* Answers connection K at the door once its line came (control.c). */
+void	control_door(struct control *, int k, struct node *);
 void	control_io(struct control *, struct control_client *, short revents,
 	    struct node *);
 void	control_reply(struct control_client *, const char *fmt, ...)
@@ -134,6 +147,9 @@ int	control_allowed(const struct control *, const struct control_client *,
 /* Answers one request; the daemon's table of commands lives in cmd.c. */
 void	cmd_dispatch(struct node *, struct control_client *,
 	    const struct ctl_req *);
+/* Answers REQ if the node answers it at once from what it has (status,
+ * help): 1, or 0 for a request that needs a slot. */
+int	cmd_now(struct node *, struct control_client *, const struct ctl_req *);
 /* Commands of guarded commands and edicts (task.c): what the guarded command needs to know,
  * edicts, and the stream of edicts delivered. */
 void	cmd_lease(struct node *, struct control_client *, const struct ctl_req *);

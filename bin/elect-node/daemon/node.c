@@ -328,12 +328,13 @@ node_detector_failed(struct node *nd)
 	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
 
-enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS };
+enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS,
+	P_DOOR = P_CLIENTS + CONTROL_CLIENTS_MAX };
 
 static void
 loop(struct node *nd)
 {
-	struct pollfd pfd[P_CLIENTS + CONTROL_CLIENTS_MAX];
+	struct pollfd pfd[P_DOOR + CONTROL_DOOR_MAX];
 	struct control_client *c;
 	struct loop_wait w;
 	algo_time now, wait;
@@ -384,6 +385,10 @@ loop(struct node *nd)
 			    (control_reads(c) ? POLLIN : 0) |
 			    (c->outlen > 0 ? POLLOUT : 0);
 		}
+		for (i = 0; i < CONTROL_DOOR_MAX; i++) {
+			pfd[P_DOOR + i].fd = nd->control.door[i].fd;
+			pfd[P_DOOR + i].events = POLLIN;
+		}
 		if (loop_poll(pfd, nitems(pfd), &w) == -1)
 			err(1, "poll");
 		if (nd->tw != NULL) {
@@ -398,13 +403,17 @@ loop(struct node *nd)
 		    fdc_read(&nd->fdc, on_down, nd) == -1) ||
 		    (pfd[P_FDIN].revents && fdc_flush(&nd->fdc) == -1))
 			node_detector_failed(nd);
-		/* Clients first: those that hung up free their slots. */
+		/* Clients first: replies owed are written, and those that
+		 * hung up free their slots, before new ones are taken. */
 		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 			if (pfd[P_CLIENTS + i].revents)
 				control_io(&nd->control, &nd->control.clients[i],
 				    pfd[P_CLIENTS + i].revents, nd);
+		for (i = 0; i < CONTROL_DOOR_MAX; i++)
+			if (pfd[P_DOOR + i].revents)
+				control_door(&nd->control, i, nd);
 		if (pfd[P_CTL].revents)
-			control_accept(&nd->control);
+			control_accept(&nd->control, nd);
 		mx_io(nd);
 	}
 }
