@@ -303,14 +303,18 @@ add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 static void
 on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
 {
-	uint64_t k = key(ev), s, at;
+	uint64_t k, s, at;
 	struct mway *wy;
 	struct mrec *r;
 	int i;
 
-	if ((wy = way(m, ev->from, ev->node, 0)) == NULL)
+	/* Hashed only when a send waits: most receipts of a compact trace
+	 * answer sends it does not show. */
+	if ((wy = way(m, ev->from, ev->node, 0)) == NULL ||
+	    (s = way_first(m, wy)) == MSGS_NONE)
 		return;		/* sent before the trace, or let go */
-	for (s = way_first(m, wy); (r = rec(m, s)) != NULL; s = r->next)
+	k = key(ev);
+	for (; (r = rec(m, s)) != NULL; s = r->next)
 		if (r->state != MR_DONE && r->key == k)
 			break;
 	if (r == NULL)
