@@ -883,43 +883,72 @@ split(const char *line, size_t len, int slack, struct trace_str *w,
 }
 
 /*
+ * Bit i set: byte i of the 64 at P is a space or below (a blank, a
+ * newline, a NUL or another control byte): one test a byte, where
+ * telling them apart here would take three.
+ */
+static inline __attribute__((always_inline)) uint64_t
+controls64(const char *p)
+{
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' ');
+	uint64_t m = 0;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+		    _mm_min_epu8(v, sp), v)) << 16 * k;
+	}
+	return m;
+#else
+	uint64_t nul, nl, m = blanks64(p, &nul, &nl);
+
+	return m | nul | nl;
+#endif
+}
+
+/*
  * split() of the line at LINE that ends at the first newline within AVAIL
  * bytes, found in the same pass: *LEN is its length.  TRACE_SLACK bytes
  * past AVAIL may be read.  An error, or "no newline" (*LEN is 0 then).
+ * Control bytes other than blanks, newlines and NULs are word bytes.
  */
 static const char *
 split_scan(const char *line, size_t avail, struct trace_str *w, size_t *nw,
     size_t *len)
 {
-	size_t base, start = 0, n = 0, end = 0;
-	int found = 0;
+	size_t base, pos, start = 0, n = 0;
+	uint64_t m;
 
 	*len = 0;
-	for (base = 0; base < avail && !found; base += 64) {
-		uint64_t m, nul, nl, keep = ~UINT64_C(0);
-
-		m = blanks64(line + base, &nul, &nl);
+	for (base = 0; base < avail; base += 64) {
+		m = controls64(line + base);
 		if (avail - base < 64)
-			keep = (UINT64_C(1) << (avail - base)) - 1;
-		if ((nl &= keep) != 0) {
-			end = base + (size_t)__builtin_ctzll(nl);
-			keep = (UINT64_C(1) << (end - base)) - 1;
-			found = 1;
+			m &= (UINT64_C(1) << (avail - base)) - 1;
+		for (; m != 0; m &= m - 1) {
+			pos = base + (size_t)__builtin_ctzll(m);
+			switch (line[pos]) {
+			case ' ':
+			case '\t':
+				if (word(line, &start, pos, w, &n) == -1)
+					return "too many fields";
+				break;
+			case '\n':
+				if (word(line, &start, pos, w, &n) == -1)
+					return "too many fields";
+				*nw = n;
+				*len = pos;
+				return NULL;
+			case '\0':
+				return "NUL byte in line";
+			default:
+				break;
+			}
 		}
-		if ((nul & keep) != 0)
-			return "NUL byte in line";
-		for (m &= keep; m != 0; m &= m - 1)
-			if (word(line, &start, base + (size_t)__builtin_ctzll(m),
-			    w, &n) == -1)
-				return "too many fields";
 	}
-	if (!found)
-		return "no newline";
-	if (word(line, &start, end, w, &n) == -1)
-		return "too many fields";
-	*nw = n;
-	*len = end;
-	return NULL;
+	return "no newline";
 }
 
 const char trace_skip[] = "unknown event skipped";
