@@ -342,20 +342,24 @@ parse_u64_slack(const char *s, size_t n, uint64_t *out)
 int
 trace_parse_id(const char *s, size_t n, unsigned *out)
 {
-	uint64_t v;
+	unsigned v = 0, d;
+	size_t i;
 
-	if (n == 1) {		/* "-", or most ids of small clusters */
-		unsigned d = (unsigned)((unsigned char)s[0] - '0');
-
-		if (s[0] == '-' || (d >= 1 && d <= 9)) {
-			*out = s[0] == '-' ? 0 : d;
-			return 0;
-		}
-		return -1;
+	if (n == 1 && s[0] == '-') {
+		*out = 0;
+		return 0;
 	}
-	if (parse_u64(s, n, TRACE_NODE_MAX, &v) == -1 || v == 0)
+	/* At most 5 digits, no leading zero: no overflow, and no 0. */
+	if (n == 0 || n > 5 || s[0] == '0')
 		return -1;
-	*out = (unsigned)v;
+	for (i = 0; i < n; i++) {
+		if ((d = (unsigned)((unsigned char)s[i] - '0')) > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (v > TRACE_NODE_MAX)
+		return -1;
+	*out = v;
 	return 0;
 }
 
