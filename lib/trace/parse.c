@@ -139,8 +139,8 @@ digits8(const char *s)
  * loses nanoseconds past 2^53.  One pass over the whole part, eight
  * fractional digits at a time.
  */
-int
-trace_parse_time(const char *s, size_t n, trace_time *out)
+static inline __attribute__((always_inline)) int
+parse_time(const char *s, size_t n, trace_time *out)
 {
 	static const int64_t scale[10] = { 1000000000, 100000000, 10000000,
 	    1000000, 100000, 10000, 1000, 100, 10, 1 };
@@ -185,6 +185,12 @@ trace_parse_time(const char *s, size_t n, trace_time *out)
 	}
 	*out = sec * TRACE_NS + frac;
 	return 0;
+}
+
+int
+trace_parse_time(const char *s, size_t n, trace_time *out)
+{
+	return parse_time(s, n, out);
 }
 
 /* Decimal digits of V at P, returning their count; P has room for 20. */
@@ -339,8 +345,8 @@ parse_u64_slack(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
-int
-trace_parse_id(const char *s, size_t n, unsigned *out)
+static inline __attribute__((always_inline)) int
+parse_id(const char *s, size_t n, unsigned *out)
 {
 	unsigned v = 0, d;
 	size_t i;
@@ -361,6 +367,12 @@ trace_parse_id(const char *s, size_t n, unsigned *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int
+trace_parse_id(const char *s, size_t n, unsigned *out)
+{
+	return parse_id(s, n, out);
 }
 
 int
@@ -728,7 +740,7 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 	switch (ks->kind) {
 	case K_ID:
 	case K_ID0:
-		if (trace_parse_id(v.p, v.n, f) == -1 ||
+		if (parse_id(v.p, v.n, f) == -1 ||
 		    (ks->kind == K_ID && *(unsigned *)f == 0))
 			goto bad;
 		break;
@@ -1043,14 +1055,14 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	if (memo != NULL && slack && w[0].n == memo->tn &&
 	    same16(w[0].p, memo->tw, w[0].n))
 		ev->t = memo->t;
-	else if (trace_parse_time(w[0].p, w[0].n, &ev->t) == -1)
+	else if (parse_time(w[0].p, w[0].n, &ev->t) == -1)
 		return "bad time";
 	else if (memo != NULL && slack && w[0].n <= sizeof(memo->tw)) {
 		memcpy(memo->tw, w[0].p, sizeof(memo->tw));
 		memo->tn = w[0].n;
 		memo->t = ev->t;
 	}
-	if (trace_parse_id(w[1].p, w[1].n, &ev->node) == -1)
+	if (parse_id(w[1].p, w[1].n, &ev->node) == -1)
 		return "bad node id";
 	if ((t = event_type(w[2], slack)) == -1) {
 		snprintf(why, whylen, "unknown event \"%.*s\"",
