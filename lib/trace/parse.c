@@ -139,13 +139,38 @@ digits8(const char *s)
  * loses nanoseconds past 2^53.  One pass over the whole part, eight
  * fractional digits at a time.
  */
+/* Up to 9 fractional digits (NF) at S, to ns. */
 static inline __attribute__((always_inline)) int
-parse_time(const char *s, size_t n, trace_time *out)
+parse_frac(const char *s, size_t nf, int64_t *out)
 {
 	static const int64_t scale[10] = { 1000000000, 100000000, 10000000,
 	    1000000, 100000, 10000, 1000, 100, 10, 1 };
+	int64_t frac = 0;
+	size_t i;
+
+	if (nf == 0 || nf > 9)
+		return -1;
+	if (nf >= 8) {
+		if ((frac = digits8(s)) == -1)
+			return -1;
+		s += 8;
+	}
+	for (i = nf & ~(size_t)7; i < nf; i++, s++) {
+		unsigned d = (unsigned)((unsigned char)*s - '0');
+
+		if (d > 9)
+			return -1;
+		frac = frac * 10 + d;
+	}
+	*out = frac * scale[nf];
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+parse_time(const char *s, size_t n, trace_time *out)
+{
 	int64_t sec = 0, frac = 0;
-	size_t i, nf;
+	size_t i;
 
 	if (n > 10 && s[10] == '.') {	/* seconds since 2001, to 2255 */
 		unsigned d8 = (unsigned)((unsigned char)s[8] - '0');
@@ -165,24 +190,9 @@ parse_time(const char *s, size_t n, trace_time *out)
 		}
 	if (i == 0 || i > 10 || sec > INT64_C(9000000000))
 		return -1;
-	if (i < n) {
-		if (s[i++] != '.' || (nf = n - i) == 0 || nf > 9)
-			return -1;
-		s += i;
-		if (nf >= 8) {
-			if ((frac = digits8(s)) == -1)
-				return -1;
-			s += 8;
-		}
-		for (i = nf & ~(size_t)7; i < nf; i++, s++) {
-			unsigned d = (unsigned)((unsigned char)*s - '0');
-
-			if (d > 9)
-				return -1;
-			frac = frac * 10 + d;
-		}
-		frac *= scale[nf];
-	}
+	if (i < n && (s[i] != '.' || parse_frac(s + i + 1, n - i - 1,
+	    &frac) == -1))
+		return -1;
 	*out = sec * TRACE_NS + frac;
 	return 0;
 }
@@ -1039,7 +1049,8 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
     struct trace_memo *memo, int slack)
 {
 	const struct keyspec *ks, *specs;
-	const char *err;
+	const char *err, *dot;
+	int64_t frac;
 	size_t i, nspecs;
 	uint64_t others = 0, bit;
 	unsigned seen = 0;
@@ -1052,15 +1063,19 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	ev->line.n = len;
 	if (nw < 3)
 		return "expected TIME NODE EVENT";
-	if (memo != NULL && slack && w[0].n == memo->tn &&
-	    same16(w[0].p, memo->tw, w[0].n))
-		ev->t = memo->t;
-	else if (parse_time(w[0].p, w[0].n, &ev->t) == -1)
+	if (memo != NULL && slack && memo->sn > 0 && w[0].n > memo->sn &&
+	    same16(w[0].p, memo->sw, memo->sn)) {
+		if (parse_frac(w[0].p + memo->sn, w[0].n - memo->sn, &frac) ==
+		    -1)
+			return "bad time";
+		ev->t = memo->sec + frac;
+	} else if (parse_time(w[0].p, w[0].n, &ev->t) == -1)
 		return "bad time";
-	else if (memo != NULL && slack && w[0].n <= sizeof(memo->tw)) {
-		memcpy(memo->tw, w[0].p, sizeof(memo->tw));
-		memo->tn = w[0].n;
-		memo->t = ev->t;
+	else if (memo != NULL && slack && (dot = memchr(w[0].p, '.',
+	    w[0].n < 11 ? w[0].n : 11)) != NULL) {
+		memcpy(memo->sw, w[0].p, sizeof(memo->sw));
+		memo->sn = (size_t)(dot - w[0].p) + 1;
+		memo->sec = ev->t - ev->t % TRACE_NS;
 	}
 	if (parse_id(w[1].p, w[1].n, &ev->node) == -1)
 		return "bad node id";
