@@ -999,7 +999,8 @@ dup(const char *key, size_t n, char *why, size_t whylen)
 	return why;
 }
 
-/* The event's word: only the names with its first letter are tried. */
+/* The event's word: only the names with its first letter are tried, the
+ * most frequent in traces first. */
 static int
 event_type(struct trace_str w, int slack)
 {
@@ -1015,8 +1016,8 @@ event_type(struct trace_str w, int slack)
 		['n' - 'a'] = { T(TR_NET) },
 		['p' - 'a'] = { T(TR_PAUSE) },
 		['q' - 'a'] = { T(TR_QUIET) },
-		['r' - 'a'] = { T(TR_RESUME), T(TR_RECV), T(TR_RENEW) },
-		['s' - 'a'] = { T(TR_STATE), T(TR_SEND) },
+		['r' - 'a'] = { T(TR_RENEW), T(TR_RECV), T(TR_RESUME) },
+		['s' - 'a'] = { T(TR_SEND), T(TR_STATE) },
 		['t' - 'a'] = { T(TR_TASK) },
 	};
 #undef T
