@@ -918,16 +918,20 @@ controls64(const char *p)
 {
 #ifdef __SSE2__
 	const __m128i sp = _mm_set1_epi8(' ');
-	uint64_t m = 0;
-	int k;
+	__m128i a = _mm_loadu_si128((const __m128i *)p);
+	__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+	__m128i c = _mm_loadu_si128((const __m128i *)(p + 32));
+	__m128i d = _mm_loadu_si128((const __m128i *)(p + 48));
 
-	for (k = 0; k < 4; k++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
-
-		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-		    _mm_min_epu8(v, sp), v)) << 16 * k;
-	}
-	return m;
+	/* min(v, ' ') == v: v is ' ' or below, unsigned. */
+	return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(a, sp), a)) |
+	    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(b, sp), b)) << 16 |
+	    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(c, sp), c)) << 32 |
+	    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(d, sp), d)) << 48;
 #else
 	uint64_t nul, nl, m = blanks64(p, &nul, &nl);
 
