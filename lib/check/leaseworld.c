@@ -392,8 +392,10 @@ end_by_line(struct lw *w, size_t i, int grant, struct inst from,
 	    s->enom < from.t ? s->enom : from.t, why);
 }
 
+/* Node I's clock read C now.  BOUND: the ends of its running spans are
+ * bounded by it here (renew() does that itself, once it moved them). */
 static void
-sample(struct lw *w, size_t i, trace_time c)
+sample(struct lw *w, size_t i, trace_time c, int bound)
 {
 	struct lw_node *n = &w->node[i];
 	size_t k;
@@ -419,7 +421,7 @@ sample(struct lw *w, size_t i, trace_time c)
 	n->clk.t = w->now.t;
 	n->clk.c = c;
 	n->clk.at = w->now;
-	if (n->live)
+	if (bound && n->live)
 		track(w, i);
 	change(w, LW_SAMPLE, i, NULL);
 }
@@ -464,7 +466,7 @@ renew(struct lw *w, size_t i, const struct trace_event *ev)
 
 	if (n->grant.on && n->grant.to != n->id)
 		sample(w, i, time_add(time_add(n->grant.until, d),
-		    -n->grant.ext));
+		    -n->grant.ext), 0);
 	for (k = 0; k < 2; k++) {
 		struct lw_span *s = span_of(w, i, (int)k);
 
@@ -671,14 +673,14 @@ take(struct lw *w, const struct trace_event *ev)
 	case TR_CLOCK:
 	case TR_EDICT:
 	case TR_EPOCH:
-		sample(w, (size_t)i, ev->clock);
+		sample(w, (size_t)i, ev->clock, 1);
 		break;
 	case TR_LEAD:
-		sample(w, (size_t)i, ev->clock);
+		sample(w, (size_t)i, ev->clock, 1);
 		lead(w, (size_t)i, ev);
 		break;
 	case TR_LEASE:
-		sample(w, (size_t)i, ev->clock);
+		sample(w, (size_t)i, ev->clock, 1);
 		grant(w, (size_t)i, ev);
 		break;
 	case TR_RENEW:

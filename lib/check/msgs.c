@@ -8,6 +8,7 @@
  * Each record is linked to the next of its way (sender, receiver), so
  * that a recv finds its send among its way's, not among all in flight.
  */
+#include <assert.h>
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +79,15 @@ way(struct msgs *m, unsigned from, unsigned to, int add)
 				*way(m, old[i].from, old[i].to, 1) = old[i];
 		free(old);
 	}
+	/*
+	 * Fibonacci hashing, the product's high bits: ids are small and
+	 * dense, and a hash linear in them packs the ways of one sender
+	 * into a run that every probe, above all a miss, walks through.
+	 */
 	mask = m->capway - 1;
-	for (i = ((size_t)from * 65599 + to) & mask;; i = (i + 1) & mask) {
+	for (i = (size_t)(((uint64_t)from << 16 | to) *
+	    UINT64_C(0x9e3779b97f4a7c15) >> (64 - __builtin_ctzll(m->capway)));;
+	    i = (i + 1) & mask) {
 		w = &m->way[i];
 		if (w->from == from && w->to == to)
 			return w;
@@ -164,6 +172,14 @@ grow(struct msgs *m, const struct world *w)
 		grow_to(m, w);
 }
 
+/* Record R, not done, is about to be. */
+static void
+waiting_done(struct msgs *m, const struct mrec *r)
+{
+	assert(m->waiting[r->to % MSGS_TO] > 0);
+	m->waiting[r->to % MSGS_TO]--;
+}
+
 /* Record R is done at T; if it was overdue, it no longer is in flight. */
 static void
 done(struct msgs *m, const struct world *w, struct mrec *r, trace_time t)
@@ -177,6 +193,8 @@ done(struct msgs *m, const struct world *w, struct mrec *r, trace_time t)
 		if (t > m->od_last[i])
 			m->od_last[i] = t;
 	}
+	if (r->state != MR_DONE)
+		waiting_done(m, r);
 	r->state = MR_DONE;
 }
 
@@ -225,6 +243,7 @@ msgs_due(struct msgs *m, const struct world *w, trace_time t)
 		 * could be asked of it, and that failure counts already. */
 		if (i < 0 || !w->node[i].up || w->node[i].paused ||
 		    w->node[i].t_up > r->s) {
+			waiting_done(m, r);
 			r->state = MR_DONE;
 			continue;
 		}
@@ -284,6 +303,7 @@ add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 	r->to = ev->to;
 	r->state = MR_WAIT;
 	r->next = MSGS_NONE;
+	m->waiting[r->to % MSGS_TO]++;
 	snprintf(r->msg, sizeof(r->msg), "%.*s", (int)ev->msg.n, ev->msg.p);
 	wy = way(m, r->from, r->to, 1);
 	if ((prev = rec(m, wy->last)) != NULL && rec(m, wy->first) != NULL)
@@ -296,14 +316,19 @@ add(struct msgs *m, const struct world *w, const struct trace_event *ev)
 static void
 on_recv(struct msgs *m, const struct world *w, const struct trace_event *ev)
 {
-	uint64_t k = key(ev), s, at;
+	uint64_t k, s, at;
 	struct mway *wy;
 	struct mrec *r;
 	int i;
 
-	if ((wy = way(m, ev->from, ev->node, 0)) == NULL)
+	/* Looked up and hashed only when a send may wait: most receipts
+	 * of a compact trace answer sends it does not show. */
+	if (m->waiting[ev->node % MSGS_TO] == 0 ||
+	    (wy = way(m, ev->from, ev->node, 0)) == NULL ||
+	    (s = way_first(m, wy)) == MSGS_NONE)
 		return;		/* sent before the trace, or let go */
-	for (s = way_first(m, wy); (r = rec(m, s)) != NULL; s = r->next)
+	k = key(ev);
+	for (; (r = rec(m, s)) != NULL; s = r->next)
 		if (r->state != MR_DONE && r->key == k)
 			break;
 	if (r == NULL)

@@ -15,6 +15,7 @@
 #include "trace/trace.h"
 
 #define MSGS_MAX	65536	/* messages in flight tracked at once */
+#define MSGS_TO		1024	/* receivers' buckets of msgs.waiting */
 #define MSGS_EPISODES	16	/* episodes of evidence kept for the summary */
 
 struct mrec {
@@ -50,6 +51,9 @@ struct msgs {
 	uint64_t	 base;		/* the number of r[0] */
 	struct mway	*way;		/* open addressing on (from, to) */
 	size_t		 nway, capway;
+	/* Records not done, by receiver id modulo MSGS_TO: a recv whose
+	 * bucket is empty waits for no send (most of a compact trace's). */
+	unsigned	 waiting[MSGS_TO];
 	/* Per node index: overdue messages to it still in flight, when one
 	 * was last in flight overdue, and the last that was. */
 	unsigned	*od_now;

@@ -667,6 +667,8 @@ checker_event(struct checker *ck, const struct trace_event *ev)
 
 	if (ck->ndoom > 0 && (why = dead_due(ck, ev)) != NULL)
 		return why;
+	if (ev->type != TR_RECV)	/* no Dead: most lines */
+		return feed(ck, ev, 1);
 	dead_forged(ck, ev);
 	/* Fed as a crash line would be, so that every assertion, the
 	 * world and the lease world take it alike. */

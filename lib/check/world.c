@@ -406,7 +406,8 @@ world_apply(struct world *w, const struct trace_event *ev)
 		w->sys_last = ev->t;
 		return ev->type == TR_NET ? net(w, ev) : 0;
 	}
-	if ((i = add_node(w, ev->node)) == -1)
+	if ((i = world_find(w, ev->node)) == -1 &&
+	    (i = add_node(w, ev->node)) == -1)
 		return -1;
 	/* The peer a detector watches is a node of the trace, as the ends
 	 * of a link are: what the checkers keep per pair stays bounded by

@@ -14,11 +14,12 @@
 struct trace_memo {
 	size_t		 qtn;		/* 0: none */
 	char		 qt[TRACE_MEMO_QT];
-	/* The last time read, as written: lines of one instant come in
-	 * runs (a leader's edict delivered at every follower). */
-	size_t		 tn;		/* 0: none */
-	char		 tw[16];
-	trace_time	 t;
+	/* The whole seconds of the last time read, as written with their
+	 * point: lines come in time order, and most share them with the
+	 * line before. */
+	size_t		 sn;		/* 0: none */
+	char		 sw[16];
+	trace_time	 sec;		/* in ns */
 };
 
 /* Bytes after the end of a line that trace_parse_memo() may read (not

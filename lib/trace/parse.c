@@ -139,13 +139,38 @@ digits8(const char *s)
  * loses nanoseconds past 2^53.  One pass over the whole part, eight
  * fractional digits at a time.
  */
-int
-trace_parse_time(const char *s, size_t n, trace_time *out)
+/* Up to 9 fractional digits (NF) at S, to ns. */
+static inline __attribute__((always_inline)) int
+parse_frac(const char *s, size_t nf, int64_t *out)
 {
 	static const int64_t scale[10] = { 1000000000, 100000000, 10000000,
 	    1000000, 100000, 10000, 1000, 100, 10, 1 };
+	int64_t frac = 0;
+	size_t i;
+
+	if (nf == 0 || nf > 9)
+		return -1;
+	if (nf >= 8) {
+		if ((frac = digits8(s)) == -1)
+			return -1;
+		s += 8;
+	}
+	for (i = nf & ~(size_t)7; i < nf; i++, s++) {
+		unsigned d = (unsigned)((unsigned char)*s - '0');
+
+		if (d > 9)
+			return -1;
+		frac = frac * 10 + d;
+	}
+	*out = frac * scale[nf];
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+parse_time(const char *s, size_t n, trace_time *out)
+{
 	int64_t sec = 0, frac = 0;
-	size_t i, nf;
+	size_t i;
 
 	if (n > 10 && s[10] == '.') {	/* seconds since 2001, to 2255 */
 		unsigned d8 = (unsigned)((unsigned char)s[8] - '0');
@@ -165,26 +190,17 @@ trace_parse_time(const char *s, size_t n, trace_time *out)
 		}
 	if (i == 0 || i > 10 || sec > INT64_C(9000000000))
 		return -1;
-	if (i < n) {
-		if (s[i++] != '.' || (nf = n - i) == 0 || nf > 9)
-			return -1;
-		s += i;
-		if (nf >= 8) {
-			if ((frac = digits8(s)) == -1)
-				return -1;
-			s += 8;
-		}
-		for (i = nf & ~(size_t)7; i < nf; i++, s++) {
-			unsigned d = (unsigned)((unsigned char)*s - '0');
-
-			if (d > 9)
-				return -1;
-			frac = frac * 10 + d;
-		}
-		frac *= scale[nf];
-	}
+	if (i < n && (s[i] != '.' || parse_frac(s + i + 1, n - i - 1,
+	    &frac) == -1))
+		return -1;
 	*out = sec * TRACE_NS + frac;
 	return 0;
+}
+
+int
+trace_parse_time(const char *s, size_t n, trace_time *out)
+{
+	return parse_time(s, n, out);
 }
 
 /* Decimal digits of V at P, returning their count; P has room for 20. */
@@ -339,24 +355,34 @@ parse_u64_slack(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
+static inline __attribute__((always_inline)) int
+parse_id(const char *s, size_t n, unsigned *out)
+{
+	unsigned v = 0, d;
+	size_t i;
+
+	if (n == 1 && s[0] == '-') {
+		*out = 0;
+		return 0;
+	}
+	/* At most 5 digits, no leading zero: no overflow, and no 0. */
+	if (n == 0 || n > 5 || s[0] == '0')
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((d = (unsigned)((unsigned char)s[i] - '0')) > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (v > TRACE_NODE_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int
 trace_parse_id(const char *s, size_t n, unsigned *out)
 {
-	uint64_t v;
-
-	if (n == 1) {		/* "-", or most ids of small clusters */
-		unsigned d = (unsigned)((unsigned char)s[0] - '0');
-
-		if (s[0] == '-' || (d >= 1 && d <= 9)) {
-			*out = s[0] == '-' ? 0 : d;
-			return 0;
-		}
-		return -1;
-	}
-	if (parse_u64(s, n, TRACE_NODE_MAX, &v) == -1 || v == 0)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
+	return parse_id(s, n, out);
 }
 
 int
@@ -724,7 +750,7 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 	switch (ks->kind) {
 	case K_ID:
 	case K_ID0:
-		if (trace_parse_id(v.p, v.n, f) == -1 ||
+		if (parse_id(v.p, v.n, f) == -1 ||
 		    (ks->kind == K_ID && *(unsigned *)f == 0))
 			goto bad;
 		break;
@@ -883,43 +909,76 @@ split(const char *line, size_t len, int slack, struct trace_str *w,
 }
 
 /*
+ * Bit i set: byte i of the 64 at P is a space or below (a blank, a
+ * newline, a NUL or another control byte): one test a byte, where
+ * telling them apart here would take three.
+ */
+static inline __attribute__((always_inline)) uint64_t
+controls64(const char *p)
+{
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' ');
+	__m128i a = _mm_loadu_si128((const __m128i *)p);
+	__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+	__m128i c = _mm_loadu_si128((const __m128i *)(p + 32));
+	__m128i d = _mm_loadu_si128((const __m128i *)(p + 48));
+
+	/* min(v, ' ') == v: v is ' ' or below, unsigned. */
+	return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(a, sp), a)) |
+	    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(b, sp), b)) << 16 |
+	    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(c, sp), c)) << 32 |
+	    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+	    _mm_min_epu8(d, sp), d)) << 48;
+#else
+	uint64_t nul, nl, m = blanks64(p, &nul, &nl);
+
+	return m | nul | nl;
+#endif
+}
+
+/*
  * split() of the line at LINE that ends at the first newline within AVAIL
  * bytes, found in the same pass: *LEN is its length.  TRACE_SLACK bytes
  * past AVAIL may be read.  An error, or "no newline" (*LEN is 0 then).
+ * Control bytes other than blanks, newlines and NULs are word bytes.
  */
 static const char *
 split_scan(const char *line, size_t avail, struct trace_str *w, size_t *nw,
     size_t *len)
 {
-	size_t base, start = 0, n = 0, end = 0;
-	int found = 0;
+	size_t base, pos, start = 0, n = 0;
+	uint64_t m;
 
 	*len = 0;
-	for (base = 0; base < avail && !found; base += 64) {
-		uint64_t m, nul, nl, keep = ~UINT64_C(0);
-
-		m = blanks64(line + base, &nul, &nl);
+	for (base = 0; base < avail; base += 64) {
+		m = controls64(line + base);
 		if (avail - base < 64)
-			keep = (UINT64_C(1) << (avail - base)) - 1;
-		if ((nl &= keep) != 0) {
-			end = base + (size_t)__builtin_ctzll(nl);
-			keep = (UINT64_C(1) << (end - base)) - 1;
-			found = 1;
+			m &= (UINT64_C(1) << (avail - base)) - 1;
+		for (; m != 0; m &= m - 1) {
+			pos = base + (size_t)__builtin_ctzll(m);
+			switch (line[pos]) {
+			case ' ':
+			case '\t':
+				if (word(line, &start, pos, w, &n) == -1)
+					return "too many fields";
+				break;
+			case '\n':
+				if (word(line, &start, pos, w, &n) == -1)
+					return "too many fields";
+				*nw = n;
+				*len = pos;
+				return NULL;
+			case '\0':
+				return "NUL byte in line";
+			default:
+				break;
+			}
 		}
-		if ((nul & keep) != 0)
-			return "NUL byte in line";
-		for (m &= keep; m != 0; m &= m - 1)
-			if (word(line, &start, base + (size_t)__builtin_ctzll(m),
-			    w, &n) == -1)
-				return "too many fields";
 	}
-	if (!found)
-		return "no newline";
-	if (word(line, &start, end, w, &n) == -1)
-		return "too many fields";
-	*nw = n;
-	*len = end;
-	return NULL;
+	return "no newline";
 }
 
 const char trace_skip[] = "unknown event skipped";
@@ -944,7 +1003,8 @@ dup(const char *key, size_t n, char *why, size_t whylen)
 	return why;
 }
 
-/* The event's word: only the names with its first letter are tried. */
+/* The event's word: only the names with its first letter are tried, the
+ * most frequent in traces first. */
 static int
 event_type(struct trace_str w, int slack)
 {
@@ -960,8 +1020,8 @@ event_type(struct trace_str w, int slack)
 		['n' - 'a'] = { T(TR_NET) },
 		['p' - 'a'] = { T(TR_PAUSE) },
 		['q' - 'a'] = { T(TR_QUIET) },
-		['r' - 'a'] = { T(TR_RESUME), T(TR_RECV), T(TR_RENEW) },
-		['s' - 'a'] = { T(TR_STATE), T(TR_SEND) },
+		['r' - 'a'] = { T(TR_RENEW), T(TR_RECV), T(TR_RESUME) },
+		['s' - 'a'] = { T(TR_SEND), T(TR_STATE) },
 		['t' - 'a'] = { T(TR_TASK) },
 	};
 #undef T
@@ -994,8 +1054,10 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
     struct trace_memo *memo, int slack)
 {
 	const struct keyspec *ks, *specs;
-	const char *err;
+	const char *err, *dot;
+	int64_t frac;
 	size_t i, nspecs;
+	uint64_t others = 0, bit;
 	unsigned seen = 0;
 	int t;
 
@@ -1006,17 +1068,21 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	ev->line.n = len;
 	if (nw < 3)
 		return "expected TIME NODE EVENT";
-	if (memo != NULL && slack && w[0].n == memo->tn &&
-	    same16(w[0].p, memo->tw, w[0].n))
-		ev->t = memo->t;
-	else if (trace_parse_time(w[0].p, w[0].n, &ev->t) == -1)
+	if (memo != NULL && slack && memo->sn > 0 && w[0].n > memo->sn &&
+	    same16(w[0].p, memo->sw, memo->sn)) {
+		if (parse_frac(w[0].p + memo->sn, w[0].n - memo->sn, &frac) ==
+		    -1)
+			return "bad time";
+		ev->t = memo->sec + frac;
+	} else if (parse_time(w[0].p, w[0].n, &ev->t) == -1)
 		return "bad time";
-	else if (memo != NULL && slack && w[0].n <= sizeof(memo->tw)) {
-		memcpy(memo->tw, w[0].p, sizeof(memo->tw));
-		memo->tn = w[0].n;
-		memo->t = ev->t;
+	else if (memo != NULL && slack && (dot = memchr(w[0].p, '.',
+	    w[0].n < 11 ? w[0].n : 11)) != NULL) {
+		memcpy(memo->sw, w[0].p, sizeof(memo->sw));
+		memo->sn = (size_t)(dot - w[0].p) + 1;
+		memo->sec = ev->t - ev->t % TRACE_NS;
 	}
-	if (trace_parse_id(w[1].p, w[1].n, &ev->node) == -1)
+	if (parse_id(w[1].p, w[1].n, &ev->node) == -1)
 		return "bad node id";
 	if ((t = event_type(w[2], slack)) == -1) {
 		snprintf(why, whylen, "unknown event \"%.*s\"",
@@ -1067,10 +1133,17 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 		kv->k.n = (size_t)(eq - p);
 		kv->v.p = eq + 1;
 		kv->v.n = (size_t)(end - eq - 1);
-		for (j = 0; j + 1 < ev->nkv; j++)
-			if (ev->kv[j].k.n == kv->k.n &&
-			    same(ev->kv[j].k.p, kv->k.p, kv->k.n))
-				return dup(kv->k.p, kv->k.n, why, whylen);
+		/* Only the event's keys are in SEEN: the others are told
+		 * apart by a bit of their first byte and length first. */
+		bit = UINT64_C(1) << ((unsigned char)p[0] * 7 + kv->k.n) % 64;
+		if (others & bit) {
+			for (j = 0; j + 1 < ev->nkv; j++)
+				if (ev->kv[j].k.n == kv->k.n &&
+				    same(ev->kv[j].k.p, kv->k.p, kv->k.n))
+					return dup(kv->k.p, kv->k.n, why,
+					    whylen);
+		}
+		others |= bit;
 	}
 	for (i = 0; i < nspecs; i++) {
 		if (specs[i].required && !(seen & 1u << i)) {

@@ -56,6 +56,20 @@ same_scan(const uint8_t *data, size_t size)
 		abort();
 }
 
+/* The reader's event against its line parsed alone, without what the
+ * reader keeps from the lines before (trace_memo): the same event. */
+static void
+same_alone(const struct trace_event *ev)
+{
+	static char why[160];
+	struct trace_event e;
+
+	if (trace_parse_line(ev->line.p, ev->line.n, &e, 0, why,
+	    sizeof(why)) != NULL || e.t != ev->t || e.node != ev->node ||
+	    e.type != ev->type || e.nkv != ev->nkv || e.have != ev->have)
+		abort();
+}
+
 #define COMPACT_NODES	8	/* filters, by node id modulo */
 
 /* The compact filter's lines for EV, which the reader took: each parses. */
@@ -113,8 +127,10 @@ run(int fd, int flags, trace_time skew, FILE *out)
 	for (m = check_all; *m != NULL; m++)
 		checker_add(ck, (*m)->name);
 	while (trace_next(r, &ev) == 1) {
-		if (flags == 0)
+		if (flags == 0) {
+			same_alone(&ev);
 			compact(tc, &ev);
+		}
 		if (checker_event(ck, &ev) != NULL)
 			break;
 	}
