@@ -92,6 +92,10 @@ struct check_ops {
 	unsigned	 events;
 	/* Optional: the model it reads (one per checker). */
 	const struct check_model *model;
+	/* It judges each leadership alone: the lines of a named one
+	 * (name=) go to an instance of its own, with a model of its own,
+	 * which also takes every line about the hosts (run.c). */
+	int		 per_name;
 };
 
 /* Asks for advance() only at the events at T and the first event later
@@ -128,6 +132,10 @@ extern const struct check_ops check_task_overlap, check_task_lease,
  * last line.
  */
 #define CHECK_HAVE_DEAD	0x80000000u
+
+/* Whether EV is a line of one leadership (elect-trace(5), NAMES), which
+ * without name= is the default one's. */
+int	check_leadership_line(const struct trace_event *ev);
 
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")
