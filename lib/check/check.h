@@ -133,10 +133,6 @@ extern const struct check_ops check_task_overlap, check_task_lease,
  */
 #define CHECK_HAVE_DEAD	0x80000000u
 
-/* Whether EV is a line of one leadership (elect-trace(5), NAMES), which
- * without name= is the default one's. */
-int	check_leadership_line(const struct trace_event *ev);
-
 /* "s" for a count other than 1, for messages. */
 #define PLURAL(n)	((n) == 1 ? "" : "s")
 

@@ -295,30 +295,6 @@ replan(struct checker *ck)
 	lanes_sync(ck);
 }
 
-int
-check_leadership_line(const struct trace_event *ev)
-{
-	if (ev->have & HAVE_NAME)
-		return 1;
-	switch (ev->type) {
-	case TR_STATE:
-	case TR_LEASE:
-	case TR_LEAD:
-	case TR_EDICT:
-	case TR_DELIVER:
-	case TR_TASK:
-	case TR_RENEW:
-	case TR_DROP:
-		return 1;
-	case TR_SEND:
-	case TR_RECV:
-		/* A Dead ends every leadership of its daemon at once. */
-		return !trace_str_eq(ev->msg, "Dead");
-	default:
-		return 0;
-	}
-}
-
 /* The lanes' instances answer to the checker's modules as they now are:
  * those of an assertion dropped go. */
 static void
@@ -922,7 +898,7 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 			c->event(c->st, ev, c->out);
 	if (named)
 		lane_feed(ck, lane_get(ck, id), ev, odd);
-	else if (ck->nlane > 0 && !check_leadership_line(ev))
+	else if (ck->nlane > 0 && !trace_leadership_line(ev))
 		for (i = 0; i < ck->nlane; i++)
 			if (ck->lane[i] != NULL)
 				lane_feed(ck, ck->lane[i], ev, odd);

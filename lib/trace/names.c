@@ -114,3 +114,27 @@ trace_names_count(const struct trace_names *t)
 {
 	return t->n;
 }
+
+int
+trace_leadership_line(const struct trace_event *ev)
+{
+	if (ev->have & HAVE_NAME)
+		return 1;
+	switch (ev->type) {
+	case TR_STATE:
+	case TR_LEASE:
+	case TR_LEAD:
+	case TR_EDICT:
+	case TR_DELIVER:
+	case TR_TASK:
+	case TR_RENEW:
+	case TR_DROP:
+		return 1;
+	case TR_SEND:
+	case TR_RECV:
+		/* A Dead ends every leadership of its daemon at once. */
+		return !trace_str_eq(ev->msg, "Dead");
+	default:
+		return 0;
+	}
+}

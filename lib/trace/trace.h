@@ -178,6 +178,9 @@ int		 trace_str_eq(struct trace_str, const char *);
 const struct trace_str *trace_get(const struct trace_event *, const char *key);
 /* Whether S is a well-formed leadership name. */
 int		 trace_name_ok(const char *s, size_t n);
+/* Whether EV is a line of one leadership (elect-trace(5), NAMES), the
+ * default one's without name=; else it is about its host. */
+int		 trace_leadership_line(const struct trace_event *ev);
 
 /*
  * The names of one trace, each given a number 1..TRACE_NAME_COUNT in
