@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# Named leaderships in traces (name=, elect-trace(5) Names): the reader
+# refuses a malformed name and more than 4096 of them, elect-check judges
+# each leadership alone, elect-trace stats counts each apart.  The
+# fixtures in check/names are a real lease run made into two leaderships;
+# each says how in its comment.
+
+load helper
+load checkrun
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$FIXTURES/check/names"
+}
+
+@test "two names, each with its own leader and guarded command at the same time: certified" {
+	check two.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "329 events, 3 nodes, 2 names, .*checked as lease"
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election epochs task-overlap task-lease task-token"
+	check --skew 0.05 two.trace
+	assert_success
+	# without its names the same lines are two leaders of one leadership
+	sed 's/ name=[^ ]*//' two.trace >"$BATS_TEST_TMPDIR/unnamed.trace"
+	check -A uniqueness,task-overlap "$BATS_TEST_TMPDIR/unnamed.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/unnamed.trace:45: uniqueness" \
+	    "$BATS_TEST_TMPDIR/unnamed.trace:331: task-overlap"
+}
+
+@test "one name with two leaders at once: uniqueness and lease-quorum name it" {
+	check same.trace
+	assert_failure 1
+	reports "same.trace:44: uniqueness" "same.trace:49: lease-quorum" \
+	    "same.trace:49: lease-quorum"
+	assert_line --index 0 "same.trace:44: uniqueness: name=backup: nodes 3 and 2 both lead: 3 from 0.080613373 until 0.16, 2 from 0.080613373 until 0.16"
+	assert_line --index 1 "same.trace:49: lease-quorum: name=backup: node 3 leads at 0.080613373 while at most 1 of 3 nodes grant it a lease, 2 needed"
+	assert_regex "$stderr" ", 1 name, "
+	check --json -A uniqueness same.trace
+	assert_failure 1
+	assert_output '{"file":"same.trace","line":44,"name":"uniqueness","verdict":"violated","what":"name=backup: nodes 3 and 2 both lead: 3 from 0.080613373 until 0.16, 2 from 0.080613373 until 0.16"}'
+}
+
+@test "two guarded commands of one name at once are refused; of two names they are not" {
+	check -s lease task.trace
+	assert_failure 1
+	reports "task.trace:50: task-lease" "task.trace:50: task-token" \
+	    "task.trace:330: task-overlap"
+	assert_line --index 2 "task.trace:330: task-overlap: name=backup: guarded commands of nodes 3 (pid 100, from 0.0807 to 0.29) and 2 (pid 200, from 0.0807 to 0.29) run at once"
+	assert_line --index 0 "task.trace:50: task-lease: name=backup: node 2 starts a guarded command (pid 200) at 0.0807 while it does not lead"
+}
+
+@test "a trace without names keeps its verdict" {
+	# the run the fixtures were made from, as elect-sim wrote it
+	grep -v -e '^#' -e 'name=report' two.trace | sed 's/ name=backup//' >"$BATS_TEST_TMPDIR/run.trace"
+	check "$BATS_TEST_TMPDIR/run.trace"
+	assert_success
+	assert_regex "$stderr" "^elect-check: 176 events, 3 nodes, 0.3 s of trace"
+	cd "$FIXTURES/check/lease"
+	check -A uniqueness overlap.trace
+	assert_failure 1
+	assert_output "overlap.trace:9: uniqueness: nodes 1 and 2 both lead: 1 from 10 until 20, 2 from 15 until 25"
+}
+
+@test "a leadership's lines take name=; a host's do not; a malformed name is refused" {
+	printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 lead until=3 clock=2 name=back/up\n' >"$BATS_TEST_TMPDIR/bad.trace"
+	check "$BATS_TEST_TMPDIR/bad.trace"
+	assert_failure 2
+	assert_equal "$stderr" "elect-check: $BATS_TEST_TMPDIR/bad.trace:2: bad name \"back/up\": 1 to 64 bytes of A-Z a-z 0-9 . _ -"
+	name65=$(printf 'a%.0s' $(seq 65))
+	printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 task op=start pid=7 name=%s\n' "$name65" >"$BATS_TEST_TMPDIR/long.trace"
+	check "$BATS_TEST_TMPDIR/long.trace"
+	assert_failure 2
+	assert_regex "$stderr" "long.trace:2: bad name \"a{65}\""
+	printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 lead until=3 clock=2 name=\n' >"$BATS_TEST_TMPDIR/empty.trace"
+	check "$BATS_TEST_TMPDIR/empty.trace"
+	assert_failure 2
+	assert_regex "$stderr" "empty.trace:2: bad name \"\""
+	printf '1 1 boot inc=1 algo=lease nodes=3 name=backup\n' >"$BATS_TEST_TMPDIR/host.trace"
+	check "$BATS_TEST_TMPDIR/host.trace"
+	assert_failure 2
+	assert_equal "$stderr" "elect-check: $BATS_TEST_TMPDIR/host.trace:1: boot: name= only goes with the lines of a leadership"
+	run -2 elect-trace stats "$BATS_TEST_TMPDIR/bad.trace"
+	assert_output --partial "bad.trace:2: bad name \"back/up\""
+	# 64 bytes of every kind allowed
+	name64="Az09._-$(printf 'x%.0s' $(seq 57))"
+	printf '1 1 boot inc=1 algo=lease nodes=1\n2 1 lead until=3 clock=2 name=%s\n' "$name64" >"$BATS_TEST_TMPDIR/ok.trace"
+	check -A uniqueness "$BATS_TEST_TMPDIR/ok.trace"
+	assert_success
+}
+
+@test "at most 4096 names in a trace" {
+	awk -v n=4096 'BEGIN { print "1 1 boot inc=1 algo=lease nodes=1"
+	    for (i = 1; i <= n; i++) printf "2 1 task op=start pid=%d name=n%d\n", i, i }' >"$BATS_TEST_TMPDIR/4096.trace"
+	check -A task-overlap "$BATS_TEST_TMPDIR/4096.trace"
+	assert_success
+	assert_regex "$stderr" ", 4096 names, "
+	printf '3 1 task op=start pid=9999 name=one-more\n' >>"$BATS_TEST_TMPDIR/4096.trace"
+	check -A task-overlap "$BATS_TEST_TMPDIR/4096.trace"
+	assert_failure 2
+	assert_equal "$stderr" "elect-check: $BATS_TEST_TMPDIR/4096.trace:4098: more than 4096 names in the trace"
+	run -2 elect-trace stats "$BATS_TEST_TMPDIR/4096.trace"
+	assert_output --partial "4096.trace:4098: more than 4096 names"
+}
+
+@test "stats: each name's elections apart, and one row per leadership" {
+	run -0 elect-trace stats two.trace
+	assert_line --index 1 --regexp '^1 +0\.000000 +0\.080613 +lease +state:1 +3 +3 +3  Request=2 Ok=1 name=backup$'
+	assert_line --index 2 --regexp '^1 +0\.000000 +0\.080613 +lease +state:1 +2 +3 +3  Request=2 Ok=1 name=report$'
+	assert_line --regexp '^lease +1 +1 +0\.080613 +0\.080613 +3 +3 name=backup$'
+	assert_line --regexp '^leadership +leaders +time led +tasks$'
+	assert_line --regexp '^- +0 +0\.000000 +0$'
+	assert_line --regexp '^backup +1 +0\.219386 +1$'
+	assert_line --regexp '^report +1 +0\.219386 +1$'
+	run -0 elect-trace stats --json two.trace
+	assert_line --index 0 --partial '{"election":1,"name":"backup","start":0,"done":true,"duration":0.080613373,"algo":"lease"'
+	assert_line '{"leadership":"backup","leaders":1,"led":0.219386627,"tasks":1}'
+	# a trace without names: no such table
+	sed 's/ name=[^ ]*//' two.trace | grep -v '^#' >"$BATS_TEST_TMPDIR/unnamed.trace"
+	run -0 elect-trace stats "$BATS_TEST_TMPDIR/unnamed.trace"
+	refute_output --partial "leadership"
+	refute_output --partial "name="
+}
