@@ -122,3 +122,47 @@ setup() {
 	refute_output --partial "leadership"
 	refute_output --partial "name="
 }
+
+@test "timeline: a lane or row per name shows the node that holds it" {
+	run -0 elect-trace timeline two.trace
+	assert_line --index 2 "# a lane per name after the nodes': the node that holds it by a lease"
+	assert_line --index 3 --regexp '^ +time 1 +2 +3 +backup +report$'
+	# before the first lead line nobody holds either; then 3 and 2 do
+	assert_line --index 4 '  0.000000 boot'
+	assert_line --regexp '^  0\.080613 \.  +\.  +LEAD +3$'
+	assert_line --regexp '^  0\.080613 \.  +LEAD +\.  +3 +2$'
+	assert_line --regexp '^  0\.290000 \.  +\.  +task- +3 +2$'
+	run -0 elect-trace timeline --format svg two.trace
+	assert_line --partial '<rect class="held" x="375.8" y="160.0" width="794.2" height="10"><title>backup: node 3</title></rect>'
+	assert_line --partial '<rect class="held" x="375.8" y="182.0" width="794.2" height="10"><title>report: node 2</title></rect>'
+	# a node's lane stays its default leadership's: no leader bar
+	refute_output --partial 'class="leader"'
+	# a trace without names: no such lanes
+	grep -v -e '^#' -e 'name=report' two.trace | sed 's/ name=backup//' >"$BATS_TEST_TMPDIR/run.trace"
+	run -0 elect-trace timeline "$BATS_TEST_TMPDIR/run.trace"
+	refute_output --partial "backup"
+	assert_line --index 2 --regexp '^ +time 1 +2 +3$'
+	run -0 elect-trace timeline --format svg "$BATS_TEST_TMPDIR/run.trace"
+	refute_output --partial 'class="held"'
+	assert_output --partial 'class="leader"'
+}
+
+@test "timeline: a holder's crash ends its names; more than 4096 names are refused" {
+	printf '%s\n' '0 1 boot inc=1 algo=lease nodes=1' \
+	    '1 1 lead until=10 clock=1 name=a' '2 1 crash' \
+	    '3 1 boot inc=2 algo=lease nodes=1' >"$BATS_TEST_TMPDIR/crash.trace"
+	run -0 elect-trace timeline "$BATS_TEST_TMPDIR/crash.trace"
+	assert_line --index 5 --regexp '^  1\.000000 LEAD +1$'
+	assert_line --index 6 '  2.000000 CRASH'
+	assert_line --index 7 '  3.000000 boot'
+	awk 'BEGIN { print "1 1 boot inc=1 algo=lease nodes=1"
+	    for (i = 1; i <= 4097; i++) printf "2 1 task op=start pid=%d name=n%d\n", i, i }' >"$BATS_TEST_TMPDIR/4097.trace"
+	run -2 elect-trace timeline --format svg "$BATS_TEST_TMPDIR/4097.trace"
+	assert_output --partial "4097.trace:4098: more than 4096 names"
+	# the text diagram: at most 100 lanes of nodes and names
+	head -n 100 "$BATS_TEST_TMPDIR/4097.trace" >"$BATS_TEST_TMPDIR/100.trace"
+	run -0 elect-trace timeline "$BATS_TEST_TMPDIR/100.trace"
+	head -n 101 "$BATS_TEST_TMPDIR/4097.trace" >"$BATS_TEST_TMPDIR/101.trace"
+	run -2 elect-trace timeline "$BATS_TEST_TMPDIR/101.trace"
+	assert_output "elect-trace: --format text draws at most 100 nodes and names, and there are 101 to draw: choose some with --nodes, or --format svg"
+}
