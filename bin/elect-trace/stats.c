@@ -287,6 +287,17 @@ exclude(struct stats *st, char *list, const char **why)
 	return 0;
 }
 
+static void
+lanes_free(struct lane *lane, size_t n, struct trace_names *names)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		stats_free(lane[i].st);
+	free(lane);
+	trace_names_free(names);
+}
+
 int
 cmd_stats(int argc, char *argv[])
 {
@@ -325,16 +336,21 @@ cmd_stats(int argc, char *argv[])
 	    (names = trace_names_new()) == NULL || (lane[0].st = stats_new()) ==
 	    NULL)
 		err(1, NULL);
-	if (excluded != NULL && exclude(lane[0].st, excluded, &why) == -1)
+	if (excluded != NULL && exclude(lane[0].st, excluded, &why) == -1) {
+		lanes_free(lane, nlane, names);
 		errx(EXIT_USAGE, "-x: %s", why);
+	}
 	if ((m = merge_open(argv + optind, argc - optind, 0)) == NULL)
 		err(1, NULL);
 	while ((rc = merge_next(m, &ev)) == 1) {
 		if ((id = trace_names_id(names, &ev)) == -1) {
 			if (errno != 0)
 				err(1, NULL);
-			errx(EXIT_USAGE, "%s:%lu: more than %d names",
-			    ev.file, ev.lineno, TRACE_NAME_COUNT);
+			warnx("%s:%lu: more than %d names", ev.file, ev.lineno,
+			    TRACE_NAME_COUNT);
+			merge_close(m);
+			lanes_free(lane, nlane, names);
+			exit(EXIT_USAGE);
 		}
 		if (id > 0 && lane[id].st == NULL) {
 			if ((lane[id].st = stats_new()) == NULL ||
@@ -351,8 +367,10 @@ cmd_stats(int argc, char *argv[])
 			    (e = stats_event(lane[i].st, &ev)) != NULL)
 				(json ? row_json : row_text)(&lane[i], e);
 	}
-	if (rc == -1)
+	if (rc == -1) {
+		lanes_free(lane, nlane, names);
 		input_error(m);
+	}
 	for (i = 0; i < nlane; i++)
 		if ((e = stats_end(lane[i].st)) != NULL)
 			(json ? row_json : row_text)(&lane[i], e);
@@ -365,9 +383,6 @@ cmd_stats(int argc, char *argv[])
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "stdout");
 	merge_close(m);
-	for (i = 0; i < nlane; i++)
-		stats_free(lane[i].st);
-	free(lane);
-	trace_names_free(names);
+	lanes_free(lane, nlane, names);
 	return 0;
 }
