@@ -166,3 +166,36 @@ setup() {
 	run -2 elect-trace timeline "$BATS_TEST_TMPDIR/101.trace"
 	assert_output "elect-trace: --format text draws at most 100 nodes and names, and there are 101 to draw: choose some with --nodes, or --format svg"
 }
+
+@test "a renew and an edict belong to their name alone" {
+	# 1 leads a and b until 10; its compact renew of a moves a to 15:
+	# 2 leads b at 12 alone, and a at 13 beside 1
+	printf '%s\n' '0 1 boot inc=1 algo=lease nodes=2' \
+	    '0 2 boot inc=1 algo=lease nodes=2' \
+	    '1 1 lead until=10 clock=1 name=a' \
+	    '1 1 lead until=10 clock=1 name=b' \
+	    '5 1 renew d=5000000000 name=a' '12 1 clock c=12' \
+	    '12 2 lead until=20 clock=12 name=b' \
+	    '13 2 lead until=20 clock=13 name=a' '14 1 clock c=14' \
+	    '16 1 clock c=16' >"$BATS_TEST_TMPDIR/renew.trace"
+	check -A uniqueness "$BATS_TEST_TMPDIR/renew.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/renew.trace:8: uniqueness: name=a: nodes 1 and 2 both lead: 1 from 1 until 15, 2 from 13 until 20"
+	# the renewal of another name moves neither
+	sed -i '5s/ name=a$/ name=c/' "$BATS_TEST_TMPDIR/renew.trace"
+	grep -q 'renew d=5000000000 name=c' "$BATS_TEST_TMPDIR/renew.trace"
+	check -A uniqueness "$BATS_TEST_TMPDIR/renew.trace"
+	assert_success
+	# an edict of a name its node does not lead, nor the default
+	printf '%s\n' '0 1 boot inc=1 algo=lease nodes=1' \
+	    '1 1 lead until=10 clock=1 name=a' \
+	    '2 1 edict seq=1 qt=1:1 clock=2 name=a' \
+	    '3 1 edict seq=2 qt=1:1 clock=3 name=b' \
+	    '4 1 edict seq=3 qt=1:1 clock=4' >"$BATS_TEST_TMPDIR/edict.trace"
+	check -A edict-validity "$BATS_TEST_TMPDIR/edict.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/edict.trace:4: edict-validity" \
+	    "$BATS_TEST_TMPDIR/edict.trace:5: edict-validity"
+	assert_line --index 0 "$BATS_TEST_TMPDIR/edict.trace:4: edict-validity: name=b: node 1 created edict 2 at clock 3 but never led"
+	assert_line --index 1 "$BATS_TEST_TMPDIR/edict.trace:5: edict-validity: node 1 created edict 3 at clock 4 but never led"
+}
