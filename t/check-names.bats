@@ -199,3 +199,10 @@ setup() {
 	assert_line --index 0 "$BATS_TEST_TMPDIR/edict.trace:4: edict-validity: name=b: node 1 created edict 2 at clock 3 but never led"
 	assert_line --index 1 "$BATS_TEST_TMPDIR/edict.trace:5: edict-validity: node 1 created edict 3 at clock 4 but never led"
 }
+
+@test "a name first met in mid-trace knows what the hosts' lines said before it: a veto" {
+	check vetoed-late.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election epochs task-overlap task-lease task-token"
+}

@@ -52,6 +52,11 @@ struct check_model {
 	void		*(*init)(const struct check_opts *);
 	void		 (*event)(void *, const struct trace_event *);
 	void		 (*free)(void *);
+	/* Optional: a model just made for a leadership first named in the
+	 * middle of the trace takes what the hosts' lines taken so far by
+	 * another (the default leadership's) said of the hosts; 0, or -1
+	 * when memory ran out. */
+	int		 (*hosts)(void *, const void *);
 };
 
 struct check_out;

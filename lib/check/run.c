@@ -354,7 +354,10 @@ lane_get(struct checker *ck, long id)
 		if (!ck->m[i].on || !ops->per_name)
 			continue;
 		if (ops->model != NULL && l->model == NULL) {
-			if ((l->o.model = ops->model->init(&l->o)) == NULL)
+			if ((l->o.model = ops->model->init(&l->o)) == NULL ||
+			    (ops->model == ck->model &&
+			    ops->model->hosts != NULL &&
+			    ops->model->hosts(l->o.model, ck->o.model) == -1))
 				err(2, "%s", ops->name);
 			l->model = ops->model;
 		}
