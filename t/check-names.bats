@@ -206,3 +206,13 @@ setup() {
 	assert_output ""
 	assert_regex "$stderr" "holds: trace uniqueness lease-quorum edict-validity edict-order stability election epochs task-overlap task-lease task-token"
 }
+
+@test "the compact level writes a named leadership's lines whole" {
+	tcompact two.trace >"$BATS_TEST_TMPDIR/c.trace"
+	# the hosts' clock samples thinned, every named line kept
+	assert_equal "$(grep -c ' clock ' "$BATS_TEST_TMPDIR/c.trace")" 3
+	assert_equal "$(grep -c ' name=' "$BATS_TEST_TMPDIR/c.trace")" \
+	    "$(grep -c ' name=' two.trace)"
+	check "$BATS_TEST_TMPDIR/c.trace"
+	assert_success
+}
