@@ -101,6 +101,10 @@ struct check_ops {
 	 * (name=) go to an instance of its own, with a model of its own,
 	 * which also takes every line about the hosts (run.c). */
 	int		 per_name;
+	/* It judges the hosts, not a leadership: it takes every line,
+	 * whatever its name.  The others but the per-name ones judge the
+	 * default leadership alone. */
+	int		 hosts;
 };
 
 /* Asks for advance() only at the events at T and the first event later

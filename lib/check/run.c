@@ -67,8 +67,8 @@ struct call {
 				    struct check_out *);
 	void			*st;
 	struct check_out	*out;
-	/* It judges the default leadership only (a per-name module, or
-	 * one that reads the default's model): no named line. */
+	/* It judges the default leadership (check_ops.hosts): no named
+	 * line. */
 	int			 dflt;
 };
 
@@ -288,8 +288,7 @@ replan(struct checker *ck)
 			if (out->on && judged(ck, out) && (out->ops->events ==
 			    0 || (out->ops->events & 1u << t)))
 				*c++ = (struct call){ out->ops->event, out->st,
-				    (struct check_out *)out, out->ops->per_name ||
-				    out->ops->model != NULL };
+				    (struct check_out *)out, !out->ops->hosts };
 		ck->nplan[t] = (size_t)(c - (ck->plan + t * ck->nall));
 	}
 	lanes_sync(ck);
