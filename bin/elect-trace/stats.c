@@ -3,6 +3,7 @@
  * as a table or as JSON lines.
  */
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,14 +63,28 @@ micros(trace_time t, char *buf, size_t len)
 	return buf;
 }
 
+/* A leadership's instance of the counts: the default one (NAME NULL)
+ * or a named one. */
+struct lane {
+	struct stats	*st;
+	const char	*name;
+};
+
 static void
-row_json(const struct stats *st, const struct election *e)
+row_json(const struct lane *l, const struct election *e)
 {
+	const struct stats *st = l->st;
 	char a[32], b[32];
 	size_t i;
 	int first = 1;
 
-	printf("{\"election\":%lu,\"start\":%s,\"done\":%s", e->number,
+	printf("{\"election\":%lu,", e->number);
+	if (l->name != NULL) {
+		printf("\"name\":");
+		json_str(l->name);
+		putchar(',');
+	}
+	printf("\"start\":%s,\"done\":%s",
 	    secs(e->start, a, sizeof(a)), e->done ? "true" : "false");
 	if (e->done)
 		printf(",\"duration\":%s", secs(e->end - e->start, b,
@@ -99,13 +114,16 @@ row_json(const struct stats *st, const struct election *e)
 	printf("}}\n");
 }
 
+static int header_done;
+
 static void
-row_text(const struct stats *st, const struct election *e)
+row_text(const struct lane *l, const struct election *e)
 {
+	const struct stats *st = l->st;
 	char a[32], ldr[16];
 	size_t i;
 
-	if (e->number == 1)
+	if (!header_done++)
 		printf("%-5s %-20s %-10s %-14s %-12s %-6s %5s %6s  %s\n",
 		    "elect", "start", "duration", "algo", "cause", "leader",
 		    "nodes", "msgs", "by type");
@@ -126,22 +144,32 @@ row_text(const struct stats *st, const struct election *e)
 		if (e->by_type[i] != 0)
 			printf(" %s=%llu", stats_type(st, i),
 			    (unsigned long long)e->by_type[i]);
+	if (l->name != NULL)
+		printf(" name=%s", l->name);
 	putchar('\n');
 }
 
 /* The periods of nodes cut off from a leader that kept its lease: not
  * elections of the cluster, so apart from them. */
+static int cutoff_header;
+
 static void
-cutoffs(const struct stats *st, int json)
+cutoffs(const struct lane *l, int json)
 {
 	const struct stats_cutoff *c;
 	char a[32], b[32];
 	size_t i;
 
-	for (i = 0; (c = stats_cutoff(st, i)) != NULL; i++) {
+	for (i = 0; (c = stats_cutoff(l->st, i)) != NULL; i++) {
 		if (json) {
-			printf("{\"cut_off\":%u,\"leader\":%u,\"start\":%s,"
-			    "\"done\":%s", c->node, c->leader,
+			printf("{\"cut_off\":%u,", c->node);
+			if (l->name != NULL) {
+				printf("\"name\":");
+				json_str(l->name);
+				putchar(',');
+			}
+			printf("\"leader\":%u,\"start\":%s,"
+			    "\"done\":%s", c->leader,
 			    secs(c->start, a, sizeof(a)), c->done ? "true" :
 			    "false");
 			if (c->done)
@@ -151,29 +179,36 @@ cutoffs(const struct stats *st, int json)
 			    c->changes, (unsigned long long)c->messages);
 			continue;
 		}
-		if (i == 0)
+		if (!cutoff_header++)
 			printf("\nnodes out of touch while the leader kept its "
 			    "lease (not elections of the cluster):\n"
 			    "%-7s %-6s %-20s %-10s %7s %6s\n", "cut off",
 			    "leader", "start", "duration", "changes", "msgs");
-		printf("%-7u %-6u %-20s %-10s %7lu %6llu\n", c->node,
+		printf("%-7u %-6u %-20s %-10s %7lu %6llu", c->node,
 		    c->leader, micros(c->start, a, sizeof(a)), c->done ?
 		    micros(c->end - c->start, b, sizeof(b)) : "-",
 		    c->changes, (unsigned long long)c->messages);
+		printf(l->name != NULL ? " name=%s\n" : "\n", l->name);
 	}
 }
 
+static int summary_header;
+
 static void
-summary(struct stats *st, int json)
+summary(const struct lane *l, int json)
 {
 	const struct stats_summary *s;
 	char a[32], b[32];
 	size_t i;
 
-	for (i = 0; (s = stats_summary(st, i)) != NULL; i++) {
+	for (i = 0; (s = stats_summary(l->st, i)) != NULL; i++) {
 		if (json) {
 			printf("{\"summary\":");
 			json_str(s->algo);
+			if (l->name != NULL) {
+				printf(",\"name\":");
+				json_str(l->name);
+			}
 			printf(",\"elections\":%lu,\"done\":%lu", s->elections,
 			    s->done);
 			if (s->done > 0)
@@ -187,19 +222,49 @@ summary(struct stats *st, int json)
 			printf("}\n");
 			continue;
 		}
-		if (i == 0)
+		if (!summary_header++)
 			printf("\n%-14s %9s %5s %12s %12s %9s %9s\n", "algo",
 			    "elections", "done", "median time", "max time",
 			    "median", "max msgs");
 		printf("%-14s %9lu %5lu ", s->algo, s->elections, s->done);
 		if (s->done > 0)
-			printf("%12s %12s %9g %9llu\n",
+			printf("%12s %12s %9g %9llu",
 			    micros(s->median_duration, a, sizeof(a)),
 			    micros(s->max_duration, b, sizeof(b)),
 			    s->median_messages,
 			    (unsigned long long)s->max_messages);
 		else
-			printf("%12s %12s %9s %9s\n", "-", "-", "-", "-");
+			printf("%12s %12s %9s %9s", "-", "-", "-", "-");
+		printf(l->name != NULL ? " name=%s\n" : "\n", l->name);
+	}
+}
+
+/* One row per leadership, for a trace with named ones. */
+static void
+leaderships(const struct lane *l, size_t n, int json)
+{
+	const struct stats_leadership *x;
+	char a[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *name = l[i].name != NULL ? l[i].name : "-";
+
+		x = stats_leadership(l[i].st);
+		if (json) {
+			printf("{\"leadership\":");
+			json_str(name);
+			printf(",\"leaders\":%lu,\"led\":%s,\"tasks\":%llu}\n",
+			    x->leaders, secs(x->led, a, sizeof(a)),
+			    (unsigned long long)x->tasks);
+			continue;
+		}
+		if (i == 0)
+			printf("\n%-20s %7s %14s %6s\n", "leadership",
+			    "leaders", "time led", "tasks");
+		printf("%-20s %7lu %14s %6llu\n", name, x->leaders,
+		    micros(x->led, a, sizeof(a)),
+		    (unsigned long long)x->tasks);
 	}
 }
 
@@ -222,6 +287,17 @@ exclude(struct stats *st, char *list, const char **why)
 	return 0;
 }
 
+static void
+lanes_free(struct lane *lane, size_t n, struct trace_names *names)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		stats_free(lane[i].st);
+	free(lane);
+	trace_names_free(names);
+}
+
 int
 cmd_stats(int argc, char *argv[])
 {
@@ -233,11 +309,14 @@ cmd_stats(int argc, char *argv[])
 	};
 	const struct election *e;
 	struct trace_event ev;
-	struct stats *st;
+	struct trace_names *names;
+	struct lane *lane;	/* [0]: the default leadership; [id]: name id */
+	size_t nlane = 1, i;
 	struct merge *m;
 	const char *why;
 	char *excluded = NULL;
 	int ch, json = 0, rc;
+	long id;
 
 	while ((ch = getopt_long(argc, argv, "hjx:", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -253,28 +332,57 @@ cmd_stats(int argc, char *argv[])
 			usage("stats", EXIT_USAGE);
 		}
 	}
-	if ((st = stats_new()) == NULL)
+	if ((lane = calloc(TRACE_NAME_COUNT + 1, sizeof(*lane))) == NULL ||
+	    (names = trace_names_new()) == NULL || (lane[0].st = stats_new()) ==
+	    NULL)
 		err(1, NULL);
-	if (excluded != NULL && exclude(st, excluded, &why) == -1) {
-		stats_free(st);
+	if (excluded != NULL && exclude(lane[0].st, excluded, &why) == -1) {
+		lanes_free(lane, nlane, names);
 		errx(EXIT_USAGE, "-x: %s", why);
 	}
 	if ((m = merge_open(argv + optind, argc - optind, 0)) == NULL)
 		err(1, NULL);
-	while ((rc = merge_next(m, &ev)) == 1)
-		if ((e = stats_event(st, &ev)) != NULL)
-			(json ? row_json : row_text)(st, e);
+	while ((rc = merge_next(m, &ev)) == 1) {
+		if ((id = trace_names_id(names, &ev)) == -1) {
+			if (errno != 0)
+				err(1, NULL);
+			warnx("%s:%lu: more than %d names", ev.file, ev.lineno,
+			    TRACE_NAME_COUNT);
+			merge_close(m);
+			lanes_free(lane, nlane, names);
+			exit(EXIT_USAGE);
+		}
+		if (id > 0 && lane[id].st == NULL) {
+			if ((lane[id].st = stats_new()) == NULL ||
+			    stats_hosts(lane[id].st, lane[0].st) == -1)
+				err(1, NULL);
+			lane[id].name = trace_names_str(names, id);
+			if (excluded != NULL)
+				(void)exclude(lane[id].st, excluded, &why);
+			nlane = (size_t)id + 1;
+		}
+		/* A host line counts for every leadership. */
+		for (i = 0; i < nlane; i++)
+			if ((i == (size_t)id || !trace_leadership_line(&ev)) &&
+			    (e = stats_event(lane[i].st, &ev)) != NULL)
+				(json ? row_json : row_text)(&lane[i], e);
+	}
 	if (rc == -1) {
-		stats_free(st);
+		lanes_free(lane, nlane, names);
 		input_error(m);
 	}
-	if ((e = stats_end(st)) != NULL)
-		(json ? row_json : row_text)(st, e);
-	cutoffs(st, json);
-	summary(st, json);
+	for (i = 0; i < nlane; i++)
+		if ((e = stats_end(lane[i].st)) != NULL)
+			(json ? row_json : row_text)(&lane[i], e);
+	for (i = 0; i < nlane; i++)
+		cutoffs(&lane[i], json);
+	for (i = 0; i < nlane; i++)
+		summary(&lane[i], json);
+	if (nlane > 1)
+		leaderships(lane, nlane, json);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "stdout");
 	merge_close(m);
-	stats_free(st);
+	lanes_free(lane, nlane, names);
 	return 0;
 }

@@ -136,7 +136,15 @@ cmd_timeline(int argc, char *argv[])
 	    (m = merge_open(argv + optind, argc - optind, 0)) == NULL)
 		err(1, NULL);
 	while ((rc = merge_next(m, &ev)) == 1 && !tl_past(tl, &ev))
-		if (tl_event(tl, &ev) == -1)
+		if ((ch = tl_event(tl, &ev)) == -2) {
+			warnx("%s:%lu: more than %d names", ev.file, ev.lineno,
+			    TRACE_NAME_COUNT);
+			merge_close(m);
+			tl_free(tl);
+			free(nodes);
+			free(excl);
+			exit(EXIT_USAGE);
+		} else if (ch == -1)
 			err(1, NULL);
 	if (rc == -1) {
 		tl_free(tl);
@@ -147,14 +155,16 @@ cmd_timeline(int argc, char *argv[])
 	/* Refused rather than cut: a diagram that leaves nodes out must
 	 * say which, and --nodes does. */
 	if (formats[fmt].draw == tl_text &&
-	    (lanes = tl_nodes(tl)) > TL_TEXT_LANES_MAX) {
+	    (lanes = tl_nodes(tl) + tl_names(tl)) > TL_TEXT_LANES_MAX) {
+		const char *what = tl_names(tl) > 0 ? " and names" : "";
+
 		merge_close(m);
 		tl_free(tl);
 		free(nodes);
 		free(excl);
-		errx(EXIT_USAGE, "--format text draws at most %d nodes, and "
+		errx(EXIT_USAGE, "--format text draws at most %d nodes%s, and "
 		    "there are %zu to draw: choose some with --nodes, or "
-		    "--format svg", TL_TEXT_LANES_MAX, lanes);
+		    "--format svg", TL_TEXT_LANES_MAX, what, lanes);
 	}
 	if (formats[fmt].draw(tl, stdout) == -1 || fflush(stdout) == EOF)
 		err(1, "stdout");

@@ -52,6 +52,11 @@ struct check_model {
 	void		*(*init)(const struct check_opts *);
 	void		 (*event)(void *, const struct trace_event *);
 	void		 (*free)(void *);
+	/* Optional: a model just made for a leadership first named in the
+	 * middle of the trace takes what the hosts' lines taken so far by
+	 * another (the default leadership's) said of the hosts; 0, or -1
+	 * when memory ran out. */
+	int		 (*hosts)(void *, const void *);
 };
 
 struct check_out;
@@ -92,6 +97,14 @@ struct check_ops {
 	unsigned	 events;
 	/* Optional: the model it reads (one per checker). */
 	const struct check_model *model;
+	/* It judges each leadership alone: the lines of a named one
+	 * (name=) go to an instance of its own, with a model of its own,
+	 * which also takes every line about the hosts (run.c). */
+	int		 per_name;
+	/* It judges the hosts, not a leadership: it takes every line,
+	 * whatever its name.  The others but the per-name ones judge the
+	 * default leadership alone. */
+	int		 hosts;
 };
 
 /* Asks for advance() only at the events at T and the first event later

@@ -88,5 +88,5 @@ complete_finish(void *st, const struct trace_event *last,
 
 const struct check_ops check_trace = {
 	"trace", complete_init, complete_event, complete_finish, free, NULL, 0,
-	NULL
+	NULL, 0, 1
 };

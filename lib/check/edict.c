@@ -97,6 +97,7 @@ const struct check_ops check_edict_validity = {
 	.free = free,
 	.events = 1u << TR_EDICT,
 	.model = &lw_model,
+	.per_name = 1,
 };
 
 /*
@@ -662,4 +663,5 @@ const struct check_ops check_edict_order = {
 	.event = order_event,
 	.finish = order_finish,
 	.free = order_free,
+	.per_name = 1,
 };

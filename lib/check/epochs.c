@@ -238,4 +238,5 @@ const struct check_ops check_epochs = {
 	.finish = epochs_finish,
 	.free = epochs_free,
 	.events = 0,	/* every line may end a skew's wait */
+	.hosts = 1,
 };

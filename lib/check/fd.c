@@ -582,6 +582,7 @@ const struct check_ops check_fd_complete = {
 	.event = fd_event,
 	.finish = fd_finish,
 	.free = fd_free,
+	.hosts = 1,
 };
 
 const struct check_ops check_fd_accurate = {
@@ -590,4 +591,5 @@ const struct check_ops check_fd_accurate = {
 	.event = fd_event,
 	.finish = fd_finish,
 	.free = fd_free,
+	.hosts = 1,
 };

@@ -207,6 +207,7 @@ const struct check_ops check_uniqueness = {
 	.finish = uniq_finish,
 	.free = uniq_free,
 	.model = &lw_model,
+	.per_name = 1,
 };
 
 /*
@@ -676,4 +677,5 @@ const struct check_ops check_lease_quorum = {
 	.finish = quorum_finish,
 	.free = quorum_free,
 	.model = &lw_model,
+	.per_name = 1,
 };

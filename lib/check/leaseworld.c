@@ -2,6 +2,7 @@
  * The lease world (see lease.h): local clocks mapped to trace time, the
  * leaderships and grants they time, who is up, and the failures.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +81,10 @@ model_free(void *w)
 	free(w);
 }
 
-const struct check_model lw_model = { model_init, model_event, model_free };
+static int	model_hosts(void *, const void *);
+
+const struct check_model lw_model = { model_init, model_event, model_free,
+    model_hosts };
 
 void
 lw_finish(const struct lw *w, const struct trace_event *last,
@@ -696,6 +700,62 @@ take(struct lw *w, const struct trace_event *ev)
 	w->node[i].last = w->now;
 	if (CHECK_SHOWS_UP(ev) && ev->type != TR_CRASH && ev->type != TR_EXIT)
 		w->node[i].alive = w->now;
+}
+
+/*
+ * W, made for a leadership first named now, takes from SRC what the host
+ * lines said: who is up or paused, the clocks, epochs, sizes, vetoes and
+ * levels, the links and the failures; not a span, which a leadership's
+ * own lines start.  Its instants go on from SRC's, so that those it
+ * takes compare with its own.
+ */
+static int
+model_hosts(void *dst, const void *from)
+{
+	struct lw *w = dst;
+	const struct lw *src = from;
+	struct lw_link *l;
+	struct lw_link *c;
+	size_t i;
+	long k;
+
+	assert(w->ids.n == 0 && w->lines == 0);
+	for (i = 0; i < src->ids.n; i++) {
+		const struct lw_node *sn = &src->node[i];
+		struct lw_node *n;
+
+		if ((k = node_index(w, sn->id)) == -1)
+			return -1;
+		n = &w->node[k];
+		set_up(w, (size_t)k, sn->up, sn->paused);
+		n->seen = sn->seen;
+		n->last = sn->last;
+		n->alive = sn->alive;
+		n->clk = sn->clk;
+		n->epoch = sn->epoch;
+		n->vetoed = sn->vetoed;
+		n->compact = sn->compact;
+	}
+	w->seen = src->seen;
+	w->boot_nodes = src->boot_nodes;
+	for (i = 0; i < src->nesz; i++)
+		epoch_size(w, src->esz[i].epoch, src->esz[i].n);
+	RB_FOREACH(l, lw_links, (struct lw_links *)&src->links) {
+		if ((c = calloc(1, sizeof(*c))) == NULL)
+			return -1;
+		c->a = l->a;
+		c->b = l->b;
+		c->link = l->link;
+		RB_INSERT(lw_links, &w->links, c);
+	}
+	w->badlinks = src->badlinks;
+	memcpy(w->fail, src->fail, sizeof(w->fail));
+	w->nfail = src->nfail;
+	w->msg_fail = src->msg_fail;
+	w->started = src->started;
+	w->lines = src->lines;
+	w->now = src->now;
+	return w->nomem ? -1 : 0;
 }
 
 /* Applies one line. */

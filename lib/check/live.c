@@ -812,7 +812,7 @@ INIT(gm2_init, GM2)
 INIT(gm4_init, GM4)
 
 #define LIVE(name, init) { name, init, live_event, live_finish, live_free, \
-	live_advance, EVENTS, NULL }
+	live_advance, EVENTS, NULL, 0, 0 }
 const struct check_ops check_sle2 = LIVE("sle2", sle2_init);
 const struct check_ops check_ale2w = LIVE("ale2w", ale2w_init);
 const struct check_ops check_ale2 = LIVE("ale2", ale2_init);

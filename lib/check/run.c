@@ -8,6 +8,7 @@
  */
 #include <assert.h>
 #include <err.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,23 @@ struct check_out {
 	unsigned long		 violations, undecided, notjudged;
 	int			 on;	/* 0: dropped, 1: chosen, 2: pending */
 	trace_time		 wake;
+	/* An instance judging a named leadership: its name, and the
+	 * checker's module of the same assertion, which counts and
+	 * reports for it (NULL for the checker's own). */
+	const char		*lname;
+	struct check_out	*top;
+};
+
+/*
+ * A named leadership: an instance of every per-name module, with a model
+ * of its own, fed its lines and every line about the hosts.  The
+ * checker's own modules judge the default leadership.
+ */
+struct lane {
+	struct check_opts	 o;		/* o.model: its model */
+	const struct check_model *model;
+	struct check_out	*m;
+	size_t			 nm;
 };
 
 struct held {
@@ -49,6 +67,9 @@ struct call {
 				    struct check_out *);
 	void			*st;
 	struct check_out	*out;
+	/* It judges the default leadership (check_ops.hosts): no named
+	 * line. */
+	int			 dflt;
 };
 
 struct checker {
@@ -87,6 +108,10 @@ struct checker {
 	unsigned		 judge;		/* of set_bit() */
 	char			 judged_as[40];	/* "lease", "sync or async" */
 	uint8_t			 foreign[(TRACE_NODE_MAX + 1) / 8];
+	/* The named leaderships, by number less one (trace_names). */
+	struct trace_names	*names;
+	struct lane		**lane;
+	size_t			 nlane, lanecap;
 	struct {
 		unsigned	 node;
 		char		 algo[24];
@@ -142,12 +167,18 @@ report(struct check_out *out, const struct trace_event *ev, enum verdict v,
 	size_t len;
 	FILE *fp;
 
-	if (out->on == 0)
-		return;
 	static const char *const vname[] = { "violated", "undecided",
 	    "not judged" };
 	static const char *const vpre[] = { "", "undecided: ",
 	    "not judged: " };
+	char named[TRACE_NAME_LEN + 8] = "";
+
+	if (out->lname != NULL)
+		snprintf(named, sizeof(named), "name=%s: ", out->lname);
+	if (out->top != NULL)
+		out = out->top;
+	if (out->on == 0)
+		return;
 
 	if (v == V_UNDECIDED)
 		out->undecided++;
@@ -155,7 +186,9 @@ report(struct check_out *out, const struct trace_event *ev, enum verdict v,
 		out->notjudged++;
 	else
 		out->violations++;
-	vsnprintf(what, sizeof(what), fmt, ap);
+	len = strlen(named);
+	memcpy(what, named, len + 1);
+	vsnprintf(what + len, sizeof(what) - len, fmt, ap);
 	if ((fp = open_memstream(&line, &len)) == NULL)
 		err(2, NULL);
 	if (ck->json) {
@@ -230,6 +263,7 @@ use_set(struct checker *ck, const char *set)
 
 static int	add(struct checker *, const struct check_ops *, int);
 static void	judge(struct checker *, const char *);
+static void	lanes_sync(struct checker *);
 
 /* Whether OUT is still judged: after a line out of time order, only the
  * trace assertion is, since the order of events is no longer known. */
@@ -254,9 +288,122 @@ replan(struct checker *ck)
 			if (out->on && judged(ck, out) && (out->ops->events ==
 			    0 || (out->ops->events & 1u << t)))
 				*c++ = (struct call){ out->ops->event, out->st,
-				    (struct check_out *)out };
+				    (struct check_out *)out, !out->ops->hosts };
 		ck->nplan[t] = (size_t)(c - (ck->plan + t * ck->nall));
 	}
+	lanes_sync(ck);
+}
+
+/* The lanes' instances answer to the checker's modules as they now are:
+ * those of an assertion dropped go. */
+static void
+lanes_sync(struct checker *ck)
+{
+	struct lane *l;
+	size_t i, j, k;
+
+	for (i = 0; i < ck->nlane; i++) {
+		if ((l = ck->lane[i]) == NULL)
+			continue;
+		for (j = k = 0; j < l->nm; j++) {
+			struct check_out *out = &l->m[j], *top = NULL;
+			size_t x;
+
+			for (x = 0; x < ck->nm && top == NULL; x++)
+				if (ck->m[x].ops == out->ops && ck->m[x].on)
+					top = &ck->m[x];
+			if (top == NULL) {
+				out->ops->free(out->st);
+				continue;
+			}
+			out->top = top;
+			l->m[k++] = *out;
+		}
+		l->nm = k;
+	}
+}
+
+/* The lane of leadership number ID, made at its first line. */
+static struct lane *
+lane_get(struct checker *ck, long id)
+{
+	struct lane *l;
+	size_t i;
+
+	assert(id >= 1 && id <= TRACE_NAME_COUNT);
+	while ((size_t)id > ck->lanecap) {
+		struct lane **p = array_grow(ck->lane, &ck->lanecap,
+		    sizeof(*p));
+
+		if (p == NULL)
+			err(2, NULL);
+		ck->lane = p;
+	}
+	if ((l = ck->lane[id - 1]) != NULL)
+		return l;
+	if ((l = calloc(1, sizeof(*l))) == NULL ||
+	    (l->m = calloc(ck->nall, sizeof(*l->m))) == NULL)
+		err(2, NULL);
+	l->o = ck->o;
+	l->o.model = NULL;
+	for (i = 0; i < ck->nm; i++) {
+		const struct check_ops *ops = ck->m[i].ops;
+		struct check_out *out;
+
+		if (!ck->m[i].on || !ops->per_name)
+			continue;
+		if (ops->model != NULL && l->model == NULL) {
+			if ((l->o.model = ops->model->init(&l->o)) == NULL ||
+			    (ops->model == ck->model &&
+			    ops->model->hosts != NULL &&
+			    ops->model->hosts(l->o.model, ck->o.model) == -1))
+				err(2, "%s", ops->name);
+			l->model = ops->model;
+		}
+		out = &l->m[l->nm++];
+		out->ops = ops;
+		out->ck = ck;
+		out->on = 1;
+		out->wake = INT64_MIN;
+		out->lname = trace_names_str(ck->names, id);
+		out->top = &ck->m[i];
+		if ((out->st = ops->init(&l->o)) == NULL)
+			err(2, "%s", ops->name);
+	}
+	ck->lane[id - 1] = l;
+	if ((size_t)id > ck->nlane)
+		ck->nlane = (size_t)id;
+	return l;
+}
+
+static void
+lane_feed(struct checker *ck, struct lane *l, const struct trace_event *ev,
+    int odd)
+{
+	struct check_out *out;
+
+	if (l->model != NULL && !ck->disorder && !odd)
+		l->model->event(l->o.model, ev);
+	for (out = l->m; out < l->m + l->nm; out++)
+		if (out->top->on && judged(ck, out->top) &&
+		    (out->ops->events == 0 || (out->ops->events &
+		    1u << ev->type)) && (!odd || shared(out->ops)))
+			out->ops->event(out->st, ev, out);
+}
+
+static void
+lane_free(struct lane *l)
+{
+	size_t i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->nm; i++)
+		l->m[i].ops->free(l->m[i].st);
+	if (l->model != NULL)
+		l->model->free(l->o.model);
+	free(l->m);
+	free(l);
 }
 
 void
@@ -684,8 +831,23 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	struct check_out *out;
 	const struct call *c, *end;
 	const char *why, *set;
-	int odd;
+	int odd, named = (ev->have & HAVE_NAME) != 0;
+	long id = 0;
+	size_t i;
 
+	if (named) {
+		if (ck->names == NULL && (ck->names = trace_names_new()) ==
+		    NULL)
+			err(2, NULL);
+		if ((id = trace_names_id(ck->names, ev)) == -1) {
+			if (errno != 0)
+				err(2, NULL);
+			snprintf(ck->why, sizeof(ck->why), "%s:%lu: more than "
+			    "%d names", ev->file, ev->lineno,
+			    TRACE_NAME_COUNT);
+			return ck->why;
+		}
+	}
 	if (ck->events == 0 && !ck->chosen)
 		start_auto(ck);
 	if (ck->autoset && ev->type == TR_BOOT && (ev->have & HAVE_ALGO) &&
@@ -731,13 +893,19 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	if (!ck->disorder && !odd &&
 	    !msgs_event_idle(&ck->w->msgs, ck->w->n, ev))
 		msgs_event(&ck->w->msgs, ck->w, ev);
-	if (ck->model != NULL && !ck->disorder && !odd)
+	if (ck->model != NULL && !ck->disorder && !odd && !named)
 		ck->model->event(ck->o.model, ev);
 	assert(ev->type < TR_NTYPES);
 	c = ck->plan + ev->type * ck->nall;
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
-		if (!odd || shared(c->out->ops))
+		if ((!odd || shared(c->out->ops)) && !(named && c->dflt))
 			c->event(c->st, ev, c->out);
+	if (named)
+		lane_feed(ck, lane_get(ck, id), ev, odd);
+	else if (ck->nlane > 0 && !trace_leadership_line(ev))
+		for (i = 0; i < ck->nlane; i++)
+			if (ck->lane[i] != NULL)
+				lane_feed(ck, ck->lane[i], ev, odd);
 	ck->events += line;
 	/* Only what finish may use: a whole copy would cost more than the
 	 * rest of the work on most lines. */
@@ -755,6 +923,7 @@ checker_finish(struct checker *ck)
 	struct check_out *out;
 	const struct trace_event *last = &ck->last;
 	const char *why;
+	size_t i, j;
 
 	if (ck->events == 0)
 		return "empty trace: no events";
@@ -769,6 +938,14 @@ checker_finish(struct checker *ck)
 	for (out = ck->m; out < ck->m + ck->nm; out++)
 		if (out->on && judged(ck, out))
 			out->ops->finish(out->st, last, out);
+	for (i = 0; i < ck->nlane; i++) {
+		struct lane *l = ck->lane[i];
+
+		for (j = 0; l != NULL && j < l->nm; j++)
+			if (l->m[j].top->on && judged(ck, l->m[j].top))
+				l->m[j].ops->finish(l->m[j].st, last,
+				    &l->m[j]);
+	}
 	return NULL;
 }
 
@@ -835,7 +1012,7 @@ void
 checker_summary(const struct checker *ck, FILE *fp)
 {
 	const struct world *w = ck->w;
-	char c[32], fd[32], skew[32], span[32], mb[40] = "";
+	char c[32], fd[32], skew[32], span[32], mb[40] = "", nn[32] = "";
 	unsigned long i;
 
 	trace_format_time(ck->o.c, c, sizeof(c));
@@ -847,9 +1024,13 @@ checker_summary(const struct checker *ck, FILE *fp)
 		trace_format_time(w->msgs.bound, mb + strlen(mb),
 		    sizeof(mb) - strlen(mb));
 	}
-	fprintf(fp, "%s: %lu event%s, %u node%s, %s s of trace%s%s; "
+	if (ck->names != NULL)
+		snprintf(nn, sizeof(nn), ", %ld name%s",
+		    trace_names_count(ck->names),
+		    PLURAL(trace_names_count(ck->names)));
+	fprintf(fp, "%s: %lu event%s, %u node%s%s, %s s of trace%s%s; "
 	    "c=%s fd-latency=%s skew=%s%s\n", getprogname(), ck->events,
-	    PLURAL(ck->events), w->n, PLURAL(w->n), span,
+	    PLURAL(ck->events), w->n, PLURAL(w->n), nn, span,
 	    ck->set ? ", checked as " : "", ck->set ? ck->set : "", c, fd,
 	    skew, mb);
 	list(ck, fp, "holds", 0);
@@ -920,6 +1101,10 @@ checker_free(struct checker *ck)
 		if (ck->m[i].st != NULL)
 			ck->m[i].ops->free(ck->m[i].st);
 	model_free(ck);
+	for (i = 0; i < ck->nlane; i++)
+		lane_free(ck->lane[i]);
+	free(ck->lane);
+	trace_names_free(ck->names);
 	for (i = 0; i < ck->nheld; i++)
 		free(ck->held[i].line);
 	free(ck->held);

@@ -380,7 +380,7 @@ gm3_init(const struct check_opts *o)
 #define SAFETY(name, init) { name, init, safety_event, safety_finish, \
 	safety_free, safety_advance, \
 	1u << TR_BOOT | 1u << TR_CRASH | 1u << TR_EXIT | 1u << TR_STATE | \
-	1u << TR_MISFIT, NULL }
+	1u << TR_MISFIT, NULL, 0, 0 }
 const struct check_ops check_sle1 = SAFETY("sle1", sle1_init);
 const struct check_ops check_gm1 = SAFETY("gm1", gm1_init);
 const struct check_ops check_ale1 = SAFETY("ale1", ale1_init);

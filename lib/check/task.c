@@ -591,6 +591,7 @@ const struct check_ops check_task_overlap = {
 	.finish = task_finish,
 	.free = task_free,
 	.events = TASK_EVENTS,
+	.per_name = 1,
 };
 
 const struct check_ops check_task_lease = {
@@ -601,6 +602,7 @@ const struct check_ops check_task_lease = {
 	.free = task_free,
 	.events = 0,		/* every line: the leaderships' ends */
 	.model = &lw_model,
+	.per_name = 1,
 };
 
 const struct check_ops check_task_token = {
@@ -610,4 +612,5 @@ const struct check_ops check_task_token = {
 	.finish = task_finish,
 	.free = task_free,
 	.events = TASK_EVENTS,
+	.per_name = 1,
 };

@@ -453,7 +453,8 @@ world_apply(struct world *w, const struct trace_event *ev)
 		w->nup++;
 		w->changed |= W_UP;
 	}
-	if (ev->type == TR_STATE)
+	/* A node's state is its default leadership's. */
+	if (ev->type == TR_STATE && !(ev->have & HAVE_NAME))
 		set_state(w, nd, ev->status, ev->ldr, ev->grp, ev->t);
 	if (ev->type == TR_MISFIT && nd->vetoed != (ev->lead.p[0] == 'n')) {
 		nd->vetoed = ev->lead.p[0] == 'n';

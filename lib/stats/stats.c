@@ -54,6 +54,11 @@ struct stats {
 	unsigned long	 number;
 	struct stats_cutoff *cut;
 	size_t		 ncut, capcut;
+	/* Time led: since when the last leader holds it, if one does. */
+	struct stats_leadership lsh;
+	unsigned	 prev_leader;
+	int		 led_on;
+	trace_time	 led_since, last_t;
 };
 
 static const char *const causes[] = {
@@ -214,6 +219,9 @@ open_election(struct stats *st, const struct trace_event *ev, trace_time t,
 	struct election *e = &st->cur;
 	unsigned i;
 
+	if (st->led_on && t > st->led_since)
+		st->lsh.led += t - st->led_since;
+	st->led_on = 0;
 	/* the leader is lost: those cut off from it are in the election */
 	for (i = 1; st->ncut > 0 && st->node != NULL && i <= st->maxid; i++)
 		cut_end_at(st, &st->node[i], t);
@@ -251,6 +259,13 @@ close_election(struct stats *st, trace_time t)
 	e->end = t;
 	qsort(e->nodes, e->nnodes, sizeof(*e->nodes), cmp_unsigned);
 	st->leader = e->leader;
+	if (e->leader != 0) {
+		st->led_on = 1;
+		st->led_since = t;
+		if (e->leader != st->prev_leader)
+			st->lsh.leaders++;
+		st->prev_leader = e->leader;
+	}
 	if (pa->done == pa->cap) {
 		size_t c = pa->cap ? pa->cap * 2 : 16;
 		trace_time *d;
@@ -368,6 +383,35 @@ cut_end(struct stats *st, const struct trace_event *ev, struct node *n)
 	cut_end_at(st, n, ev->t);
 }
 
+int
+stats_hosts(struct stats *dst, const struct stats *src)
+{
+	struct node *n;
+	unsigned id;
+
+	if (src->algo >= 0) {
+		struct trace_str a = { src->algos.name[src->algo],
+		    strlen(src->algos.name[src->algo]) };
+
+		dst->algo = name_index(&dst->algos, a, 1);
+	}
+	dst->lease = src->lease;
+	for (id = 1; src->node != NULL && id <= src->maxid; id++) {
+		if (!src->node[id].up)
+			continue;
+		if ((n = node(dst, id)) == NULL)
+			return -1;
+		set(dst, n, 1, 0);
+	}
+	return 0;
+}
+
+const struct stats_leadership *
+stats_leadership(const struct stats *st)
+{
+	return &st->lsh;
+}
+
 const struct stats_cutoff *
 stats_cutoff(const struct stats *st, size_t i)
 {
@@ -456,6 +500,10 @@ stats_event(struct stats *st, const struct trace_event *ev)
 	 * reads it: a killed leader leads no more from there. */
 	if (trace_dead_feed(&st->dead, ev, &crash))
 		(void)stats_event(st, &crash);
+	if (ev->t > st->last_t)
+		st->last_t = ev->t;
+	if (ev->type == TR_TASK && ev->op == OP_START)
+		st->lsh.tasks++;
 	if (ev->node != 0 && (n = node(st, ev->node)) == NULL)
 		return NULL;	/* out of memory: the node is not followed */
 	if (st->lease && !st->open && st->leader != 0 && st->lease_end != 0 &&
@@ -499,6 +547,15 @@ leader:
 const struct election *
 stats_end(struct stats *st)
 {
+	trace_time end = st->last_t;
+
+	/* A lease runs out by itself; else the leader led to the end. */
+	if (st->led_on && st->lease && st->lease_end != 0 &&
+	    st->lease_end < end)
+		end = st->lease_end;
+	if (st->led_on && end > st->led_since)
+		st->lsh.led += end - st->led_since;
+	st->led_on = 0;
 	if (!st->open)
 		return NULL;
 	st->open = 0;

@@ -67,6 +67,14 @@ struct stats_cutoff {
 	uint64_t	 messages;	/* it sent meanwhile, but excluded */
 };
 
+/* A leadership's figures over the whole trace (the default one, or a
+ * named one when fed only its lines and the hosts'). */
+struct stats_leadership {
+	unsigned long	 leaders;	/* takeovers by another node */
+	trace_time	 led;		/* time with a leader */
+	uint64_t	 tasks;		/* guarded commands started */
+};
+
 struct stats;
 
 struct stats	*stats_new(void);
@@ -84,6 +92,12 @@ const char	*stats_cause_name(enum stats_cause);
 /* After stats_end(): the cut-off periods in order of start; NULL past the
  * last. */
 const struct stats_cutoff *stats_cutoff(const struct stats *, size_t i);
+/* DST, a leadership met in mid-trace, starts from what the hosts' lines
+ * fed to SRC said: which nodes are up, the algorithm.  -1: out of
+ * memory. */
+int		 stats_hosts(struct stats *dst, const struct stats *src);
+/* After stats_end(): the leadership's figures. */
+const struct stats_leadership *stats_leadership(const struct stats *);
 /* After stats_end(): one summary per algorithm, in order of appearance;
  * NULL past the last. */
 const struct stats_summary *stats_summary(struct stats *, size_t i);

@@ -5,6 +5,7 @@
  * A send pending when its receiver boots, crashes or exits was lost: a
  * later incarnation never receives it.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,9 @@ tl_free(struct timeline *tl)
 	free(tl->lane_of);
 	free(tl->items);
 	free(tl->arena);
+	free(tl->nstate);
+	free(tl->nstate0);
+	trace_names_free(tl->names);
 	free(tl);
 }
 
@@ -249,6 +253,11 @@ match(struct timeline *tl, const struct trace_event *ev)
 void
 tl_apply(struct lane_state *s, const struct tl_item *it)
 {
+	/* A node's lane shows its default leadership; a named one's lines
+	 * are drawn on it, its state in a row of its own. */
+	if (it->name != 0 && it->type != TR_BOOT && it->type != TR_CRASH &&
+	    it->type != TR_EXIT)
+		return;
 	switch (it->type) {
 	case TR_BOOT:
 		s->up = 1;
@@ -287,6 +296,98 @@ tl_apply(struct lane_state *s, const struct tl_item *it)
 	}
 }
 
+void
+tl_apply_names(struct name_state *ns, size_t n, const struct tl_item *it)
+{
+	struct name_state *x;
+	size_t k;
+
+	if (it->name == 0) {
+		if (it->type != TR_BOOT && it->type != TR_CRASH &&
+		    it->type != TR_EXIT)
+			return;
+		for (k = 0; k < n; k++)
+			if (ns[k].holder == it->node)
+				ns[k].holder = 0;
+		return;
+	}
+	if ((size_t)it->name > n)
+		return;
+	x = &ns[it->name - 1];
+	switch (it->type) {
+	case TR_LEAD:
+		if (it->t2 != 0) {
+			x->holder = it->node;
+			x->end = it->t2;
+		} else if (x->holder == it->node)
+			x->holder = 0;
+		break;
+	case TR_RENEW:
+		if (x->holder == it->node && x->end > it->t)
+			x->end += it->t2;
+		break;
+	default:
+		break;
+	}
+}
+
+unsigned
+tl_holder(const struct name_state *x, trace_time t)
+{
+	return x->holder != 0 && x->end > t ? x->holder : 0;
+}
+
+size_t
+tl_names(const struct timeline *tl)
+{
+	return tl->nnames;
+}
+
+const char *
+tl_name(const struct timeline *tl, size_t k)
+{
+	return trace_names_str(tl->names, (long)k + 1);
+}
+
+struct name_state *
+tl_replay_names(const struct timeline *tl)
+{
+	struct name_state *ns;
+	size_t i;
+
+	if ((ns = calloc(tl->nnames ? tl->nnames : 1, sizeof(*ns))) == NULL)
+		return NULL;
+	for (i = 0; i < tl->nnames && i < tl->nnames0; i++)
+		ns[i] = tl->nstate0[i];
+	return ns;
+}
+
+/* The number of EV's leadership, with room for its state; -1 without
+ * memory, -2 past TRACE_NAME_COUNT. */
+static long
+name_of(struct timeline *tl, const struct trace_event *ev)
+{
+	struct name_state *ns;
+	long id;
+
+	if (!(ev->have & HAVE_NAME))
+		return 0;
+	if (tl->names == NULL && (tl->names = trace_names_new()) == NULL)
+		return -1;
+	if ((id = trace_names_id(tl->names, ev)) == -1)
+		return errno != 0 ? -1 : -2;
+	if ((size_t)id > tl->nnames) {
+		if ((ns = reallocarray(tl->nstate, (size_t)id,
+		    sizeof(*ns))) == NULL)
+			return -1;
+		memset(ns + tl->nnames, 0, ((size_t)id - tl->nnames) *
+		    sizeof(*ns));
+		tl->nstate = ns;
+		tl->nnames = (size_t)id;
+	}
+	return id;
+}
+
 int
 tl_leading(const struct lane_state *s, unsigned node, trace_time t)
 {
@@ -323,6 +424,14 @@ window(struct timeline *tl, trace_time t)
 		return -1;
 	for (i = 0; i < tl->nsnap; i++)
 		tl->snap[i] = tl->state[i];
+	if (tl->nnames > 0) {
+		if ((tl->nstate0 = reallocarray(NULL, tl->nnames,
+		    sizeof(*tl->nstate0))) == NULL)
+			return -1;
+		memcpy(tl->nstate0, tl->nstate, tl->nnames *
+		    sizeof(*tl->nstate0));
+		tl->nnames0 = tl->nnames;
+	}
 	tl->in = 1;
 	return 1;
 }
@@ -434,6 +543,7 @@ tl_event(struct timeline *tl, const struct trace_event *ev)
 {
 	struct tl_item it, *s;
 	struct trace_event crash;
+	long name;
 	int rc;
 
 	/* A Dead is its node's crash, just before it, as elect-check
@@ -449,6 +559,8 @@ tl_event(struct timeline *tl, const struct trace_event *ev)
 	if (ev->node != 0 && (ev->type == TR_BOOT || ev->type == TR_CRASH ||
 	    ev->type == TR_EXIT))
 		forget_pending(tl, ev->node);
+	if ((name = name_of(tl, ev)) < 0)
+		return (int)name;
 	if ((rc = window(tl, ev->t)) == -1 || grow(tl, ev->node) == -1 ||
 	    add_lane(tl, ev->node) == -1)
 		return -1;
@@ -459,8 +571,10 @@ tl_event(struct timeline *tl, const struct trace_event *ev)
 		return 0;
 	}
 	fill(&it, ev);
+	it.name = (uint16_t)name;
 	if (ev->node != 0)
 		tl_apply(&tl->state[ev->node], &it);
+	tl_apply_names(tl->nstate, tl->nnames, &it);
 	if (rc == 0)
 		return 0;
 	if (ev->node != 0 ? !drawn(tl, ev->node) :
@@ -520,6 +634,14 @@ tl_finish(struct timeline *tl)
 			    sizeof(*tl->snap));
 		else
 			tl->nsnap = 0;
+		free(tl->nstate0);
+		tl->nnames0 = 0;
+		if (tl->nnames > 0 && (tl->nstate0 = reallocarray(NULL,
+		    tl->nnames, sizeof(*tl->nstate))) != NULL) {
+			memcpy(tl->nstate0, tl->nstate, tl->nnames *
+			    sizeof(*tl->nstate));
+			tl->nnames0 = tl->nnames;
+		}
 	}
 	tl->t1 = tl->o.has_to ? tl->o.to :
 	    tl->nitems > 0 ? tl->items[tl->nitems - 1].t : tl->t0;

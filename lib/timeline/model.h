@@ -26,6 +26,17 @@ struct tl_item {
 	uint32_t	 label, labellen;	/* msg, why: in the string arena */
 	uint64_t	 num;		/* inc, n, seq, pid */
 	size_t		 match;		/* send <-> recv; SIZE_MAX: none */
+	uint16_t	 name;		/* its leadership: 0 the default,
+					 * else the number of its name= */
+};
+
+_Static_assert(TRACE_NAME_COUNT <= UINT16_MAX, "tl_item.name");
+
+/* A named leadership: the node that holds it by a lease (0: none), and
+ * until when in trace time. */
+struct name_state {
+	unsigned	 holder;
+	trace_time	 end;
 };
 
 struct lane_state {
@@ -55,6 +66,11 @@ struct timeline {
 	struct pending	*pend;		/* unmatched sends, by (from, to) */
 	size_t		 npend, cappend;
 	size_t		 unmatched;
+	/* Named leaderships, a row each, by number less one: live, and at
+	 * the start of the window. */
+	struct trace_names *names;
+	struct name_state *nstate, *nstate0;
+	size_t		 nnames, nnames0;
 };
 
 /* The lane of node ID, or -1. */
@@ -66,6 +82,15 @@ void		 tl_finish(struct timeline *);
 struct lane_state *tl_replay(const struct timeline *);
 /* The lane state after ITEM. */
 void		 tl_apply(struct lane_state *, const struct tl_item *);
+/* The named leaderships' state after ITEM (N of them): a line of one
+ * changes it, a boot, crash or exit of its holder ends it. */
+void		 tl_apply_names(struct name_state *, size_t n,
+		    const struct tl_item *);
+/* A copy of the named leaderships' states at the start of the window,
+ * to replay the items on; to be freed. */
+struct name_state *tl_replay_names(const struct timeline *);
+/* The holder of a named leadership at time T, or 0. */
+unsigned	 tl_holder(const struct name_state *, trace_time t);
 /* Leader at time T by its last state or by a lease. */
 int		 tl_leading(const struct lane_state *, unsigned node,
 		    trace_time t);

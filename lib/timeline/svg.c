@@ -21,6 +21,7 @@
 #define LANE_H		36.0
 #define LANE_H_DENSE	60.0	/* room for the traffic band */
 #define LEGEND_H	84.0
+#define NAME_H		22.0	/* the row of a named leadership */
 #define DENSE		0.25	/* messages per pixel of the plot */
 #define COL_MIN		2	/* pixels a band's column covers, at least */
 #define COL_MAX		12	/* and at most */
@@ -233,6 +234,103 @@ lanes(struct svg *g, struct lane_state *st)
 		grant(g, &o[k], NULL);
 	}
 	free(o);
+}
+
+/* A named leadership's holder while it lasts. */
+struct open_name {
+	unsigned	 h;		/* 0: none */
+	trace_time	 a, e;
+};
+
+static double
+name_y(const struct svg *g, size_t k)
+{
+	return TOP + g->tl->nlanes * g->lane_h + (double)k * NAME_H +
+	    NAME_H / 2;
+}
+
+static void
+held(struct svg *g, size_t k, const struct open_name *o, trace_time b)
+{
+	trace_time e = o->e < b ? o->e : b;
+	double x = x_of(g, o->a), x2 = x_of(g, e);
+
+	fprintf(g->f, "<rect class=\"held\" x=\"%.1f\" y=\"%.1f\" "
+	    "width=\"%.1f\" height=\"10\"><title>", x, name_y(g, k) - 5,
+	    x2 - x < 0.5 ? 0.5 : x2 - x);
+	esc(g->f, tl_name(g->tl, k));
+	fprintf(g->f, ": node %u</title></rect>\n", o->h);
+	if (x2 - x >= 16)
+		fprintf(g->f, "<text class=\"holder\" x=\"%.1f\" y=\"%.1f\">"
+		    "%u</text>\n", x + 3, name_y(g, k) + 4, o->h);
+}
+
+/* Named leadership K's state changed at T (or may have). */
+static void
+name_at(struct svg *g, struct open_name *o, const struct name_state *x,
+    size_t k, trace_time t)
+{
+	if (o->h != 0 && (o->h != x->holder || o->e <= t)) {
+		held(g, k, o, t);
+		o->h = 0;
+	}
+	if (x->holder != 0 && x->end > t) {
+		if (o->h == 0) {
+			o->h = x->holder;
+			o->a = t;
+		}
+		o->e = x->end;
+	}
+}
+
+/* A row per named leadership below the lanes: who holds it, when. */
+static void
+name_rows(struct svg *g)
+{
+	const struct timeline *tl = g->tl;
+	struct name_state *ns;
+	struct open_name *o;
+	size_t i, k;
+
+	if (tl->nnames == 0)
+		return;
+	if ((ns = tl_replay_names(tl)) == NULL)
+		return;
+	if ((o = calloc(tl->nnames, sizeof(*o))) == NULL) {
+		free(ns);
+		return;
+	}
+	for (k = 0; k < tl->nnames; k++) {
+		double y = name_y(g, k);
+
+		fprintf(g->f, "<g class=\"name\"><text x=\"4\" y=\"%.1f\" "
+		    "class=\"name\" textLength=\"%.0f\" "
+		    "lengthAdjust=\"spacingAndGlyphs\">", y + 4,
+		    strlen(tl_name(tl, k)) > 10 ? LEFT - 10 : 6.0 *
+		    (double)strlen(tl_name(tl, k)));
+		esc(g->f, tl_name(tl, k));
+		fprintf(g->f, "</text><line class=\"base\" x1=\"%.1f\" "
+		    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n", LEFT, y,
+		    W - RIGHT, y);
+		name_at(g, &o[k], &ns[k], k, tl->t0);
+	}
+	for (i = 0; i < tl->nitems; i++) {
+		const struct tl_item *it = &tl->items[i];
+
+		tl_apply_names(ns, tl->nnames, it);
+		if (it->name != 0)
+			name_at(g, &o[it->name - 1], &ns[it->name - 1],
+			    (size_t)it->name - 1, it->t);
+		else if (it->type == TR_BOOT || it->type == TR_CRASH ||
+		    it->type == TR_EXIT)
+			for (k = 0; k < tl->nnames; k++)
+				name_at(g, &o[k], &ns[k], k, it->t);
+	}
+	for (k = 0; k < tl->nnames; k++)
+		if (o[k].h != 0)
+			held(g, k, &o[k], tl->t1);
+	free(o);
+	free(ns);
 }
 
 /* Whether IT is a message drawn: both ends have lanes. */
@@ -512,7 +610,8 @@ axis(struct svg *g)
 		fprintf(g->f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" "
 		    "x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" "
 		    "y=\"%.1f\">%.*f</text>\n", x, TOP - 10, x,
-		    TOP + tl->nlanes * g->lane_h, x, TOP - 14, decimals, t);
+		    TOP + tl->nlanes * g->lane_h + (double)tl->nnames * NAME_H,
+		    x, TOP - 14, decimals, t);
 	}
 }
 
@@ -542,7 +641,8 @@ legend(struct svg *g)
 	};
 	static const char *const mark_cls[] = { "bootm", "crash", "exit",
 	    "down", "loss", "task", "edict" };
-	double y0 = TOP + g->tl->nlanes * g->lane_h + 24, x, y;
+	double y0 = TOP + g->tl->nlanes * g->lane_h +
+	    (double)g->tl->nnames * NAME_H + 24, x, y;
 	size_t i;
 
 	fprintf(g->f, "<g class=\"legend\">\n");
@@ -596,6 +696,7 @@ static const char style[] =
     ".bootm{fill:#2a9d8f}.exit{fill:#222}.down{fill:#7b2cbf}"
     ".loss{fill:#f77f00}.task{fill:#6a4c93}.edict{fill:#457b9d}\n"
     ".bandbg{fill:#f4f4f4}.sent{fill:#6c757d}.unrecv{fill:#c1121f}\n"
+    ".held{fill:#1d3557}.holder{fill:#fff;font-size:9px}\n"
     "</style>\n"
     "<defs>\n"
     "<marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
@@ -628,7 +729,8 @@ tl_svg(struct timeline *tl, FILE *f)
 		g.dense = 1;
 		g.lane_h = LANE_H_DENSE;
 	}
-	h = TOP + tl->nlanes * g.lane_h + LEGEND_H + 40;
+	h = TOP + tl->nlanes * g.lane_h + (double)tl->nnames * NAME_H +
+	    LEGEND_H + 40;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 	    "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
@@ -637,6 +739,7 @@ tl_svg(struct timeline *tl, FILE *f)
 	    W, h, W, h, tl->nlanes, tl->nitems, style);
 	axis(&g);
 	lanes(&g, st);
+	name_rows(&g);
 	if (g.dense)
 		bands(&g);
 	else

@@ -1,6 +1,7 @@
 /*
  * The text diagram: one column per node, one row per event, time flowing
- * down; each lane shows its node's state between events.
+ * down; each lane shows its node's state between events.  A column per
+ * named leadership follows, showing the node that holds it.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -32,11 +33,12 @@ int
 tl_text(struct timeline *tl, FILE *f)
 {
 	struct lane_state *st;
+	struct name_state *ns;
 	/* The widest row: every lane LANE_MIN wide, the last lane's label
 	 * a 5-digit id. */
 	char row[TIME_W + 1 + LANE_MIN * TL_TEXT_LANES_MAX + sizeof("65535")],
 	    lbl[64], ts[32], head[32];
-	size_t i, k, w, lanes = tl->nlanes;
+	size_t i, k, w, nodes = tl->nlanes, lanes = tl->nlanes + tl->nnames;
 
 	_Static_assert(WIDTH - TIME_W - 1 <= LANE_MIN * TL_TEXT_LANES_MAX,
 	    "lanes wider than LANE_MIN only while they fit in WIDTH");
@@ -47,6 +49,10 @@ tl_text(struct timeline *tl, FILE *f)
 	tl_finish(tl);
 	if ((st = tl_replay(tl)) == NULL)
 		return -1;
+	if ((ns = tl_replay_names(tl)) == NULL) {
+		free(st);
+		return -1;
+	}
 	w = lanes > 0 ? (WIDTH - TIME_W - 1) / lanes : LANE_MAX;
 	if (w < LANE_MIN)
 		w = LANE_MIN;
@@ -57,11 +63,18 @@ tl_text(struct timeline *tl, FILE *f)
 	fprintf(f, "# time 0 is %s\n"
 	    "# lanes: | up, # leader, : electing, . no state yet, z paused\n",
 	    head);
+	if (tl->nnames > 0)
+		fprintf(f, "# a lane per name after the nodes': the node that "
+		    "holds it by a lease\n");
 	memset(row, ' ', sizeof(row));
 	memcpy(row + TIME_W - 4, "time", 4);
 	for (k = 0; k < lanes; k++) {
-		int n = snprintf(lbl, sizeof(lbl), "%u", tl->lanes[k]);
+		int n = k < nodes ? snprintf(lbl, sizeof(lbl), "%u",
+		    tl->lanes[k]) : snprintf(lbl, w, "%s", tl_name(tl,
+		    k - nodes));
 
+		if ((size_t)n >= sizeof(lbl) || (k >= nodes && (size_t)n >= w))
+			n = (int)strlen(lbl);
 		memcpy(row + TIME_W + 1 + k * w, lbl, (size_t)n);
 	}
 	fprintf(f, "%.*s\n", (int)(TIME_W + 1 + (lanes ? (lanes - 1) * w +
@@ -73,6 +86,7 @@ tl_text(struct timeline *tl, FILE *f)
 
 		if (it->node != 0)
 			tl_apply(&st[it->node], it);
+		tl_apply_names(ns, tl->nnames, it);
 		tl_offset(tl, it->t, ts, sizeof(ts));
 		n = (size_t)snprintf(row, sizeof(row), "%*s ", TIME_W, ts);
 		if (it->node == 0) {
@@ -82,11 +96,19 @@ tl_text(struct timeline *tl, FILE *f)
 		}
 		lane = tl->lane_of[it->node];
 		for (k = 0; k < lanes; k++) {
-			unsigned node = tl->lanes[k];
+			unsigned node = k < nodes ? tl->lanes[k] : 0, h;
 			char *cell = row + n + k * w;
 
 			memset(cell, ' ', w);
-			if ((int)k == lane) {
+			if (k >= nodes) {
+				if ((h = tl_holder(&ns[k - nodes], it->t)) != 0) {
+					int m = snprintf(lbl, w, "%u", h);
+
+					m = (size_t)m >= w ? (int)w - 1 : m;
+					memcpy(cell, lbl, (size_t)m);
+					end = n + k * w + (size_t)m;
+				}
+			} else if ((int)k == lane) {
 				size_t len = (size_t)tl_label(tl, it, lbl, w, 0);
 
 				memcpy(cell, lbl, len);
@@ -98,5 +120,6 @@ tl_text(struct timeline *tl, FILE *f)
 		fprintf(f, "%.*s\n", (int)end, row);
 	}
 	free(st);
+	free(ns);
 	return ferror(f) ? -1 : 0;
 }

@@ -267,6 +267,10 @@ filter(struct trace_compact *c, trace_time t, const char *body,
 	if (len < 0 || (size_t)len >= sizeof(line) || trace_parse_line(line,
 	    (size_t)len, &ev, 0, why, sizeof(why)) != NULL)
 		goto pass;
+	/* The view is the default leadership's, as a reader's: a named
+	 * one's lines are no part of it, and go whole. */
+	if (ev.have & HAVE_NAME)
+		goto pass;
 	switch (ev.type) {
 	case TR_BOOT:
 		/* Readers are told: its last line is no proof of its end. */

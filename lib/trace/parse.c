@@ -80,6 +80,24 @@ same16(const char *a, const char *b, size_t n)
 }
 
 int
+trace_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > TRACE_NAME_LEN)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		    c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int
 trace_str_eq(struct trace_str s, const char *c)
 {
 	size_t i;
@@ -547,7 +565,7 @@ trace_get(const struct trace_event *ev, const char *key)
 }
 
 enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT,
-    K_HEX64 };
+    K_HEX64, K_NAME };
 
 #define OPS_FD	 (1u << OP_START | 1u << OP_STOP | 1u << OP_DOWN | \
 		  1u << OP_PLAYDEAD | 1u << OP_PLAYALIVE)
@@ -556,6 +574,8 @@ enum kind { K_ID, K_ID0, K_U64, K_TIME, K_STR, K_STATUS, K_OP, K_LINK, K_QT,
 #define OPS_EPOCH (1u << OP_WEDGE | 1u << OP_LEARN)
 #define F(f)	offsetof(struct trace_event, f)
 #define K(s)	s, sizeof(s) - 1
+/* The lines of one leadership may name it (elect-trace(5), NAMES). */
+#define NAME_KEY	{ K("name"), K_NAME, 0, F(name), HAVE_NAME, 0 }
 
 /* The keys of each event: the format page's table, as data. */
 struct keyspec {
@@ -581,21 +601,25 @@ static const struct keyspec state_keys[] = {
 	{ K("status"), K_STATUS, 1, F(status), 0, 0 },
 	{ K("ldr"), K_ID0, 1, F(ldr), 0, 0 },
 	{ K("grp"), K_STR, 1, F(grp), 0, 0 },
+	NAME_KEY,
 };
 static const struct keyspec send_keys[] = {
 	{ K("to"), K_ID, 1, F(to), 0, 0 },
 	{ K("msg"), K_STR, 1, F(msg), 0, 0 },
 	{ K("elid"), K_STR, 0, F(elid), HAVE_ELID, 0 },
 	{ K("bytes"), K_U64, 0, F(bytes), HAVE_BYTES, 0 },
+	NAME_KEY,
 };
 static const struct keyspec recv_keys[] = {
 	{ K("from"), K_ID, 1, F(from), 0, 0 },
 	{ K("msg"), K_STR, 1, F(msg), 0, 0 },
 	{ K("elid"), K_STR, 0, F(elid), HAVE_ELID, 0 },
+	NAME_KEY,
 };
 static const struct keyspec drop_keys[] = {
 	{ K("from"), K_ID0, 1, F(from), 0, 0 },
 	{ K("why"), K_STR, 1, F(why), HAVE_WHY, 0 },
+	NAME_KEY,
 };
 static const struct keyspec fd_keys[] = {
 	{ K("op"), K_OP, 1, F(op), 0, OPS_FD },
@@ -607,6 +631,7 @@ static const struct keyspec lease_keys[] = {
 	{ K("until"), K_TIME, 0, F(until), HAVE_UNTIL, 0 },
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
+	NAME_KEY,
 };
 static const struct keyspec lead_keys[] = {
 	{ K("until"), K_TIME, 1, F(until), HAVE_UNTIL, 0 },
@@ -614,6 +639,7 @@ static const struct keyspec lead_keys[] = {
 	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 	{ K("qd"), K_HEX64, 0, F(qd), HAVE_QD, 0 },
+	NAME_KEY,
 };
 /* Edicts and deliveries carry qt= or qd=, one of them (below). */
 static const struct keyspec edict_keys[] = {
@@ -622,6 +648,7 @@ static const struct keyspec edict_keys[] = {
 	{ K("clock"), K_TIME, 1, F(clock), 0, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 	{ K("qd"), K_HEX64, 0, F(qd), HAVE_QD, 0 },
+	NAME_KEY,
 };
 static const struct keyspec deliver_keys[] = {
 	{ K("from"), K_ID, 1, F(from), 0, 0 },
@@ -629,6 +656,7 @@ static const struct keyspec deliver_keys[] = {
 	{ K("qt"), K_QT, 0, F(qt), HAVE_QT, 0 },
 	{ K("epoch"), K_U64, 0, F(epoch), HAVE_EPOCH, 0 },
 	{ K("qd"), K_HEX64, 0, F(qd), HAVE_QD, 0 },
+	NAME_KEY,
 };
 static const struct keyspec clock_keys[] = {
 	{ K("c"), K_TIME, 1, F(clock), 0, 0 },
@@ -644,6 +672,7 @@ static const struct keyspec task_keys[] = {
 	{ K("token"), K_STR, 0, F(token), HAVE_TOKEN, 0 },
 	{ K("status"), K_STR, 0, F(xstatus), HAVE_XSTATUS, 0 },
 	{ K("killed"), K_TIME, 0, F(killed), HAVE_KILLED, 0 },
+	NAME_KEY,
 };
 static const struct keyspec lost_keys[] = {
 	{ K("n"), K_U64, 1, F(n), 0, 0 },
@@ -654,6 +683,7 @@ static const struct keyspec misfit_keys[] = {
 };
 static const struct keyspec renew_keys[] = {
 	{ K("d"), K_U64, 1, F(d), 0, 0 },
+	NAME_KEY,
 };
 static const struct keyspec epoch_keys[] = {
 	{ K("op"), K_OP, 1, F(op), 0, OPS_EPOCH },
@@ -773,6 +803,15 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 	case K_HEX64:
 		if (trace_parse_hex64(v.p, v.n, f) == -1)
 			goto bad;
+		break;
+	case K_NAME:
+		if (!trace_name_ok(v.p, v.n)) {
+			snprintf(why, whylen, "bad name \"%.*s\": 1 to %d "
+			    "bytes of A-Z a-z 0-9 . _ -", (int)(v.n > 80 ? 80 :
+			    v.n), v.p, TRACE_NAME_LEN);
+			return why;
+		}
+		*(struct trace_str *)f = v;
 		break;
 	case K_STATUS:
 		if ((i = lookup(v, status_names, ST_NSTATUS)) == -1)
@@ -1063,6 +1102,7 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 
 	ev->have = 0;
 	ev->epoch = 0;
+	ev->name.n = 0;
 	ev->nkv = 0;
 	ev->line.p = line;
 	ev->line.n = len;
@@ -1133,6 +1173,11 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 		kv->k.n = (size_t)(eq - p);
 		kv->v.p = eq + 1;
 		kv->v.n = (size_t)(end - eq - 1);
+		if (kv->k.n == 4 && same(p, "name", 4)) {
+			snprintf(why, whylen, "%s: name= only goes with the "
+			    "lines of a leadership", type_names[ev->type]);
+			return why;
+		}
 		/* Only the event's keys are in SEEN: the others are told
 		 * apart by a bit of their first byte and length first. */
 		bit = UINT64_C(1) << ((unsigned char)p[0] * 7 + kv->k.n) % 64;

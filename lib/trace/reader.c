@@ -31,6 +31,7 @@ struct trace_reader {
 	char		 err[TRACE_LINE_MAX / 8 + 256];
 	char		 why[160];
 	struct trace_memo memo;
+	struct trace_names *names;	/* made at the first name= */
 };
 
 static char *const stdin_only[] = { "-" };
@@ -67,6 +68,7 @@ trace_close(struct trace_reader *r)
 	if (r->fd > 0)
 		close(r->fd);
 	free(r->buf);
+	trace_names_free(r->names);
 	free(r);
 }
 
@@ -159,6 +161,25 @@ fill(struct trace_reader *r, char **nl)
 	}
 }
 
+/* A trace names at most TRACE_NAME_COUNT leaderships. */
+static int
+count_name(struct trace_reader *r, const struct trace_event *ev)
+{
+	char why[80];
+
+	if (!(ev->have & HAVE_NAME))
+		return 0;
+	if (r->names == NULL && (r->names = trace_names_new()) == NULL)
+		return fail(r, strerror(errno));
+	if (trace_names_id(r->names, ev) != -1)
+		return 0;
+	if (errno != 0)
+		return fail(r, strerror(errno));
+	snprintf(why, sizeof(why), "more than %d names in the trace",
+	    TRACE_NAME_COUNT);
+	return fail(r, why);
+}
+
 int
 trace_next(struct trace_reader *r, struct trace_event *ev)
 {
@@ -196,7 +217,7 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 				}
 				ev->file = r->name;
 				ev->lineno = r->lineno;
-				return 1;
+				return count_name(r, ev) == -1 ? -1 : 1;
 			}
 		}
 		if (fill(r, &nl) == -1)
@@ -236,6 +257,6 @@ trace_next(struct trace_reader *r, struct trace_event *ev)
 			return fail(r, why);
 		ev->file = r->name;
 		ev->lineno = r->lineno;
-		return 1;
+		return count_name(r, ev) == -1 ? -1 : 1;
 	}
 }

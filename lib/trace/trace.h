@@ -18,6 +18,10 @@
  * this many parts per million (elect-check(1), TIME AND SKEW). */
 #define TRACE_DRIFT_PPM	100
 #define TRACE_RENEW_MAX	(INT64_C(1000000) * TRACE_NS)	/* renew d= */
+/* Named leaderships (name=): each 1..TRACE_NAME_LEN bytes of
+ * [A-Za-z0-9._-], at most TRACE_NAME_COUNT of them in one trace. */
+#define TRACE_NAME_LEN	64
+#define TRACE_NAME_COUNT 4096
 
 /* Times and clock readings are nanoseconds: exact for 9 fractional digits. */
 typedef int64_t trace_time;
@@ -72,6 +76,7 @@ struct trace_qt {
 #define HAVE_BY		0x0400u
 #define HAVE_QD		0x0800u
 #define HAVE_KILLED	0x1000u
+#define HAVE_NAME	0x2000u	/* a line of a named leadership */
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
@@ -119,6 +124,8 @@ struct trace_event {
 	unsigned	 by;		/* epoch op=learn by= */
 	struct trace_str lead;		/* misfit: yes or no */
 	struct trace_str peers;		/* misfit: ID:WHAT,... or - */
+	struct trace_str name;		/* name=, empty without it (the
+					 * default leadership) */
 
 	size_t		 nkv;
 	struct trace_kv	 kv[TRACE_KV_MAX];
@@ -169,6 +176,29 @@ int		 trace_parse_elid(struct trace_str, unsigned *node,
 int		 trace_parse_hex64(const char *, size_t, uint64_t *);
 int		 trace_str_eq(struct trace_str, const char *);
 const struct trace_str *trace_get(const struct trace_event *, const char *key);
+/* Whether S is a well-formed leadership name. */
+int		 trace_name_ok(const char *s, size_t n);
+/* Whether EV is a line of one leadership (elect-trace(5), NAMES), the
+ * default one's without name=; else it is about its host. */
+int		 trace_leadership_line(const struct trace_event *ev);
+
+/*
+ * The names of one trace, each given a number 1..TRACE_NAME_COUNT in
+ * order of first sight (0: the default leadership), so that readers keep
+ * per-name state in arrays.
+ */
+struct trace_names;
+
+struct trace_names *trace_names_new(void);
+void		 trace_names_free(struct trace_names *);
+/* EV's name's number: 0 without name=, -1 when it would be one name too
+ * many (or memory ran out: errno ENOMEM). */
+long		 trace_names_id(struct trace_names *,
+		    const struct trace_event *ev);
+/* Name number ID (1..trace_names_count()), NUL-terminated. */
+const char	*trace_names_str(const struct trace_names *, long id);
+long		 trace_names_count(const struct trace_names *);
+
 /* Writes T as seconds with 9 fractional digits, trailing zeros cut. */
 int		 trace_format_time(trace_time, char *, size_t);
 /* The body of a line of LEN bytes at LINE: what follows its time and its
