@@ -262,14 +262,16 @@ refused() {
 	assert_line --index 1 "1.5 4 boot inc=2 algo=lease nodes=4 epoch=1"
 	# random changes among crashes, partitions and late messages: a
 	# message of a core of another epoch is dropped (a fresh core is
-	# silent until its epoch starts and a wedged one sends nothing, so
-	# only a message delayed across a change is one)
-	for s in 15 18; do
+	# silent until its epoch starts and a wedged one sends nothing, and
+	# one delayed across its sender's swap is of an old incarnation; so
+	# only one of a peer still in e to a host whose handshake with it
+	# was made anew in e+1 is one: rare, as in these two seeds)
+	for s in 21 61; do
 		run elect-sim -a lease -O -n 5 -s $s -d 8 -r 6 \
 		    --faults crash,recovery,partition,reconfigure,delay,reordering \
 		    --check
 		assert_success
-		assert_line --regexp ' drop from=[1-5] why=epoch$'
+		assert_line --regexp ' drop from=[1-5] why=epoch n=[0-9]+$'
 		assert_line --regexp ' boot inc=[0-9]+ algo=lease nodes=[1-5] epoch=[2-9]$'
 	done
 	run elect-sim -a lease --faults crash,pause,partition,reconfigure -d 8 --campaign 30

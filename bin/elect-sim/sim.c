@@ -39,8 +39,9 @@
  * a majority of them.  A host that joins is started with the new file:
  * it boots at once, and learns the change from CHANGE.  A host keeps its
  * record and the change it wrote across crashes, as its state directory
- * does.  These messages are not traced; a core's message reaching a
- * host in another epoch is dropped (`drop why=epoch').  The oracle also
+ * does.  These messages go through the hosts' edges, as the daemon's
+ * reconf.c sends them, and are not traced; a host's edge takes the other
+ * epoch's members in while its part lasts.  The oracle also
  * checks that no node of e+1 leads before a majority of e is wedged.
  * `misconf ID stale' restarts a host with the cluster file of the epoch
  * before its record's: it refuses to start (hep_start()) and stays down.
@@ -64,9 +65,10 @@
  * receiver's acceptance (MAC, address, type, the handshake of
  * lib/net/session and its window), HELLOs included; lib/host/fit's
  * verdict stops a node from leading.  Hosts sit at 127.0.0.1, a port
- * each.  The HELLOs and nonces draw from a stream of their own.  Not in
- * runs with epochs, whose hosts' messages cross as payloads, nor on the
- * papers' network of --table.  A misconf restarts a host under another
+ * each.  The HELLOs and nonces draw from a stream of their own.  Not on
+ * the papers' network (--table, --papers-net), where a core's message
+ * reaching a host in another epoch is dropped (`drop why=epoch') and a
+ * copy is a replay.  A misconf restarts a host under another
  * configuration (another algorithm, timing, membership or key) and
  * back; the oracle counts a host of another algorithm as leading while
  * its core leads and its edge lets it.
@@ -253,7 +255,10 @@ static int agreed;
 static int epochs_used;
 static int handshakes;		/* a misconf is scheduled */
 static struct hnet_out *hout_net;	/* a host's edge's actions, carried out
-				 * one call at a time */
+				 * one call at a time: a datagram's, a
+				 * tick's, a verdict's; */
+static struct hnet_out *hout_send;	/* ... a send's, within them (the
+					 * daemon's nin and nsend) */
 static uint16_t *oddids;	/* a membership that differs */
 static struct cluster simc;	/* the hosts' file: 127.0.0.1, a port each */
 static struct sockaddr_storage *addr;	/* by node index */
@@ -597,9 +602,12 @@ link_carry(size_t from, size_t to, const struct algo_msg *m,
 		    dg, dglen);
 }
 
-static void	net_carry(size_t, algo_time, struct algo_msg *, int *);
+static void	net_carry(size_t, struct hnet_out *, algo_time, struct algo_msg *,
+		    int *);
 static void	core_start(size_t, algo_time);
 static void	core_early(size_t, algo_time);
+static void	epoch_recv(size_t, size_t, uint8_t, const uint8_t *, size_t,
+		    algo_time);
 
 /*
  * M from host FROM to TO: with elect-node's edge, through FROM's
@@ -626,8 +634,8 @@ link_send(size_t from, size_t to, const struct algo_msg *m, uint32_t ep,
 			link_carry(from, to, NULL, dg, len, ep, &rng, now);
 		return;
 	}
-	hnet_send(&nd->net, m, clock_at(nd, now), hout_net);
-	net_carry(from, now, NULL, &take);
+	hnet_send(&nd->net, m, clock_at(nd, now), hout_send);
+	net_carry(from, hout_send, now, NULL, &take);
 }
 
 /* A core's message, counted. */
@@ -910,6 +918,15 @@ node_file(size_t i)
 
 	cluster_free(&nd->own);
 	nd->cl = &simc;
+	/* Its epoch's members and, while its part of a change lasts, the
+	 * other epoch's, as net_peers() takes them. */
+	if (epochs_used) {
+		if (cluster_union(&nd->own, &epochs[nd->ep].cl,
+		    hep_other(nd->hep)) == -1)
+			err(1, NULL);
+		nd->cl = &nd->own;
+		return;
+	}
 	if (nd->odd == SCHED_MISCONF_ADDR && n >= 2) {
 		/* Every peer, but one on a port no host uses. */
 		if ((nd->own.nodes = calloc(n, sizeof(*nd->own.nodes))) ==
@@ -949,6 +966,7 @@ node_conf(size_t i)
 	node_key(i);
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->ops->nmsg - 1);
+	nd->proto.epochs = (algo_flags(nd->ops) & ALGO_F_EPOCHS) != 0;
 	node_file(i);
 	memset(&nd->sconf, 0, sizeof(nd->sconf));
 	sess_digest(nd->ops->name, strlen(nd->ops->name), nd->sconf.d[0]);
@@ -957,7 +975,11 @@ node_conf(size_t i)
 	_Static_assert(sizeof(t) % sizeof(algo_time) == 0,
 	    "timings are algo_time only");
 	sess_digest((const char *)&t, sizeof(t), nd->sconf.d[1]);
-	sess_cluster_digest(nd->cl, nd->sconf.d[2]);
+	/* The core's membership, and its epoch. */
+	sess_cluster_digest(epochs_used ? &epochs[nd->ep].cl : nd->cl,
+	    nd->sconf.d[2]);
+	if (epochs_used)
+		nd->sconf.epoch = nd->ep;
 }
 
 /* Whether I and J run configurations that differ. */
@@ -984,15 +1006,16 @@ hello_at(size_t i, algo_time at)
  * elect-node's daemon carries it out (net.c), over the simulated links;
  * the core's message of a datagram into *M, with *TAKE set. */
 static void
-net_carry(size_t i, algo_time now, struct algo_msg *m, int *take)
+net_carry(size_t i, struct hnet_out *o, algo_time now, struct algo_msg *m,
+    int *take)
 {
 	struct node *nd = &nodes[i];
 	const struct hnet_action *a;
 	struct lead_input in;
 	size_t k;
 
-	for (k = 0; k < hout_net->n; k++) {
-		a = &hout_net->v[k];
+	for (k = 0; k < o->n; k++) {
+		a = &o->v[k];
 		switch (a->type) {
 		case HNET_SEND:
 			link_carry(i, index_of(a->id), NULL, a->dgram, a->len,
@@ -1019,7 +1042,10 @@ net_carry(size_t i, algo_time now, struct algo_msg *m, int *take)
 			if (C->oracle && nd->core != NULL)
 				oracle_note(i, now);
 			break;
-		case HNET_EPOCH:	/* misconf runs have no change */
+		case HNET_EPOCH:
+			epoch_recv(i, index_of((uint16_t)a->id), a->w->type,
+			    a->w->payload, a->w->len, now);
+			break;
 		case HNET_DROP:		/* summarised in HNET_TRACE */
 		case HNET_PEER:		/* the log's, and the detector's: */
 		case HNET_DEAD:		/* modelled by fd_note() */
@@ -1028,7 +1054,7 @@ net_carry(size_t i, algo_time now, struct algo_msg *m, int *take)
 			break;
 		}
 	}
-	hnet_out_clear(hout_net);
+	hnet_out_clear(o);
 	/* The handshakes done: its core starts, as the daemon's does. */
 	if (nd->starting && hnet_ready(&nd->net))
 		core_start(i, now);
@@ -1043,7 +1069,7 @@ hello_tick(size_t i, algo_time now)
 	int take = 0;
 
 	next = hnet_tick(&nd->net, c, hout_net);
-	net_carry(i, now, NULL, &take);
+	net_carry(i, hout_net, now, NULL, &take);
 	if (next != INT64_MAX)
 		hello_at(i, next > c ? next : c);
 }
@@ -1059,7 +1085,7 @@ fit_tick(size_t i, algo_time now)
 	int take = 0;
 
 	wake = hnet_fit(&nd->net, clock_at(nd, now), hout_net);
-	net_carry(i, now, NULL, &take);
+	net_carry(i, hout_net, now, NULL, &take);
 	if (wake == INT64_MAX)
 		return;
 	e = new_event(EV_FIT, real_at(nd, wake));
@@ -1068,6 +1094,27 @@ fit_tick(size_t i, algo_time now)
 	e->node = i;
 	e->gen = ++nd->fgen;
 	push(e);
+}
+
+/* Host I's edge's tables for its file, every handshake anew (FRESH) or
+ * kept by peer, as net_peers(). */
+static void
+edge_peers(size_t i, int fresh)
+{
+	struct node *nd = &nodes[i];
+	uint8_t *nonces;
+	uint64_t r;
+	size_t k;
+
+	if ((nonces = malloc(nd->cl->n * SESS_NONCE + 8)) == NULL)
+		err(1, NULL);
+	for (k = 0; k < nd->cl->n * SESS_NONCE; k += 8) {
+		r = algo_splitmix(&erng);
+		memcpy(nonces + k, &r, 8);
+	}
+	if (hnet_peers(&nd->net, nd->cl, fresh, nonces) == -1)
+		err(1, NULL);
+	free(nonces);
 }
 
 /* A new incarnation's edge: every handshake anew, as net_open(). */
@@ -1080,21 +1127,24 @@ edge_boot(size_t i, algo_time now)
 		.proto = &nd->proto, .conf = &nd->sconf, .inc = nd->inc,
 		.cluster = "cluster",
 	};
-	uint8_t *nonces;
-	uint64_t r;
-	size_t k;
 
-	if ((nonces = malloc(nd->cl->n * SESS_NONCE + 8)) == NULL)
-		err(1, NULL);
-	for (k = 0; k < nd->cl->n * SESS_NONCE; k += 8) {
-		r = algo_splitmix(&erng);
-		memcpy(nonces + k, &r, 8);
-	}
 	hnet_free(&nd->net);
 	hnet_init(&nd->net, &hc);
-	if (hnet_peers(&nd->net, nd->cl, 1, nonces) == -1)
-		err(1, NULL);
-	free(nonces);
+	edge_peers(i, 1);
+	hello_at(i, clock_at(nd, now));
+}
+
+/* The other epoch of host I's change joins or leaves its edge's tables,
+ * as the daemon's net_peers(nd, 0) at HEP_PEERS and after a step. */
+static void
+edge_retable(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+
+	if (!handshakes || !nd->up)
+		return;		/* its boot takes the file as it is then */
+	node_file(i);
+	edge_peers(i, 0);
 	hello_at(i, clock_at(nd, now));
 }
 
@@ -1111,7 +1161,7 @@ edge_accept(struct event *e, struct algo_msg *m)
 	int take = 0;
 
 	hnet_recv(&nd->net, e->dgram, e->dglen, &addr[e->peer], c, hout_net);
-	net_carry(e->node, e->at, m, &take);
+	net_carry(e->node, hout_net, e->at, m, &take);
 	/* A handshake may have changed: looked at at once, as the daemon's
 	 * next loop does (net_tick()). */
 	if (nd->net.due <= c)
@@ -1144,9 +1194,16 @@ boot(size_t i, algo_time now)
 		struct algo_timing t = C->timing;
 		size_t nids;
 
-		(void)members(i, &nids);
-		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
-		    nd->inc, nd->ops->name, nids);
+		if (epochs_used) {
+			node_conf(i);
+			trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu "
+			    "epoch=%" PRIu32, nd->inc, ops->name,
+			    epochs[nd->ep].n, nd->ep);
+		} else {
+			(void)members(i, &nids);
+			trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu",
+			    nd->inc, nd->ops->name, nids);
+		}
 		if (nd->odd == SESS_TIMING)
 			odd_timing(&t);
 		lead_boot(i, &t);
@@ -1178,9 +1235,10 @@ core_start(size_t i, algo_time now)
 	cfg.self = nd->id;
 	cfg.timing = C->timing;
 	if (epochs_used) {
-		trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu "
-		    "epoch=%" PRIu32, nd->inc, ops->name, epochs[nd->ep].n,
-		    nd->ep);
+		if (!said)
+			trace(now, i, "boot inc=%" PRIu64 " algo=%s nodes=%zu "
+			    "epoch=%" PRIu32, nd->inc, ops->name,
+			    epochs[nd->ep].n, nd->ep);
 		cfg.ids = epochs[nd->ep].ids;
 		cfg.nids = epochs[nd->ep].n;
 		cfg.epoch = nd->ep;
@@ -1656,20 +1714,33 @@ ep_init(size_t i)
 		err(1, NULL);
 }
 
-/* A message of a change from host FROM to TO over the simulated links,
- * as the wire carries its payload. */
-static void
+/* A message of a change from host FROM to TO over the simulated links:
+ * through FROM's edge, as net_send_epoch() sends it (1: sent; 0: the
+ * handshake with TO is not done), or on the papers' network as its
+ * payload. */
+static int
 ep_send(size_t from, unsigned to, const struct epoch_msg *m, algo_time now)
 {
 	uint8_t p[WIRE_PAYLOAD_MAX];
+	struct wire_msg w;
 	struct event *e;
 	size_t j = index_of((uint16_t)to), len;
+	int ok, take = 0;
 
 	if ((len = epoch_msg_put(m, p, sizeof(p))) == 0)
 		errx(1, "node %u: an epoch message the wire refuses",
 		    nodes[from].id);
+	if (handshakes) {
+		memset(&w, 0, sizeof(w));
+		w.type = m->type;
+		w.payload = p;
+		w.len = len;
+		ok = hnet_send_wire(&nodes[from].net, to, &w, hout_send);
+		net_carry(from, hout_send, now, NULL, &take);
+		return ok;
+	}
 	if (cut(from, j) || (C->loss > 0 && rnd() % 100 < C->loss))
-		return;
+		return 1;
 	e = new_event(EV_EPOCH, now + uniform(C->dmin, C->dmax));
 	if ((e->dgram = malloc(len)) == NULL)
 		err(1, NULL);
@@ -1679,6 +1750,7 @@ ep_send(size_t from, unsigned to, const struct epoch_msg *m, algo_time now)
 	e->node = j;
 	e->peer = from;
 	push(e);
+	return 1;
 }
 
 /* Host I's core of E is wedged and it is a member of E+1: that core
@@ -1695,6 +1767,27 @@ ep_swap(size_t i, algo_time now)
 	nd->persistlen = 0;	/* a new core, a new state */
 	nd->fresh = 1;
 	boot(i, now);
+	/* Its edge anew, but its core of e+1 starts at once, as the
+	 * daemon's swap() starts it: a pending core waits for the end of
+	 * e, not for handshakes. */
+	if (nd->starting)
+		core_start(i, now);
+}
+
+/* The addresses of a change's hosts, as resolve_change() finds them in
+ * the daemon: each at 127.0.0.1, its own port. */
+static void
+resolve(struct epoch_change *c)
+{
+	struct cluster *cl[2] = { &c->next, &c->prev };
+	size_t k, j;
+
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < cl[k]->n; j++) {
+			cl[k]->nodes[j].addr =
+			    addr[index_of((uint16_t)cl[k]->nodes[j].id)];
+			cl[k]->nodes[j].addrlen = sizeof(struct sockaddr_in);
+		}
 }
 
 /* The actions of host I's change core, carried out as elect-node's
@@ -1718,15 +1811,32 @@ again:
 			nd->saved = h->chg.next.epoch;
 			break;
 		case HEP_LOG:
+			break;
 		case HEP_PEERS:
+			edge_retable(i, now);
+			break;
 		case HEP_DROP:
+			if (handshakes) {
+				int take = 0;
+
+				hnet_drop(&nd->net, a->peer, a->why,
+				    clock_at(nd, now), hout_send);
+				net_carry(i, hout_send, now, NULL, &take);
+			}
 			break;
 		case HEP_SEND:
-			ep_send(i, a->peer, &a->msg, now);
+			/* A WEDGE to a peer not yet confirmed is asked again
+			 * at once once it is, as reconf.c asks. */
+			if (!ep_send(i, a->peer, &a->msg, now) &&
+			    a->msg.type == WIRE_TYPE_WEDGE) {
+				ep_status(i, now, &st);
+				hep_retry(h, &st, clock_at(nd, now));
+			}
 			break;
 		case HEP_SEND_CHANGE:
-			for (part = 0; hep_change_part(h, part, &m); part++)
-				ep_send(i, a->peer, &m, now);
+			for (part = 0; hep_change_part(h, part, &m) &&
+			    ep_send(i, a->peer, &m, now); part++)
+				;
 			break;
 		case HEP_STOP_TASKS:
 			if (nd->cmd && !nd->guard->termed)
@@ -1742,6 +1852,8 @@ again:
 			command(i, ALGO_CMD_TERMINATED, now);
 			break;
 		case HEP_RESOLVE:	/* the simulated hosts' addresses */
+			if (handshakes)
+				resolve(hep_incoming(h));
 			ep_status(i, now, &st);
 			hep_resolved(h, a->peer, 1, &st, clock_at(nd, now),
 			    hout);
@@ -1797,31 +1909,41 @@ epoch_after(size_t i, algo_time now)
 		epochs[nd->ep].wedged[i] = 1;
 		epochs[nd->ep].nwedged++;
 	}
-	hep_stepped(nd->hep, &st);
+	if (hep_stepped(nd->hep, &st))
+		edge_retable(i, now);
 	/* A member of E waits on its core (a wedge, then a swap); a member
 	 * of E+1 only on messages and time, whose ticks are due anyway. */
 	if (nd->hep->held && nd->hep->role == HEP_OLD)
 		epoch_tick_at(i, now);
 }
 
-/* A message of a change at its host. */
+/* A message of a change, of type TYPE and payload P of LEN bytes, from
+ * host FROM at host I. */
 static void
-on_epoch(struct event *ev)
+epoch_recv(size_t i, size_t from, uint8_t type, const uint8_t *p,
+    size_t len, algo_time at)
 {
-	struct node *nd = &nodes[ev->node];
+	struct node *nd = &nodes[i];
 	struct hep_status st;
 	struct epoch_msg m;
 	const char *why;
 
-	if ((why = epoch_msg_parse((uint8_t)ev->timer, ev->dgram, ev->dglen,
-	    &m)) != NULL)
+	if ((why = epoch_msg_parse(type, p, len, &m)) != NULL)
 		errx(1, "node %u: epoch message: %s", nd->id, why);
-	ep_status(ev->node, ev->at, &st);
-	hep_recv(nd->hep, &epochs[nd->ep].cl, ids[ev->peer], &m, &st,
-	    clock_at(nd, ev->at), hout);
-	ep_carry(ev->node, ev->at);
+	ep_status(i, at, &st);
+	hep_recv(nd->hep, &epochs[nd->ep].cl, ids[from], &m, &st,
+	    clock_at(nd, at), hout);
+	ep_carry(i, at);
 	if (nd->up && nd->hep->held)
-		epoch_tick_at(ev->node, ev->at);
+		epoch_tick_at(i, at);
+}
+
+/* One on the papers' network, as its event. */
+static void
+on_epoch(struct event *ev)
+{
+	epoch_recv(ev->node, ev->peer, (uint8_t)ev->timer, ev->dgram,
+	    ev->dglen, ev->at);
 }
 
 /*
@@ -1902,6 +2024,10 @@ epoch_new(uint32_t e, const uint8_t *in, char *why, size_t whylen)
 		strlcpy(p->host, "127.0.0.1", sizeof(p->host));
 		p->port = (uint16_t)(1024 + i);
 		p->fd_port = (uint16_t)(20000 + i);
+		if (handshakes) {
+			p->addr = addr[i];
+			p->addrlen = sizeof(struct sockaddr_in);
+		}
 	}
 	qsort(ep->cl.nodes, ep->cl.n, sizeof(*ep->cl.nodes), by_id);
 	if (e == 0)
@@ -2109,8 +2235,8 @@ run_sched(const struct sched *s, algo_time now)
 		}
 		/* The host restarted under the configuration named; a host
 		 * of a changing cluster is not (its files are the change's). */
-		if (!handshakes || !nodes[s->a].up || nodes[s->a].paused ||
-		    nodes[s->a].odd == (int)s->b)
+		if (!handshakes || epochs_used || !nodes[s->a].up ||
+		    nodes[s->a].paused || nodes[s->a].odd == (int)s->b)
 			return;
 		trace(now, s->a, "crash");
 		nodes[s->a].life++;
@@ -2172,13 +2298,14 @@ handle(struct event *e)
 	case EV_DELIVER:
 		if (cut(e->peer, e->node))
 			break;
-		if (e->ep != nd->ep) {	/* a core of another epoch */
+		/* Without elect-node's edge the wire is modelled: a core
+		 * hears only the cores of its own epoch, and a copy is a
+		 * replay.  With it, the receiver's acceptance judges. */
+		if (e->ep != nd->ep && !handshakes) {
 			trace(e->at, e->node, "drop from=%u why=epoch",
 			    ids[e->peer]);
 			break;
 		}
-		/* Without elect-node's edge the wire is modelled: a copy is a
-		 * replay.  With it, the receiver's acceptance judges. */
 		if (e->dup && !handshakes) {
 			trace(e->at, e->node, "drop from=%u why=replay",
 			    ids[e->peer]);
@@ -2640,10 +2767,11 @@ run_free(void)
 		cluster_free(&nodes[i].own);
 	}
 	free(hout_net);
+	free(hout_send);
 	free(oddids);
 	free(simc.nodes);
 	free(addr);
-	hout_net = NULL, oddids = NULL, simc.nodes = NULL, addr = NULL;
+	hout_net = hout_send = NULL, oddids = NULL, simc.nodes = NULL, addr = NULL;
 	simc.n = 0;
 	for (i = 0; epochs_used && i <= cur; i++)
 		epoch_free((uint32_t)i);
@@ -2722,6 +2850,11 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 		}
 	}
 	random_schedule(c->count, c->faults, c->dur);
+	/* Elect-node's edge on every host, but on the papers' network
+	 * (--table, --papers-net), which has no handshake to count. */
+	handshakes = !c->papers_net;
+	if (handshakes)
+		hosts_file();
 	/* Epoch 0: -E, or every host; room for one more per change. */
 	cur = 0;
 	nepochs = 1;
@@ -2746,14 +2879,10 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 		for (i = 0; i < n; i++)
 			ep_init(i);
 	}
-	/* Elect-node's edge on every host, but on the papers' network
-	 * (--table), which has no handshake to count. */
-	handshakes = !epochs_used && !c->papers_net;
 	if ((oddids = calloc(n, sizeof(*oddids))) == NULL ||
-	    (hout_net = calloc(1, sizeof(*hout_net))) == NULL)
+	    (hout_net = calloc(1, sizeof(*hout_net))) == NULL ||
+	    (hout_send = calloc(1, sizeof(*hout_send))) == NULL)
 		err(1, NULL);
-	if (handshakes)
-		hosts_file();
 	for (i = 0; i < n; i++) {
 		nodes[i].ops = ops;
 		if (!handshakes)

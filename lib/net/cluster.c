@@ -557,3 +557,36 @@ cluster_loopback(const struct cluster *c)
 	}
 	return 1;
 }
+
+int
+cluster_union(struct cluster *u, const struct cluster *a,
+    const struct cluster *b)
+{
+	struct cluster_node *nodes;
+	size_t i, j, k;
+
+	if (cluster_copy(u, a) == -1)
+		return -1;
+	if (b == NULL)
+		return 0;
+	if ((nodes = reallocarray(u->nodes, a->n + b->n + 1,
+	    sizeof(*u->nodes))) == NULL) {
+		cluster_free(u);
+		return -1;
+	}
+	u->nodes = nodes;
+	for (i = a->n, j = 0; j < b->n; j++)
+		if (cluster_find(a, b->nodes[j].id) == NULL)
+			u->nodes[i++] = b->nodes[j];
+	u->n = i;
+	/* Insertion: few, near sorted. */
+	for (i = a->n; i < u->n; i++)
+		for (k = i; k > 0 && u->nodes[k - 1].id > u->nodes[k].id;
+		    k--) {
+			struct cluster_node t = u->nodes[k];
+
+			u->nodes[k] = u->nodes[k - 1];
+			u->nodes[k - 1] = t;
+		}
+	return 0;
+}

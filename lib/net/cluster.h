@@ -77,6 +77,10 @@ int	 cluster_load(const char *path, struct cluster *c, char *err,
 int	 cluster_resolve(struct cluster *c, char *err, size_t errlen);
 /* DST a copy of SRC (free both): 0, or -1 out of memory. */
 int	 cluster_copy(struct cluster *dst, const struct cluster *src);
+/* U: the nodes of A, then those of B (NULL: none) not in A, sorted by id
+ * as A and B are: 0, or -1 with errno (U empty). */
+int	 cluster_union(struct cluster *u, const struct cluster *a,
+	    const struct cluster *b);
 
 /* The node with id ID, or NULL. */
 const struct cluster_node *cluster_find(const struct cluster *, unsigned id);

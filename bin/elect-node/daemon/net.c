@@ -111,35 +111,6 @@ net_conf(struct node *nd)
 	nd->conf.epoch = nd->cluster.epoch;
 }
 
-/* U: the nodes of A, then those of B (if any) not in A, by id. */
-static void
-cluster_union(struct cluster *u, const struct cluster *a,
-    const struct cluster *b)
-{
-	size_t i, j, k;
-
-	if (cluster_copy(u, a) == -1)
-		err(1, NULL);
-	if (b == NULL)
-		return;
-	if ((u->nodes = reallocarray(u->nodes, a->n + b->n,
-	    sizeof(*u->nodes))) == NULL)
-		err(1, NULL);
-	/* Both sorted by id: merge. */
-	for (i = a->n, j = 0; j < b->n; j++)
-		if (cluster_find(a, b->nodes[j].id) == NULL)
-			u->nodes[i++] = b->nodes[j];
-	u->n = i;
-	for (i = a->n; i < u->n; i++)	/* insertion: few, near sorted */
-		for (k = i; k > 0 && u->nodes[k - 1].id > u->nodes[k].id;
-		    k--) {
-			struct cluster_node t = u->nodes[k];
-
-			u->nodes[k] = u->nodes[k - 1];
-			u->nodes[k - 1] = t;
-		}
-}
-
 /* SESS_NONCE random bytes per node of U, for the handshakes begun. */
 static uint8_t *
 nonces(const struct cluster *u)
@@ -163,7 +134,8 @@ net_peers(struct node *nd, int fresh)
 	struct cluster u;
 	uint8_t *nb;
 
-	cluster_union(&u, &nd->cluster, reconf_other(nd));
+	if (cluster_union(&u, &nd->cluster, reconf_other(nd)) == -1)
+		err(1, NULL);
 	if (u.n > ALGO_NODES_MAX)
 		errx(1, "%zu peers, above %d", u.n, ALGO_NODES_MAX);
 	nb = nonces(&u);
