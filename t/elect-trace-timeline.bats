@@ -187,6 +187,25 @@ chatter() {
 	assert_output 1
 }
 
+@test "timeline: no lane to draw, and an empty reason" {
+	# a line of no node only, and a node --nodes leaves out: no lanes
+	printf '1 - net a=1 b=2 link=down\n' > "$dir/e"
+	printf '1 1 boot inc=1\n2 1 exit why=\n' > "$dir/w"
+	for f in text svg mermaid; do
+		run elect-trace timeline --format "$f" "$dir/e"
+		assert_success
+		run elect-trace timeline --format "$f" --nodes 2 "$dir/w"
+		assert_success
+	done
+	run elect-trace timeline "$dir/e"
+	assert_line --regexp '^ +0\.000000 +~ link 1-2 down$'
+	run elect-trace timeline --format svg "$dir/e"
+	assert_output --partial '<title>elect trace: 0 nodes, 1 events</title>'
+	run elect-trace timeline "$dir/w"
+	assert_success
+	assert_line --regexp '^ +1\.000000 exit$'
+}
+
 @test "timeline: malformed input, bad options" {
 	printf '1 1 boot inc=1\n2 1 state status=Norm\n' > "$dir/bad"
 	run elect-trace timeline "$dir/bad"

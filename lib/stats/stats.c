@@ -257,7 +257,8 @@ close_election(struct stats *st, trace_time t)
 	st->lease_end = 0;
 	e->done = 1;
 	e->end = t;
-	qsort(e->nodes, e->nnodes, sizeof(*e->nodes), cmp_unsigned);
+	if (e->nnodes > 0)
+		qsort(e->nodes, e->nnodes, sizeof(*e->nodes), cmp_unsigned);
 	st->leader = e->leader;
 	if (e->leader != 0) {
 		st->led_on = 1;
@@ -559,8 +560,9 @@ stats_end(struct stats *st)
 	if (!st->open)
 		return NULL;
 	st->open = 0;
-	qsort(st->cur.nodes, st->cur.nnodes, sizeof(*st->cur.nodes),
-	    cmp_unsigned);
+	if (st->cur.nnodes > 0)
+		qsort(st->cur.nodes, st->cur.nnodes, sizeof(*st->cur.nodes),
+		    cmp_unsigned);
 	return &st->cur;
 }
 

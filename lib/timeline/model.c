@@ -104,6 +104,8 @@ keep(struct timeline *tl, struct trace_str s)
 	size_t cap;
 	uint32_t off;
 
+	if (s.n == 0)
+		return 0;	/* nothing to keep: tl_str reads no arena */
 	if (tl->arenalen + s.n > tl->arenacap) {
 		cap = tl->arenacap ? tl->arenacap * 2 : 4096;
 		while (cap < tl->arenalen + s.n)
@@ -621,7 +623,8 @@ tl_finish(struct timeline *tl)
 {
 	size_t i;
 
-	qsort(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_unsigned);
+	if (tl->nlanes > 0)
+		qsort(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_unsigned);
 	for (i = 0; i < tl->nlanes; i++)
 		tl->lane_of[tl->lanes[i]] = (int)i;
 	if (!tl->in && tl->state != NULL) {
