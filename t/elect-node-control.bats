@@ -295,6 +295,49 @@ while True:
 	echo "# --status under the flood: worst ${worst} ms of 20" >&3
 }
 
+# fake_busy DIR REPLY: a daemon on DIR/control that answers every
+# request with REPLY, as one with no slot for it does.
+fake_busy() {
+	mkdir -p "$1"
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(64)
+end = time.monotonic() + 30
+while time.monotonic() < end:
+    s.settimeout(end - time.monotonic())
+    try:
+        c = s.accept()[0]
+    except OSError:
+        break
+    c.settimeout(1)
+    try:
+        c.recv(1000); c.send(sys.argv[2].encode() + b"\n")
+    except OSError:
+        pass
+    c.close()' "$1/control" "$2" 3>&- &
+	PIDS+=($!)
+	wait_for 10 test -S "$1/control"
+}
+
+@test "--edict, --follow-edicts, --reconfigure: a daemon that says busy is busy (6), not gone" {
+	local d=$BATS_TEST_TMPDIR/fake w=$BATS_TEST_TMPDIR/waiters
+	local f=$BATS_TEST_TMPDIR/next.conf
+	fake_busy "$d" "err busy"
+	fake_busy "$w" "err busy (12 clients wait)"
+	printf 'epoch 2\nnode 1 127.0.0.1:7000\nnode 2 127.0.0.1:7002\n' >"$f"
+	run elect-node -s "$d" --edict hello
+	assert_failure 6
+	assert_output --partial "busy: every slot"
+	run elect-node -s "$d" --follow-edicts
+	assert_failure 6
+	assert_output --partial "$d/control: busy"
+	run elect-node -s "$w" --follow-edicts
+	assert_failure 6
+	assert_output --partial "$w/control: busy (12 clients wait)"
+	run elect-node -s "$d" --reconfigure "$f"
+	assert_failure 6
+	assert_output --partial "$d/control: busy"
+}
+
 @test "--status: a daemon that said busy and then holds the last try past its time is busy (6), not gone" {
 	local d=$BATS_TEST_TMPDIR/fake rc=0
 	mkdir -p "$d"

@@ -140,6 +140,29 @@ assert_field() {
 	assert_output --partial "usage: elect-trace stats"
 }
 
+@test "stats: times at the reader's bound (9000000000 s): a lease that ends past it, renewed, and an election as long" {
+	# 1's lease runs 9e9 s by its clock from the last time a trace holds
+	printf '%s\n' '1 1 boot inc=1 algo=lease nodes=1' \
+	    '9000000000 1 lead until=9000000000 clock=1' > "$dir/far"
+	run elect-trace stats "$dir/far"
+	assert_success
+	assert_line --index 1 --regexp '^1 +1\.000000 +8999999999\.000000 +lease +boot:1 +1 '
+	# a lease to 9.223e18 ns, then renewed by the longest d=
+	printf '%s\n' '1 1 boot inc=1 algo=lease nodes=1' \
+	    '9000000000 1 lead until=223000001 clock=1' \
+	    '9000000000 1 renew d=1000000000000000' > "$dir/renew"
+	run elect-trace stats "$dir/renew"
+	assert_success
+	assert_line --index 1 --regexp '^1 +1\.000000 +8999999999\.000000 +lease '
+	refute_output --partial expire
+	# one election from 0 to the bound: its median is its length
+	printf '%s\n' '0 1 boot inc=1 algo=lease nodes=1' \
+	    '9000000000 1 lead until=2 clock=1' > "$dir/long"
+	run elect-trace stats "$dir/long"
+	assert_success
+	assert_line --regexp '^lease +1 +1 +9000000000\.000000 +9000000000\.000000 +0 +0$'
+}
+
 @test "stats: nodes cut off in a minority churn apart, not as elections of the cluster" {
 	# 5 keeps its lease with 3 and 4 all along; 1 and 2 churn from 2 to 4
 	run elect-trace stats "$T/lease-minority.trace"

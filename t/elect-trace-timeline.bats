@@ -187,6 +187,46 @@ chatter() {
 	assert_output 1
 }
 
+@test "timeline: no lane to draw, and an empty reason" {
+	# a line of no node only, and a node --nodes leaves out: no lanes
+	printf '1 - net a=1 b=2 link=down\n' > "$dir/e"
+	printf '1 1 boot inc=1\n2 1 exit why=\n' > "$dir/w"
+	for f in text svg mermaid; do
+		run elect-trace timeline --format "$f" "$dir/e"
+		assert_success
+		run elect-trace timeline --format "$f" --nodes 2 "$dir/w"
+		assert_success
+	done
+	run elect-trace timeline "$dir/e"
+	assert_line --regexp '^ +0\.000000 +~ link 1-2 down$'
+	run elect-trace timeline --format svg "$dir/e"
+	assert_output --partial '<title>elect trace: 0 nodes, 1 events</title>'
+	run elect-trace timeline "$dir/w"
+	assert_success
+	assert_line --regexp '^ +1\.000000 exit$'
+}
+
+@test "timeline: leases and a window that end past the reader's bound (9000000000 s)" {
+	# a grant and leases that end past the last time a trace holds,
+	# one of them once renewed by the longest d=
+	printf '%s\n' '1 1 boot inc=1 algo=lease nodes=2' \
+	    '9000000000 2 lease op=grant to=1 until=9000000000 clock=1' \
+	    '9000000000 1 lead until=223000001 clock=1' \
+	    '9000000000 1 renew d=1000000000000000' \
+	    '9000000000 2 lead until=9000000000 clock=1' > "$dir/far"
+	for f in text svg mermaid; do
+		run elect-trace timeline --format "$f" "$dir/far"
+		assert_success
+	done
+	run elect-trace timeline "$dir/far"
+	assert_line --regexp '^8999999999\.000000 +LEAD$'
+	# --to as far after a trace that begins at the bound
+	printf '9000000000 1 boot inc=1\n' > "$dir/late"
+	run elect-trace timeline --to +9000000000 "$dir/late"
+	assert_success
+	assert_line --regexp '^ +0\.000000 boot$'
+}
+
 @test "timeline: malformed input, bad options" {
 	printf '1 1 boot inc=1\n2 1 state status=Norm\n' > "$dir/bad"
 	run elect-trace timeline "$dir/bad"

@@ -212,6 +212,16 @@ algo_slot(const struct stats *st)
 
 static void	 cut_end_at(struct stats *, struct node *, trace_time);
 
+/* The leader's time ends at T.  In time order the periods are apart and
+ * add up to less than the last time; out of order they are held to it. */
+static void
+led_until(struct stats *st, trace_time t)
+{
+	if (st->led_on && t > st->led_since)
+		st->lsh.led = trace_time_add(st->lsh.led, t - st->led_since);
+	st->led_on = 0;
+}
+
 static void
 open_election(struct stats *st, const struct trace_event *ev, trace_time t,
     enum stats_cause cause, unsigned who)
@@ -219,9 +229,7 @@ open_election(struct stats *st, const struct trace_event *ev, trace_time t,
 	struct election *e = &st->cur;
 	unsigned i;
 
-	if (st->led_on && t > st->led_since)
-		st->lsh.led += t - st->led_since;
-	st->led_on = 0;
+	led_until(st, t);
 	/* the leader is lost: those cut off from it are in the election */
 	for (i = 1; st->ncut > 0 && st->node != NULL && i <= st->maxid; i++)
 		cut_end_at(st, &st->node[i], t);
@@ -257,7 +265,8 @@ close_election(struct stats *st, trace_time t)
 	st->lease_end = 0;
 	e->done = 1;
 	e->end = t;
-	qsort(e->nodes, e->nnodes, sizeof(*e->nodes), cmp_unsigned);
+	if (e->nnodes > 0)
+		qsort(e->nodes, e->nnodes, sizeof(*e->nodes), cmp_unsigned);
 	st->leader = e->leader;
 	if (e->leader != 0) {
 		st->led_on = 1;
@@ -331,7 +340,7 @@ static void
 lead(struct stats *st, const struct trace_event *ev)
 {
 	st->leader = ev->node;
-	st->lease_end = ev->t + (ev->until - ev->clock);
+	st->lease_end = trace_time_add(ev->t, ev->until - ev->clock);
 }
 
 /*
@@ -540,7 +549,8 @@ leader:
 		lead(st, ev);	/* a renewal */
 	else if (ev->type == TR_RENEW && ev->node == st->leader &&
 	    st->lease_end != 0)
-		st->lease_end += (trace_time)ev->d;	/* a compact one */
+		st->lease_end = trace_time_add(st->lease_end,
+		    (trace_time)ev->d);	/* a compact one */
 	return NULL;
 }
 
@@ -553,14 +563,13 @@ stats_end(struct stats *st)
 	if (st->led_on && st->lease && st->lease_end != 0 &&
 	    st->lease_end < end)
 		end = st->lease_end;
-	if (st->led_on && end > st->led_since)
-		st->lsh.led += end - st->led_since;
-	st->led_on = 0;
+	led_until(st, end);
 	if (!st->open)
 		return NULL;
 	st->open = 0;
-	qsort(st->cur.nodes, st->cur.nnodes, sizeof(*st->cur.nodes),
-	    cmp_unsigned);
+	if (st->cur.nnodes > 0)
+		qsort(st->cur.nodes, st->cur.nnodes, sizeof(*st->cur.nodes),
+		    cmp_unsigned);
 	return &st->cur;
 }
 
@@ -580,6 +589,16 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Halfway from A to B, A <= B, two durations of up to TRACE_TIME_MAX: their
+ * sum may overflow, B - A as unsigned cannot, and its half fits.
+ */
+static trace_time
+midpoint(trace_time a, trace_time b)
+{
+	return a + (trace_time)(((uint64_t)b - (uint64_t)a) / 2);
+}
+
 const struct stats_summary *
 stats_summary(struct stats *st, size_t i)
 {
@@ -597,8 +616,8 @@ stats_summary(struct stats *st, size_t i)
 			qsort(pa->durations, n, sizeof(*pa->durations),
 			    cmp_time);
 			qsort(pa->messages, n, sizeof(*pa->messages), cmp_u64);
-			pa->sum.median_duration = (pa->durations[(n - 1) / 2] +
-			    pa->durations[n / 2]) / 2;
+			pa->sum.median_duration = midpoint(
+			    pa->durations[(n - 1) / 2], pa->durations[n / 2]);
 			pa->sum.max_duration = pa->durations[n - 1];
 			pa->sum.median_messages = (double)(pa->messages[(n - 1) /
 			    2] + pa->messages[n / 2]) / 2;

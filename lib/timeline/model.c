@@ -104,6 +104,8 @@ keep(struct timeline *tl, struct trace_str s)
 	size_t cap;
 	uint32_t off;
 
+	if (s.n == 0)
+		return 0;	/* nothing to keep: tl_str reads no arena */
 	if (tl->arenalen + s.n > tl->arenacap) {
 		cap = tl->arenacap ? tl->arenacap * 2 : 4096;
 		while (cap < tl->arenalen + s.n)
@@ -289,7 +291,7 @@ tl_apply(struct lane_state *s, const struct tl_item *it)
 		break;
 	case TR_RENEW:	/* a compact renewal: of a running lease only */
 		if (s->lease_end > it->t)
-			s->lease_end += it->t2;
+			s->lease_end = trace_time_add(s->lease_end, it->t2);
 		break;
 	default:
 		break;
@@ -324,7 +326,7 @@ tl_apply_names(struct name_state *ns, size_t n, const struct tl_item *it)
 		break;
 	case TR_RENEW:
 		if (x->holder == it->node && x->end > it->t)
-			x->end += it->t2;
+			x->end = trace_time_add(x->end, it->t2);
 		break;
 	default:
 		break;
@@ -409,9 +411,9 @@ window(struct timeline *tl, trace_time t)
 		tl->started = 1;
 		tl->first = t;
 		if (tl->o.from_rel)
-			tl->o.from += t;
+			tl->o.from = trace_time_add(t, tl->o.from);
 		if (tl->o.to_rel)
-			tl->o.to += t;
+			tl->o.to = trace_time_add(t, tl->o.to);
 		tl->t0 = tl->o.has_from ? tl->o.from : t;
 	}
 	if (tl->in)
@@ -485,11 +487,11 @@ fill(struct tl_item *it, const struct trace_event *ev)
 		it->peer = ev->to;
 		it->op = (unsigned char)ev->op;
 		if (ev->op == OP_GRANT)
-			it->t2 = ev->t + (ev->until - ev->clock);
+			it->t2 = trace_time_add(ev->t, ev->until - ev->clock);
 		break;
 	case TR_LEAD:
-		it->t2 = ev->until > ev->clock ? ev->t + (ev->until -
-		    ev->clock) : 0;
+		it->t2 = ev->until > ev->clock ? trace_time_add(ev->t,
+		    ev->until - ev->clock) : 0;
 		break;
 	case TR_RENEW:
 		it->t2 = (trace_time)ev->d;
@@ -621,7 +623,8 @@ tl_finish(struct timeline *tl)
 {
 	size_t i;
 
-	qsort(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_unsigned);
+	if (tl->nlanes > 0)
+		qsort(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_unsigned);
 	for (i = 0; i < tl->nlanes; i++)
 		tl->lane_of[tl->lanes[i]] = (int)i;
 	if (!tl->in && tl->state != NULL) {

@@ -206,7 +206,7 @@ parse_time(const char *s, size_t n, trace_time *out)
 				break;
 			sec = sec * 10 + d;
 		}
-	if (i == 0 || i > 10 || sec > INT64_C(9000000000))
+	if (i == 0 || i > 10 || sec > TRACE_SEC_MAX)
 		return -1;
 	if (i < n && (s[i] != '.' || parse_frac(s + i + 1, n - i - 1,
 	    &frac) == -1))

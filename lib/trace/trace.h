@@ -26,6 +26,26 @@
 /* Times and clock readings are nanoseconds: exact for 9 fractional digits. */
 typedef int64_t trace_time;
 
+/* The reader takes times of 0 to TRACE_SEC_MAX seconds, with up to 9
+ * fractional digits.  2^63 ns is 9.22e9 s: the difference of two times
+ * fits, but a time plus a span (a lease's until= less its clock=, renewals
+ * added up) may not, and is held to the bound by trace_time_add. */
+#define TRACE_SEC_MAX	INT64_C(9000000000)
+#define TRACE_TIME_MAX	(TRACE_SEC_MAX * TRACE_NS + TRACE_NS - 1)
+_Static_assert(TRACE_TIME_MAX < INT64_MAX, "trace times overflow");
+
+/*
+ * T + D for a time T (0..TRACE_TIME_MAX) and a span D of -TRACE_TIME_MAX
+ * or more, held to TRACE_TIME_MAX: a lease that ends past the last time a
+ * trace can hold never ends within it.  TRACE_TIME_MAX - T cannot
+ * overflow, and when D is at most that, neither can T + D.
+ */
+static inline trace_time
+trace_time_add(trace_time t, trace_time d)
+{
+	return d > TRACE_TIME_MAX - t ? TRACE_TIME_MAX : t + d;
+}
+
 enum trace_type {
 	TR_BOOT, TR_CRASH, TR_EXIT, TR_PAUSE, TR_RESUME, TR_STATE, TR_SEND,
 	TR_RECV, TR_DROP, TR_FD, TR_LEASE, TR_LEAD, TR_EDICT, TR_DELIVER,

@@ -15,7 +15,7 @@
 #define CLIENT_WAIT_MS	2000	/* how long a request waits for its reply */
 #define EXIT_NODAEMON	3	/* no daemon answered, or it went away */
 #define EXIT_DENIED	5	/* the socket or its directory refused us */
-#define EXIT_BUSY	6	/* --status: the daemon runs, but had no slot */
+#define EXIT_BUSY	6	/* the daemon runs, but had no slot */
 
 /* Why client_ask() failed when the daemon answered only busy. */
 extern const char client_busy[];
@@ -29,5 +29,8 @@ int	client_connect(const char *dir, const char *req, int nonblock,
  * WAIT_MS: 0, or -1 when no daemon answers, with *WHY said. */
 int	client_ask(const char *dir, const char *req, char *reply, size_t len,
 	    int wait_ms, const char **why);
+/* Whether REPLY, a line without its newline, is the daemon's busy: every
+ * slot taken (err busy), or too many clients wait (err busy (N ...)). */
+int	client_busy_line(const char *reply);
 
 #endif

@@ -135,7 +135,14 @@ ask_once(const char *dir, const char *req, char *reply, size_t len,
 	if (strchr(reply, '\n') == NULL)
 		return rc != 0 ? rc : -1;
 	*strchr(reply, '\n') = '\0';
-	return strcmp(reply, "err busy") == 0 ? ASK_BUSY : 0;
+	return client_busy_line(reply) ? ASK_BUSY : 0;
+}
+
+int
+client_busy_line(const char *reply)
+{
+	return strcmp(reply, "err busy") == 0 ||
+	    strncmp(reply, "err busy (", 10) == 0;
 }
 
 const char client_busy[] = "busy: every slot of the control socket this "

@@ -46,7 +46,7 @@ client_edict(const char *dir, const char *text)
 	sodium_bin2hex(req + 6, HEX_MAX, (const unsigned char *)text, len);
 	if (client_ask(dir, req, reply, sizeof(reply), CLIENT_WAIT_MS, &why) == -1) {
 		warnx("%s/control: %s", dir, why);
-		return EXIT_NODAEMON;
+		return why == client_busy ? EXIT_BUSY : EXIT_NODAEMON;
 	}
 	switch (parse_reply(dir, reply, &rest)) {
 	case 1:
@@ -100,7 +100,7 @@ client_follow(const char *dir)
 	ssize_t n;
 	const char *why;
 	struct ctl_str rest;
-	int fd, first = 1;
+	int fd, rc, first = 1;
 
 	if ((fd = client_connect(dir, "follow-edicts", 0, &why)) == -1) {
 		warnx("%s/control: %s", dir, why);
@@ -117,11 +117,14 @@ client_follow(const char *dir)
 			*nl = '\0';
 			if (first) {
 				first = 0;
-				if (parse_reply(dir, buf, &rest) != 1) {
-					warnx("%s/control: %.*s", dir,
-					    (int)rest.n, rest.p);
+				if ((rc = parse_reply(dir, buf, &rest)) != 1) {
+					if (rc == 0)
+						warnx("%s/control: %.*s", dir,
+						    (int)rest.n, rest.p);
 					close(fd);
-					return EXIT_USAGE;
+					return rc == -1 ? EXIT_NODAEMON :
+					    client_busy_line(buf) ? EXIT_BUSY :
+					    EXIT_USAGE;
 				}
 			} else
 				follow_line(dir, buf);

@@ -123,6 +123,10 @@ client_reconf(const char *dir, const char *file, int force, const char *dead)
 refused:
 	free(text);
 	close(fd);
+	if (client_busy_line(reply)) {	/* the node never saw the change */
+		warnx("%s/control: %.*s", dir, (int)rest.n, rest.p);
+		return EXIT_BUSY;
+	}
 	warnx("%.*s", (int)rest.n, rest.p);
 	return EXIT_NO;
 gone:
