@@ -65,10 +65,10 @@
  * list in the configuration would say the same with more to write and
  * keep: every name written out (and names are created on demand, so
  * they are not known in advance), an edit on every host for each member
- * added, and a spread as good as the person writing it.  Rendezvous needs nothing configured, moves
- * the fewest preferences on a change of members, and is one hash per
- * member and name.  The transcript t/testdata/host/names.txt shows 300
- * names over 3 and 5 hosts.
+ * added, and a spread as good as the person writing it.  Rendezvous
+ * needs nothing configured, moves the fewest preferences on a change of
+ * members, and is one hash per member and name.  The transcript
+ * t/testdata/host/names.txt shows 300 names over 3 and 5 hosts.
  *
  * Batches.  The names this host holds or wants, in the order of their
  * bytes, are laid out in payloads of at most WIRE_PAYLOAD_MAX bytes, so
