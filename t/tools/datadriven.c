@@ -818,6 +818,24 @@ ep_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return -1;
 }
 
+/* A core's inputs by their command's name. */
+struct in_name {
+	const char	*name;
+	int		 t;
+};
+
+/* CMD's input type in V (N of them), or -1. */
+static int
+in_type(const char *cmd, const struct in_name *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(cmd, v[i].name) == 0)
+			return v[i].t;
+	return -1;
+}
+
 /*
  * The leadership as a host acts on it (lead.h), times in ms:
  *
@@ -852,7 +870,7 @@ lead_reply_say(char *out, size_t len, const struct lead_reply *r)
 static int
 lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
-	static const struct { const char *name; enum lead_in_type t; } ins[] = {
+	static const struct in_name ins[] = {
 		{ "lead-tick", LEAD_IN_TICK }, { "lead-verdict", LEAD_IN_VERDICT },
 		{ "lead-lease", LEAD_IN_LEASE }, { "lead-task", LEAD_IN_TASK },
 		{ "lead-killed", LEAD_IN_KILLED }, { "lead-gone", LEAD_IN_GONE },
@@ -866,6 +884,7 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	const struct lead_action *act;
 	long long v;
 	const char *w;
+	int t;
 	size_t i;
 
 	if (strcmp(cmd, "lead-init") == 0) {
@@ -929,13 +948,10 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		    (unsigned long long)st.token);
 		return 0;
 	}
-	for (i = 0; i < nitems(ins); i++)
-		if (strcmp(cmd, ins[i].name) == 0)
-			break;
-	if (i == nitems(ins))
+	if ((t = in_type(cmd, ins, nitems(ins))) == -1)
 		return -1;
 	memset(&in, 0, sizeof(in));
-	in.type = ins[i].t;
+	in.type = (enum lead_in_type)t;
 	in.st = lead_st;
 	in.ending = lead_ending;
 	in.slot = -1;
@@ -1730,7 +1746,7 @@ nh_run_cmd(const char *cmd, struct kv *a, int n, char *out, size_t len)
 static int
 names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
-	static const struct { const char *name; enum hnames_in_type t; } ins[] = {
+	static const struct in_name ins[] = {
 		{ "names-tick", HNAMES_IN_TICK },
 		{ "names-register", HNAMES_IN_REGISTER },
 		{ "names-release", HNAMES_IN_RELEASE },
@@ -1749,7 +1765,7 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	long long x, now;
 	size_t i, k, nids, rank, most, total;
 	uint8_t body[HNB_BODY_MAX], pl[WIRE_PAYLOAD_MAX];
-	int done, rc;
+	int done, rc, t;
 
 	if ((rc = nh_run_cmd(cmd, a, n, out, len)) != -1)
 		return rc;
@@ -1935,13 +1951,10 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		free(v);
 		return 0;
 	}
-	for (i = 0; i < nitems(ins); i++)
-		if (strcmp(cmd, ins[i].name) == 0)
-			break;
-	if (i == nitems(ins))
+	if ((t = in_type(cmd, ins, nitems(ins))) == -1)
 		return -1;
 	memset(&in, 0, sizeof(in));
-	in.type = ins[i].t;
+	in.type = (enum hnames_in_type)t;
 	if (num(arg(a, n, "now"), 0, INT32_MAX, &now) == -1)
 		return -2;
 	in.now = now * MS;
@@ -1988,47 +2001,23 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 static int
 host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
+	/* The host's cores, each its own commands; fit.h's follow. */
+	static int (*const runs[])(const char *, struct kv *, int, char *,
+	    size_t) = { ep_run, net_run, acc_run, lead_run, names_run };
 	long long id, at = 0, now, q;
 	enum sess_misfit m;
 	int64_t wake;
 	size_t i;
 	int changed;
 
-	switch (ep_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (net_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (acc_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (lead_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (names_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
+	for (i = 0; i < nitems(runs); i++)
+		switch (runs[i](cmd, a, n, out, len)) {
+		case 0:
+			return 0;
+		case -2:
+			say(out, len, "error: bad arguments to %s\n", cmd);
+			return -1;
+		}
 	if (strcmp(cmd, "init") == 0) {
 		if (num(arg(a, n, "quorum"), 0, 1, &q) == -1)
 			goto usage;
