@@ -196,23 +196,29 @@ live(const struct hnames *r, unsigned id)
 
 /* When this host may bid for H: never while a live member holds it or
  * nobody here wants it, not before it has had time to hear a holder,
- * and later by its rank among the live. */
+ * and later by its rank among the live, counted from when it became
+ * vacant, so that a core stepping often does not put the bid off. */
 static void
 plan(struct hnames *r, struct hname *h, int64_t now)
 {
 	int64_t from;
+	size_t turns;
 
-	h->bid_at = -1;
-	h->deferred = 0;
 	if (h->regs == 0 || h->bidding || h->holder == r->conf.self ||
-	    (h->holder != 0 && live(r, h->holder)))
+	    (h->holder != 0 && live(r, h->holder))) {
+		h->bid_at = h->vacant = -1;
+		h->deferred = 0;
 		return;
+	}
+	if (h->vacant == -1)
+		h->vacant = now;
 	hnames_prefer(h->s, h->len, r->live, r->nlive, r->conf.self,
 	    &h->rank);
 	from = h->created + r->conf.learn;
-	if (from < now)
-		from = now;
-	h->bid_at = from + (int64_t)h->rank * r->conf.delay;
+	if (from < h->vacant)
+		from = h->vacant;
+	turns = h->rank + (h->deferred ? r->nlive : 0);
+	h->bid_at = from + (int64_t)turns * r->conf.delay;
 }
 
 static int64_t
@@ -272,7 +278,7 @@ registers(struct hnames *r, const struct hnames_input *in, struct hname *h,
 		h->len = (uint8_t)in->len;
 		h->floor = h->k = r->floor;
 		h->created = h->last = in->now;
-		h->bid_at = -1;
+		h->bid_at = h->vacant = -1;
 		RB_INSERT(hname_tree, &r->tree, h);
 		r->n.created++;
 		a = act(o, HNAMES_CREATE, h);
@@ -293,7 +299,6 @@ releases(struct hnames *r, const struct hnames_input *in, struct hname *h,
 	if (--h->regs > 0)
 		return;
 	h->last = in->now;
-	h->bid_at = -1;
 	if (h->holder == r->conf.self || h->bidding)
 		act(o, HNAMES_RESIGN, h);
 	h->bidding = 0;
@@ -301,6 +306,7 @@ releases(struct hnames *r, const struct hnames_input *in, struct hname *h,
 		h->holder = 0;
 		h->token = 0;
 	}
+	plan(r, h, in->now);
 }
 
 static void
@@ -396,7 +402,7 @@ tick(struct hnames *r, int64_t now, struct hnames_out *o)
 		a = act(o, HNAMES_BID, h);
 		a->rank = h->rank;
 		h->bidding = 1;
-		h->bid_at = -1;
+		plan(r, h, now);
 	}
 	if (floor > r->floor) {
 		r->floor = floor;

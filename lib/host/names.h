@@ -142,6 +142,8 @@ struct hname {
 	int64_t		 created;
 	int64_t		 last;		/* created, or a registration ended */
 	int64_t		 busy;		/* its core's latest deadline */
+	int64_t		 vacant;	/* wanted here, no live holder since,
+					 * or -1 */
 	int64_t		 bid_at;	/* -1: no bid due */
 	size_t		 rank;		/* among the live, when bid_at set */
 };
