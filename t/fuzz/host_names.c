@@ -30,10 +30,14 @@ struct mname {
 	unsigned	 regs;
 	uint64_t	 maxk;		/* ever, across forgetting */
 	uint64_t	 corek;		/* its core's K while known */
+	unsigned	 holder;	/* as its core said last */
 };
 
 static struct mname mn[NAMES];
 static size_t nmn;
+/* The live members as told, this host always among them. */
+static uint8_t mlive[8];
+static unsigned mself;
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -118,6 +122,7 @@ check_acts(const struct hnames *r, const struct hnames_out *o,
 			CHECK(a->floor >= m->maxk && a->floor == floor);
 			m->known = 1;
 			m->corek = a->floor;
+			m->holder = 0;
 			break;
 		case HNAMES_SAVE:
 			CHECK(!saved && a->floor > floor);
@@ -130,12 +135,18 @@ check_acts(const struct hnames *r, const struct hnames_out *o,
 			/* The floor written covers it. */
 			CHECK(m->maxk <= floor);
 			m->known = 0;
+			m->holder = 0;
 			break;
 		case HNAMES_BID:
+			m = model(a->name, a->len);
+			CHECK(m != NULL && m->known && m->regs > 0);
+			/* Never against a live holder, nor its own. */
+			CHECK(m->holder == 0 || (m->holder != mself &&
+			    !mlive[m->holder]));
+			break;
 		case HNAMES_RESIGN:
 			m = model(a->name, a->len);
 			CHECK(m != NULL && m->known);
-			CHECK(a->type == HNAMES_RESIGN || m->regs > 0);
 			break;
 		}
 	}
@@ -241,6 +252,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hnames_init(&r, &c) == -1)
 		return 0;
 	nmn = 0;
+	memset(mlive, 0, sizeof(mlive));
+	mself = c.self;
+	mlive[mself] = 1;
 	while (f.n > 0) {
 		memset(&in, 0, sizeof(in));
 		b = byte(&f);
@@ -267,13 +281,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				in.token = in.k + 1;
 			in.busy = now + (int64_t)(byte(&f) % 4) * MS;
 			m->corek = in.token > in.k ? in.token : in.k;
+			m->holder = in.holder;
 			if (m->corek > m->maxk)
 				m->maxk = m->corek;
 		}
 		if (in.type == HNAMES_IN_MEMBERS) {
 			in.nids = byte(&f) % 6;
+			memset(mlive, 0, sizeof(mlive));
+			mlive[mself] = 1;
 			for (i = 0; i < in.nids; i++)
-				ids[i] = byte(&f) % 6;
+				mlive[ids[i] = byte(&f) % 6] = 1;
 			in.ids = ids;
 		}
 		before = r.n.known;
@@ -289,8 +306,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK((o.n > 0 && o.v[0].type == HNAMES_REFUSE) ==
 			    (!valid || (before == c.max && !was)));
 		if (in.type == HNAMES_IN_RELEASE && m != NULL && m->known &&
-		    m->regs > 0)
-			m->regs--;
+		    m->regs > 0 && --m->regs == 0 && m->holder == mself)
+			m->holder = 0;
 		check_all(&r);
 		if (b % 8 == 0)
 			check_batch(&r);
