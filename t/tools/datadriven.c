@@ -1819,6 +1819,47 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	}
 	if (strncmp(cmd, "names-", 6) != 0)
 		return -1;
+	if (strcmp(cmd, "names-parse") == 0) {
+		if ((hex = (char *)arg(a, n, "hex")) != NULL) {
+			for (k = 0; hex[2 * k] != '\0' && hex[2 * k + 1] !=
+			    '\0' && k < sizeof(pl); k++)
+				if (sscanf(hex + 2 * k, "%2hhx", &pl[k]) != 1)
+					return -2;
+			total = k;
+		} else {
+			if (num(arg(a, n, "payload"), 0,
+			    (long long)names_npl - 1, &x) == -1)
+				return -2;
+			total = names_pllen[x];
+			memcpy(pl, names_pl[x], total);
+			if (arg(a, n, "cut") != NULL) {
+				if (num(arg(a, n, "cut"), 0, (long long)total,
+				    &now) == -1)
+					return -2;
+				total = (size_t)now;
+			}
+			if ((s = arg(a, n, "set")) != NULL) {
+				unsigned off, val;
+
+				if (sscanf(s, "%u:%x", &off, &val) != 2 ||
+				    off >= total || val > 255)
+					return -2;
+				pl[off] = (uint8_t)val;
+			}
+		}
+		if ((v = calloc(HNB_ENTRIES_MAX, sizeof(*v))) == NULL)
+			err(2, NULL);
+		if ((rc = hnb_parse(pl, total, v, &why)) < 0)
+			say(out, len, "refused: %s\n", why);
+		else {
+			say(out, len, "%d names:", rc);
+			for (i = 0; i < (size_t)rc; i++)
+				names_entry(&v[i], out, len);
+			say(out, len, "\n");
+		}
+		free(v);
+		return 0;
+	}
 	if (!names_inited)
 		return -2;
 	if (strcmp(cmd, "names-query") == 0) {
@@ -1908,47 +1949,6 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		}
 		free(v);
 		say(out, len, "%zu payloads, %zu names\n", names_npl, total);
-		return 0;
-	}
-	if (strcmp(cmd, "names-parse") == 0) {
-		if ((hex = (char *)arg(a, n, "hex")) != NULL) {
-			for (k = 0; hex[2 * k] != '\0' && hex[2 * k + 1] !=
-			    '\0' && k < sizeof(pl); k++)
-				if (sscanf(hex + 2 * k, "%2hhx", &pl[k]) != 1)
-					return -2;
-			total = k;
-		} else {
-			if (num(arg(a, n, "payload"), 0,
-			    (long long)names_npl - 1, &x) == -1)
-				return -2;
-			total = names_pllen[x];
-			memcpy(pl, names_pl[x], total);
-			if (arg(a, n, "cut") != NULL) {
-				if (num(arg(a, n, "cut"), 0, (long long)total,
-				    &now) == -1)
-					return -2;
-				total = (size_t)now;
-			}
-			if ((s = arg(a, n, "set")) != NULL) {
-				unsigned off, val;
-
-				if (sscanf(s, "%u:%x", &off, &val) != 2 ||
-				    off >= total || val > 255)
-					return -2;
-				pl[off] = (uint8_t)val;
-			}
-		}
-		if ((v = calloc(HNB_ENTRIES_MAX, sizeof(*v))) == NULL)
-			err(2, NULL);
-		if ((rc = hnb_parse(pl, total, v, &why)) < 0)
-			say(out, len, "refused: %s\n", why);
-		else {
-			say(out, len, "%d names:", rc);
-			for (i = 0; i < (size_t)rc; i++)
-				names_entry(&v[i], out, len);
-			say(out, len, "\n");
-		}
-		free(v);
 		return 0;
 	}
 	if ((t = in_type(cmd, ins, nitems(ins))) == -1)
