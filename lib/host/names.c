@@ -114,25 +114,20 @@ unsigned
 hnames_prefer(const char *name, size_t len, const unsigned *ids, size_t n,
     unsigned self, size_t *rank)
 {
-	uint64_t w, best = 0, mine = 0;
+	uint64_t w, best = 0, mine = hnames_weight(name, len, self);
 	unsigned pick = 0;
 	size_t i, above = 0;
 	int in = 0;
 
+	/* One hash per member: ties, improbable, go to the higher id, as
+	 * elections do. */
 	for (i = 0; i < n; i++) {
 		w = hnames_weight(name, len, ids[i]);
-		/* Ties, improbable, go to the higher id, as elections do. */
 		if (pick == 0 || w > best || (w == best && ids[i] > pick)) {
 			best = w;
 			pick = ids[i];
 		}
-		if (ids[i] == self) {
-			mine = w;
-			in = 1;
-		}
-	}
-	for (i = 0; in && i < n; i++) {
-		w = hnames_weight(name, len, ids[i]);
+		in |= ids[i] == self;
 		above += w > mine || (w == mine && ids[i] > self);
 	}
 	*rank = in ? above : n;
