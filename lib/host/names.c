@@ -221,6 +221,9 @@ idle_at(const struct hnames *r, const struct hname *h)
 {
 	int64_t t = h->last > h->busy ? h->last : h->busy;
 
+	if (h->heard > t)
+		t = h->heard;
+
 	if (h->regs > 0 || h->holder == r->conf.self || h->bidding)
 		return -1;
 	return t + r->conf.idle;
@@ -246,10 +249,10 @@ wake_at(int64_t *wake, int64_t t)
 		*wake = t;
 }
 
-/* The name registered, H if it was known: created if not, unless it
- * is malformed or beyond the bound (NULL then). */
+/* The name asked for, H if it was known: created if not, unless it is
+ * malformed or beyond the bound (NULL then). */
 static struct hname *
-registers(struct hnames *r, const struct hnames_input *in, struct hname *h,
+create(struct hnames *r, const struct hnames_input *in, struct hname *h,
     struct hnames_out *o)
 {
 	struct hnames_action *a;
@@ -279,9 +282,25 @@ registers(struct hnames *r, const struct hnames_input *in, struct hname *h,
 		a = act(o, HNAMES_CREATE, h);
 		a->floor = h->floor;
 	}
-	h->regs++;
-	if (h->regs == 1)
+	return h;
+}
+
+static struct hname *
+registers(struct hnames *r, const struct hnames_input *in, struct hname *h,
+    struct hnames_out *o)
+{
+	if ((h = create(r, in, h, o)) != NULL && ++h->regs == 1)
 		plan(r, h, in->now);
+	return h;
+}
+
+/* A peer's batch named it: its core grants for it, and keeps it. */
+static struct hname *
+heard(struct hnames *r, const struct hnames_input *in, struct hname *h,
+    struct hnames_out *o)
+{
+	if ((h = create(r, in, h, o)) != NULL && in->now > h->heard)
+		h->heard = in->now;
 	return h;
 }
 
@@ -449,7 +468,7 @@ hnames_step(struct hnames *r, const struct hnames_input *in,
 	o->why[0] = '\0';
 	o->wake = -1;
 	if (in->type == HNAMES_IN_REGISTER || in->type == HNAMES_IN_RELEASE ||
-	    in->type == HNAMES_IN_CORE)
+	    in->type == HNAMES_IN_CORE || in->type == HNAMES_IN_HEARD)
 		h = find(r, in->name, in->len);
 	if (h != NULL)
 		tally(r, h, -1);
@@ -468,6 +487,9 @@ hnames_step(struct hnames *r, const struct hnames_input *in,
 		break;
 	case HNAMES_IN_MEMBERS:
 		members(r, in, o);
+		break;
+	case HNAMES_IN_HEARD:
+		h = heard(r, in, h, o);
 		break;
 	}
 	if (h != NULL) {

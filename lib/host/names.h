@@ -11,10 +11,12 @@
  * (elect-trace(5), Names), at most conf.max at once (default
  * HNAMES_DEFAULT); hnames_check() says in one line why a name is
  * refused.  A name exists while someone asks for it: a registration of
- * a guarded command creates it (a status query does not), and it is
- * forgotten once idle for conf.idle: no registration here, not held
- * here, and its core neither leads nor grants (the latest deadline its
- * core knows, busy, is past).
+ * a guarded command here creates it, and so does a peer's batch naming
+ * it (the peer holds or wants it, and this host is one of its grantors);
+ * a status query does not.  It is forgotten once idle for conf.idle: no
+ * registration here, no peer's batch naming it, not held here, and its
+ * core neither leads nor grants (the latest deadline its core knows,
+ * busy, is past).
  *
  * Token floor.  A name's tokens come from its grantors: a new leader
  * takes 1 + the largest K_q of the majority that answered it, and each
@@ -142,6 +144,7 @@ struct hname {
 	int64_t		 created;
 	int64_t		 last;		/* created, or a registration ended */
 	int64_t		 busy;		/* its core's latest deadline */
+	int64_t		 heard;		/* a peer's batch named it last */
 	int64_t		 vacant;	/* wanted here, no live holder since,
 					 * or -1 */
 	int64_t		 bid_at;	/* -1: no bid due */
@@ -179,6 +182,7 @@ enum hnames_in_type {
 	HNAMES_IN_CORE,		/* name's core stepped: holder, token, k,
 				 * busy */
 	HNAMES_IN_MEMBERS,	/* the live members are ids (self or not) */
+	HNAMES_IN_HEARD,	/* a peer's batch names name */
 };
 
 struct hnames_input {
@@ -195,7 +199,8 @@ struct hnames_input {
 };
 
 enum hnames_act_type {
-	HNAMES_REFUSE = 1,	/* the registration is refused: why */
+	HNAMES_REFUSE = 1,	/* the name is refused (a registration, or
+				 * a peer's entry, dropped): why */
 	HNAMES_CREATE,		/* boot name's core, its bound floor */
 	HNAMES_BID,		/* name's core campaigns */
 	HNAMES_RESIGN,		/* name's core releases, or stops its bid:

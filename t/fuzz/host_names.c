@@ -1,13 +1,16 @@
 /*
  * Drives lib/host/names with arbitrary operations and checks against a
  * model of its own: a name exists once at most and in order, no more
- * than the bound, created only by a registration of a good name and
- * forgotten only with nobody registered; a re-created name's core starts
- * at or above every K it ever reached here (tokens monotonic per name
- * across forgetting), the floor written before the names that raise it
- * are forgotten; the counters are the model's; every batch parses back
- * to the names held or wanted, in order.  The input is first parsed as
- * a batch payload: what the parser takes, the writer writes alike.
+ * than the bound, created only for a good name registered or named by
+ * a peer, and forgotten only with nobody registered, idle long enough
+ * since its last sign (created, released, named by a peer, its core's
+ * deadline); a re-created name's core starts at or above every K it
+ * ever reached here (tokens monotonic per name across forgetting), the
+ * floor written before the names that raise it are forgotten; no bid
+ * goes against a live holder; the counters are the model's; every
+ * batch parses back to the names held or wanted, in order.  The input
+ * is first parsed as a batch payload: what the parser takes, the
+ * writer writes alike.
  *
  * Input: conf bytes, then records of [op] [args...].
  */
@@ -31,6 +34,8 @@ struct mname {
 	uint64_t	 maxk;		/* ever, across forgetting */
 	uint64_t	 corek;		/* its core's K while known */
 	unsigned	 holder;	/* as its core said last */
+	int64_t		 quiet;		/* its last sign: created, released,
+					 * heard, its core's deadline */
 };
 
 static struct mname mn[NAMES];
@@ -100,8 +105,15 @@ pick(struct feed *f, char *s, size_t *len)
 }
 
 static void
+quiet(struct mname *m, int64_t t)
+{
+	if (t > m->quiet)
+		m->quiet = t;
+}
+
+static void
 check_acts(const struct hnames *r, const struct hnames_out *o,
-    uint64_t floor0)
+    uint64_t floor0, int64_t now)
 {
 	const struct hnames_action *a;
 	struct mname *m;
@@ -123,6 +135,7 @@ check_acts(const struct hnames *r, const struct hnames_out *o,
 			m->known = 1;
 			m->corek = a->floor;
 			m->holder = 0;
+			m->quiet = now;
 			break;
 		case HNAMES_SAVE:
 			CHECK(!saved && a->floor > floor);
@@ -132,8 +145,10 @@ check_acts(const struct hnames *r, const struct hnames_out *o,
 		case HNAMES_FORGET:
 			m = model(a->name, a->len);
 			CHECK(m != NULL && m->known && m->regs == 0);
-			/* The floor written covers it. */
+			/* The floor written covers it, and it was idle
+			 * long enough. */
 			CHECK(m->maxk <= floor);
+			CHECK(now >= m->quiet + r->conf.idle);
 			m->known = 0;
 			m->holder = 0;
 			break;
@@ -258,13 +273,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (f.n > 0) {
 		memset(&in, 0, sizeof(in));
 		b = byte(&f);
-		in.type = (enum hnames_in_type)(1 + b % 5);
+		in.type = (enum hnames_in_type)(1 + b % 6);
 		now += (int64_t)(byte(&f) % 4) * MS;
 		in.now = now;
 		m = NULL;
 		valid = 0;
-		if (in.type == HNAMES_IN_REGISTER ||
-		    in.type == HNAMES_IN_RELEASE || in.type == HNAMES_IN_CORE) {
+		if (in.type != HNAMES_IN_TICK && in.type != HNAMES_IN_MEMBERS) {
 			pick(&f, s, &len);
 			in.name = s;
 			in.len = len;
@@ -282,6 +296,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			in.busy = now + (int64_t)(byte(&f) % 4) * MS;
 			m->corek = in.token > in.k ? in.token : in.k;
 			m->holder = in.holder;
+			quiet(m, in.busy);
 			if (m->corek > m->maxk)
 				m->maxk = m->corek;
 		}
@@ -297,17 +312,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		was = m != NULL && m->known;
 		floor0 = r.floor;
 		hnames_step(&r, &in, &o);
-		check_acts(&r, &o, floor0);
+		check_acts(&r, &o, floor0, now);
+		if (in.type == HNAMES_IN_HEARD && m != NULL && m->known)
+			quiet(m, now);
 		if (in.type == HNAMES_IN_REGISTER && m != NULL &&
 		    hnames_find(&r, s, len) != NULL)
 			m->regs++;
-		if (in.type == HNAMES_IN_REGISTER)
+		if (in.type == HNAMES_IN_REGISTER ||
+		    in.type == HNAMES_IN_HEARD)
 			/* Refused: malformed, or new beyond the bound. */
 			CHECK((o.n > 0 && o.v[0].type == HNAMES_REFUSE) ==
 			    (!valid || (before == c.max && !was)));
 		if (in.type == HNAMES_IN_RELEASE && m != NULL && m->known &&
-		    m->regs > 0 && --m->regs == 0 && m->holder == mself)
-			m->holder = 0;
+		    m->regs > 0 && --m->regs == 0) {
+			quiet(m, now);
+			if (m->holder == mself)
+				m->holder = 0;
+		}
 		check_all(&r);
 		if (b % 8 == 0)
 			check_batch(&r);

@@ -1362,6 +1362,7 @@ net_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
  *	names-fill now=MS n=N [prefix=P]	N names P0000.. registered
  *	names-core now=MS name=S [holder=ID] [token=T] [k=K] [busy=MS]
  *	names-members now=MS ids=ID,...	the live members
+ *	names-heard now=MS name=S	a peer's batch names S
  *	names-tick now=MS
  *	names-query name=S		what the registry knows of S
  *	names-prefer name=S ids=ID,... [self=ID]
@@ -1752,6 +1753,7 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		{ "names-release", HNAMES_IN_RELEASE },
 		{ "names-core", HNAMES_IN_CORE },
 		{ "names-members", HNAMES_IN_MEMBERS },
+		{ "names-heard", HNAMES_IN_HEARD },
 	};
 	struct hnames_conf c;
 	struct hnames_input in;
@@ -1958,8 +1960,7 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	if (num(arg(a, n, "now"), 0, INT32_MAX, &now) == -1)
 		return -2;
 	in.now = now * MS;
-	if (in.type == HNAMES_IN_REGISTER || in.type == HNAMES_IN_RELEASE ||
-	    in.type == HNAMES_IN_CORE) {
+	if (in.type != HNAMES_IN_TICK && in.type != HNAMES_IN_MEMBERS) {
 		if ((in.name = arg(a, n, "name")) == NULL)
 			return -2;
 		in.len = strlen(in.name);
