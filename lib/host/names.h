@@ -25,9 +25,11 @@
  * here, so the registry keeps one number per host, the floor: the
  * highest K (the name's core's K_q or its persisted bound) of any name
  * this host forgot.  It is written (HNAMES_SAVE) before the names that
- * raise it are forgotten (HNAMES_FORGET), read back at start
- * (conf.floor), and a name created here (HNAMES_CREATE) boots its core
- * with the floor as its persisted bound, so its K_q starts there.  Why
+ * raise it are forgotten (HNAMES_FORGET), and a name created here
+ * (HNAMES_CREATE) boots its core with the floor as its persisted bound,
+ * so its K_q starts there.  A restart forgets every name at once: the
+ * registry starts (conf.floor) from the floor written, raised to the
+ * persisted bound of every name whose state the caller then drops.  Why
  * it is safe: a name's K_q at each grantor is then monotone for the
  * life of the state directory, whatever is forgotten in between, which
  * is all the proof of Fencing token asks of a grantor; the grants this
