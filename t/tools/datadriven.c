@@ -20,7 +20,9 @@
  * Cores: host (lib/host: the agreement of configurations, fit.h,
  * datagram acceptance, accept.h, between nodes of one cluster file,
  * a host's edge toward its peers, net.h, one host's part of an epoch
- * change, epoch.h, and the leadership as a host acts on it, lead.h); algo, guard and fd, whose lines are those
+ * change, epoch.h, the leadership as a host acts on it, lead.h, and
+ * the registry of names on one host, names.h); algo, guard and fd,
+ * whose lines are those
  * of the scripts of algo-drive, guard-drive and fd-sim (t/tools/drive,
  * the same drivers), one input a case, after a line naming the tool with
  * its options that starts a core anew (its output empty), and no "> LINE"
@@ -47,6 +49,7 @@
 #include "host/epoch.h"
 #include "host/fit.h"
 #include "host/lead.h"
+#include "host/names.h"
 #include "host/net.h"
 #include "util/util.h"
 #include "drive/drive.h"
@@ -815,6 +818,24 @@ ep_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return -1;
 }
 
+/* A core's inputs by their command's name. */
+struct in_name {
+	const char	*name;
+	int		 t;
+};
+
+/* CMD's input type in V (N of them), or -1. */
+static int
+in_type(const char *cmd, const struct in_name *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(cmd, v[i].name) == 0)
+			return v[i].t;
+	return -1;
+}
+
 /*
  * The leadership as a host acts on it (lead.h), times in ms:
  *
@@ -849,7 +870,7 @@ lead_reply_say(char *out, size_t len, const struct lead_reply *r)
 static int
 lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
-	static const struct { const char *name; enum lead_in_type t; } ins[] = {
+	static const struct in_name ins[] = {
 		{ "lead-tick", LEAD_IN_TICK }, { "lead-verdict", LEAD_IN_VERDICT },
 		{ "lead-lease", LEAD_IN_LEASE }, { "lead-task", LEAD_IN_TASK },
 		{ "lead-killed", LEAD_IN_KILLED }, { "lead-gone", LEAD_IN_GONE },
@@ -863,6 +884,7 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	const struct lead_action *act;
 	long long v;
 	const char *w;
+	int t;
 	size_t i;
 
 	if (strcmp(cmd, "lead-init") == 0) {
@@ -926,13 +948,10 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		    (unsigned long long)st.token);
 		return 0;
 	}
-	for (i = 0; i < nitems(ins); i++)
-		if (strcmp(cmd, ins[i].name) == 0)
-			break;
-	if (i == nitems(ins))
+	if ((t = in_type(cmd, ins, nitems(ins))) == -1)
 		return -1;
 	memset(&in, 0, sizeof(in));
-	in.type = ins[i].t;
+	in.type = (enum lead_in_type)t;
 	in.st = lead_st;
 	in.ending = lead_ending;
 	in.slot = -1;
@@ -1010,6 +1029,7 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 }
 
 static void	net_reset(void);
+static void	names_free(void);
 
 static void
 host_reset(void)
@@ -1023,6 +1043,7 @@ host_reset(void)
 	acc_len[0] = acc_len[1] = 0;
 	ep_reset();
 	net_reset();
+	names_free();
 }
 
 static int
@@ -1329,43 +1350,675 @@ net_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return -1;
 }
 
+/*
+ * The registry of names on one host (names.h), times in ms:
+ *
+ *	names-init [self=N] [max=N] [idle=MS] [linger=MS] [learn=MS]
+ *	    [delay=MS] [floor=K] [spread=PCT]
+ *					a fresh registry (idle 60000, linger
+ *					3000, learn 1500, delay 500, spread
+ *					10)
+ *	names-register now=MS name=S, names-release now=MS name=S
+ *	names-fill now=MS n=N [prefix=P]	N names P0000.. registered
+ *	names-core now=MS name=S [holder=ID] [token=T] [k=K] [busy=MS]
+ *	names-members now=MS ids=ID,...	the live members
+ *	names-heard now=MS name=S	a peer's batch names S
+ *	names-tick now=MS
+ *	names-query name=S		what the registry knows of S
+ *	names-prefer name=S ids=ID,... [self=ID]
+ *	names-spread n=N ids=ID,... [prefix=P]
+ *					each member's share of N names
+ *	names-batch [body=B]		the registry's names laid out in
+ *					payloads, each with B bytes of body,
+ *					and parsed back
+ *	names-parse hex=XX... | payload=K [cut=N] [set=OFF:XX]
+ *					a payload parsed: given, or the K-th
+ *					of the last batch (its first N bytes,
+ *					byte OFF set to XX)
+ *
+ * Each input answers its actions, a line each, then the counters.
+ *
+ * A cluster of registries, one per host, each wanting the same names,
+ * with an oracle for their leaderships (a bid wins a name nobody live
+ * holds, its token above every one before; each host's core hears the
+ * holder at once):
+ *
+ *	names-hosts n=N names=K [prefix=P] [spread=PCT]
+ *	names-down id=ID now=MS, names-up id=ID now=MS
+ *	names-run until=MS		ticks every 100 ms, bids resolved
+ *
+ * each answers every host's share and the leaderships that moved.
+ */
+static struct hnames host_names;
+static int names_inited;
+static uint8_t names_pl[64][WIRE_PAYLOAD_MAX];
+static size_t names_pllen[64], names_npl;
+
+#define NH_HOSTS	8
+#define NH_NAMES	512
+
+struct nh_name {
+	char		 s[HNAMES_LEN + 1];
+	unsigned	 holder;
+	uint64_t	 token;
+};
+
+static struct hnames nh[NH_HOSTS];
+static int nh_up[NH_HOSTS];
+static size_t nh_n, nh_k;
+static struct nh_name nh_name[NH_NAMES];
+static int64_t nh_now;
+static uint64_t nh_bids[NH_HOSTS];
+static unsigned nh_spread;
+
+static void
+names_free(void)
+{
+	size_t i;
+
+	if (names_inited)
+		hnames_free(&host_names);
+	names_inited = 0;
+	for (i = 0; i < nh_n; i++)
+		hnames_free(&nh[i]);
+	nh_n = 0;
+}
+
+static int
+names_conf(struct kv *a, int n, struct hnames_conf *c)
+{
+	long long v;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->self = 1;
+	c->max = HNAMES_DEFAULT;
+	c->idle = 60000 * MS;
+	c->linger = 3000 * MS;
+	c->learn = 1500 * MS;
+	c->delay = 500 * MS;
+	c->spread = 10;
+	for (i = 0; i < n; i++) {
+		if (num(a[i].v, 0, INT32_MAX, &v) == -1)
+			return -2;
+		if (strcmp(a[i].k, "self") == 0 && v >= 1 && v <= 65535)
+			c->self = (unsigned)v;
+		else if (strcmp(a[i].k, "max") == 0 && v >= 1)
+			c->max = (size_t)v;
+		else if (strcmp(a[i].k, "idle") == 0)
+			c->idle = v * MS;
+		else if (strcmp(a[i].k, "linger") == 0)
+			c->linger = v * MS;
+		else if (strcmp(a[i].k, "learn") == 0)
+			c->learn = v * MS;
+		else if (strcmp(a[i].k, "delay") == 0)
+			c->delay = v * MS;
+		else if (strcmp(a[i].k, "floor") == 0)
+			c->floor = (uint64_t)v;
+		else if (strcmp(a[i].k, "spread") == 0 && v <= 1000)
+			c->spread = (unsigned)v;
+		else
+			return -2;
+	}
+	return c->idle >= c->linger ? 0 : -2;
+}
+
+/* IDS "1,2,3" into V (at most MAX), their count in *N. */
+static int
+names_ids(const char *s, unsigned *v, size_t max, size_t *n)
+{
+	char buf[512], *p, *w;
+	long long id;
+
+	if (s == NULL || strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
+		return -1;
+	*n = 0;
+	for (p = buf; (w = strsep(&p, ",")) != NULL;) {
+		if (*n == max || num(w, 1, 65535, &id) == -1)
+			return -1;
+		v[(*n)++] = (unsigned)id;
+	}
+	return 0;
+}
+
+static void
+names_acts(const struct hnames_out *o, const char *pfx, char *out, size_t len)
+{
+	static const char *const t[] = {
+		[HNAMES_REFUSE] = "refuse", [HNAMES_CREATE] = "create",
+		[HNAMES_BID] = "bid", [HNAMES_RESIGN] = "resign",
+		[HNAMES_SAVE] = "save", [HNAMES_FORGET] = "forget",
+	};
+	const struct hnames_action *a;
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		a = &o->v[i];
+		say(out, len, "%s%s", pfx, t[a->type]);
+		if (a->type == HNAMES_REFUSE)
+			say(out, len, ": %s", o->why);
+		if (a->len > 0)
+			say(out, len, " %s", a->name);
+		if (a->type == HNAMES_CREATE || a->type == HNAMES_SAVE)
+			say(out, len, " floor=%llu",
+			    (unsigned long long)a->floor);
+		if (a->type == HNAMES_BID)
+			say(out, len, " rank=%zu", a->rank);
+		say(out, len, "\n");
+	}
+}
+
+static void
+names_counts(const struct hnames *r, int64_t wake, char *out, size_t len)
+{
+	say(out, len, "known=%zu held=%zu waiting=%zu created=%llu "
+	    "forgotten=%llu refused=%llu floor=%llu wake=", r->n.known,
+	    r->n.held, r->n.waiting, (unsigned long long)r->n.created,
+	    (unsigned long long)r->n.forgotten,
+	    (unsigned long long)r->n.refused, (unsigned long long)r->floor);
+	if (wake == -1)
+		say(out, len, "-\n");
+	else
+		say(out, len, "%lld\n", (long long)(wake / MS));
+}
+
+static void
+names_entry(const struct hnb_entry *e, char *out, size_t len)
+{
+	say(out, len, " %s", e->name);
+	if (e->kind == HNB_HELD)
+		say(out, len, "=%llu", (unsigned long long)e->token);
+	if (e->blen > 0)
+		say(out, len, "+%zu", e->blen);
+}
+
+/* The shares of the hosts: each one's count, and the largest against
+ * an even share of the hosts up. */
+static void
+nh_shares(char *out, size_t len)
+{
+	size_t count[NH_HOSTS] = { 0 }, i, up = 0, most = 0, none = 0;
+
+	for (i = 0; i < nh_k; i++) {
+		if (nh_name[i].holder == 0)
+			none++;
+		else
+			count[nh_name[i].holder - 1]++;
+	}
+	say(out, len, "shares");
+	for (i = 0; i < nh_n; i++) {
+		say(out, len, " %zu:%zu%s", i + 1, count[i], nh_up[i] ? "" :
+		    "(down)");
+		up += nh_up[i];
+		if (count[i] > most)
+			most = count[i];
+	}
+	say(out, len, " none:%zu largest/even=%.2f\n", none,
+	    up > 0 ? (double)most * (double)up / (double)nh_k : 0.0);
+}
+
+static void
+nh_members(size_t i, int64_t now)
+{
+	struct hnames_input in = { .type = HNAMES_IN_MEMBERS, .now = now };
+	struct hnames_out o;
+	unsigned ids[NH_HOSTS];
+	size_t j, n = 0;
+
+	for (j = 0; j < nh_n; j++)
+		if (nh_up[j])
+			ids[n++] = (unsigned)j + 1;
+	in.ids = ids;
+	in.nids = n;
+	hnames_step(&nh[i], &in, &o);
+}
+
+/* Host I's core for name K hears who holds it. */
+static void
+nh_core(size_t i, size_t k, int64_t now)
+{
+	struct hnames_input in = { .type = HNAMES_IN_CORE, .now = now };
+	struct hnames_out o;
+
+	in.name = nh_name[k].s;
+	in.len = strlen(nh_name[k].s);
+	in.holder = nh_name[k].holder;
+	in.token = nh_name[k].holder == i + 1 ? nh_name[k].token : 0;
+	in.k = nh_name[k].token;
+	in.busy = nh_name[k].holder != 0 ? now + 3000 * MS : 0;
+	hnames_step(&nh[i], &in, &o);
+}
+
+/* Host I anew, wanting every name, hearing the holders. */
+static void
+nh_boot(size_t i, int64_t now)
+{
+	struct hnames_conf c;
+	struct hnames_input in = { .type = HNAMES_IN_REGISTER, .now = now };
+	struct hnames_out o;
+	size_t k;
+
+	names_conf(NULL, 0, &c);
+	c.self = (unsigned)i + 1;
+	c.spread = nh_spread;
+	c.max = NH_NAMES;
+	if (hnames_init(&nh[i], &c) == -1)
+		err(2, NULL);
+	nh_up[i] = 1;
+	for (k = 0; k < nh_k; k++) {
+		in.name = nh_name[k].s;
+		in.len = strlen(in.name);
+		hnames_step(&nh[i], &in, &o);
+		nh_core(i, k, now);
+	}
+}
+
+/* Ticks every 100 ms until UNTIL: a bid wins a name nobody live holds,
+ * and every host up hears it. */
+static void
+nh_run(int64_t until)
+{
+	struct hnames_input in = { .type = HNAMES_IN_TICK };
+	struct hnames_out o;
+	size_t i, j, k, m;
+	unsigned h;
+
+	for (; nh_now <= until; nh_now += 100 * MS)
+		for (i = 0; i < nh_n; i++) {
+			if (!nh_up[i])
+				continue;
+			in.now = nh_now;
+			hnames_step(&nh[i], &in, &o);
+			for (j = 0; j < o.n; j++) {
+				if (o.v[j].type != HNAMES_BID)
+					continue;
+				nh_bids[i]++;
+				for (k = 0; k < nh_k; k++)
+					if (strcmp(nh_name[k].s,
+					    o.v[j].name) == 0)
+						break;
+				h = nh_name[k].holder;
+				if (h != 0 && nh_up[h - 1])
+					continue;
+				nh_name[k].holder = (unsigned)i + 1;
+				nh_name[k].token++;
+				for (m = 0; m < nh_n; m++)
+					if (nh_up[m])
+						nh_core(m, k, nh_now);
+			}
+		}
+}
+
+static int
+nh_run_cmd(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	unsigned before[NH_NAMES];
+	const char *pfx;
+	long long v, now;
+	size_t i, k, moved = 0, back = 0;
+	uint64_t bids[NH_HOSTS];
+
+	if (strcmp(cmd, "names-hosts") == 0) {
+		names_free();
+		if (num(arg(a, n, "n"), 1, NH_HOSTS, &v) == -1)
+			return -2;
+		nh_n = (size_t)v;
+		if (num(arg(a, n, "names"), 1, NH_NAMES, &v) == -1)
+			return -2;
+		nh_k = (size_t)v;
+		pfx = arg(a, n, "prefix") != NULL ? arg(a, n, "prefix") : "job-";
+		if (strlen(pfx) > HNAMES_LEN - 4)
+			return -2;
+		v = 10;
+		if (arg(a, n, "spread") != NULL && num(arg(a, n, "spread"), 0,
+		    1000, &v) == -1)
+			return -2;
+		nh_spread = (unsigned)v;
+		nh_now = 0;
+		memset(nh_name, 0, sizeof(nh_name));
+		memset(nh_bids, 0, sizeof(nh_bids));
+		for (k = 0; k < nh_k; k++)
+			snprintf(nh_name[k].s, sizeof(nh_name[k].s), "%s%04zu",
+			    pfx, k);
+		for (i = 0; i < nh_n; i++)
+			nh_boot(i, 0);
+		for (i = 0; i < nh_n; i++)
+			nh_members(i, 0);
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "names-down") != 0 && strcmp(cmd, "names-up") != 0 &&
+	    strcmp(cmd, "names-run") != 0)
+		return -1;
+	if (nh_n == 0)
+		return -2;
+	for (k = 0; k < nh_k; k++)
+		before[k] = nh_name[k].holder;
+	memcpy(bids, nh_bids, sizeof(bids));
+	if (strcmp(cmd, "names-run") == 0) {
+		if (num(arg(a, n, "until"), 0, INT32_MAX, &now) == -1)
+			return -2;
+	} else {
+		if (num(arg(a, n, "id"), 1, (long long)nh_n, &v) == -1 ||
+		    num(arg(a, n, "now"), 0, INT32_MAX, &now) == -1 ||
+		    now * MS < nh_now)
+			return -2;
+		nh_now = now * MS;
+		i = (size_t)v - 1;
+		if (strcmp(cmd, "names-down") == 0) {
+			if (!nh_up[i])
+				return -2;
+			nh_up[i] = 0;
+			hnames_free(&nh[i]);
+		} else {
+			if (nh_up[i])
+				return -2;
+			nh_boot(i, nh_now);
+		}
+		for (k = 0; k < nh_n; k++)
+			if (nh_up[k])
+				nh_members(k, nh_now);
+		/* The leases of a host down have run out when the run
+		 * goes on: every core hears no holder. */
+		for (k = 0; k < nh_k; k++)
+			if (nh_name[k].holder == i + 1 && !nh_up[i]) {
+				nh_name[k].holder = 0;
+				for (v = 0; v < (long long)nh_n; v++)
+					if (nh_up[v])
+						nh_core((size_t)v, k, nh_now);
+			}
+		now = now + 5000;
+	}
+	nh_run(now * MS);
+	for (k = 0; k < nh_k; k++) {
+		moved += nh_name[k].holder != before[k] && before[k] != 0;
+		back += before[k] != 0 && nh_up[before[k] - 1] &&
+		    nh_name[k].holder != before[k];
+	}
+	nh_shares(out, len);
+	say(out, len, "moved=%zu from-live=%zu bids", moved, back);
+	for (i = 0; i < nh_n; i++)
+		say(out, len, " %zu:%llu", i + 1,
+		    (unsigned long long)(nh_bids[i] - bids[i]));
+	say(out, len, "\n");
+	return 0;
+}
+
+static int
+names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	static const struct in_name ins[] = {
+		{ "names-tick", HNAMES_IN_TICK },
+		{ "names-register", HNAMES_IN_REGISTER },
+		{ "names-release", HNAMES_IN_RELEASE },
+		{ "names-core", HNAMES_IN_CORE },
+		{ "names-members", HNAMES_IN_MEMBERS },
+		{ "names-heard", HNAMES_IN_HEARD },
+	};
+	struct hnames_conf c;
+	struct hnames_input in;
+	struct hnames_out o;
+	struct hnb_writer w;
+	struct hnb_entry *v;
+	const struct hname *h, *after;
+	unsigned ids[64], pick, count[64] = { 0 };
+	char name[HNAMES_LEN + 8], *hex;
+	const char *s, *why;
+	long long x, now;
+	size_t i, k, nids, rank, most, total;
+	uint8_t body[HNB_BODY_MAX], pl[WIRE_PAYLOAD_MAX];
+	int done, rc, t;
+
+	if ((rc = nh_run_cmd(cmd, a, n, out, len)) != -1)
+		return rc;
+	if (strcmp(cmd, "names-init") == 0) {
+		if (names_conf(a, n, &c) == -2)
+			return -2;
+		names_free();
+		if (hnames_init(&host_names, &c) == -1)
+			err(2, NULL);
+		names_inited = 1;
+		names_npl = 0;
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "names-prefer") == 0 ||
+	    strcmp(cmd, "names-spread") == 0) {
+		if (names_ids(arg(a, n, "ids"), ids, nitems(ids), &nids) == -1)
+			return -2;
+		if (strcmp(cmd, "names-prefer") == 0) {
+			if ((s = arg(a, n, "name")) == NULL ||
+			    strlen(s) > HNAMES_LEN || num(arg(a, n, "self") !=
+			    NULL ? arg(a, n, "self") : "1", 1, 65535, &x) == -1)
+				return -2;
+			pick = hnames_prefer(s, strlen(s), ids, nids,
+			    (unsigned)x, &rank);
+			say(out, len, "preferred=%u rank=%zu\n", pick, rank);
+			return 0;
+		}
+		if (num(arg(a, n, "n"), 1, 100000, &x) == -1)
+			return -2;
+		s = arg(a, n, "prefix") != NULL ? arg(a, n, "prefix") : "job-";
+		for (k = 0; k < (size_t)x; k++) {
+			snprintf(name, sizeof(name), "%s%04zu", s, k);
+			if (strlen(name) > HNAMES_LEN)
+				return -2;
+			pick = hnames_prefer(name, strlen(name), ids, nids, 0,
+			    &rank);
+			for (i = 0; i < nids && ids[i] != pick; i++)
+				;
+			count[i]++;
+		}
+		say(out, len, "shares");
+		for (i = most = 0; i < nids; i++) {
+			say(out, len, " %u:%u", ids[i], count[i]);
+			if (count[i] > most)
+				most = count[i];
+		}
+		say(out, len, " largest/even=%.2f\n", (double)most *
+		    (double)nids / (double)x);
+		return 0;
+	}
+	if (strncmp(cmd, "names-", 6) != 0)
+		return -1;
+	if (strcmp(cmd, "names-parse") == 0) {
+		if ((hex = (char *)arg(a, n, "hex")) != NULL) {
+			for (k = 0; hex[2 * k] != '\0' && hex[2 * k + 1] !=
+			    '\0' && k < sizeof(pl); k++)
+				if (sscanf(hex + 2 * k, "%2hhx", &pl[k]) != 1)
+					return -2;
+			total = k;
+		} else {
+			if (num(arg(a, n, "payload"), 0,
+			    (long long)names_npl - 1, &x) == -1)
+				return -2;
+			total = names_pllen[x];
+			memcpy(pl, names_pl[x], total);
+			if (arg(a, n, "cut") != NULL) {
+				if (num(arg(a, n, "cut"), 0, (long long)total,
+				    &now) == -1)
+					return -2;
+				total = (size_t)now;
+			}
+			if ((s = arg(a, n, "set")) != NULL) {
+				unsigned off, val;
+
+				if (sscanf(s, "%u:%x", &off, &val) != 2 ||
+				    off >= total || val > 255)
+					return -2;
+				pl[off] = (uint8_t)val;
+			}
+		}
+		if ((v = calloc(HNB_ENTRIES_MAX, sizeof(*v))) == NULL)
+			err(2, NULL);
+		if ((rc = hnb_parse(pl, total, v, &why)) < 0)
+			say(out, len, "refused: %s\n", why);
+		else {
+			say(out, len, "%d names:", rc);
+			for (i = 0; i < (size_t)rc; i++)
+				names_entry(&v[i], out, len);
+			say(out, len, "\n");
+		}
+		free(v);
+		return 0;
+	}
+	if (!names_inited)
+		return -2;
+	if (strcmp(cmd, "names-query") == 0) {
+		if ((s = arg(a, n, "name")) == NULL)
+			return -2;
+		if ((h = hnames_find(&host_names, s, strlen(s))) == NULL)
+			say(out, len, "unknown\n");
+		else
+			say(out, len, "%s regs=%u holder=%u token=%llu k=%llu "
+			    "floor=%llu\n", h->s, h->regs, h->holder,
+			    (unsigned long long)h->token,
+			    (unsigned long long)h->k,
+			    (unsigned long long)h->floor);
+		names_counts(&host_names, -1, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "names-fill") == 0) {
+		if (num(arg(a, n, "now"), 0, INT32_MAX, &now) == -1 ||
+		    num(arg(a, n, "n"), 1, 100000, &x) == -1)
+			return -2;
+		s = arg(a, n, "prefix") != NULL ? arg(a, n, "prefix") : "job-";
+		memset(&in, 0, sizeof(in));
+		in.type = HNAMES_IN_REGISTER;
+		in.now = now * MS;
+		for (k = total = 0; k < (size_t)x; k++) {
+			snprintf(name, sizeof(name), "%s%04zu", s, k);
+			in.name = name;
+			in.len = strlen(name);
+			hnames_step(&host_names, &in, &o);
+			/* The first refusal said, the rest counted. */
+			if (o.n > 0 && o.v[0].type == HNAMES_REFUSE &&
+			    total++ == 0)
+				say(out, len, "%s: %s\n", name, o.why);
+		}
+		names_counts(&host_names, -1, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "names-batch") == 0) {
+		x = 0;
+		if (arg(a, n, "body") != NULL && num(arg(a, n, "body"), 0,
+		    HNB_BODY_MAX, &x) == -1)
+			return -2;
+		memset(body, 0xb0, sizeof(body));
+		if ((v = calloc(HNB_ENTRIES_MAX, sizeof(*v))) == NULL)
+			err(2, NULL);
+		after = NULL;
+		names_npl = total = 0;
+		for (done = 0; !done;) {
+			if (names_npl == nitems(names_pl))
+				return -2;
+			hnb_start(&w, names_pl[names_npl], WIRE_PAYLOAD_MAX);
+			h = after;
+			if (x == 0)
+				after = hnames_batch(&host_names, after, &w,
+				    &done);
+			else {
+				/* Each name with a body, as a lease core's
+				 * part would be. */
+				struct hnb_entry e;
+
+				for (h = hnames_next(&host_names, after); h !=
+				    NULL; h = hnames_next(&host_names, h)) {
+					if (hnames_entry(&host_names, h, &e) ==
+					    -1)
+						continue;
+					e.body = body;
+					e.blen = (size_t)x;
+					if (hnb_put(&w, &e) == -1)
+						break;
+					after = h;
+				}
+				done = h == NULL;
+			}
+			if ((names_pllen[names_npl] = hnb_end(&w)) == 0)
+				break;
+			rc = hnb_parse(names_pl[names_npl],
+			    names_pllen[names_npl], v, &why);
+			say(out, len, "payload %zu: %u names, %zu bytes",
+			    names_npl, w.count, names_pllen[names_npl]);
+			if (rc < 0)
+				say(out, len, ", parsed: %s\n", why);
+			else
+				say(out, len, ", parsed: %d, %s .. %s\n", rc,
+				    v[0].name, v[rc - 1].name);
+			total += rc > 0 ? (size_t)rc : 0;
+			names_npl++;
+		}
+		free(v);
+		say(out, len, "%zu payloads, %zu names\n", names_npl, total);
+		return 0;
+	}
+	if ((t = in_type(cmd, ins, nitems(ins))) == -1)
+		return -1;
+	memset(&in, 0, sizeof(in));
+	in.type = (enum hnames_in_type)t;
+	if (num(arg(a, n, "now"), 0, INT32_MAX, &now) == -1)
+		return -2;
+	in.now = now * MS;
+	if (in.type != HNAMES_IN_TICK && in.type != HNAMES_IN_MEMBERS) {
+		if ((in.name = arg(a, n, "name")) == NULL)
+			return -2;
+		in.len = strlen(in.name);
+	}
+	if (in.type == HNAMES_IN_CORE) {
+		if ((s = arg(a, n, "holder")) != NULL) {
+			if (num(s, 0, 65535, &x) == -1)
+				return -2;
+			in.holder = (unsigned)x;
+		}
+		if ((s = arg(a, n, "token")) != NULL) {
+			if (num(s, 0, INT64_MAX, &x) == -1)
+				return -2;
+			in.token = (uint64_t)x;
+		}
+		if ((s = arg(a, n, "k")) != NULL) {
+			if (num(s, 0, INT64_MAX, &x) == -1)
+				return -2;
+			in.k = (uint64_t)x;
+		}
+		if ((s = arg(a, n, "busy")) != NULL) {
+			if (num(s, 0, INT32_MAX, &x) == -1)
+				return -2;
+			in.busy = x * MS;
+		}
+	}
+	if (in.type == HNAMES_IN_MEMBERS) {
+		if (names_ids(arg(a, n, "ids"), ids, nitems(ids), &nids) == -1)
+			return -2;
+		in.ids = ids;
+		in.nids = nids;
+	}
+	hnames_step(&host_names, &in, &o);
+	names_acts(&o, "", out, len);
+	names_counts(&host_names, o.wake, out, len);
+	return 0;
+}
+
 static int
 host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
+	/* The host's cores, each its own commands; fit.h's follow. */
+	static int (*const runs[])(const char *, struct kv *, int, char *,
+	    size_t) = { ep_run, net_run, acc_run, lead_run, names_run };
 	long long id, at = 0, now, q;
 	enum sess_misfit m;
 	int64_t wake;
 	size_t i;
 	int changed;
 
-	switch (ep_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (net_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (acc_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
-	switch (lead_run(cmd, a, n, out, len)) {
-	case 0:
-		return 0;
-	case -2:
-		say(out, len, "error: bad arguments to %s\n", cmd);
-		return -1;
-	}
+	for (i = 0; i < nitems(runs); i++)
+		switch (runs[i](cmd, a, n, out, len)) {
+		case 0:
+			return 0;
+		case -2:
+			say(out, len, "error: bad arguments to %s\n", cmd);
+			return -1;
+		}
 	if (strcmp(cmd, "init") == 0) {
 		if (num(arg(a, n, "quorum"), 0, 1, &q) == -1)
 			goto usage;
