@@ -28,6 +28,20 @@ ms_left(int64_t deadline)
 	return left < 0 ? 0 : (int)(left / 1000000);
 }
 
+/* Whether FD, which the daemon closed, holds its "err busy" line. */
+static int
+said_busy(int fd)
+{
+	char buf[64];
+	ssize_t n;
+
+	if ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return client_busy_line(buf);
+}
+
 /* client_connect(), but a blocking connect waits for room in a full
  * backlog until DEADLINE at most (0: as long as it takes). */
 static int
@@ -83,6 +97,10 @@ dial(const char *dir, const char *req, int nonblock, int64_t deadline,
 	if (send(fd, line, (size_t)ll, MSG_NOSIGNAL) != ll) {
 		e = errno;
 		*why = strerror(e);
+		/* What it said before it hung up: busy (EAGAIN), or nothing
+		 * (a daemon that hangs up unasked is no daemon to ask). */
+		if ((e == EPIPE || e == ECONNRESET) && said_busy(fd))
+			e = EAGAIN;
 		close(fd);
 		errno = e;
 		return -1;
@@ -97,7 +115,7 @@ client_connect(const char *dir, const char *req, int nonblock, const char **why)
 }
 
 /* One request and its reply line, until DEADLINE: 0; ASK_BUSY when
- * the daemon took no request (err busy, hung up before it was sent, a
+ * the daemon took no request (err busy, before it was sent too, a
  * backlog full until DEADLINE); ASK_LATE when it took the connection but
  * did not answer in time; -1 when no daemon answers. */
 #define ASK_BUSY	(-2)
@@ -113,8 +131,7 @@ ask_once(const char *dir, const char *req, char *reply, size_t len,
 	int fd, rc = 0;
 
 	if ((fd = dial(dir, req, 0, deadline, why)) == -1)
-		return errno == EPIPE || errno == ECONNRESET ||
-		    errno == EAGAIN ? ASK_BUSY : -1;
+		return errno == EAGAIN ? ASK_BUSY : -1;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (got < len - 1 && memchr(reply, '\n', got) == NULL) {
