@@ -185,6 +185,8 @@ struct node {
 	struct hnet	 net;		/* lib/host/net */
 	struct lead	 lead;		/* its daemon's, for its guard */
 	uint64_t	 hgen, fgen;	/* EV_HELLO, EV_FIT */
+	algo_time	 hnext;		/* EV_HELLO's time, on its clock;
+					 * INT64_MAX: none */
 	/* Up, its core not yet started: it waits for the handshakes, as
 	 * elect-node's daemon (net_ready()), or until EV_START. */
 	int		 starting;
@@ -999,7 +1001,19 @@ hello_at(size_t i, algo_time at)
 	e = new_event(EV_HELLO, real_at(&nodes[i], at));
 	e->node = i;
 	e->gen = ++nodes[i].hgen;
+	nodes[i].hnext = at;
 	push(e);
+}
+
+/* ... by AT at the latest (NOW if it is past), the round already due
+ * before kept. */
+static void
+hello_by(size_t i, algo_time at, algo_time now)
+{
+	if (at < now)
+		at = now;
+	if (at < nodes[i].hnext)
+		hello_at(i, at);
 }
 
 /* What host I's edge (lib/host/net) decided at NOW, carried out as
@@ -1068,6 +1082,7 @@ hello_tick(size_t i, algo_time now)
 	algo_time c = clock_at(nd, now), next;
 	int take = 0;
 
+	nd->hnext = INT64_MAX;
 	next = hnet_tick(&nd->net, c, hout_net);
 	net_carry(i, hout_net, now, NULL, &take);
 	if (next != INT64_MAX)
@@ -1160,13 +1175,18 @@ edge_accept(struct event *e, struct algo_msg *m)
 	algo_time c = clock_at(nd, e->at);
 	int take = 0;
 
+	long p;
+
 	hnet_recv(&nd->net, e->dgram, e->dglen, &addr[e->peer], c, hout_net);
+	p = hout_net->d.peer;
 	net_carry(e->node, hout_net, e->at, m, &take);
 	/* A handshake may have changed: looked at at once, as the daemon's
 	 * next loop does (net_tick()). */
-	if (nd->net.due <= c)
-		hello_at(e->node, c);
-	fit_tick(e->node, e->at);
+	(void)p;
+	if (nd->up && nd->net.sess != NULL && nd->net.due <= c)
+		hello_by(e->node, c, c);
+	if (nd->net.fit_due <= c)
+		fit_tick(e->node, e->at);
 	return take;
 }
 
@@ -1306,6 +1326,7 @@ stop(size_t i, algo_time now)
 	nd->paused = 0;
 	nd->oddlead = 0;
 	nd->hgen++;
+	nd->hnext = INT64_MAX;
 	nd->fgen++;
 	nd->starting = 0;
 	nd->sgen++;

@@ -70,12 +70,16 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 		drop(d, "oversized");
 		return;
 	}
-	at = cluster_by_addr(e->peers, src, 0);
 	why = wire_decode(e->key, e->proto, e->self, buf, len, w);
 	d->from = w->from;
+	/* The peer it claims to be, at its own address: by id, not by a
+	 * scan of every address (a file's addresses are unique). */
+	at = cluster_find(e->peers, w->from);
+	if (at != NULL && !cluster_same_addr(&at->addr, src))
+		at = NULL;
 	/* A MAC that fails from a peer's own address names the key. */
 	if (why != NULL && strcmp(why, "bad-mac") == 0 && at != NULL &&
-	    at->id == w->from && at->id != e->self) {
+	    at->id != e->self) {
 		d->peer = at - e->peers->nodes;
 		d->misfit = sess_badmac(&e->sess[d->peer], now);
 	}
@@ -93,7 +97,7 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 	d->peer = i;
 	dead = e->ops->dead != 0 && w->type == e->ops->dead;
 	if (dead ? !cluster_same_host(&e->peers->nodes[i].addr, src) :
-	    at == NULL || at->id != w->from) {
+	    at == NULL) {
 		if (!dead && !e->misaddressed[i])
 			d->misaddressed = e->misaddressed[i] = 1;
 		drop(d, "bad-address");

@@ -15,6 +15,8 @@
 /* A message as far as its payload goes. */
 #define MSG_SIZE(m)	(offsetof(struct algo_msg, payload) + (m)->len)
 
+static void	unpool(struct hnet *, size_t);
+
 static struct hnet_action *
 act(struct hnet_out *o, enum hnet_act_type t)
 {
@@ -88,6 +90,22 @@ edge(struct hnet *h)
 	return e;
 }
 
+/* Whether peer I is ready, as its handshake now says. */
+static void
+mark(struct hnet *h, long i)
+{
+	uint8_t r = h->peers.nodes[i].id != h->c.self &&
+	    h->sess[i].confirmed && !h->sess[i].owed;
+
+	if (r == h->p[i].ready)
+		return;
+	h->p[i].ready = r;
+	if (r)
+		h->nready++;
+	else
+		h->nready--;
+}
+
 void
 hnet_init(struct hnet *h, const struct hnet_conf *c)
 {
@@ -116,7 +134,9 @@ void
 hnet_free(struct hnet *h)
 {
 	free(h->early);
+	free(h->pool);
 	h->early = NULL;
+	h->pool = NULL;
 	tables_free(h);
 	cluster_free(&h->peers);
 }
@@ -139,10 +159,12 @@ hnet_peers(struct hnet *h, const struct cluster *u, int fresh,
 	long j;
 
 	assert(n <= ALGO_NODES_MAX);
-	if (h->early == NULL && (h->early = calloc(HNET_EARLY,
-	    sizeof(*h->early))) == NULL)
+	if ((h->early == NULL && (h->early = calloc(HNET_EARLY,
+	    sizeof(*h->early))) == NULL) || (h->pool == NULL &&
+	    (h->pool = calloc(HNET_POOL, sizeof(*h->pool))) == NULL))
 		return -1;
 	old.early = h->early;
+	old.pool = h->pool;
 	if (cluster_copy(&c, u) == -1)
 		return -1;
 	h->sess = calloc(n, sizeof(*h->sess));
@@ -171,6 +193,18 @@ hnet_peers(struct hnet *h, const struct cluster *u, int fresh,
 	tables_free(&old);
 	cluster_free(&old.peers);
 	h->peers = c;
+	h->nready = 0;
+	for (i = 0; i < n; i++) {
+		h->p[i].ready = 0;
+		mark(h, (long)i);
+	}
+	/* What waited for a handshake begun anew, or for a peer gone, is
+	 * lost. */
+	for (i = 0; i < h->npool; )
+		if (fresh || hnet_index(h, h->pool[i].m.peer) == -1)
+			unpool(h, i);
+		else
+			i++;
 	hnet_touch(h);
 	return 0;
 }
@@ -237,16 +271,35 @@ send_now(struct hnet *h, long i, const struct algo_msg *m, int64_t now,
 		h->p[i].asked = now;
 }
 
+/* Pool entry K out, the others kept in order. */
 static void
-hold(struct hnet_peer *p, const struct algo_msg *m, int64_t now)
+unpool(struct hnet *h, size_t k)
 {
-	if (p->nheld == HNET_HOLD) {
-		p->first = (p->first + 1) % HNET_HOLD;
-		p->nheld--;
-	}
-	p->held[(p->first + p->nheld) % HNET_HOLD] = *m;
-	p->held_at[(p->first + p->nheld) % HNET_HOLD] = now;
-	p->nheld++;
+	long i = hnet_index(h, h->pool[k].m.peer);
+
+	if (i != -1 && h->p[i].nheld > 0)
+		h->p[i].nheld--;
+	memmove(&h->pool[k], &h->pool[k + 1],
+	    (h->npool - k - 1) * sizeof(*h->pool));
+	h->npool--;
+}
+
+/* M for peer I, held: the oldest of its own lost past HNET_HOLD, the
+ * oldest of all past HNET_POOL, as UDP may lose them. */
+static void
+hold(struct hnet *h, long i, const struct algo_msg *m, int64_t now)
+{
+	size_t k;
+
+	if (h->p[i].nheld == HNET_HOLD) {
+		for (k = 0; h->pool[k].m.peer != m->peer; k++)
+			assert(k + 1 < h->npool);
+		unpool(h, k);
+	} else if (h->npool == HNET_POOL)
+		unpool(h, 0);
+	h->pool[h->npool].m = *m;
+	h->pool[h->npool++].at = now;
+	h->p[i].nheld++;
 }
 
 void
@@ -266,7 +319,7 @@ hnet_send(struct hnet *h, const struct algo_msg *m, int64_t now,
 		return;
 	}
 	if (!h->sess[i].confirmed || h->sess[i].owed) {
-		hold(&h->p[i], m, now);
+		hold(h, i, m, now);
 		hnet_touch(h);
 	} else
 		send_now(h, i, m, now, o);
@@ -288,10 +341,11 @@ hnet_send_wire(struct hnet *h, unsigned id, struct wire_msg *w,
 static void
 serve(struct hnet *h, long i, int64_t now, struct hnet_out *o)
 {
-	struct hnet_peer *p = &h->p[i];
+	struct hnet_held held;
 	uint8_t pl[SESS_PAYLOAD_MAX];
 	struct sess_hello hello;
 	struct wire_msg w;
+	size_t k;
 
 	if (sess_due(&h->sess[i], now)) {
 		sess_hello(&h->sess[i], h->c.conf, now, &hello);
@@ -301,15 +355,21 @@ serve(struct hnet *h, long i, int64_t now, struct hnet_out *o)
 		w.len = sess_hello_put(&hello, pl);
 		seal(h, i, &w, h->c.inc, o);
 	}
+	mark(h, i);
 	/* After our answer, which confirms us to the peer. */
 	if (!h->sess[i].confirmed || h->sess[i].owed)
 		return;
-	for (; p->nheld > 0; p->nheld--) {
+	for (k = 0; h->p[i].nheld > 0 && k < h->npool; ) {
+		if (h->pool[k].m.peer != h->peers.nodes[i].id) {
+			k++;
+			continue;
+		}
+		held = h->pool[k];
+		unpool(h, k);
 		/* Older than a retry: a peer that was away; lost, as the
 		 * network would have lost it, rather than late. */
-		if (now - p->held_at[p->first] <= SESS_RETRY)
-			send_now(h, i, &p->held[p->first], now, o);
-		p->first = (p->first + 1) % HNET_HOLD;
+		if (now - held.at <= SESS_RETRY)
+			send_now(h, i, &held.m, now, o);
 	}
 }
 
@@ -559,11 +619,18 @@ hnet_recv(struct hnet *h, const uint8_t *buf, size_t len,
 	assert(o->n + DROPS_SLOTS + HNET_HOLD + 12 <= HNET_ACTS &&
 	    o->nsent + HNET_HOLD + 1 <= HNET_SENDS);
 	host_accept(&e, buf, len, src, now, d);
-	/* Only a confirmed peer's message leaves its handshake and its fit
-	 * as they were. */
+	if (d->peer != -1)
+		mark(h, d->peer);
+	/* Only a confirmed peer's message leaves its handshake as it was;
+	 * the verdict is looked at again only when what it reads of a peer
+	 * changed (a peer's odd_at moving on changes only when the verdict
+	 * may change by itself, which its wake-up sees then). */
 	if (d->take != HOST_CORE || d->misfit || d->misaddressed ||
 	    d->stranger)
-		hnet_touch(h);
+		h->due = 0;
+	if (d->misfit || d->stranger || (d->peer != -1 &&
+	    fit_misfit_of(&h->sess[d->peer]) != h->p[d->peer].fit_seen))
+		h->fit_due = 0;
 	if (d->misfit)
 		misfit_changed(h, d->peer, now, o);
 	if (d->misaddressed)
@@ -577,6 +644,10 @@ hnet_recv(struct hnet *h, const uint8_t *buf, size_t len,
 	switch (d->take) {
 	case HOST_DROP:
 		hnet_drop(h, d->from, d->why, now, o);
+		/* A peer that differs, or fails the MAC, is owed our HELLO
+		 * (its answer, or the proof of our key): at once. */
+		if (d->peer != -1 && h->sess[d->peer].owed)
+			serve(h, d->peer, now, o);
 		return;
 	case HOST_HELLO:
 		/* The handshake went on: answer at once. */
@@ -666,7 +737,7 @@ hnet_fit(struct hnet *h, int64_t now, struct hnet_out *o)
 		if (h->peers.nodes[i].id == h->c.self)
 			continue;
 		p[n].id = h->peers.nodes[i].id;
-		p[n].misfit = fit_misfit_of(&h->sess[i]);
+		p[n].misfit = h->p[i].fit_seen = fit_misfit_of(&h->sess[i]);
 		p[n].odd_at = h->sess[i].odd_at;
 		n++;
 	}
@@ -727,13 +798,9 @@ hnet_down(struct hnet *h, unsigned id, struct hnet_out *o)
 int
 hnet_ready(const struct hnet *h)
 {
-	size_t i;
-
-	for (i = 0; i < h->peers.n; i++)
-		if (h->peers.nodes[i].id != h->c.self &&
-		    (!h->sess[i].confirmed || h->sess[i].owed))
-			return 0;
-	return 1;
+	/* Counted as each peer changes (mark()): a booting host asks
+	 * after every datagram. */
+	return h->peers.n == 0 || h->nready + 1 >= h->peers.n;
 }
 
 const char *

@@ -34,6 +34,8 @@
 
 #define HNET_HOLD	8	/* core messages kept for a peer until the
 				 * handshake with it is done */
+#define HNET_POOL	64	/* ... for all peers: a handshake waits at
+				 * a boot, never for long */
 #define HNET_RESCAN	(100 * ALGO_MS)	/* the longest between two looks
 					 * at every peer's handshake */
 #define HNET_LOG_WINDOW	(10000 * ALGO_MS)	/* a peer's agreement said once
@@ -67,17 +69,23 @@ struct hnet_conf {
 	const char	*cluster;	/* the file, as logs name it */
 };
 
+/* A core's message held for a peer's handshake. */
+struct hnet_held {
+	struct algo_msg	 m;
+	int64_t		 at;		/* when the core sent it */
+};
+
 /* One peer, indexed like hnet.peers. */
 struct hnet_peer {
-	struct algo_msg	 held[HNET_HOLD];	/* a ring, for the handshake */
-	int64_t		 held_at[HNET_HOLD];
-	size_t		 first, nheld;
+	size_t		 nheld;		/* its messages in hnet.pool */
 	uint8_t		 monitored;	/* the detector watches it */
 	uint8_t		 downed;	/* reported down, not heard since */
 	uint64_t	 dead;		/* 1 + the newest incarnation said dead */
 	int64_t		 heard;		/* its last message counted, 0: never */
 	int64_t		 asked;		/* a lease Request unanswered since */
 	char		 key_id[KEY_ID_LEN + 1];	/* its MAC's, or "" */
+	enum sess_misfit fit_seen;	/* what the verdict last read of it */
+	uint8_t		 ready;		/* confirmed, nothing owed */
 	/* Its agreement said when it changes, once per state in a window,
 	 * its other changes counted for a summary: a forger's bad MACs
 	 * from its address may flip it at every datagram. */
@@ -100,6 +108,9 @@ struct hnet {
 	int		 started;
 	struct algo_msg	*early;
 	size_t		 early_first, nearly;
+	/* The messages held for handshakes, oldest first (HNET_POOL). */
+	struct hnet_held *pool;
+	size_t		 npool;
 	struct fit	 fit;
 	struct drops	 dropsum;
 	uint64_t	 drops;
@@ -107,6 +118,7 @@ struct hnet {
 	 * changed a handshake, or a deadline.  Not at every call, whose
 	 * count grows with the peers at a leader. */
 	int64_t		 due, fit_due;
+	size_t		 nready;	/* peers ready (hnet_ready()) */
 };
 
 enum hnet_act_type {

@@ -2,11 +2,13 @@
 # How lease's cost grows with the number of nodes, in the simulator and on
 # a real cluster of 100 nodes on this host.
 #
-# Simulated (elect-sim, N = 3 to 1,024): the messages of the election
-# after the leader's crash, the messages per simulated second of steady
-# state (a leader renewing with every peer: 2 (N - 1) per --renew), the
-# simulated seconds run per wall-clock second, and the simulator's CPU
-# and peak memory.
+# Simulated (elect-sim, N = 3 to 1,024, the cores on the papers' network:
+# with elect-node's edge every host booting at once handshakes with every
+# other, N^2 handshakes the simulator runs in turn): the messages of the
+# election after the leader's crash, the messages per simulated second
+# of steady state (a leader renewing with every peer: 2 (N - 1) per
+# --renew), the simulated seconds run per wall-clock second, and the
+# simulator's CPU and peak memory.
 #
 # Real (root: a network namespace of the run's own, node I on 127.0.0.I):
 # SCALE_NODES elect-node daemons under lease, each with a guarded command
@@ -54,6 +56,7 @@ sim() {
 	err=$(mktemp)
 	t0=$EPOCHREALTIME
 	peakrss elect-sim -a lease -n "$1" -d "$2" -S -e "1.5 crash $1" \
+	    --papers-net \
 	    2>"$err" >/dev/null
 	t1=$EPOCHREALTIME
 	awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" '
@@ -70,7 +73,7 @@ sim() {
 # side) away from the rest until a node of the rest leads.
 cut() {
 	local n=$1 c=$(($1 * 2 / 5))
-	elect-sim -a lease -n "$n" -d 30 -e "1.5 partition $(seq -s, $((n - c + 1)) "$n")/$(seq -s, 1 $((n - c)))" 2>/dev/null |
+	elect-sim -a lease -n "$n" -d 30 --papers-net -e "1.5 partition $(seq -s, $((n - c + 1)) "$n")/$(seq -s, 1 $((n - c)))" 2>/dev/null |
 	    awk -v m=$((n - c)) '$1 > 1.5 && $3 == "lead" && $2 <= m {
 		printf "%.0fms\n", ($1 - 1.5) * 1000; f = 1; exit }
 		END { if (!f) print "-" }'

@@ -47,7 +47,7 @@ check(const struct hnet *h, const struct hnet_out *o)
 	for (i = 0; i < NODES; i++)
 		if (h->p[i].nheld > HNET_HOLD)
 			abort();
-	if (h->nearly > HNET_EARLY)
+	if (h->nearly > HNET_EARLY || h->npool > HNET_POOL)
 		abort();
 	if (hnet_ready(h))
 		for (i = 1; i < NODES; i++)
