@@ -188,7 +188,7 @@ struct node {
 	algo_time	 hnext;		/* EV_HELLO's time, on its clock;
 					 * INT64_MAX: none */
 	/* Up, its core not yet started: it waits for the handshakes, as
-	 * elect-node's daemon (net_ready()), or until EV_START. */
+	 * elect-node's daemon (hnet_may_start()), by EV_START. */
 	int		 starting;
 	uint64_t	 sgen;
 	int		 oddlead;	/* -O: its core leads, without deadline */
@@ -1026,6 +1026,7 @@ net_carry(size_t i, struct hnet_out *o, algo_time now, struct algo_msg *m,
 	struct node *nd = &nodes[i];
 	const struct hnet_action *a;
 	struct lead_input in;
+	algo_time at;
 	size_t k;
 
 	for (k = 0; k < o->n; k++) {
@@ -1070,7 +1071,7 @@ net_carry(size_t i, struct hnet_out *o, algo_time now, struct algo_msg *m,
 	}
 	hnet_out_clear(o);
 	/* The handshakes done: its core starts, as the daemon's does. */
-	if (nd->starting && hnet_ready(&nd->net))
+	if (nd->starting && hnet_may_start(&nd->net, clock_at(nd, now), &at))
 		core_start(i, now);
 }
 
@@ -1197,6 +1198,7 @@ boot(size_t i, algo_time now)
 {
 	struct node *nd = &nodes[i];
 	struct event *e;
+	algo_time at;
 	size_t j;
 
 	nd->up = 1;
@@ -1229,8 +1231,9 @@ boot(size_t i, algo_time now)
 		lead_boot(i, &t);
 		edge_boot(i, now);
 		nd->starting = 1;
-		e = new_event(EV_START, real_at(nd, clock_at(nd, now) +
-		    HNET_START_WAIT));
+		hnet_boot(&nd->net, clock_at(nd, now));
+		(void)hnet_may_start(&nd->net, clock_at(nd, now), &at);
+		e = new_event(EV_START, real_at(nd, at));
 		e->node = i;
 		e->gen = ++nd->sgen;
 		push(e);
@@ -2291,6 +2294,7 @@ handle(struct event *e)
 	struct node *nd = &nodes[e->node];
 	struct monitor *m;
 	struct algo_input in;
+	algo_time at;
 
 	if (e->type == EV_SCHED || (e->type == EV_GUARD && !nd->paused)) {
 		if (e->type == EV_SCHED)
@@ -2376,7 +2380,8 @@ handle(struct event *e)
 			fit_tick(e->node, e->at);
 		break;
 	case EV_START:
-		if (e->gen == nd->sgen && nd->starting)
+		if (e->gen == nd->sgen && nd->starting &&
+		    hnet_may_start(&nd->net, clock_at(nd, e->at), &at))
 			core_start(e->node, e->at);
 		break;
 	case EV_SCHED:

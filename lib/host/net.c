@@ -795,6 +795,19 @@ hnet_down(struct hnet *h, unsigned id, struct hnet_out *o)
 	return 0;
 }
 
+void
+hnet_boot(struct hnet *h, int64_t now)
+{
+	h->start_by = now + HNET_START_WAIT;
+}
+
+int
+hnet_may_start(const struct hnet *h, int64_t now, int64_t *at)
+{
+	*at = h->start_by;
+	return hnet_ready(h) || now >= h->start_by;
+}
+
 int
 hnet_ready(const struct hnet *h)
 {

@@ -119,6 +119,7 @@ struct hnet {
 	 * count grows with the peers at a leader. */
 	int64_t		 due, fit_due;
 	size_t		 nready;	/* peers ready (hnet_ready()) */
+	int64_t		 start_by;	/* the core's start, at the latest */
 };
 
 enum hnet_act_type {
@@ -220,8 +221,15 @@ void	hnet_monitor(struct hnet *, unsigned id, int on);
 int	hnet_down(struct hnet *, unsigned id, struct hnet_out *);
 
 /* Whether the handshake with every peer is done, its answer sent: what
- * the core sends then goes at once (HNET_START_WAIT). */
+ * the core sends then goes at once. */
 int	hnet_ready(const struct hnet *);
+
+/* The host is up at NOW: its core may start once ready, or at the latest
+ * HNET_START_WAIT later. */
+void	hnet_boot(struct hnet *, int64_t now);
+
+/* Whether the core may start at NOW; *AT: when it may at the latest. */
+int	hnet_may_start(const struct hnet *, int64_t now, int64_t *at);
 
 /* The core started: the peers' messages that came before wait for it
  * (hnet_early()); those after are HNET_CORE actions. */

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "net/cluster.h"
+
 struct feed {
 	const uint8_t	*p;
 	size_t		 n;
@@ -37,6 +39,21 @@ addr(struct sockaddr_storage *ss, uint32_t ip, uint16_t port)
 	a->sin_family = AF_INET;
 	a->sin_port = htons(port);
 	a->sin_addr.s_addr = htonl(ip);
+}
+
+/* NODES: ids 1..N at 127.0.0.I, port 7000 + I - 1. */
+static inline void
+loopback_nodes(struct cluster_node *nodes, size_t n)
+{
+	size_t i;
+
+	memset(nodes, 0, n * sizeof(*nodes));
+	for (i = 0; i < n; i++) {
+		nodes[i].id = (unsigned)i + 1;
+		nodes[i].port = (uint16_t)(7000 + i);
+		addr(&nodes[i].addr, 0x7f000001u + (uint32_t)i, nodes[i].port);
+		nodes[i].addrlen = sizeof(struct sockaddr_in);
+	}
 }
 
 #endif

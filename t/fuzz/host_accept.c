@@ -50,12 +50,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (sodium_init() == -1)
 		abort();
-	memset(nodes, 0, sizeof(nodes));
+	loopback_nodes(nodes, NODES);
 	for (i = 0; i < NODES; i++) {
-		nodes[i].id = (unsigned)i + 1;
-		nodes[i].port = (uint16_t)(7000 + i);
-		addr(&nodes[i].addr, 0x7f000001u + (uint32_t)i, nodes[i].port);
-		nodes[i].addrlen = sizeof(struct sockaddr_in);
 		memset(nonce, 0x11 + (int)i, sizeof(nonce));
 		sess_init(&sess[i], nonce);
 	}

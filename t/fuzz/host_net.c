@@ -77,13 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (sodium_init() == -1)
 		abort();
-	memset(nodes, 0, sizeof(nodes));
-	for (i = 0; i < NODES; i++) {
-		nodes[i].id = (unsigned)i + 1;
-		nodes[i].port = (uint16_t)(7000 + i);
-		addr(&nodes[i].addr, 0x7f000001u + (uint32_t)i, nodes[i].port);
-		nodes[i].addrlen = sizeof(struct sockaddr_in);
-	}
+	loopback_nodes(nodes, NODES);
 	memset(&conf, 0, sizeof(conf));
 	memset(nonces, 0x11, sizeof(nonces));
 	proto.maxtype = (uint8_t)(ops->nmsg - 1);

@@ -247,10 +247,9 @@ struct node {
 	 * and those of the other epoch of a change: net.peers). */
 	struct cluster	 cluster;
 	int		 fresh;		/* the core's first life here (E7) */
-	/* The core booted, its first actions run once the handshakes are
-	 * done (lib/host/net, hnet_ready()) or by START_BY. */
+	/* The core booted, its first actions run once lib/host/net says it
+	 * may start (hnet_may_start()). */
 	int		 started;
-	algo_time	 start_by;
 	struct reconf	 rc;
 	const struct cluster_node *self;
 	uint64_t	 inc;

@@ -288,10 +288,12 @@ carry(struct node *nd, struct hnet_out *o)
 int
 net_ready(struct node *nd, algo_time now, algo_time *wait)
 {
+	algo_time at;
+
 	*wait = -1;
-	if (hnet_ready(&nd->net) || now >= nd->start_by)
+	if (hnet_may_start(&nd->net, now, &at))
 		return 1;
-	*wait = nd->start_by - now;
+	*wait = at - now;
 	return 0;
 }
 

@@ -471,7 +471,7 @@ daemon_main(const struct node_opts *o)
 	/* The core starts in the loop, once the handshakes are done. */
 	core_boot_line(&nd);
 	node_input_done(&nd);
-	nd.start_by = mono_now() + HNET_START_WAIT;
+	hnet_boot(&nd.net, mono_now());
 	notify_init(&nd, mono_now());
 	loop(&nd);
 	teardown(&nd);
