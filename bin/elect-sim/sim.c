@@ -1176,14 +1176,10 @@ edge_accept(struct event *e, struct algo_msg *m)
 	algo_time c = clock_at(nd, e->at);
 	int take = 0;
 
-	long p;
-
 	hnet_recv(&nd->net, e->dgram, e->dglen, &addr[e->peer], c, hout_net);
-	p = hout_net->d.peer;
 	net_carry(e->node, hout_net, e->at, m, &take);
 	/* A handshake may have changed: looked at at once, as the daemon's
 	 * next loop does (net_tick()). */
-	(void)p;
 	if (nd->up && nd->net.sess != NULL && nd->net.due <= c)
 		hello_by(e->node, c, c);
 	if (nd->net.fit_due <= c)
