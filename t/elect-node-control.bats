@@ -60,16 +60,19 @@ ask() {
 }
 
 @test "bad lines get err with the reason, and the connection goes on" {
-	run ask 'elect 2 status\nelect 01 status\nelect x status\nhello 1 status\nelect 1\nelect 1 Status\nelect 1 status now\n\nelect 1 help\n'
+	run ask 'elect 2 status\nelect 01 status\nelect x status\nhello 1 status\nelect 1\nelect 1 Status\nelect 1 status now\n\nelect 1 help\nelect 1 status name=a/b\nelect 1 lease now\nelect 1 status name=x now\n'
 	assert_equal "${lines[0]}" "err version 2 not spoken, only 1"
 	assert_equal "${lines[1]}" "err bad version"
 	assert_equal "${lines[2]}" "err bad version"
 	assert_equal "${lines[3]}" "err not an elect control line"
 	assert_equal "${lines[4]}" "err missing command"
 	assert_equal "${lines[5]}" "err bad command word"
-	assert_equal "${lines[6]}" "err status takes 0 arguments"
+	assert_equal "${lines[6]}" "err status takes no argument but name=NAME"
 	assert_equal "${lines[7]}" "err not an elect control line"
 	assert_equal "${lines[8]}" "$HELP"
+	assert_equal "${lines[9]%%:*}" "err bad name"
+	assert_equal "${lines[10]}" "err lease takes no argument but name=NAME"
+	assert_equal "${lines[11]}" "err status takes 1 argument"
 }
 
 @test "control characters are refused" {

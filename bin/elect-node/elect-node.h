@@ -77,6 +77,10 @@ struct node_opts {
 	int		 force;		/* --force */
 	const char	*dead;		/* --dead ID,... */
 	algo_time	 wait_for;	/* --wait-for; -1: for ever */
+	/* -n: the named leadership of --run-if-leader and --status, or
+	 * NULL for the default one; the daemon's bound on names. */
+	const char	*name;
+	size_t		 names_max;
 	/* The daemon: --metrics, --metrics-file. */
 	const char	*metrics_file;
 	int		 metrics_http;
@@ -96,6 +100,8 @@ struct node_opts {
 void		 arg_group(const char *, struct node_opts *);
 void		 arg_operator_group(const char *, struct node_opts *);
 
+/* --names-max: names at once, the most one may configure. */
+#define NAMES_MAX_MOST	65536
 #define EXIT_WAITED	124	/* --wait-for ran out without -E, as timeout(1) */
 #define ALGO_S		(1000 * ALGO_MS)
 /* --wait-for: seconds without a unit, as flock -w; at most 30 days. */
@@ -105,7 +111,7 @@ void		 arg_operator_group(const char *, struct node_opts *);
 
 /* The rooms' entry points: each returns the process's exit code. */
 int	daemon_main(const struct node_opts *);
-int	client_status(const char *dir, int json);
+int	client_status(const char *dir, int json, const char *name);
 int	client_edict(const char *dir, const char *text);
 int	client_follow(const char *dir);
 int	client_runif(const struct node_opts *);

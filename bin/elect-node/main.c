@@ -16,6 +16,7 @@
 #include "conf/conf.h"
 #include "elect-node.h"
 #include "guard/guard.h"
+#include "host/names.h"
 #include "metrics/metrics.h"
 #include "net/key.h"
 #include "util/util.h"
@@ -30,7 +31,8 @@ enum {
 enum {
 	OPT_WAIT_FOR = 512, OPT_GEN_KEY, OPT_SOCKET_GROUP, OPT_OPERATOR_GROUP,
 	OPT_METRICS, OPT_METRICS_FILE,
-	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD, OPT_TRACE_LEVEL
+	OPT_JSON, OPT_RECONF, OPT_FORCE, OPT_DEAD, OPT_TRACE_LEVEL,
+	OPT_NAMES_MAX
 };
 
 static const struct option fixed_opts[] = {
@@ -66,6 +68,8 @@ static const struct option fixed_opts[] = {
 	{ "force",	no_argument,		NULL,	OPT_FORCE },
 	{ "dead",	required_argument,	NULL,	OPT_DEAD },
 	{ "trace-level", required_argument,	NULL,	OPT_TRACE_LEVEL },
+	{ "name",	required_argument,	NULL,	'n' },
+	{ "names-max",	required_argument,	NULL,	OPT_NAMES_MAX },
 };
 
 static struct option longopts[nitems(fixed_opts) + TM_N + 1];
@@ -99,6 +103,8 @@ option_modes(int ch)
 		return M(MODE_RUNIF);
 	case OPT_JSON:
 		return M(MODE_STATUS);
+	case 'n':
+		return M(MODE_RUNIF) | M(MODE_STATUS);
 	default:	/* -a -f -q -v --insecure --fd-cmd --drift
 			 * --syslog, timing */
 		return M(MODE_DAEMON);
@@ -141,15 +147,17 @@ usage(FILE *f, int code)
 "                  [--socket-group group] [--operator-group group]\n"
 "                  [--metrics addr:port]\n"
 "                  [--metrics-file path] [-q | -v] [--syslog] [-c file]\n"
-"                  [timing]\n"
-"       elect-node (-i id | -s statedir) --status [--json]\n"
+"                  [--names-max n] [timing]\n"
+"       elect-node (-i id | -s statedir) --status [-n name] [--json]\n"
 "       elect-node (-i id | -s statedir) --edict text | --follow-edicts\n"
 "       elect-node (-i id | -s statedir) --reconfigure cluster\n"
 "                  [--force --dead id,...]\n"
 "       elect-node --gen-key file\n"
-"       elect-node (-i id | -s statedir) --run-if-leader [--wait]\n"
-"                  [--wait-for duration] [--grace duration] [-E code]\n"
-"                  [-t trace [-k keyfile]] -- command [arg ...]\n"
+"       elect-node (-i id | -s statedir) --run-if-leader [-n name]\n"
+"                  [--wait] [--wait-for duration] [--grace duration]\n"
+"                  [-E code] [-t trace [-k keyfile]] -- command [arg ...]\n"
+"-n, --name: a named leadership, 1 to 64 bytes of [A-Za-z0-9._-], held\n"
+"            apart from the default one and from every other name\n"
 "--drift: the most a clock gains or loses per second (lease; default "
 "0.001)\n"
 "timing (a number, then ns, us, ms, s, m or h; ms if none):\n");
@@ -205,6 +213,9 @@ check_modes(const struct node_opts *o, const struct given *g, size_t n)
 		if (option_modes(g[i].ch) == M(MODE_RUNIF))
 			errx(EXIT_USAGE, "%s goes with --run-if-leader",
 			    g[i].name);
+		if (option_modes(g[i].ch) == (M(MODE_RUNIF) | M(MODE_STATUS)))
+			errx(EXIT_USAGE, "%s goes with --run-if-leader or "
+			    "--status", g[i].name);
 		if (option_modes(g[i].ch) == M(MODE_STATUS))
 			errx(EXIT_USAGE, "%s goes with --status", g[i].name);
 		if (option_modes(g[i].ch) == M(MODE_RECONF))
@@ -225,6 +236,7 @@ static void
 parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
     size_t *ngivenp)
 {
+	char why_name[HNAMES_WHY_MAX];
 	const char *why;
 	size_t i, ngiven = *ngivenp;
 	int ch, idx;
@@ -232,7 +244,7 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 	optind = 0;	/* GNU getopt: from the start, anew */
 	for (;;) {
 		idx = -1;
-		if ((ch = getopt_long(argc, argv, "+a:c:E:f:hi:k:qs:t:v", longopts,
+		if ((ch = getopt_long(argc, argv, "+a:c:E:f:hi:k:n:qs:t:v", longopts,
 		    &idx)) == -1)
 			break;
 		for (i = 0; i < ngiven && given[i].ch != ch; i++)
@@ -317,6 +329,19 @@ parse_flags(int argc, char *argv[], struct node_opts *o, struct given *given,
 			break;
 		case OPT_JSON:
 			o->json = 1;
+			break;
+		case 'n':
+			/* Refused before anything connects. */
+			if (hnames_check(optarg, strlen(optarg), why_name,
+			    sizeof(why_name)) == -1)
+				errx(EXIT_USAGE, "%s: bad leadership name "
+				    "\"%s\": %s", idx >= 0 ? "--name" : "-n",
+				    optarg, why_name);
+			o->name = optarg;
+			break;
+		case OPT_NAMES_MAX:
+			o->names_max = (size_t)arg_num(optarg, 1,
+			    NAMES_MAX_MOST, "--names-max");
 			break;
 		case OPT_RECONF:
 			set_mode(o, MODE_RECONF);
@@ -627,7 +652,7 @@ main(int argc, char *argv[])
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
 	case MODE_STATUS:
-		return client_status(o.statedir, o.json);
+		return client_status(o.statedir, o.json, o.name);
 	case MODE_EDICT:
 		return client_edict(o.statedir, o.edict);
 	case MODE_FOLLOW:

@@ -1061,6 +1061,7 @@ net_carry(size_t i, struct hnet_out *o, algo_time now, struct algo_msg *m,
 			epoch_recv(i, index_of((uint16_t)a->id), a->w->type,
 			    a->w->payload, a->w->len, now);
 			break;
+		case HNET_NAMES:	/* its protocol sends none */
 		case HNET_DROP:		/* summarised in HNET_TRACE */
 		case HNET_PEER:		/* the log's, and the detector's: */
 		case HNET_DEAD:		/* modelled by fd_note() */

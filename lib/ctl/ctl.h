@@ -70,8 +70,8 @@ int		 ctl_status_extra(const char *extra, long long now, char *out,
 
 /*
  * The fields of a status reply as one JSON object: the same keys, numbers
- * as numbers, "-" as null, peers=ID/AGE/DETECTOR/MISMATCH,... as an array
- * of objects.  0, or -1 if a field is malformed or OUT is short.
+ * as numbers, "-" as null, peers=ID/AGE/DETECTOR/MISMATCH,... and
+ * names=NAME/HOLDER/TOKEN/LEFT/REGISTRATIONS,... as arrays of objects.  0, or -1 if a field is malformed or OUT is short.
  */
 int		 ctl_status_json(struct ctl_str fields, char *out, size_t len);
 

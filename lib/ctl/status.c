@@ -118,12 +118,12 @@ take(struct ctl_str *s, char sep)
 	return h;
 }
 
-/* peers=ID/AGE/UP/MISMATCH,...: an array of objects. */
+/* A list A/B/C,... as an array of objects of NKEYS KEYS each ("-": an
+ * empty one), the first a number if NUMBERED. */
 static int
-peers(struct sbuf *b, struct ctl_str v)
+objects(struct sbuf *b, struct ctl_str v, const char *const *keys,
+    size_t nkeys, int numbered)
 {
-	static const char *const keys[] = { "id", "heard_ago", "detector",
-	    "mismatch" };
 	struct ctl_str p, part;
 	size_t i;
 	int first = 1;
@@ -137,11 +137,11 @@ peers(struct sbuf *b, struct ctl_str v)
 		p = take(&v, ',');
 		sbuf_put(b, "%s{", first ? "" : ",");
 		first = 0;
-		for (i = 0; i < 4; i++) {
+		for (i = 0; i < nkeys; i++) {
 			if (p.n == 0 && i > 0)
 				return -1;
 			part = take(&p, '/');
-			if (i == 0 && !number(part))
+			if (i == 0 && (numbered ? !number(part) : part.n == 0))
 				return -1;
 			sbuf_put(b, "%s\"%s\":", i ? "," : "", keys[i]);
 			value(b, part);
@@ -153,6 +153,13 @@ peers(struct sbuf *b, struct ctl_str v)
 	sbuf_put(b, "]");
 	return 0;
 }
+
+/* peers=ID/AGE/UP/MISMATCH,... and names=NAME/HOLDER/TOKEN/LEFT/REGS,...:
+ * arrays of objects. */
+static const char *const peer_keys[] = { "id", "heard_ago", "detector",
+    "mismatch" };
+static const char *const name_keys[] = { "name", "holder", "token",
+    "left", "registrations" };
 
 int
 ctl_status_json(struct ctl_str fields, char *out, size_t len)
@@ -175,7 +182,12 @@ ctl_status_json(struct ctl_str fields, char *out, size_t len)
 		string(&b, k);
 		sbuf_put(&b, ":");
 		if (ctl_str_eq(k, "peers")) {
-			if (peers(&b, v) == -1)
+			if (objects(&b, v, peer_keys, nitems(peer_keys),
+			    1) == -1)
+				return -1;
+		} else if (ctl_str_eq(k, "names")) {
+			if (objects(&b, v, name_keys, nitems(name_keys),
+			    0) == -1)
 				return -1;
 		} else
 			value(&b, v);

@@ -8,7 +8,7 @@
 
 #include "fd/fd.h"
 
-const struct wire_proto fd_wire = { WIRE_MAGIC_FD, FD_MSG_MAX, 0 };
+const struct wire_proto fd_wire = { WIRE_MAGIC_FD, FD_MSG_MAX, 0, 0 };
 
 /* Inter-arrival times of one peer's heartbeats, for phi accrual. */
 struct phi {

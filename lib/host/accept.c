@@ -10,6 +10,13 @@ epoch_type(uint8_t t)
 	    t == WIRE_TYPE_CHANGE;
 }
 
+/* Types that carry their own order, not the core's (Assumption 7). */
+static int
+edge_type(uint8_t t)
+{
+	return t == WIRE_TYPE_HELLO || epoch_type(t) || t == WIRE_TYPE_NAMES;
+}
+
 static long
 index_of(const struct host_edge *e, unsigned id)
 {
@@ -34,7 +41,7 @@ windowed(struct host_edge *e, long i, int64_t now, struct host_datagram *d)
 	const struct wire_msg *w = &d->w;
 	const char *why;
 
-	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
+	if (!edge_type(w->type) &&
 	    !(algo_flags(e->ops) & ALGO_F_ANYORDER) && s->win.valid &&
 	    w->inc == s->win.inc && w->seq < s->win.top) {
 		drop(d, "late");
@@ -103,12 +110,11 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 		drop(d, "bad-address");
 		return;
 	}
-	if (w->type != WIRE_TYPE_HELLO && !epoch_type(w->type) &&
-	    algo_msg_name(e->ops, w->type) == NULL) {
+	if (!edge_type(w->type) && algo_msg_name(e->ops, w->type) == NULL) {
 		drop(d, "bad-type");
 		return;
 	}
-	if (w->len > ALGO_PAYLOAD_MAX || w->grp.ctr > UINT32_MAX ||
+	if ((w->type != WIRE_TYPE_NAMES && w->len > ALGO_PAYLOAD_MAX) || w->grp.ctr > UINT32_MAX ||
 	    (dead && (w->len != 0 || w->grp.node != w->from ||
 	    w->grp.inc != w->inc || w->grp.ctr != 0))) {
 		drop(d, "bad-payload");
@@ -136,6 +142,10 @@ host_accept(struct host_edge *e, const uint8_t *buf, size_t len,
 	 * hears the cores of its own epoch. */
 	if (e->sess[i].epoch != e->conf->epoch) {
 		drop(d, "epoch");
+		return;
+	}
+	if (w->type == WIRE_TYPE_NAMES) {
+		d->take = HOST_NAMES;
 		return;
 	}
 	d->take = dead ? HOST_DEAD : HOST_CORE;

@@ -8,7 +8,9 @@
  * a peer of its tables, come from that peer's address (a Dead, from its
  * guard: from the peer's host, on any port), carry a type and payload
  * the node's protocol has, and pass the handshake and the replay window
- * (lib/net/session); a core hears only the cores of its own epoch.
+ * (lib/net/session); a core hears only the cores of its own epoch, and
+ * named leaderships (WIRE_TYPE_NAMES, in an order of their own) only
+ * the hosts of it.
  * Under an algorithm that keeps per-peer order (every one but those with
  * ALGO_F_ANYORDER) a datagram older than one taken from the same
  * incarnation counts as lost (Garcia-Molina's Assumption 7).
@@ -57,6 +59,7 @@ enum host_take {
 	HOST_DEAD,	/* a dead incarnation's Dead, in m (for the core) */
 	HOST_HELLO,	/* the handshake went on: answer now if owed */
 	HOST_EPOCH,	/* a change's message (net/epoch.h), in w */
+	HOST_NAMES,	/* named leaderships' round (host/named.h), in w */
 	HOST_DROP	/* refused, for the reason why */
 };
 

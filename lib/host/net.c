@@ -625,8 +625,8 @@ hnet_recv(struct hnet *h, const uint8_t *buf, size_t len,
 	 * the verdict is looked at again only when what it reads of a peer
 	 * changed (a peer's odd_at moving on changes only when the verdict
 	 * may change by itself, which its wake-up sees then). */
-	if (d->take != HOST_CORE || d->misfit || d->misaddressed ||
-	    d->stranger)
+	if ((d->take != HOST_CORE && d->take != HOST_NAMES) || d->misfit ||
+	    d->misaddressed || d->stranger)
 		h->due = 0;
 	if (d->misfit || d->stranger || (d->peer != -1 &&
 	    fit_misfit_of(&h->sess[d->peer]) != h->p[d->peer].fit_seen))
@@ -657,6 +657,15 @@ hnet_recv(struct hnet *h, const uint8_t *buf, size_t len,
 		a = act(o, HNET_EPOCH);
 		a->i = d->peer;
 		a->id = d->from;
+		a->w = &d->w;
+		return;
+	case HOST_NAMES:
+		heard_from(h, d->peer, o);
+		h->p[d->peer].heard = now;
+		a = act(o, HNET_NAMES);
+		a->i = d->peer;
+		a->id = d->from;
+		a->inc = d->w.inc;
 		a->w = &d->w;
 		return;
 	case HOST_DEAD:

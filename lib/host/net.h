@@ -127,6 +127,8 @@ enum hnet_act_type {
 	HNET_CORE,	/* msg for the started core (a Dead too); rtt: the
 			 * round trip of a lease Request it answers, or -1 */
 	HNET_EPOCH,	/* a change's message (net/epoch.h) from id: w */
+	HNET_NAMES,	/* a named leaderships' round (host/named.h) from id,
+			 * its life inc: w */
 	HNET_DROP,	/* a datagram refused: id (0: unknown), why */
 	HNET_PEER,	/* peer id heard from after its DownSig (up), or
 			 * reported down (!up) */

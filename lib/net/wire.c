@@ -47,7 +47,8 @@ type_ok(const struct wire_proto *proto, uint8_t type)
 {
 	if (type == 0 || type > proto->maxtype)
 		return type == WIRE_TYPE_HELLO || (proto->epochs &&
-		    type >= WIRE_TYPE_EPOCH_MIN && type < WIRE_TYPE_HELLO);
+		    type >= WIRE_TYPE_EPOCH_MIN && type < WIRE_TYPE_HELLO) ||
+		    (proto->names && type == WIRE_TYPE_NAMES);
 	return 1;
 }
 

@@ -52,17 +52,20 @@
 #define WIRE_TYPE_WEDGED	253	/* mine is wedged */
 #define WIRE_TYPE_CHANGE	252	/* a part of the next membership */
 #define WIRE_TYPE_EPOCH_MIN	252
+/* Named leaderships' rounds (host/named.h), elect-node's only: */
+#define WIRE_TYPE_NAMES		251
 #define WIRE_HDR_LEN		48
 #define WIRE_MAC_LEN		32
 #define WIRE_PAYLOAD_MAX	1152
 #define WIRE_DGRAM_MAX		(WIRE_HDR_LEN + WIRE_PAYLOAD_MAX + WIRE_MAC_LEN)
 
 /* One protocol on the wire: its magic and its message types 1..maxtype,
- * and whether it takes the epoch types too. */
+ * and whether it takes the epoch types, and the names' type, too. */
 struct wire_proto {
 	uint32_t	 magic;
 	uint8_t		 maxtype;
 	int		 epochs;
+	int		 names;
 };
 
 /* The cluster key, or none (insecure); during a rotation a second key
@@ -114,7 +117,8 @@ size_t		 wire_encode(const struct wire_key *, const struct wire_proto *,
  *	bad-length	bytes after the MAC
  *	bad-mac		the MAC does not verify (forged, corrupted, other key)
  *	bad-type	type 0 or past the protocol's maxtype, and not HELLO
- *			(nor an epoch type, for a protocol with epochs)
+ *			(nor an epoch type, for a protocol with epochs, nor
+ *			WIRE_TYPE_NAMES, for one with names)
  *	bad-header	reserved bytes not zero, or seq 0
  *	bad-sender	from 0, or from SELF
  *	misdirected	to another node

@@ -30,7 +30,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct wire_key insecure = { .insecure = 1 };
-	static const struct wire_proto proto = { WIRE_MAGIC_NODE, 20, 1 };
+	static const struct wire_proto proto = { WIRE_MAGIC_NODE, 20, 1, 1 };
 	struct cluster_node nodes[NODES];
 	struct cluster file = { .n = NODES, .nodes = nodes };
 	struct sess sess[NODES];

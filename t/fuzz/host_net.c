@@ -2,10 +2,11 @@
  * A host's edge toward its peers (lib/host/net) on arbitrary inputs:
  * node 1 of a lease cluster of three, insecure so that the fuzzer can make
  * good datagrams, fed datagrams from the peers' addresses or a stranger's,
- * ticks, verdicts, its core's messages, detector reports and its core's
- * start, in any order.  Checked as it goes: every bound of net.h (its
- * asserts), a core's message only once the core started and only from a
- * confirmed peer, a datagram sealed within the wire's size and only to a
+ * ticks, verdicts, its core's messages, named leaderships' rounds,
+ * detector reports and its core's start, in any order.  Checked as it
+ * goes: every bound of net.h (its asserts), a core's message only once
+ * the core started and only from a confirmed peer, a names round only
+ * from a confirmed peer and to one, whole, a datagram sealed within the wire's size and only to a
  * peer, held and early messages within their bounds, ready only once
  * every peer is confirmed and answered, a wake never in the past but for
  * a full out.
@@ -43,6 +44,11 @@ check(const struct hnet *h, const struct hnet_out *o)
 		if (a->type == HNET_CORE && (!h->started || a->i < 1 ||
 		    !h->sess[a->i].confirmed || a->msg->len > ALGO_PAYLOAD_MAX))
 			abort();
+		if (a->type == HNET_NAMES && (a->i < 1 ||
+		    !h->sess[a->i].confirmed || a->id != (unsigned)a->i + 1 ||
+		    a->w->type != WIRE_TYPE_NAMES ||
+		    a->w->len > WIRE_PAYLOAD_MAX))
+			abort();
 	}
 	for (i = 0; i < NODES; i++)
 		if (h->p[i].nheld > HNET_HOLD)
@@ -60,7 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct wire_key insecure = { .insecure = 1 };
 	static struct hnet_out o;
-	struct wire_proto proto = { WIRE_MAGIC_NODE, 0, 1 };
+	struct wire_proto proto = { WIRE_MAGIC_NODE, 0, 1, 1 };
 	struct cluster_node nodes[NODES];
 	struct cluster file = { .n = NODES, .nodes = nodes };
 	struct sess_conf conf;
@@ -68,6 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hnet h;
 	struct hnet_conf hc;
 	struct algo_msg m;
+	struct wire_msg w;
 	struct feed f = { data, size };
 	uint8_t nonces[NODES * SESS_NONCE], dg[WIRE_DGRAM_MAX + 1];
 	const struct algo_ops *ops = algo_find("lease");
@@ -121,7 +128,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			hnet_send(&h, &m, now, &o);
 			break;
 		case 5:
-			hnet_monitor(&h, byte(&f) % (NODES + 1), byte(&f) & 1);
+			if (!(op & 8)) {
+				hnet_monitor(&h, byte(&f) % (NODES + 1),
+				    byte(&f) & 1);
+				break;
+			}
+			/* A names round, sent only to a confirmed peer. */
+			memset(&w, 0, sizeof(w));
+			w.type = WIRE_TYPE_NAMES;
+			w.payload = dg;
+			w.len = byte(&f) * 5;
+			i = byte(&f) % (NODES + 1);
+			if (hnet_send_wire(&h, (unsigned)i, &w, &o) &&
+			    (i < 2 || !h.sess[i - 1].confirmed))
+				abort();
 			break;
 		case 6:
 			hnet_down(&h, byte(&f) % (NODES + 1), &o);

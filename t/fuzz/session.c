@@ -15,7 +15,7 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-static const struct wire_proto proto = { WIRE_MAGIC_NODE, 20, 1 };
+static const struct wire_proto proto = { WIRE_MAGIC_NODE, 20, 1, 0 };
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

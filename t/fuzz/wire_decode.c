@@ -12,7 +12,7 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-static const struct wire_proto proto = { WIRE_MAGIC_FD, 5, 0 };
+static const struct wire_proto proto = { WIRE_MAGIC_FD, 5, 0, 0 };
 
 static void
 one(const struct wire_key *key, const uint8_t *data, size_t size,

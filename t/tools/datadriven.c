@@ -1082,6 +1082,8 @@ host_misfit(const char *s, enum sess_misfit *m)
  *					since a start, with watched=)
  *	net-ready id=A			whether A's core may start
  *	net-start id=A			A's core started: what came before
+ *	net-names from=A to=B bytes=K	A sends B a named leaderships'
+ *					round of K bytes (hnet_send_wire())
  *
  * Each host's actions print as "A: ACTION"; a call's wake as "A: wake=MS".
  */
@@ -1125,7 +1127,8 @@ net_print(size_t i, char *out, size_t len)
 	const struct hnet_action *a;
 	const char *names[] = {
 		[HNET_SEND] = "send", [HNET_CORE] = "core",
-		[HNET_EPOCH] = "epoch", [HNET_DROP] = "drop",
+		[HNET_EPOCH] = "epoch", [HNET_NAMES] = "names",
+		[HNET_DROP] = "drop",
 		[HNET_PEER] = "peer", [HNET_DEAD] = "dead", [HNET_FD] = "fd",
 		[HNET_TRACE] = "trace", [HNET_LOG] = "log",
 		[HNET_VERDICT] = "verdict",
@@ -1153,6 +1156,10 @@ net_print(size_t i, char *out, size_t len)
 			break;
 		case HNET_EPOCH:
 			say(out, len, " from=%u\n", a->id);
+			break;
+		case HNET_NAMES:
+			say(out, len, " from=%u inc=%" PRIu64 " bytes=%zu\n",
+			    a->id, a->inc, a->w->len);
 			break;
 		case HNET_DROP:
 			say(out, len, " from=%u why=%s\n", a->id, a->why);
@@ -1244,6 +1251,7 @@ net_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 			memcpy(nh->key.id, "0707", 5);
 			nh->proto.magic = WIRE_MAGIC_NODE;
 			nh->proto.maxtype = (uint8_t)(ops->nmsg - 1);
+			nh->proto.names = 1;
 			sess_digest(ops->name, strlen(ops->name),
 			    nh->conf.d[0]);
 			sess_digest("timing", 6, nh->conf.d[1]);
@@ -1338,6 +1346,24 @@ net_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 			say(out, len, "%zu: early from=%u msg=%s\n", i + 1,
 			    m.peer, algo_msg_name(net_h[i].h.c.ops, m.type));
 		say(out, len, "%zu: started\n", i + 1);
+		return 0;
+	}
+	if (strcmp(cmd, "net-names") == 0) {
+		static uint8_t pl[WIRE_PAYLOAD_MAX];
+		struct wire_msg w;
+
+		if (net_host(a, n, "from", &i) == -1 ||
+		    net_host(a, n, "to", &j) == -1 ||
+		    num(arg(a, n, "bytes"), 0, WIRE_PAYLOAD_MAX, &v) == -1)
+			return -2;
+		memset(&w, 0, sizeof(w));
+		w.type = WIRE_TYPE_NAMES;
+		w.payload = pl;
+		w.len = (size_t)v;
+		say(out, len, "%zu: names %s\n", i + 1, hnet_send_wire(
+		    &net_h[i].h, (unsigned)j + 1, &w, net_out) ? "sent" :
+		    "not sent");
+		net_print(i, out, len);
 		return 0;
 	}
 	if (strcmp(cmd, "net-ready") == 0) {

@@ -63,8 +63,8 @@
 #include "util/util.h"
 
 /* elect-node's types are its own business: any count will do here. */
-static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20, 0 };
-static const struct wire_proto epochs_proto = { WIRE_MAGIC_NODE, 20, 1 };
+static const struct wire_proto node_proto = { WIRE_MAGIC_NODE, 20, 0, 0 };
+static const struct wire_proto epochs_proto = { WIRE_MAGIC_NODE, 20, 1, 0 };
 
 static void __attribute__((noreturn))
 usage(void)

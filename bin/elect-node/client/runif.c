@@ -138,6 +138,17 @@ struct runif {
 
 static void	act(struct runif *, const struct guard_action *);
 
+/* Request CMD for this command's leadership: " name=NAME" after it with
+ * -n, else as it is (the default leadership's, unchanged). */
+static const char *
+request(const struct runif *r, const char *cmd, char *buf, size_t len)
+{
+	if (r->o->name == NULL)
+		return cmd;
+	snprintf(buf, len, "%s name=%s", cmd, r->o->name);
+	return buf;
+}
+
 /* One input to the guard, and its actions carried out in order. */
 static void
 feed(struct runif *r, enum guard_in_type type, const struct guard_reply *rp,
@@ -172,12 +183,12 @@ feed(struct runif *r, enum guard_in_type type, const struct guard_reply *rp,
 static void
 ask_lease(struct runif *r)
 {
-	char reply[CTL_LINE_MAX];
+	char reply[CTL_LINE_MAX], req[CTL_LINE_MAX];
 	struct guard_reply rp;
 	const char *why;
 
-	if (client_ask(r->dir, "lease", reply, sizeof(reply), CLIENT_WAIT_MS,
-	    &why) == -1)
+	if (client_ask(r->dir, request(r, "lease", req, sizeof(req)), reply,
+	    sizeof(reply), CLIENT_WAIT_MS, &why) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
 	if (guard_reply_parse(reply, strlen(reply), &rp) == -1)
 		errx(EXIT_NODAEMON, "%s/control: bad reply to lease: %s",
@@ -204,6 +215,10 @@ exec_command(struct runif *r, uint64_t token)
 		setenv("ELECT_TOKEN", num, 1);
 	} else
 		unsetenv("ELECT_TOKEN");
+	if (r->o->name != NULL)
+		setenv("ELECT_NAME", r->o->name, 1);
+	else
+		unsetenv("ELECT_NAME");
 	execvp(r->o->command[0], r->o->command);
 	warn("%s", r->o->command[0]);
 	_exit(errno == ENOENT ? 127 : 126);
@@ -297,8 +312,10 @@ start(struct runif *r, uint64_t token)
 	if (r->tw == NULL)
 		return;
 	if (r->guard.lease)
-		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d token=%llu",
-		    (int)r->g, (unsigned long long)token);
+		tw_event_at(r->tw, t0, r->id,
+		    "task op=start pid=%d token=%llu%s%s", (int)r->g,
+		    (unsigned long long)token, r->o->name != NULL ? " name=" :
+		    "", r->o->name != NULL ? r->o->name : "");
 	else
 		tw_event_at(r->tw, t0, r->id, "task op=start pid=%d",
 		    (int)r->g);
@@ -563,13 +580,15 @@ report_kill(struct runif *r, enum guard_why why)
 static void
 query_start(struct runif *r)
 {
-	static const char line[] = "elect 1 lease\n";
+	char req[CTL_LINE_MAX], line[CTL_LINE_MAX];
 	const char *why;
+	int n;
 
-	_Static_assert(CTL_VERSION == 1, "the lease line's version");
+	n = snprintf(line, sizeof(line), "elect %d %s\n", CTL_VERSION,
+	    request(r, "lease", req, sizeof(req)));
 	if (r->tfd != -1) {
-		if (send(r->tfd, line, sizeof(line) - 1, MSG_NOSIGNAL |
-		    MSG_DONTWAIT) != (ssize_t)sizeof(line) - 1) {
+		if (send(r->tfd, line, (size_t)n, MSG_NOSIGNAL |
+		    MSG_DONTWAIT) != (ssize_t)n) {
 			r->refused = 1;
 			return;
 		}
@@ -578,7 +597,8 @@ query_start(struct runif *r)
 		return;
 	}
 	r->qlen = 0;
-	if ((r->qfd = client_connect(r->dir, "lease", 1, &why)) == -1)
+	if ((r->qfd = client_connect(r->dir, request(r, "lease", req,
+	    sizeof(req)), 1, &why)) == -1)
 		r->refused = 1;
 }
 
@@ -789,7 +809,7 @@ wait_ms(const struct runif *r)
 static void
 task_register(struct runif *r)
 {
-	char line[CTL_LINE_MAX];
+	char line[CTL_LINE_MAX], req[CTL_LINE_MAX];
 	struct guard_reply rp;
 	const char *why;
 	ssize_t n;
@@ -802,8 +822,8 @@ task_register(struct runif *r)
 		close(r->lockfd);
 		r->lockfd = -1;
 	}
-	if ((r->tfd = client_connect(r->dir, r->o->wait ? "task wait" : "task",
-	    0, &why)) == -1)
+	if ((r->tfd = client_connect(r->dir, request(r, r->o->wait ?
+	    "task wait" : "task", req, sizeof(req)), 0, &why)) == -1)
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, why);
 	pfd[0].fd = r->tfd;
 	pfd[0].events = POLLIN;
@@ -1014,7 +1034,9 @@ client_runif(const struct node_opts *o)
 		}
 		/* Stamped when the group was found gone, not later. */
 		tw_event_at(r.tw, r.gone_at, r.id,
-		    "task op=stop pid=%d status=%d%s", (int)r.g, r.rc, killed);
+		    "task op=stop pid=%d status=%d%s%s%s", (int)r.g, r.rc,
+		    killed, r.o->name != NULL ? " name=" : "",
+		    r.o->name != NULL ? r.o->name : "");
 		tw_close(r.tw, TRACE_CLOSE_MS);
 	}
 	sodium_memzero(&r.key, sizeof(r.key));

@@ -1,7 +1,8 @@
 /*
  * elect-node --status: the daemon's status line (or, with --json, one
  * JSON object of its fields), and who leads: 0 this node, 1 another
- * (this node follows it), EXIT_NOLEADER none known.
+ * (this node follows it), EXIT_NOLEADER none known.  With -n NAME the
+ * same of named leadership NAME.
  */
 #include <err.h>
 #include <stdio.h>
@@ -13,14 +14,18 @@
 #define JSON_MAX	(4 * CTL_LINE_MAX)	/* escapes and brackets */
 
 int
-client_status(const char *dir, int json)
+client_status(const char *dir, int json, const char *name)
 {
-	char reply[CTL_LINE_MAX], out[JSON_MAX];
+	char reply[CTL_LINE_MAX], out[JSON_MAX], req[CTL_LINE_MAX];
 	struct ctl_str rest, role, ldr;
 	const char *why;
 	int ok;
 
-	if (client_ask(dir, "status", reply, sizeof(reply), CLIENT_WAIT_MS,
+	if (name != NULL)
+		snprintf(req, sizeof(req), "status name=%s", name);
+	else
+		strlcpy(req, "status", sizeof(req));
+	if (client_ask(dir, req, reply, sizeof(reply), CLIENT_WAIT_MS,
 	    &why) == -1) {
 		warnx("%s/" CTL_NAME ": %s", dir, why);
 		return why == client_busy ? EXIT_BUSY : EXIT_NODAEMON;

@@ -32,12 +32,12 @@ static const struct {
 	int		 flags;
 } cmds[] = {
 	{ "help",	0,	cmd_help,		C_NOW },
-	{ "status",	0,	cmd_status,		C_NOW },
+	{ "status",	1,	cmd_status,		C_NOW },
 	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
-	{ "lease",	0,	cmd_lease,		C_BOTH },
+	{ "lease",	1,	cmd_lease,		C_BOTH },
 	{ "edict",	1,	cmd_edict,		C_OPER },
 	{ "follow-edicts", 0,	cmd_follow_edicts,	C_WAITS },
-	{ "task",	1,	cmd_task,		C_WAITS | C_GROUP },
+	{ "task",	2,	cmd_task,		C_WAITS | C_GROUP },
 	{ "killed",	1,	cmd_killed,		C_TASK },
 	{ "reconfigure-part", 2, cmd_reconfigure_part,	C_OPER },
 	{ "reconfigure", 3,	cmd_reconfigure,	C_OPER },
@@ -141,6 +141,89 @@ keys_field(const struct node *nd, char *buf, size_t len)
 		strlcat(buf, "-", len);
 }
 
+/*
+ * names=NAME/HOLDER/TOKEN/LEFT/REGISTRATIONS,...: the names known here,
+ * in order, who holds each as far as this node knows ("-": none), its
+ * token and seconds left while this node holds it, and its guarded
+ * commands registered here; as many as fit in NAMES_ROOM, names_cut=N
+ * for the rest.  Nothing while no name is known.
+ */
+#define NAMES_ROOM	320
+
+static void
+names_field(const struct node *nd, algo_time now, char *buf, size_t len)
+{
+	const struct hname *h = NULL;
+	struct hnl_status q;
+	char one[HNAMES_LEN + 64], who[8], tok[24], left[24];
+	size_t n = 0, cut = 0;
+	int w;
+
+	buf[0] = '\0';
+	if (!nd->names.on || nd->names.h.reg.n.known == 0)
+		return;
+	strlcpy(buf, " names=", len);
+	while ((h = hnames_next(&nd->names.h.reg, h)) != NULL) {
+		hnl_query(&nd->names.h, h->s, h->len, now, &q);
+		if (!q.leader)
+			q.token = 0;
+		snprintf(tok, sizeof(tok), q.token ? "%llu" : "-",
+		    (unsigned long long)q.token);
+		if (q.leader && q.until > now)
+			snprintf(left, sizeof(left), "%.3f",
+			    (double)(q.until - now) / 1e9);
+		else
+			strlcpy(left, "-", sizeof(left));
+		w = snprintf(one, sizeof(one), "%s%s/%s/%s/%s/%u", n ? "," :
+		    "", h->s, id_str(q.leader ? nd->self->id : q.holder, who,
+		    sizeof(who)), tok, left, q.regs);
+		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= NAMES_ROOM) {
+			cut++;
+			continue;
+		}
+		strlcat(buf, one, len);
+		n++;
+	}
+	if (cut > 0) {
+		snprintf(one, sizeof(one), " names_cut=%zu", cut);
+		strlcat(buf, one, len);
+	}
+}
+
+/*
+ * status name=NAME: "ok id=ID name=NAME leader=ID|- role=ROLE token=T|-
+ * left=SECONDS|- registrations=N": who holds it as far as this node
+ * knows, and whether this node does, as the default status says it.
+ */
+static int
+reply_named_status(struct node *nd, struct control_client *c,
+    const char *name, size_t len, algo_time now)
+{
+	struct algo_status st;
+	struct hnl_status q;
+	char who[8], tok[24], left[24];
+	unsigned ldr;
+
+	memset(&q, 0, sizeof(q));
+	if (nd->names.on)
+		hnl_query(&nd->names.h, name, len, now, &q);
+	named_status(nd, name, len, now, &st);
+	lead_status(&nd->lead, &st);
+	ldr = st.leader ? nd->self->id : nd->lead.vetoed ? 0 : q.holder;
+	snprintf(tok, sizeof(tok), st.leader && st.token ? "%llu" : "-",
+	    (unsigned long long)st.token);
+	if (st.leader && st.until > now)
+		snprintf(left, sizeof(left), "%.3f",
+		    (double)(st.until - now) / 1e9);
+	else
+		strlcpy(left, "-", sizeof(left));
+	control_reply(c, "ok id=%u name=%s leader=%s role=%s token=%s "
+	    "left=%s registrations=%u", nd->self->id, name,
+	    id_str(ldr, who, sizeof(who)), st.leader ? "leader" :
+	    ldr != 0 ? "follower" : "none", tok, left, q.regs);
+	return st.leader;
+}
+
 /* "ok" and the status fields; returns whether this node leads. */
 static int
 reply_status(struct node *nd, struct control_client *c, algo_time now)
@@ -148,7 +231,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	struct algo_status st, core;
 	char grp[ALGO_ELID_STRLEN], ldr[8], tok[24], extra[160];
 	char odd[256], ep[96];
-	char peers[PEERS_ROOM + 32], keys[200];
+	char peers[PEERS_ROOM + 32], keys[200], names[NAMES_ROOM + 32];
 
 	algo_query(nd->algo, now, &core);
 	st = core;
@@ -162,6 +245,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 		extra[0] = '\0';
 	peers_field(nd, now, peers, sizeof(peers));
 	keys_field(nd, keys, sizeof(keys));
+	names_field(nd, now, names, sizeof(names));
 	/* Epochs: where this node stands, once its cluster changed. */
 	ep[0] = '\0';
 	if (nd->cluster.epoch > 0 || nd->rc.h.held)
@@ -170,7 +254,7 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 		    "joining" : "done");
 	control_reply(c, "ok id=%u algo=%s status=%s leader=%s group=%s "
 	    "incarnation=%llu secs=%.3f role=%s drops=%llu lost=%llu "
-	    "tasks=%d waiting=%d token=%s %s%s%s%s%s%s%s",
+	    "tasks=%d waiting=%d token=%s %s%s%s%s%s%s%s%s",
 	    nd->self->id, algo_name(nd->opts->algo),
 	    trace_status_name(st.state.status),
 	    id_str(st.state.ldr, ldr, sizeof(ldr)),
@@ -182,14 +266,26 @@ reply_status(struct node *nd, struct control_client *c, algo_time now)
 	    tasks_running(nd), tasks_waiting(nd), tok, peers, keys,
 	    extra[0] != '\0' ? " " : "", extra,
 	    nd->lead.vetoed ? " veto=mismatch" : "",
-	    net_misfits(nd, odd, sizeof(odd)), ep);
+	    net_misfits(nd, odd, sizeof(odd)), ep, names);
 	return st.leader;
 }
 
+/* status [name=NAME] */
 static void
 cmd_status(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
-	reply_status(nd, c, mono_now());
+	char name[HNAMES_LEN + 1];
+	size_t len;
+	int rc;
+
+	if (req->argc == 0) {
+		reply_status(nd, c, mono_now());
+		return;
+	}
+	if ((rc = cmd_arg_name(c, req->argv[0], name, &len)) == 1)
+		reply_named_status(nd, c, name, len, mono_now());
+	else if (rc == 0)
+		control_reply(c, "err status takes no argument but name=NAME");
 }
 
 static int

@@ -19,6 +19,7 @@
 #include "host/fit.h"
 #include "host/net.h"
 #include "host/lead.h"
+#include "host/named.h"
 #include "metrics/metrics.h"
 #include "net/cluster.h"
 #include "net/drops.h"
@@ -121,6 +122,36 @@ struct control {
 struct node;
 struct MHD_Daemon;
 
+/* A named leadership's guarded commands here: lib/host/lead's decisions
+ * for them, fed the name's status (task.c). */
+struct nlead {
+	int		 used;
+	char		 name[HNAMES_LEN + 1];
+	size_t		 len;
+	struct lead	 lead;
+};
+
+#define NAMED_LOOP	4	/* rounds to self not yet taken */
+
+/* Named leaderships (named.c): lib/host/named's core, what it sends to
+ * this host itself, and the leads of the names registered here, one per
+ * control client at most (NAMED_LEADS). */
+#define NAMED_LEADS	CONTROL_CLIENTS_MAX
+struct named {
+	struct hnl	 h;
+	struct hnl_out	*out;
+	int		 on;
+	algo_time	 wake;		/* a tick is due then, or -1 */
+	uint8_t		 loop[NAMED_LOOP][WIRE_PAYLOAD_MAX];
+	size_t		 looplen[NAMED_LOOP], nloop;
+	int		 wedged;
+	/* A registration's refusal, said by the core in its step. */
+	char		 refused[HNAMES_WHY_MAX];
+	struct nlead	 lead[NAMED_LEADS];
+	int		 of[CONTROL_CLIENTS_MAX];	/* a slot's lead + 1,
+							 * 0: the default */
+};
+
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
 void	control_accept(struct control *, struct node *);
 /* Answers connection K at the door once its line came (control.c). */
@@ -159,6 +190,10 @@ void	cmd_follow_edicts(struct node *, struct control_client *,
 void	cmd_task(struct node *, struct control_client *, const struct ctl_req *);
 void	cmd_killed(struct node *, struct control_client *,
 	    const struct ctl_req *);
+/* ARG as name=NAME into NAME (HNAMES_LEN + 1 bytes) and *LEN: 1; 0 when
+ * ARG is no name=; -1 for a bad name, answered. */
+int	cmd_arg_name(struct control_client *, struct ctl_str arg, char *name,
+	    size_t *len);
 /* The guarded commands' decisions (lib/host/lead), carried out: set up
  * once; after every change of state (task_tick() returns nanoseconds
  * until it is due again, or -1); fit's verdict anew. */
@@ -286,6 +321,8 @@ struct node {
 	/* What the peers' disagreement and the leadership are worth to
 	 * guarded commands. */
 	struct lead	 lead;
+	/* Named leaderships. */
+	struct named	 names;
 
 	/* The core, its pending actions and its timers. */
 	struct algo	*algo;
@@ -355,6 +392,30 @@ void	events_dead(struct node *, unsigned peer, uint64_t inc);
 void	events_release(struct node *, unsigned peer);
 /* An epoch message (net/epoch.h) to ID, if confirmed: 1 sent, 0 not. */
 int	net_send_epoch(struct node *, unsigned id, const struct epoch_msg *);
+/* A message of TYPE with payload P (LEN bytes) to ID, if confirmed. */
+int	net_send_wire(struct node *, unsigned id, uint8_t type,
+	    const uint8_t *p, size_t len);
+
+/* Named leaderships (named.c): the core set up from the cluster and the
+ * floor written; its inputs; its tick (nanoseconds until the next, or
+ * -1). */
+void	named_open(struct node *);
+void	named_close(struct node *);
+void	named_recv(struct node *, unsigned id, uint64_t inc,
+	    const uint8_t *p, size_t len);
+void	named_dead(struct node *, unsigned id, uint64_t inc);
+void	named_members(struct node *);
+void	named_wedge(struct node *);
+/* A registration of NAME here: 0, or -1 with the core's refusal in
+ * names.refused. */
+int	named_register(struct node *, const char *name, size_t len);
+void	named_release(struct node *, const char *name, size_t len);
+algo_time named_tick(struct node *, algo_time now);
+/* Name's status as the default leadership's (for lib/host/lead). */
+void	named_status(const struct node *, const char *name, size_t len,
+	    algo_time now, struct algo_status *);
+/* The name's guarded commands' decisions again (task.c). */
+void	task_named(struct node *, const char *name, size_t len);
 
 /* The change (reconf.c). */
 void	reconf_setup(struct node *, struct cluster *file);

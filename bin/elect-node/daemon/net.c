@@ -187,6 +187,7 @@ net_open(struct node *nd)
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->opts->algo->nmsg - 1);
 	nd->proto.epochs = (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) != 0;
+	nd->proto.names = 1;
 	if ((nd->nin = malloc(sizeof(*nd->nin))) == NULL ||
 	    (nd->nsend = malloc(sizeof(*nd->nsend))) == NULL)
 		err(1, NULL);
@@ -254,15 +255,22 @@ carry(struct node *nd, struct hnet_out *o)
 		case HNET_EPOCH:
 			reconf_recv(nd, a->id, a->w);
 			break;
+		case HNET_NAMES:
+			if (!nd->quit)
+				named_recv(nd, a->id, a->inc, a->w->payload,
+				    a->w->len);
+			break;
 		case HNET_DROP:
 			events_drop(nd, a->why);
 			metrics_drop(&nd->metrics, a->why);
 			break;
 		case HNET_PEER:
 			events_peer(nd, a->id, a->up);
+			named_members(nd);
 			break;
 		case HNET_DEAD:
 			events_dead(nd, a->id, a->inc);
+			named_dead(nd, a->id, a->inc);
 			break;
 		case HNET_FD:
 			if (fdc_send(&nd->fdc, a->text) == -1)
@@ -315,20 +323,30 @@ net_down(struct node *nd, unsigned id)
 }
 
 int
-net_send_epoch(struct node *nd, unsigned id, const struct epoch_msg *m)
+net_send_wire(struct node *nd, unsigned id, uint8_t type, const uint8_t *p,
+    size_t len)
 {
-	uint8_t pl[WIRE_PAYLOAD_MAX];
 	struct wire_msg w;
 	int sent;
 
 	memset(&w, 0, sizeof(w));
-	w.type = m->type;
-	w.payload = pl;
-	if ((w.len = epoch_msg_put(m, pl, sizeof(pl))) == 0)
-		return 0;
+	w.type = type;
+	w.payload = p;
+	w.len = len;
 	sent = hnet_send_wire(&nd->net, id, &w, nd->nsend);
 	carry(nd, nd->nsend);
 	return sent;
+}
+
+int
+net_send_epoch(struct node *nd, unsigned id, const struct epoch_msg *m)
+{
+	uint8_t pl[WIRE_PAYLOAD_MAX];
+	size_t len;
+
+	if ((len = epoch_msg_put(m, pl, sizeof(pl))) == 0)
+		return 0;
+	return net_send_wire(nd, id, m->type, pl, len);
 }
 
 void

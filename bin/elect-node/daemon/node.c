@@ -243,6 +243,7 @@ setup(struct node *nd)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
 	mx_open(nd);
 	task_open(nd);
+	named_open(nd);
 	nd->sigfd = signals_open(sigs, nitems(sigs));
 	node_detector_start(nd);
 }
@@ -357,6 +358,7 @@ loop(struct node *nd)
 		loop_wait_in(&w, net_tick(nd, now));
 		loop_wait_in(&w, net_fit(nd, now));
 		node_input_done(nd);
+		loop_wait_in(&w, named_tick(nd, now));
 		loop_wait_in(&w, node_wake(nd, now));
 		loop_wait_in(&w, notify_tick(nd, now));
 		loop_wait_in(&w, events_tick(nd, now));
@@ -447,6 +449,7 @@ teardown(struct node *nd)
 	control_close(&nd->control);
 	mx_close(nd);
 	core_free(nd);
+	named_close(nd);
 	net_close(nd);
 	close(nd->sigfd);
 	pidfile_remove(nd->pidfh);

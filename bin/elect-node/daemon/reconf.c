@@ -236,6 +236,7 @@ again:
 			break;
 		case HEP_WEDGE:
 			core_cmd(nd, ALGO_CMD_WEDGE, NULL, 0);
+			named_wedge(nd);
 			break;
 		case HEP_SWAP:
 			swap(nd);

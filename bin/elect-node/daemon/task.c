@@ -18,6 +18,9 @@
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
  *			node releases its lease only after (lib/host/lead)
+ *
+ * `lease' and `task' take name=NAME last, for a named leadership (lib/
+ * host/named): its reply is a lease's, with name=NAME at its end.
  *	killed WHY	on that connection: the command's group was sent
  *			SIGKILL, at its deadline or past its grace, and runs
  *			no more: the node need not wait for its end; ok
@@ -27,6 +30,7 @@
  * told to stop are lib/host/lead's decisions, which elect-sim runs too;
  * this file carries them out.
  */
+#include <assert.h>
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
@@ -81,7 +85,7 @@ slot_of(const struct node *nd, const struct control_client *c)
 
 static void
 reply_lease(struct node *nd, struct control_client *c,
-    const struct lead_reply *r)
+    const struct lead_reply *r, const struct nlead *nl)
 {
 	char ldr[8];
 
@@ -92,20 +96,42 @@ reply_lease(struct node *nd, struct control_client *c,
 		    r->g.leader ? "yes" : "no", ldr, (long long)r->now);
 		return;
 	}
+	/* A named leadership is a lease whatever the default's algorithm
+	 * (lib/host/named). */
 	control_reply(c, "ok id=%u algo=%s leader=%s token=%llu until=%lld "
-	    "now=%lld lease=%lld renew=%lld rtt=%lld drift=%lld ldr=%s",
-	    r->g.id, algo_name(nd->opts->algo), r->g.leader ? "yes" : "no",
+	    "now=%lld lease=%lld renew=%lld rtt=%lld drift=%lld ldr=%s%s%s",
+	    r->g.id, nl != NULL ? "lease" : algo_name(nd->opts->algo),
+	    r->g.leader ? "yes" : "no",
 	    (unsigned long long)r->g.token, (long long)r->g.until,
 	    (long long)r->now, (long long)r->g.tlease, (long long)r->g.renew,
-	    (long long)r->g.rtt, (long long)r->g.drift, ldr);
+	    (long long)r->g.rtt, (long long)r->g.drift, ldr,
+	    nl != NULL ? " name=" : "", nl != NULL ? nl->name : "");
 }
 
-/* Carries out what lib/host/lead decided, in order. */
+/* Whether every leadership's commands let the node leave: the default
+ * one's and every name's registered here. */
+static int
+all_left(const struct node *nd)
+{
+	size_t k;
+
+	if (!nd->lead.left)
+		return 0;
+	for (k = 0; k < NAMED_LEADS; k++)
+		if (nd->names.lead[k].used && !nd->names.lead[k].lead.left)
+			return 0;
+	return 1;
+}
+
+/* Carries out what lib/host/lead decided for the default leadership (NL
+ * NULL) or name NL's, in order. */
 static void
-lead_run(struct node *nd, const struct lead_out *o)
+lead_run(struct node *nd, const struct nlead *nl, const struct lead_out *o)
 {
 	const struct lead_action *a;
 	struct control_client *c;
+	const char *nk = nl != NULL ? " name=" : "";
+	const char *nv = nl != NULL ? nl->name : "";
 	size_t i;
 
 	for (i = 0; i < o->n; i++) {
@@ -113,10 +139,10 @@ lead_run(struct node *nd, const struct lead_out *o)
 		c = a->slot >= 0 ? &nd->control.clients[a->slot] : NULL;
 		switch (a->type) {
 		case LEAD_REPLY:
-			reply_lease(nd, c, &a->r);
+			reply_lease(nd, c, &a->r, nl);
 			break;
 		case LEAD_ANSWER:
-			reply_lease(nd, c, &a->r);
+			reply_lease(nd, c, &a->r, nl);
 			c->waiting = WAIT_TASK;
 			control_flush(c);
 			break;
@@ -127,51 +153,156 @@ lead_run(struct node *nd, const struct lead_out *o)
 			control_flush(c);
 			break;
 		case LEAD_STOPPING:
-			log_info("task-stop node=%u why=%s tasks=%u",
-			    nd->self->id, lead_why_name(a->why), a->count);
+			log_info("task-stop node=%u why=%s tasks=%u%s%s",
+			    nd->self->id, lead_why_name(a->why), a->count,
+			    nk, nv);
 			break;
 		case LEAD_STOP:
 			control_reply(c, "ok stop");
 			control_flush(c);
 			break;
 		case LEAD_KILLED:
-			log_warnx("task-killed node=%u why=%s", nd->self->id,
-			    lead_why_name(a->why));
+			log_warnx("task-killed node=%u why=%s%s%s",
+			    nd->self->id, lead_why_name(a->why), nk, nv);
 			break;
 		case LEAD_LEAVE:
 			if (a->why == LEAD_WHY_DEADLINE)
-				log_warnx("task-stop-late node=%u tasks=%u: "
+				log_warnx("task-stop-late node=%u tasks=%u%s%s: "
 				    "leaving without releasing the lease",
-				    nd->self->id, a->count);
-			nd->norelease = a->why != LEAD_WHY_NONE;
-			nd->quit = nd->leaving;
+				    nd->self->id, a->count, nk, nv);
+			nd->norelease |= a->why != LEAD_WHY_NONE;
+			if (all_left(nd))
+				nd->quit = nd->leaving;
 			break;
 		}
 	}
 	mx_lead(nd);
 }
 
-/* Input IN of lib/host/lead at NOW, with the core's status then, and its
- * actions carried out: when it is due again (ns from NOW), or -1. */
+/* Input IN of the default leadership's lib/host/lead (NL NULL) or name
+ * NL's at NOW, with the leadership's status then, and its actions
+ * carried out: when it is due again (ns from NOW), or -1. */
 static algo_time
-lead_feed(struct node *nd, struct lead_input *in, algo_time now)
+lead_feed(struct node *nd, struct nlead *nl, struct lead_input *in,
+    algo_time now)
 {
+	struct lead *l = nl != NULL ? &nl->lead : &nd->lead;
 	struct lead_out o;
 
 	in->now = now;
-	algo_query(nd->algo, now, &in->st);
+	if (nl == NULL)
+		algo_query(nd->algo, now, &in->st);
+	else
+		named_status(nd, nl->name, nl->len, now, &in->st);
 	in->ending = reconf_ending(nd);
-	lead_step(&nd->lead, in, &o);
-	lead_run(nd, &o);
+	lead_step(l, in, &o);
+	lead_run(nd, nl, &o);
 	return o.wake == -1 ? -1 : o.wake > now ? o.wake - now : 0;
 }
 
+static algo_time
+earliest(algo_time a, algo_time b)
+{
+	return a == -1 ? b : b == -1 || a < b ? a : b;
+}
+
+/* IN to every leadership's lead, the default one's first. */
+static algo_time
+lead_feed_all(struct node *nd, const struct lead_input *in, algo_time now)
+{
+	struct lead_input one = *in;
+	algo_time next;
+	size_t k;
+
+	next = lead_feed(nd, NULL, &one, now);
+	for (k = 0; k < NAMED_LEADS; k++)
+		if (nd->names.lead[k].used) {
+			one = *in;
+			next = earliest(next, lead_feed(nd, &nd->names.lead[k],
+			    &one, now));
+		}
+	return next;
+}
+
+static struct nlead *
+nlead_find(struct node *nd, const char *name, size_t len)
+{
+	struct nlead *nl;
+	size_t k;
+
+	for (k = 0; k < NAMED_LEADS; k++) {
+		nl = &nd->names.lead[k];
+		if (nl->used && nl->len == len && memcmp(nl->name, name,
+		    len) == 0)
+			return nl;
+	}
+	return NULL;
+}
+
+static void
+nlead_conf(const struct node *nd, struct lead_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->self = nd->self->id;
+	c->deadline = 1;
+	c->timing = nd->opts->timing.a;
+	c->slots = CONTROL_CLIENTS_MAX;
+}
+
+/* Name's lead, made for its first registration here: fit's verdict as
+ * the default one's.  A slot registers once, so one is always free. */
+static struct nlead *
+nlead_get(struct node *nd, const char *name, size_t len)
+{
+	struct lead_input in = { .type = LEAD_IN_VERDICT, .slot = -1 };
+	struct lead_conf c;
+	struct nlead *nl;
+	size_t k;
+
+	_Static_assert(NAMED_LEADS >= CONTROL_CLIENTS_MAX,
+	    "a lead for every client's name");
+	if ((nl = nlead_find(nd, name, len)) != NULL)
+		return nl;
+	for (k = 0; nd->names.lead[k].used; k++)
+		assert(k + 1 < NAMED_LEADS);
+	nl = &nd->names.lead[k];
+	nlead_conf(nd, &c);
+	lead_init(&nl->lead, &c);
+	memcpy(nl->name, name, len);
+	nl->name[len] = '\0';
+	nl->len = len;
+	nl->used = 1;
+	in.vetoed = nd->lead.vetoed;
+	in.live = nd->lead.n.mismatch;
+	lead_feed(nd, nl, &in, mono_now());
+	return nl;
+}
+
+/* Slot's registration ended: its name is released here, and its lead
+ * let go once no registration is left. */
 static void
 lead_gone(void *arg, int slot)
 {
 	struct lead_input in = { .type = LEAD_IN_GONE, .slot = slot };
+	struct node *nd = arg;
+	struct nlead *nl;
+	int k = nd->names.of[slot];
+	size_t i;
 
-	lead_feed(arg, &in, mono_now());
+	if (k == 0) {
+		lead_feed(nd, NULL, &in, mono_now());
+		return;
+	}
+	nl = &nd->names.lead[k - 1];
+	nd->names.of[slot] = 0;
+	lead_feed(nd, nl, &in, mono_now());
+	named_release(nd, nl->name, nl->len);
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (nd->names.of[i] == k)
+			return;
+	nl->used = 0;
+	if (nd->leaving && !nd->quit && all_left(nd))
+		nd->quit = nd->leaving;
 }
 
 void
@@ -196,7 +327,19 @@ task_tick(struct node *nd, algo_time now)
 {
 	struct lead_input in = { .type = LEAD_IN_TICK, .slot = -1 };
 
-	return lead_feed(nd, &in, now);
+	return lead_feed_all(nd, &in, now);
+}
+
+/* Name's status changed (lib/host/named): its commands' decisions
+ * again. */
+void
+task_named(struct node *nd, const char *name, size_t len)
+{
+	struct lead_input in = { .type = LEAD_IN_TICK, .slot = -1 };
+	struct nlead *nl;
+
+	if ((nl = nlead_find(nd, name, len)) != NULL)
+		lead_feed(nd, nl, &in, mono_now());
 }
 
 void
@@ -206,16 +349,64 @@ task_verdict(struct node *nd, int changed)
 	    .vetoed = nd->net.fit.vetoed, .live = nd->net.fit.live,
 	    .changed = changed };
 
-	lead_feed(nd, &in, mono_now());
+	lead_feed_all(nd, &in, mono_now());
 }
 
+/* ARG as name=NAME into NAME (HNAMES_LEN + 1 bytes) and *LEN: 1; 0 when
+ * ARG is no name=; -1 for a bad name, answered. */
+int
+cmd_arg_name(struct control_client *c, struct ctl_str arg, char *name,
+    size_t *len)
+{
+	char why[HNAMES_WHY_MAX];
+
+	if (arg.n < 5 || memcmp(arg.p, "name=", 5) != 0)
+		return 0;
+	if (hnames_check(arg.p + 5, arg.n - 5, why, sizeof(why)) == -1) {
+		control_reply(c, "err bad name: %s", why);
+		return -1;
+	}
+	memcpy(name, arg.p + 5, arg.n - 5);
+	name[arg.n - 5] = '\0';
+	*len = arg.n - 5;
+	return 1;
+}
+
+/*
+ * lease [name=NAME]: the default leadership's, or name's: by its lead
+ * here, or as one without registrations would answer.
+ */
 void
 cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	struct lead_input in = { .type = LEAD_IN_LEASE,
 	    .slot = slot_of(nd, c) };
+	struct nlead *nl, one;
+	struct lead_conf lc;
+	char name[HNAMES_LEN + 1];
+	size_t len;
+	int rc;
 
-	lead_feed(nd, &in, mono_now());
+	if (req->argc == 0) {
+		lead_feed(nd, NULL, &in, mono_now());
+		return;
+	}
+	if ((rc = cmd_arg_name(c, req->argv[0], name, &len)) <= 0) {
+		if (rc == 0)
+			control_reply(c, "err lease takes no argument but "
+			    "name=NAME");
+		return;
+	}
+	if ((nl = nlead_find(nd, name, len)) == NULL) {
+		memset(&one, 0, sizeof(one));
+		nlead_conf(nd, &lc);
+		lead_init(&one.lead, &lc);
+		one.lead.vetoed = nd->lead.vetoed;
+		memcpy(one.name, name, len + 1);
+		one.len = len;
+		nl = &one;
+	}
+	lead_feed(nd, nl, &in, mono_now());
 }
 
 void
@@ -279,26 +470,66 @@ cmd_follow_edicts(struct node *nd, struct control_client *c,
 }
 
 /*
- * task [wait]: the caller runs a guarded command, and stays connected
- * until it is dead.  "ok stop" tells it to stop it.  When it is answered
- * is lib/host/lead's decision: the daemon tells the caller the moment it
- * may start, and no one polls.
+ * task [wait] [name=NAME]: the caller runs a guarded command, and stays
+ * connected until it is dead.  "ok stop" tells it to stop it.  When it
+ * is answered is lib/host/lead's decision, of the default leadership or
+ * of name's: the daemon tells the caller the moment it may start, and
+ * no one polls.
  */
 void
 cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
 	struct lead_input in = { .type = LEAD_IN_TASK,
-	    .slot = slot_of(nd, c), .wait = req->argc == 1 };
+	    .slot = slot_of(nd, c) };
+	struct nlead *nl = NULL;
+	char name[HNAMES_LEN + 1];
+	size_t len = 0;
+	int i = 0, rc = 0;
 
-	if (req->argc == 1 && !ctl_str_eq(req->argv[0], "wait")) {
-		control_reply(c, "err task takes no argument but wait");
+	if (i < req->argc && ctl_str_eq(req->argv[i], "wait")) {
+		in.wait = 1;
+		i++;
+	}
+	if (i < req->argc && (rc = cmd_arg_name(c, req->argv[i], name,
+	    &len)) == 1)
+		i++;
+	if (rc == -1)
 		return;
+	if (i < req->argc) {
+		control_reply(c, "err task takes no argument but wait and "
+		    "name=NAME");
+		return;
+	}
+	if (rc == 1) {
+		/* A name's first registration on a node that leaves would
+		 * start what is to stop. */
+		if (nd->leaving) {
+			control_reply(c, "err leaving");
+			c->closing = 1;
+			return;
+		}
+		if (named_register(nd, name, len) == -1) {
+			control_reply(c, "err name %s refused: %s", name,
+			    nd->names.refused);
+			return;
+		}
+		nl = nlead_get(nd, name, len);
+		nd->names.of[in.slot] = (int)(nl - nd->names.lead) + 1;
 	}
 	c->waiting = WAIT_START;
 	/* With its first answer (testament.c). */
 	if (c->passfd == -1)
 		c->passfd = testament_lock_fd(nd);
-	lead_feed(nd, &in, mono_now());
+	lead_feed(nd, nl, &in, mono_now());
+}
+
+/* Slot's lead: its name's, or the default one's. */
+static struct nlead *
+slot_lead(struct node *nd, int slot)
+{
+	int k = nd->names.of[slot];
+
+	return k == 0 ? NULL : &nd->names.lead[k - 1];
 }
 
 void
@@ -315,23 +546,35 @@ cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		control_reply(c, "err killed takes deadline or grace");
 		return;
 	}
-	lead_feed(nd, &in, mono_now());
+	lead_feed(nd, slot_lead(nd, in.slot), &in, mono_now());
 	control_reply(c, "ok");
 }
 
 /* Guarded commands that may still run: answered that they may start,
- * not SIGKILLed, still connected. */
+ * not SIGKILLed, still connected; of every leadership. */
 int
 tasks_running(const struct node *nd)
 {
-	return (int)nd->lead.n.running;
+	unsigned n = nd->lead.n.running;
+	size_t k;
+
+	for (k = 0; k < NAMED_LEADS; k++)
+		if (nd->names.lead[k].used)
+			n += nd->names.lead[k].lead.n.running;
+	return (int)n;
 }
 
 /* Guarded commands registered, not yet answered (--wait: not leading). */
 int
 tasks_waiting(const struct node *nd)
 {
-	return (int)nd->lead.n.waiting;
+	unsigned n = nd->lead.n.waiting;
+	size_t k;
+
+	for (k = 0; k < NAMED_LEADS; k++)
+		if (nd->names.lead[k].used)
+			n += nd->names.lead[k].lead.n.waiting;
+	return (int)n;
 }
 
 /* Running commands: stop (their clients wait on until they are gone). */
@@ -342,18 +585,18 @@ tasks_stop(struct node *nd, const char *why)
 	    .why = strcmp(why, "epoch") == 0 ? LEAD_WHY_EPOCH :
 	    LEAD_WHY_LEAVING };
 
-	lead_feed(nd, &in, mono_now());
+	lead_feed_all(nd, &in, mono_now());
 }
 
 /* The node is asked to leave (WHY): its commands stop first, so that the
- * lease is released only once they are dead (lib/host/lead). */
+ * leases are released only once they are dead (lib/host/lead). */
 void
 tasks_leave(struct node *nd, enum quit why)
 {
 	struct lead_input in = { .type = LEAD_IN_LEAVE, .slot = -1 };
 
 	nd->leaving = why;
-	lead_feed(nd, &in, mono_now());
+	lead_feed_all(nd, &in, mono_now());
 }
 
 /* Those waiting to start hear that the node leaves, not just a close. */
@@ -362,7 +605,7 @@ tasks_leaving(struct node *nd)
 {
 	struct lead_input in = { .type = LEAD_IN_BYE, .slot = -1 };
 
-	lead_feed(nd, &in, mono_now());
+	lead_feed_all(nd, &in, mono_now());
 }
 
 /*

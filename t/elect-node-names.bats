@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# elect-node --run-if-leader -n NAME and --status -n NAME: named
+# leaderships with real processes on 127.0.0.1.  A name is refused before
+# anything connects; three names on three nodes each run one command at
+# a time, with ELECT_NAME and the name's token; a holder's daemon killed,
+# its names' commands stop and run elsewhere under higher tokens; the
+# merged trace passes elect-check.
+
+bats_require_minimum_version 1.5.0
+
+load helper
+load node
+
+setup() {
+	jobs_setup
+}
+
+teardown() {
+	jobs_teardown
+}
+
+# A named guarded job: appends "NAME NODE TOKEN start|tick|end TIME PID"
+# to $LOG every 10 ms while it runs.
+NJOB='trap "echo \"\$ELECT_NAME \$ELECT_NODE \$ELECT_TOKEN end \$EPOCHREALTIME \$\$\" >>\"\$LOG\"; exit 0" TERM
+echo "$ELECT_NAME $ELECT_NODE $ELECT_TOKEN start $EPOCHREALTIME $$" >>"$LOG"
+while :; do
+	echo "$ELECT_NAME $ELECT_NODE $ELECT_TOKEN tick $EPOCHREALTIME $$" >>"$LOG"
+	sleep 0.01
+done'
+
+# nguard NAME IDS...: on each node, --run-if-leader -n NAME --wait runs
+# the named job, in a session of its own (killed by teardown).
+nguard() {
+	local name=$1 id
+	shift
+	for id; do
+		setsid elect-node -s "$ELECT_DIR/$id/state" --run-if-leader \
+		    -n "$name" --wait --grace $GRACE \
+		    -t "$ELECT_DIR/$id/task.$name.trace" -- bash -c "$NJOB" \
+		    </dev/null >>"$ELECT_DIR/$id/job.$name.out" \
+		    2>>"$ELECT_DIR/$id/job.$name.err" 3>&- &
+		GUARDS+=($!)
+		disown $!
+	done
+}
+
+# holder NAME: the node whose job of NAME wrote the last tick.
+holder() {
+	awk -v n="$1" '$1 == n && $4 == "tick" { h = $2 } END { print h }' \
+	    "$LOG"
+}
+
+# one_at_a_time NAME: NAME's jobs, grouped by token, span disjoint
+# intervals of time in the order of their tokens, and each token is one
+# node's.
+one_at_a_time() {
+	awk -v n="$1" '$1 == n && NF >= 6 {
+		if (!($3 in lo) || $5 < lo[$3]) lo[$3] = $5
+		if (!($3 in hi) || $5 > hi[$3]) hi[$3] = $5
+		if (($3 in node) && node[$3] != $2) {
+			printf "token %s on nodes %s and %s\n", $3, node[$3], $2
+			bad = 1
+		}
+		node[$3] = $2 }
+	END { for (t in lo) printf "%s %.6f %.6f\n", t, lo[t], hi[t]
+		exit bad }' "$LOG" | sort -n -k1,1 | awk '
+	NR > 1 && $2 <= end { printf "token %s from %s, token %s until %s\n",
+		$1, $2, tok, end; bad = 1 }
+	NF == 3 { tok = $1; end = $3 }
+	NF != 3 { print; bad = 1 }
+	END { exit bad }'
+}
+
+@test "names: a malformed name is refused with its reason and exit 2, before anything connects" {
+	local bad
+	for bad in "a/b" "" "$(printf 'x%.0s' {1..65})" "a b" "na;me"; do
+		# No daemon in that directory: a name checked after connecting
+		# would exit 3.
+		run -2 elect-node -s "$BATS_TEST_TMPDIR/none" --run-if-leader \
+		    -n "$bad" -- true
+		assert_output --partial "-n: bad leadership name \"$bad\": "
+		[ "${#lines[@]}" = 1 ] || fail "more than one line: $output"
+		run -2 elect-node -s "$BATS_TEST_TMPDIR/none" --status \
+		    --name "$bad"
+		assert_output --partial "--name: bad leadership name \"$bad\": "
+	done
+	run -2 elect-node -s "$BATS_TEST_TMPDIR/none" --edict hi -n backup
+	assert_output --partial "-n goes with --run-if-leader or --status"
+	# A good name gets as far as the socket.
+	run -3 elect-node -s "$BATS_TEST_TMPDIR/none" --status -n backup.db_1
+}
+
+@test "names: --help shows -n and --names-max" {
+	run -0 elect-node --help
+	assert_output --partial "--run-if-leader [-n name]"
+	assert_output --partial "--status [-n name]"
+	assert_output --partial "-n, --name"
+	assert_output --partial "--names-max"
+}
+
+@test "names: three named jobs on three nodes, one command each at a time; a holder's daemon killed, its names run elsewhere under higher tokens; --status -n answers; elect-check certifies" {
+	local name id h t0 held
+	C=$(mkcluster 3)
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" \
+	    "${TIMING[@]}" "$C"
+	for name in backup report queue; do
+		nguard "$name" 1 2 3
+	done
+	for name in backup report queue; do
+		wait_for 20 grep -q "^$name [1-3] [0-9]* tick " "$LOG" ||
+		    fail "no job of $name ran"
+	done
+	# Each job saw its own name, and a token.
+	run awk '$4 == "start" && ($1 !~ /^(backup|report|queue)$/ ||
+	    $3 !~ /^[1-9][0-9]*$/)' "$LOG"
+	assert_output ""
+	# --status -n: 0 on the holder, 1 on the others (they know it).
+	h=$(holder backup)
+	wait_for 5 elect-node -s "$ELECT_DIR/$h/state" --status -n backup \
+	    >/dev/null
+	run -0 elect-node -s "$ELECT_DIR/$h/state" --status -n backup
+	assert_output --regexp "^id=$h name=backup leader=$h role=leader token=[0-9]+ left=[0-9.]+ registrations=1\$"
+	for id in 1 2 3; do
+		[ "$id" = "$h" ] && continue
+		wait_for 5 bash -c '"$0" -s "$1" --status -n backup >/dev/null
+			[ $? = 1 ]' "$ELECT_NODE" "$ELECT_DIR/$id/state"
+		run -1 elect-node -s "$ELECT_DIR/$id/state" --status -n backup
+		assert_output --regexp "name=backup leader=$h role=follower"
+	done
+	# The plain status lists the names, and --json as an array.
+	run elect-node -s "$ELECT_DIR/$h/state" --status
+	assert_output --regexp " names=[^ ]*backup/$h/[0-9]+/"
+	run elect-node -s "$ELECT_DIR/$h/state" --status --json
+	assert_output --regexp '"names":\[\{"name":"backup","holder":'"$h"
+	# The holder of backup dies: whatever it held runs elsewhere, under a
+	# higher token.
+	held=$(for name in backup report queue; do
+		[ "$(holder "$name")" = "$h" ] && echo "$name"
+	done)
+	t0=$(awk -v h="$h" '$2 == h && $4 == "tick" { t[$1] = $3 }
+	    END { for (n in t) print n, t[n] }' "$LOG")
+	sleep 0.3
+	elect_kill "$h"
+	for name in $held; do
+		wait_for 20 bash -c 'awk -v n="$0" -v h="$1" -v t="$2" \
+		    '"'"'$1 == n && $2 != h && $4 == "tick" && $3 > t { f = 1 }
+		    END { exit !f }'"'"' "$LOG"' "$name" "$h" \
+		    "$(echo "$t0" | awk -v n="$name" '$1 == n { print $2 }')" ||
+		    fail "$name did not run elsewhere after node $h died"
+	done
+	# Its guards stopped their commands.
+	for name in $held; do
+		run cat "$ELECT_DIR/$h/job.$name.err"
+		assert_line "elect-node: the node's daemon died; stopping bash"
+	done
+	sleep 0.5
+	for name in backup report queue; do
+		run one_at_a_time "$name"
+		assert_success
+	done
+	elect_stop_all
+	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
+	    "$ELECT_DIR"/*/task.*.trace >"$ELECT_DIR/merged.trace"
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
+}
