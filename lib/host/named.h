@@ -82,11 +82,8 @@
 #include "host/names.h"
 #include "net/wire.h"
 
-/* Bounds of one step's output: sends go out HNL_SENDS at most, a full
- * output waking again at once for the rest. */
-#define HNL_SENDS	64	/* datagrams */
-#define HNL_ACTS	512	/* actions */
-#define HNL_TEXT	32768	/* bytes of trace and log text */
+/* A trace or log line's bytes, the most. */
+#define HNL_LINE	256
 
 /* A round's header before its entries (names.h's batch layout):
  *	off  len  field
@@ -94,8 +91,17 @@
  *	  1    8  ctr	the round, counted per life of its sender
  *	  9    8  REQ: delta asked; OK: sid
  * Entry kinds beyond names.h's: HNB_FREE (Request), HNB_GRANT (token:
- * K_q), HNB_DENY (body: holder 2, left 8), HNB_ACK (token: T),
- * HNB_FREED (Oks). */
+ * K_q + 1), HNB_DENY (body: holder 2, left 8, established 1), HNB_ACK
+ * (token: T), HNB_FREED, HNB_VACANT (Oks).
+ *
+ * Contention and waiting.  Two hosts that bid for X at once may split
+ * the grantors.  A DENY says whether the holder's token was
+ * acknowledged there: a bidder gives up to an established holder, or to
+ * one of higher weight (names.h), and else asks again each round, so
+ * that the heavier bidder wins.  A grantor remembers whom it denied X
+ * and tells them, in its Ok to their next round, once X is free there
+ * (HNB_VACANT): a host waits for a name at no cost per round, and bids
+ * when its holder releases it, dies (its Dead) or is no longer live. */
 #define HNL_REQ		1
 #define HNL_OK		2
 #define HNL_HDR		17
@@ -120,6 +126,7 @@ struct hnl_peer {
 	uint64_t	 sid;		/* its session here, 0: none yet */
 	int64_t		 f;		/* F_q(p) */
 	size_t		 owned;		/* names granted to it */
+	size_t		 news;		/* names to tell it are free */
 	/* What it is to us as a grantor. */
 	uint64_t	 tinc, tsid;	/* its life and session with us */
 	int64_t		 until;		/* trusted: Start + (1 - rho) delta */
@@ -137,10 +144,16 @@ struct hnl_name {
 	uint64_t	 tok;		/* proposed, then established */
 	uint64_t	 kmax;		/* the largest K_q(X) granted */
 	int64_t		 e;		/* E(X) while leading */
+	uint64_t	 mv;		/* moved in settle() number mv */
+	uint64_t	 since;		/* the first round of its bid */
 	unsigned	 hint;		/* the holder a DENY named */
 	int64_t		 left;		/* ... its session left there */
 	uint64_t	*g, *ack, *fr;	/* bits by member index: granted,
 					 * acknowledged T, to free at */
+	/* Grantor: the members denied it (told when it is free), those
+	 * to tell, and whether the owner's token was acknowledged. */
+	uint64_t	*wt, *nw;
+	int		 est;
 };
 
 enum { HNL_IDLE, HNL_WANT, HNL_PROPOSE, HNL_LEAD, HNL_FREE };
@@ -157,6 +170,9 @@ struct hnl {
 	struct hnames	 reg;
 	struct hnl_name	*nm;		/* c.names.max */
 	uint64_t	*bits;		/* backing g, ack, fr */
+	int64_t		*scratch;	/* n, for deadline() */
+	uint64_t	 sids;		/* sessions begun in this life */
+	uint64_t	 gen;		/* settle()s */
 	int64_t		 quiet;		/* grants nothing before */
 	int		 wedged;	/* grants nothing more */
 	/* Our rounds. */
@@ -165,6 +181,10 @@ struct hnl {
 	int64_t		 next;		/* the next round due, -1: none */
 	int		 urgent;	/* something new to say */
 	uint64_t	*okd;		/* members that answered the newest */
+	uint64_t	*live;		/* members live, as far as we know */
+	size_t		 cont;		/* the round goes on from member cont
+					 * in our order, 0: it is sent */
+	size_t		 sendcap;	/* datagrams a round may take */
 	int64_t		 sample;	/* last clock line */
 	int64_t		 refresh;	/* the registry's busy, last fed */
 	int64_t		 rwake;		/* the registry's wake */
@@ -215,13 +235,17 @@ struct hnl_action {
 	char		 name[HNAMES_LEN + 1];
 };
 
+/* One step's output, sized by hnl_out_init() for the most any step of
+ * its core makes: a line for every name, a round's datagrams for every
+ * name to every member; a step that would make more leaves the rest to
+ * the next, at once. */
 struct hnl_out {
-	struct hnl_action v[HNL_ACTS];
-	size_t		 n;
-	uint8_t		 buf[HNL_SENDS][WIRE_PAYLOAD_MAX];
-	size_t		 nsent;
-	char		 text[HNL_TEXT];
-	size_t		 tlen;
+	struct hnl_action *v;
+	size_t		 n, cap;
+	uint8_t		(*buf)[WIRE_PAYLOAD_MAX];
+	size_t		 nsent, sendcap;
+	char		*text;
+	size_t		 tlen, textcap;
 	int64_t		 wake;		/* a tick is due then, or -1 */
 };
 
@@ -240,6 +264,9 @@ struct hnl_status {
 /* 0, or -1 out of memory or a bad configuration. */
 int	hnl_init(struct hnl *, const struct hnl_conf *, int64_t now);
 void	hnl_free(struct hnl *);
+/* 0, or -1 out of memory. */
+int	hnl_out_init(struct hnl_out *, const struct hnl *);
+void	hnl_out_free(struct hnl_out *);
 void	hnl_step(struct hnl *, const struct hnl_input *, struct hnl_out *);
 void	hnl_query(const struct hnl *, const char *name, size_t len,
 	    int64_t now, struct hnl_status *);

@@ -519,8 +519,8 @@ hnb_put(struct hnb_writer *w, const struct hnb_entry *e)
 	uint8_t *p;
 
 	assert(e->len >= 1 && e->len <= HNAMES_LEN);
-	assert(e->kind == HNB_HELD || e->kind == HNB_WANT);
-	assert(e->blen <= HNB_BODY_MAX && (e->kind != HNB_HELD ||
+	assert(e->kind >= HNB_HELD && e->kind < HNB_KINDS);
+	assert(e->blen <= HNB_BODY_MAX && (!HNB_TOKEN(e->kind) ||
 	    e->token != 0));
 	if (w->count > 0) {
 		while (shared < w->prevlen && shared < e->len &&
@@ -531,7 +531,7 @@ hnb_put(struct hnb_writer *w, const struct hnb_entry *e)
 		    (uint8_t)w->prev[shared] < (uint8_t)e->name[shared]));
 	}
 	rest = e->len - shared;
-	need = 3 + rest + (e->kind == HNB_HELD ? 8 : 0) + 1 + e->blen;
+	need = 3 + rest + (HNB_TOKEN(e->kind) ? 8 : 0) + 1 + e->blen;
 	if (w->count == HNB_ENTRIES_MAX || w->len + need > w->cap)
 		return -1;
 	p = w->buf + w->len;
@@ -540,7 +540,7 @@ hnb_put(struct hnb_writer *w, const struct hnb_entry *e)
 	memcpy(p, e->name + shared, rest);
 	p += rest;
 	*p++ = (uint8_t)e->kind;
-	if (e->kind == HNB_HELD)
+	if (HNB_TOKEN(e->kind))
 		for (i = 0; i < 8; i++)
 			*p++ = (uint8_t)(e->token >> (56 - 8 * i));
 	*p++ = (uint8_t)e->blen;
@@ -607,16 +607,16 @@ hnb_parse(const uint8_t *p, size_t len, struct hnb_entry *v,
 		    (uint8_t)e->name[shared] <= (uint8_t)prev[shared])
 			return *why = "names: out of order", -1;
 		e->kind = p[off++];
-		if (e->kind != HNB_HELD && e->kind != HNB_WANT)
+		if (e->kind < HNB_HELD || e->kind >= HNB_KINDS)
 			return *why = "names: bad kind", -1;
-		if (e->kind == HNB_HELD) {
+		if (HNB_TOKEN(e->kind)) {
 			if (len - off < 9)
 				return *why = "names: short", -1;
 			for (i = 0; i < 8; i++)
 				e->token = e->token << 8 | p[off + i];
 			off += 8;
 			if (e->token == 0)
-				return *why = "names: held without a token", -1;
+				return *why = "names: a token of 0", -1;
 		}
 		e->blen = p[off++];
 		if (len - off < e->blen)

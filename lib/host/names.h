@@ -91,8 +91,8 @@
  *	       1  rest      bytes that follow, >= 1
  *	    rest  bytes     of the name, [A-Za-z0-9._-], shared + rest
  *	                    <= HNAMES_LEN
- *	       1  kind      HNB_HELD or HNB_WANT
- *	       8  token     HNB_HELD only: the holder's token, > 0
+ *	       1  kind      HNB_HELD, HNB_WANT, or a kind of named.h
+ *	       8  token     HNB_TOKEN(kind) only: > 0
  *	       1  body      bytes of the name's own part that follow
  *	    body  bytes     (the lease core's, opaque here)
  *
@@ -257,8 +257,18 @@ unsigned hnames_prefer(const char *name, size_t len, const unsigned *ids,
 /* Batches: see the layout above. */
 #define HNB_VERSION	1
 #define HNB_HDR		2
-#define HNB_HELD	1
+#define HNB_HELD	1	/* token: the holder's */
 #define HNB_WANT	2
+/* The kinds of named leaderships' rounds (host/named.h). */
+#define HNB_FREE	3
+#define HNB_GRANT	4	/* token: the grantor's K for the name */
+#define HNB_DENY	5
+#define HNB_ACK		6	/* token: the one acknowledged */
+#define HNB_FREED	7
+#define HNB_VACANT	8
+#define HNB_KINDS	9
+/* The kinds that carry a token, never 0. */
+#define HNB_TOKEN(k)	((k) == HNB_HELD || (k) == HNB_GRANT || (k) == HNB_ACK)
 #define HNB_BODY_MAX	255
 /* An entry's fewest bytes: shared, rest, one byte, kind, body. */
 #define HNB_ENTRY_MIN	5
@@ -268,7 +278,7 @@ struct hnb_entry {
 	char		 name[HNAMES_LEN + 1];
 	size_t		 len;
 	int		 kind;
-	uint64_t	 token;		/* HNB_HELD */
+	uint64_t	 token;		/* HNB_TOKEN(kind) */
 	const uint8_t	*body;		/* parsed: into the payload */
 	size_t		 blen;
 };

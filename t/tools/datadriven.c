@@ -49,6 +49,7 @@
 #include "host/epoch.h"
 #include "host/fit.h"
 #include "host/lead.h"
+#include "host/named.h"
 #include "host/names.h"
 #include "host/net.h"
 #include "util/util.h"
@@ -1030,6 +1031,7 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 
 static void	net_reset(void);
 static void	names_free(void);
+static void	nm_free(void);
 
 static void
 host_reset(void)
@@ -1044,6 +1046,7 @@ host_reset(void)
 	ep_reset();
 	net_reset();
 	names_free();
+	nm_free();
 }
 
 static int
@@ -2025,12 +2028,385 @@ names_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 	return 0;
 }
 
+
+/*
+ * Named leaderships (lib/host/named.h) on hosts 1..N of one cluster,
+ * over links of one latency, every host's clock the same:
+ *	named n=N [max=K] [lat=MS] [learn=MS] [delay=MS]
+ *	named-register host=H name=X	named-release host=H name=X
+ *	named-run until=MS		named-kill host=H [dead=1]
+ *	named-restart host=H		named-link a=A b=B up=0|1
+ *	named-status
+ * A run prints every trace line but the renewals (counted) and every
+ * log line, with its time in ms and host, and ends with what it
+ * checked: no name led by two hosts at once, tokens increasing.
+ */
+#define NM_HOSTS	9
+#define NM_MSGS		65536
+
+struct nm_msg {
+	int64_t		 at;
+	unsigned	 from, to;
+	uint64_t	 inc;
+	size_t		 len;
+	uint8_t		 p[WIRE_PAYLOAD_MAX];
+};
+
+static struct hnl nm[NM_HOSTS];
+static struct hnl_out nm_o;
+static int nm_up[NM_HOSTS], nm_cut[NM_HOSTS][NM_HOSTS];
+static uint64_t nm_inc[NM_HOSTS];
+static int64_t nm_wake[NM_HOSTS], nm_now, nm_lat;
+static struct hnames_conf nm_nc;
+static size_t nm_n, nm_nmsg, nm_renews, nm_sends;
+static struct nm_msg *nm_q;
+static int nm_bad;
+
+static void
+nm_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < nm_n; i++)
+		if (nm_up[i])
+			hnl_free(&nm[i]);
+	if (nm_o.v != NULL)
+		hnl_out_free(&nm_o);
+	free(nm_q);
+	nm_q = NULL;
+	nm_n = nm_nmsg = 0;
+}
+
+static void nm_step(size_t i, struct hnl_input *in, char *out, size_t len);
+
+static void
+nm_boot(size_t i, int64_t now)
+{
+	struct hnl_conf c;
+	unsigned ids[NM_HOSTS];
+	size_t j;
+
+	for (j = 0; j < nm_n; j++)
+		ids[j] = (unsigned)j + 1;
+	memset(&c, 0, sizeof(c));
+	c.self = (unsigned)i + 1;
+	c.inc = ++nm_inc[i];
+	c.ids = ids;
+	c.nids = nm_n;
+	algo_timing_default(&c.timing);
+	c.names = nm_nc;
+	if (hnl_init(&nm[i], &c, now) == -1)
+		errx(2, "hnl_init");
+	if (nm_o.v == NULL && hnl_out_init(&nm_o, &nm[i]) == -1)
+		err(2, NULL);
+	nm_up[i] = 1;
+	nm_wake[i] = now;
+}
+
+/* No name led by two hosts at once. */
+static void
+nm_check(char *out, size_t len)
+{
+	const struct hname *h;
+	struct hnl_status st;
+	size_t i, j, leaders;
+
+	for (i = 0; i < nm_n; i++) {
+		if (!nm_up[i])
+			continue;
+		for (h = hnames_next(&nm[i].reg, NULL); h != NULL;
+		    h = hnames_next(&nm[i].reg, h)) {
+			hnl_query(&nm[i], h->s, h->len, nm_now, &st);
+			if (!st.leader)
+				continue;
+			leaders = 1;
+			for (j = 0; j < nm_n; j++) {
+				struct hnl_status o;
+
+				if (j == i || !nm_up[j])
+					continue;
+				hnl_query(&nm[j], h->s, h->len, nm_now, &o);
+				leaders += o.leader;
+			}
+			if (leaders > 1 && !nm_bad) {
+				say(out, len, "%" PRId64 " VIOLATION: %s led "
+				    "by %zu hosts\n", nm_now / MS, h->s,
+				    leaders);
+				nm_bad = 1;
+			}
+		}
+	}
+}
+
+static void
+nm_acts(size_t i, char *out, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < nm_o.n; k++) {
+		const struct hnl_action *a = &nm_o.v[k];
+
+		switch (a->type) {
+		case HNL_SEND:
+			if (nm_nmsg == NM_MSGS)
+				errx(2, "named: too many messages");
+			nm_q[nm_nmsg].at = nm_now + nm_lat;
+			nm_q[nm_nmsg].from = (unsigned)i + 1;
+			nm_q[nm_nmsg].to = a->id;
+			nm_q[nm_nmsg].inc = nm_inc[i];
+			nm_q[nm_nmsg].len = a->len;
+			memcpy(nm_q[nm_nmsg].p, a->payload, a->len);
+			nm_nmsg++;
+			nm_sends++;
+			break;
+		case HNL_TRACE:
+			if (strncmp(a->text, "renew ", 6) == 0 ||
+			    strncmp(a->text, "clock ", 6) == 0) {
+				nm_renews++;
+				break;
+			}
+			say(out, len, "%" PRId64 " %zu %s\n", nm_now / MS, i + 1,
+			    a->text);
+			break;
+		case HNL_LOG:
+		case HNL_REFUSE:
+			say(out, len, "%" PRId64 " %zu %s: %s\n", nm_now / MS,
+			    i + 1, a->type == HNL_LOG ? "log" : "refuse",
+			    a->text);
+			break;
+		case HNL_DROP:
+			say(out, len, "%" PRId64 " %zu drop: %s\n", nm_now / MS,
+			    i + 1, a->why);
+			break;
+		case HNL_SAVE:
+			say(out, len, "%" PRId64 " %zu save floor=%" PRIu64 "\n",
+			    nm_now / MS, i + 1, a->floor);
+			break;
+		case HNL_STATUS:
+			break;
+		}
+	}
+	nm_wake[i] = nm_o.wake;
+}
+
+static void
+nm_step(size_t i, struct hnl_input *in, char *out, size_t len)
+{
+	in->now = nm_now;
+	hnl_step(&nm[i], in, &nm_o);
+	nm_acts(i, out, len);
+}
+
+static void
+nm_run(int64_t until, char *out, size_t len)
+{
+	struct hnl_input in;
+	size_t i, k, best;
+	int64_t t;
+
+	for (;;) {
+		t = INT64_MAX;
+		best = SIZE_MAX;
+		for (k = 0; k < nm_nmsg; k++)
+			if (nm_q[k].at < t) {
+				t = nm_q[k].at;
+				best = k;
+			}
+		for (i = 0; i < nm_n; i++)
+			if (nm_up[i] && nm_wake[i] != -1 && nm_wake[i] < t) {
+				t = nm_wake[i];
+				best = SIZE_MAX - 1 - i;
+			}
+		if (t > until || best == SIZE_MAX)
+			break;
+		if (t > nm_now)
+			nm_now = t;
+		memset(&in, 0, sizeof(in));
+		if (best < nm_nmsg) {
+			struct nm_msg m = nm_q[best];
+
+			memmove(&nm_q[best], &nm_q[best + 1],
+			    (nm_nmsg - best - 1) * sizeof(*nm_q));
+			nm_nmsg--;
+			i = m.to - 1;
+			if (!nm_up[i] || nm_cut[m.from - 1][i] ||
+			    m.inc != nm_inc[m.from - 1])
+				continue;
+			in.type = HNL_IN_RECV;
+			in.id = m.from;
+			in.inc = m.inc;
+			in.p = m.p;
+			in.len = m.len;
+		} else {
+			i = SIZE_MAX - 1 - best;
+			in.type = HNL_IN_TICK;
+		}
+		nm_step(i, &in, out, len);
+		nm_check(out, len);
+	}
+	nm_now = until;
+}
+
+static void
+nm_status(char *out, size_t len)
+{
+	const struct hname *h;
+	struct hnl_status st;
+	size_t i;
+
+	for (i = 0; i < nm_n; i++) {
+		if (!nm_up[i]) {
+			say(out, len, "host %zu: down\n", i + 1);
+			continue;
+		}
+		say(out, len, "host %zu:", i + 1);
+		for (h = hnames_next(&nm[i].reg, NULL); h != NULL;
+		    h = hnames_next(&nm[i].reg, h)) {
+			hnl_query(&nm[i], h->s, h->len, nm_now, &st);
+			if (st.leader)
+				say(out, len, " %s=leads,token=%" PRIu64, h->s,
+				    st.token);
+			else if (st.holder != 0)
+				say(out, len, " %s=%u", h->s, st.holder);
+			else
+				say(out, len, " %s=-", h->s);
+		}
+		say(out, len, "\n");
+	}
+}
+
+static int
+named_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
+{
+	struct hnl_input in;
+	long long v, h = 0;
+	size_t i;
+
+	if (strncmp(cmd, "named", 5) != 0)
+		return -1;
+	if (strcmp(cmd, "named") == 0) {
+		nm_free();
+		if (num(arg(a, n, "n"), 1, NM_HOSTS, &v) == -1)
+			return -2;
+		nm_n = (size_t)v;
+		memset(&nm_nc, 0, sizeof(nm_nc));
+		nm_nc.max = 64;
+		nm_nc.idle = 60000 * MS;
+		nm_nc.linger = 3000 * MS;
+		nm_nc.learn = 0;
+		nm_nc.delay = 5 * MS;
+		nm_nc.spread = 10;
+		nm_lat = 1 * MS;
+		if (arg(a, n, "max") != NULL) {
+			if (num(arg(a, n, "max"), 1, HNAMES_DEFAULT, &v) == -1)
+				return -2;
+			nm_nc.max = (size_t)v;
+		}
+		if (arg(a, n, "lat") != NULL) {
+			if (num(arg(a, n, "lat"), 0, 1000, &v) == -1)
+				return -2;
+			nm_lat = v * MS;
+		}
+		if (arg(a, n, "learn") != NULL) {
+			if (num(arg(a, n, "learn"), 0, 100000, &v) == -1)
+				return -2;
+			nm_nc.learn = v * MS;
+		}
+		if (arg(a, n, "delay") != NULL) {
+			if (num(arg(a, n, "delay"), 0, 100000, &v) == -1)
+				return -2;
+			nm_nc.delay = v * MS;
+		}
+		if ((nm_q = calloc(NM_MSGS, sizeof(*nm_q))) == NULL)
+			err(2, NULL);
+		memset(nm_inc, 0, sizeof(nm_inc));
+		memset(nm_cut, 0, sizeof(nm_cut));
+		nm_now = 0;
+		nm_bad = 0;
+		for (i = 0; i < nm_n; i++)
+			nm_boot(i, 0);
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (nm_n == 0)
+		return -2;
+	if (arg(a, n, "host") != NULL &&
+	    num(arg(a, n, "host"), 1, (long long)nm_n, &h) == -1)
+		return -2;
+	memset(&in, 0, sizeof(in));
+	nm_renews = nm_sends = 0;
+	if (strcmp(cmd, "named-register") == 0 ||
+	    strcmp(cmd, "named-release") == 0) {
+		if (h == 0 || arg(a, n, "name") == NULL || !nm_up[h - 1])
+			return -2;
+		in.type = cmd[6] == 'r' && cmd[8] == 'g' ? HNL_IN_REGISTER :
+		    HNL_IN_RELEASE;
+		in.name = arg(a, n, "name");
+		in.nlen = strlen(in.name);
+		nm_step((size_t)h - 1, &in, out, len);
+		return 0;
+	}
+	if (strcmp(cmd, "named-run") == 0) {
+		if (num(arg(a, n, "until"), 0, INT32_MAX, &v) == -1 ||
+		    v * MS < nm_now)
+			return -2;
+		nm_run(v * MS, out, len);
+		say(out, len, "%" PRId64 ": %zu datagrams, %zu renew and "
+		    "clock lines%s\n", nm_now / MS, nm_sends, nm_renews,
+		    nm_bad ? "" : ", no name led twice");
+		return 0;
+	}
+	if (strcmp(cmd, "named-kill") == 0) {
+		if (h == 0 || !nm_up[h - 1])
+			return -2;
+		hnl_free(&nm[h - 1]);
+		nm_up[h - 1] = 0;
+		if (arg(a, n, "dead") != NULL && strcmp(arg(a, n, "dead"),
+		    "1") == 0)
+			for (i = 0; i < nm_n; i++) {
+				if (!nm_up[i])
+					continue;
+				memset(&in, 0, sizeof(in));
+				in.type = HNL_IN_DEAD;
+				in.id = (unsigned)h;
+				in.inc = nm_inc[h - 1] + 1;
+				nm_step(i, &in, out, len);
+			}
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "named-restart") == 0) {
+		if (h == 0 || nm_up[h - 1])
+			return -2;
+		nm_boot((size_t)h - 1, nm_now);
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "named-link") == 0) {
+		long long x, y;
+
+		if (num(arg(a, n, "a"), 1, (long long)nm_n, &x) == -1 ||
+		    num(arg(a, n, "b"), 1, (long long)nm_n, &y) == -1 ||
+		    num(arg(a, n, "up"), 0, 1, &v) == -1)
+			return -2;
+		nm_cut[x - 1][y - 1] = nm_cut[y - 1][x - 1] = !v;
+		say(out, len, "ok\n");
+		return 0;
+	}
+	if (strcmp(cmd, "named-status") == 0) {
+		nm_status(out, len);
+		return 0;
+	}
+	return -2;
+}
+
 static int
 host_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 {
 	/* The host's cores, each its own commands; fit.h's follow. */
 	static int (*const runs[])(const char *, struct kv *, int, char *,
-	    size_t) = { ep_run, net_run, acc_run, lead_run, names_run };
+	    size_t) = { ep_run, net_run, acc_run, lead_run, names_run,
+	    named_run };
 	long long id, at = 0, now, q;
 	enum sess_misfit m;
 	int64_t wake;
