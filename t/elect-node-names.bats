@@ -135,7 +135,7 @@ one_at_a_time() {
 	# The holder of backup dies: whatever it held runs elsewhere, under a
 	# higher token.
 	held=$(for name in backup report queue; do
-		[ "$(holder "$name")" = "$h" ] && echo "$name"
+		if [ "$(holder "$name")" = "$h" ]; then echo "$name"; fi
 	done)
 	t0=$(awk -v h="$h" '$2 == h && $4 == "tick" { t[$1] = $3 }
 	    END { for (n in t) print n, t[n] }' "$LOG")

@@ -131,19 +131,15 @@ struct nlead {
 	struct lead	 lead;
 };
 
-#define NAMED_LOOP	4	/* rounds to self not yet taken */
-
-/* Named leaderships (named.c): lib/host/named's core, what it sends to
- * this host itself, and the leads of the names registered here, one per
- * control client at most (NAMED_LEADS). */
+/* Named leaderships (named.c): lib/host/named's core and the leads of
+ * the names registered here, one per control client at most
+ * (NAMED_LEADS). */
 #define NAMED_LEADS	CONTROL_CLIENTS_MAX
 struct named {
 	struct hnl	 h;
-	struct hnl_out	*out;
+	struct hnl_out	 out;
 	int		 on;
 	algo_time	 wake;		/* a tick is due then, or -1 */
-	uint8_t		 loop[NAMED_LOOP][WIRE_PAYLOAD_MAX];
-	size_t		 looplen[NAMED_LOOP], nloop;
 	int		 wedged;
 	/* A registration's refusal, said by the core in its step. */
 	char		 refused[HNAMES_WHY_MAX];

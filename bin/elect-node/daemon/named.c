@@ -2,8 +2,8 @@
  * Named leaderships: lib/host/named decides every name at once, beside
  * the default leadership's core; this file feeds it what the network,
  * the detector and the control socket say, and carries its actions out.
- * Its rounds travel as WIRE_TYPE_NAMES; its rounds to this host itself
- * are taken here, after the step that sent them.  The guarded commands
+ * Its rounds travel as WIRE_TYPE_NAMES (its rounds to this host it
+ * answers itself).  The guarded commands
  * of a name are lib/host/lead's decisions, fed the name's status
  * (task.c).
  */
@@ -20,7 +20,6 @@
 
 #define FLOOR_NAME	"names.floor"	/* the registry's floor, decimal */
 #define FLOOR_MAX	24
-#define LOOP_TURNS	16	/* rounds to self taken after one input */
 /* Forgotten once idle this long, at the least (names.h, idle). */
 #define NAMES_IDLE	(60 * ALGO_S)
 
@@ -121,8 +120,7 @@ named_open(struct node *nd)
 	unsigned *ids;
 	size_t i;
 
-	if ((ids = calloc(nd->cluster.n, sizeof(*ids))) == NULL ||
-	    (nm->out = malloc(sizeof(*nm->out))) == NULL)
+	if ((ids = calloc(nd->cluster.n, sizeof(*ids))) == NULL)
 		err(1, NULL);
 	for (i = 0; i < nd->cluster.n; i++)
 		ids[i] = nd->cluster.nodes[i].id;
@@ -137,6 +135,8 @@ named_open(struct node *nd)
 	if (hnl_init(&nm->h, &c, mono_now()) == -1)
 		errx(1, "named leaderships: %zu names: out of memory, or a "
 		    "timing they cannot run under", c.names.max);
+	if (hnl_out_init(&nm->out, &nm->h) == -1)
+		err(1, NULL);
 	free(ids);
 	nm->on = 1;
 	nm->wake = -1;
@@ -148,9 +148,8 @@ named_close(struct node *nd)
 {
 	if (!nd->names.on)
 		return;
+	hnl_out_free(&nd->names.out);
 	hnl_free(&nd->names.h);
-	free(nd->names.out);
-	nd->names.out = NULL;
 	nd->names.on = 0;
 }
 
@@ -162,24 +161,13 @@ carry(struct node *nd)
 	const struct hnl_action *a;
 	size_t i;
 
-	for (i = 0; i < nm->out->n && nd->quit != QUIT_ERROR; i++) {
-		a = &nm->out->v[i];
+	for (i = 0; i < nm->out.n && nd->quit != QUIT_ERROR; i++) {
+		a = &nm->out.v[i];
 		switch (a->type) {
 		case HNL_SEND:
-			if (a->id != nd->self->id) {
-				/* UDP may lose it; the core expects that. */
-				net_send_wire(nd, a->id, WIRE_TYPE_NAMES,
-				    a->payload, a->len);
-				break;
-			}
-			/* Taken once this step is carried out: a loss,
-			 * as the network's, past NAMED_LOOP. */
-			if (nm->nloop < NAMED_LOOP && a->len <=
-			    sizeof(nm->loop[0])) {
-				memcpy(nm->loop[nm->nloop], a->payload,
-				    a->len);
-				nm->looplen[nm->nloop++] = a->len;
-			}
+			/* UDP may lose it; the core expects that. */
+			net_send_wire(nd, a->id, WIRE_TYPE_NAMES, a->payload,
+			    a->len);
 			break;
 		case HNL_TRACE:
 			node_trace(nd, "%s", a->text);
@@ -202,43 +190,20 @@ carry(struct node *nd)
 			break;
 		}
 	}
-	nm->wake = nm->out->wake;
+	nm->wake = nm->out.wake;
 }
 
-/* Input IN now, its actions carried out, and the rounds it sent to this
- * host taken, a bounded number of turns. */
+/* Input IN now, its actions carried out. */
 static void
 feed(struct node *nd, struct hnl_input *in)
 {
 	struct named *nm = &nd->names;
-	struct hnl_input self;
-	uint8_t p[WIRE_PAYLOAD_MAX];
-	size_t len, turns;
 
 	if (!nm->on)
 		return;
 	in->now = node_input(nd);
-	hnl_step(&nm->h, in, nm->out);
+	hnl_step(&nm->h, in, &nm->out);
 	carry(nd);
-	for (turns = 0; turns < LOOP_TURNS && nm->nloop > 0 &&
-	    nd->quit != QUIT_ERROR; turns++) {
-		len = nm->looplen[0];
-		memcpy(p, nm->loop[0], len);
-		memmove(nm->loop, nm->loop[1], (nm->nloop - 1) *
-		    sizeof(nm->loop[0]));
-		memmove(nm->looplen, nm->looplen + 1, (nm->nloop - 1) *
-		    sizeof(nm->looplen[0]));
-		nm->nloop--;
-		memset(&self, 0, sizeof(self));
-		self.type = HNL_IN_RECV;
-		self.now = node_input(nd);
-		self.id = nd->self->id;
-		self.inc = nd->inc;
-		self.p = p;
-		self.len = len;
-		hnl_step(&nm->h, &self, nm->out);
-		carry(nd);
-	}
 	node_input_done(nd);
 }
 
