@@ -30,6 +30,8 @@
  * then (slowloris) keep its connection for ever. */
 #define HTTP_DEADLINE	(3000 * ALGO_MS)
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+#define MX_NAMES_MAX	(8 * 1024)	/* named leaderships' series */
+#define MX_TEXT_MAX	(METRICS_TEXT_MAX + MX_NAMES_MAX)
 
 void
 mx_step(struct node *nd, algo_time now)
@@ -65,19 +67,98 @@ peers_now(struct node *nd)
 	nd->metrics.peers_up = up;
 }
 
+static void
+counter(struct sbuf *o, const char *name, const char *help, uint64_t v)
+{
+	sbuf_put(o, "# HELP elect_%s %s\n# TYPE elect_%s %s\nelect_%s %llu\n",
+	    name, help, name, strstr(name, "_total") != NULL ? "counter" :
+	    "gauge", name, (unsigned long long)v);
+}
+
+/*
+ * Named leaderships: the registry's and the core's counts, and for each
+ * name held or registered here whether this node holds it and its token
+ * (label name), as many as fit; elect_names_unlisted counts the rest.
+ */
+static void
+names_render(const struct node *nd, algo_time now, struct sbuf *o)
+{
+	const struct hnames_counts *r = &nd->names.h.reg.n;
+	const struct hnl_counts *c = &nd->names.h.cnt;
+	const struct hname *h = NULL;
+	struct hnl_status q;
+	size_t n, start = o->n, unlisted = 0;
+
+	counter(o, "names", "Named leaderships this node knows.", r->known);
+	counter(o, "names_held", "Named leaderships this node holds.",
+	    r->held);
+	counter(o, "names_waiting", "Named leaderships wanted here, held "
+	    "elsewhere or by none.", r->waiting);
+	counter(o, "names_created_total", "Names created here.", r->created);
+	counter(o, "names_forgotten_total", "Names forgotten, idle.",
+	    r->forgotten);
+	counter(o, "names_refused_total", "Names refused (malformed, or "
+	    "beyond --names-max).", r->refused);
+	counter(o, "names_rounds_total", "Rounds sent for every name at "
+	    "once.", c->rounds);
+	counter(o, "names_oks_total", "Answers to this node's rounds.",
+	    c->oks);
+	counter(o, "names_grants_total", "Names granted by this node.",
+	    c->grants);
+	counter(o, "names_denies_total", "Names denied by this node.",
+	    c->denies);
+	counter(o, "names_frees_total", "Names freed at this node.", c->frees);
+	counter(o, "names_leads_total", "Named leaderships this node came "
+	    "to hold.", c->leads);
+	counter(o, "names_lost_total", "Named leaderships this node lost "
+	    "before releasing them.", c->lost);
+	sbuf_put(o, "# HELP elect_name_leader 1 while this node holds the "
+	    "named leadership.\n# TYPE elect_name_leader gauge\n"
+	    "# HELP elect_name_token Its fencing token while held here.\n"
+	    "# TYPE elect_name_token gauge\n");
+	while ((h = hnames_next(&nd->names.h.reg, h)) != NULL) {
+		hnl_query(&nd->names.h, h->s, h->len, now, &q);
+		if (!q.leader && q.regs == 0)
+			continue;
+		n = o->n;
+		sbuf_put(o, "elect_name_leader{name=\"%s\"} %d\n"
+		    "elect_name_token{name=\"%s\"} %llu\n", h->s, q.leader,
+		    h->s, (unsigned long long)(q.leader ? q.token : 0));
+		/* Room kept for the last counter. */
+		if (o->cut || o->n - start > MX_NAMES_MAX - 256) {
+			/* Back to the last whole name. */
+			o->n = n;
+			o->cut = 0;
+			o->p[n] = '\0';
+			unlisted++;
+		}
+	}
+	counter(o, "names_unlisted", "Names held or registered here left "
+	    "out of elect_name_leader for room.", unlisted);
+}
+
 static int
 render(struct node *nd, char *buf, size_t len)
 {
+	algo_time now = mono_now();
+	struct sbuf o;
+	int n;
+
 	peers_now(nd);
 	nd->metrics.trace_lost = nd->tw != NULL ? tw_lost(nd->tw) : 0;
-	return metrics_render(&nd->metrics, mono_now(), buf, len);
+	if ((n = metrics_render(&nd->metrics, now, buf, len)) < 0 ||
+	    !nd->names.on)
+		return n;
+	o = (struct sbuf){ buf, len, (size_t)n, 0 };
+	names_render(nd, now, &o);
+	return o.cut ? -1 : (int)o.n;
 }
 
 static void
 write_file(struct node *nd)
 {
 	const char *path = nd->opts->metrics_file;
-	char buf[METRICS_TEXT_MAX], tmp[PATH_MAX];
+	char buf[MX_TEXT_MAX], tmp[PATH_MAX];
 	int fd, n, ok = 0;
 
 	if ((n = render(nd, buf, sizeof(buf))) < 0)
@@ -179,7 +260,7 @@ answer(void *arg, struct MHD_Connection *conn, const char *url,
 	struct node *nd = arg;
 	struct MHD_Response *r;
 	struct mx_conn *c;
-	char buf[METRICS_TEXT_MAX];
+	char buf[MX_TEXT_MAX];
 	enum MHD_Result rc;
 	int n, code = MHD_HTTP_OK;
 
