@@ -129,6 +129,7 @@ struct nlead {
 	char		 name[HNAMES_LEN + 1];
 	size_t		 len;
 	struct lead	 lead;
+	unsigned	 logged;	/* commands running, as last logged */
 };
 
 /* Named leaderships (named.c): lib/host/named's core and the leads of

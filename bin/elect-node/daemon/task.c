@@ -197,6 +197,16 @@ lead_feed(struct node *nd, struct nlead *nl, struct lead_input *in,
 	in->ending = reconf_ending(nd);
 	lead_step(l, in, &o);
 	lead_run(nd, nl, &o);
+	/* A name's commands in the log as the default one's (events.c). */
+	if (nl != NULL && l->n.running > nl->logged)
+		log_info("task-start node=%u token=%llu tasks=%u name=%s",
+		    nd->self->id, (unsigned long long)in->st.token,
+		    l->n.running, nl->name);
+	else if (nl != NULL && l->n.running < nl->logged)
+		log_info("task-end node=%u tasks=%u name=%s", nd->self->id,
+		    l->n.running, nl->name);
+	if (nl != NULL)
+		nl->logged = l->n.running;
 	return o.wake == -1 ? -1 : o.wake > now ? o.wake - now : 0;
 }
 
@@ -272,6 +282,7 @@ nlead_get(struct node *nd, const char *name, size_t len)
 	nl->name[len] = '\0';
 	nl->len = len;
 	nl->used = 1;
+	nl->logged = 0;
 	in.vetoed = nd->lead.vetoed;
 	in.live = nd->lead.n.mismatch;
 	lead_feed(nd, nl, &in, mono_now());
