@@ -141,12 +141,44 @@ keys_field(const struct node *nd, char *buf, size_t len)
 		strlcat(buf, "-", len);
 }
 
+/* A name as the status shows it: its holder as far as this node knows
+ * (this node while it holds it, none under a veto), its token and the
+ * seconds left while held here ("-" otherwise), its registrations. */
+struct named_view {
+	int		 leader;
+	char		 ldr[8], tok[24], left[24];
+	unsigned	 regs;
+};
+
+static void
+named_view(const struct node *nd, const char *name, size_t len,
+    algo_time now, struct named_view *v)
+{
+	struct algo_status st;
+	struct hnl_status q;
+
+	memset(&q, 0, sizeof(q));
+	if (nd->names.on)
+		hnl_query(&nd->names.h, name, len, now, &q);
+	named_status(nd, name, len, now, &st);
+	lead_status(&nd->lead, &st);
+	v->leader = st.leader;
+	id_str(st.leader ? nd->self->id : nd->lead.vetoed ? 0 : q.holder,
+	    v->ldr, sizeof(v->ldr));
+	snprintf(v->tok, sizeof(v->tok), st.leader && st.token ? "%llu" :
+	    "-", (unsigned long long)st.token);
+	if (st.leader && st.until > now)
+		snprintf(v->left, sizeof(v->left), "%.3f",
+		    (double)(st.until - now) / 1e9);
+	else
+		strlcpy(v->left, "-", sizeof(v->left));
+	v->regs = q.regs;
+}
+
 /*
  * names=NAME/HOLDER/TOKEN/LEFT/REGISTRATIONS,...: the names known here,
- * in order, who holds each as far as this node knows ("-": none), its
- * token and seconds left while this node holds it, and its guarded
- * commands registered here; as many as fit in NAMES_ROOM, names_cut=N
- * for the rest.  Nothing while no name is known.
+ * in order, as named_view() shows them; as many as fit in NAMES_ROOM,
+ * names_cut=N for the rest.  Nothing while no name is known.
  */
 #define NAMES_ROOM	320
 
@@ -154,8 +186,8 @@ static void
 names_field(const struct node *nd, algo_time now, char *buf, size_t len)
 {
 	const struct hname *h = NULL;
-	struct hnl_status q;
-	char one[HNAMES_LEN + 64], who[8], tok[24], left[24];
+	struct named_view v;
+	char one[HNAMES_LEN + 64];
 	size_t n = 0, cut = 0;
 	int w;
 
@@ -164,19 +196,9 @@ names_field(const struct node *nd, algo_time now, char *buf, size_t len)
 		return;
 	strlcpy(buf, " names=", len);
 	while ((h = hnames_next(&nd->names.h.reg, h)) != NULL) {
-		hnl_query(&nd->names.h, h->s, h->len, now, &q);
-		if (!q.leader)
-			q.token = 0;
-		snprintf(tok, sizeof(tok), q.token ? "%llu" : "-",
-		    (unsigned long long)q.token);
-		if (q.leader && q.until > now)
-			snprintf(left, sizeof(left), "%.3f",
-			    (double)(q.until - now) / 1e9);
-		else
-			strlcpy(left, "-", sizeof(left));
+		named_view(nd, h->s, h->len, now, &v);
 		w = snprintf(one, sizeof(one), "%s%s/%s/%s/%s/%u", n ? "," :
-		    "", h->s, id_str(q.leader ? nd->self->id : q.holder, who,
-		    sizeof(who)), tok, left, q.regs);
+		    "", h->s, v.ldr, v.tok, v.left, v.regs);
 		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= NAMES_ROOM) {
 			cut++;
 			continue;
@@ -192,36 +214,20 @@ names_field(const struct node *nd, algo_time now, char *buf, size_t len)
 
 /*
  * status name=NAME: "ok id=ID name=NAME leader=ID|- role=ROLE token=T|-
- * left=SECONDS|- registrations=N": who holds it as far as this node
- * knows, and whether this node does, as the default status says it.
+ * left=SECONDS|- registrations=N", as named_view() shows it, the role
+ * as the default status says it.
  */
-static int
+static void
 reply_named_status(struct node *nd, struct control_client *c,
     const char *name, size_t len, algo_time now)
 {
-	struct algo_status st;
-	struct hnl_status q;
-	char who[8], tok[24], left[24];
-	unsigned ldr;
+	struct named_view v;
 
-	memset(&q, 0, sizeof(q));
-	if (nd->names.on)
-		hnl_query(&nd->names.h, name, len, now, &q);
-	named_status(nd, name, len, now, &st);
-	lead_status(&nd->lead, &st);
-	ldr = st.leader ? nd->self->id : nd->lead.vetoed ? 0 : q.holder;
-	snprintf(tok, sizeof(tok), st.leader && st.token ? "%llu" : "-",
-	    (unsigned long long)st.token);
-	if (st.leader && st.until > now)
-		snprintf(left, sizeof(left), "%.3f",
-		    (double)(st.until - now) / 1e9);
-	else
-		strlcpy(left, "-", sizeof(left));
+	named_view(nd, name, len, now, &v);
 	control_reply(c, "ok id=%u name=%s leader=%s role=%s token=%s "
-	    "left=%s registrations=%u", nd->self->id, name,
-	    id_str(ldr, who, sizeof(who)), st.leader ? "leader" :
-	    ldr != 0 ? "follower" : "none", tok, left, q.regs);
-	return st.leader;
+	    "left=%s registrations=%u", nd->self->id, name, v.ldr,
+	    v.leader ? "leader" : strcmp(v.ldr, "-") != 0 ? "follower" :
+	    "none", v.tok, v.left, v.regs);
 }
 
 /* "ok" and the status fields; returns whether this node leads. */

@@ -143,6 +143,30 @@ named_open(struct node *nd)
 	named_members(nd);
 }
 
+/*
+ * A new epoch's core (reconf.c): named leaderships anew over its
+ * members, in this life, every name still asked for here registered
+ * again.  Dropping the old names' tokens is safe: tokens of a later
+ * epoch lie above every token of an earlier one (hnl_conf.epoch).
+ */
+void
+named_swap(struct node *nd)
+{
+	const struct nlead *nl;
+	size_t i;
+
+	named_close(nd);
+	nd->names.wedged = 0;
+	named_open(nd);
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (nd->names.of[i] != 0) {
+			nl = &nd->names.lead[nd->names.of[i] - 1];
+			if (named_register(nd, nl->name, nl->len) == -1)
+				log_warnx("name %s: %s", nl->name,
+				    nd->names.refused);
+		}
+}
+
 void
 named_close(struct node *nd)
 {

@@ -182,6 +182,7 @@ swap(struct node *nd)
 	core_boot(nd);
 	core_boot_line(nd);
 	core_start(nd);
+	named_swap(nd);
 	log_info("epoch-moved node=%u epoch=%u inc=%llu", nd->self->id,
 	    nd->cluster.epoch, (unsigned long long)nd->inc);
 }

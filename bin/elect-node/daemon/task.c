@@ -561,31 +561,39 @@ cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	control_reply(c, "ok");
 }
 
-/* Guarded commands that may still run: answered that they may start,
- * not SIGKILLed, still connected; of every leadership. */
+/* Every leadership's guarded commands: running (answered that they may
+ * start, not SIGKILLed, still connected) and waiting (registered, not
+ * yet answered). */
+static void
+counts(const struct node *nd, unsigned *running, unsigned *waiting)
+{
+	size_t k;
+
+	*running = nd->lead.n.running;
+	*waiting = nd->lead.n.waiting;
+	for (k = 0; k < NAMED_LEADS; k++)
+		if (nd->names.lead[k].used) {
+			*running += nd->names.lead[k].lead.n.running;
+			*waiting += nd->names.lead[k].lead.n.waiting;
+		}
+}
+
 int
 tasks_running(const struct node *nd)
 {
-	unsigned n = nd->lead.n.running;
-	size_t k;
+	unsigned r, w;
 
-	for (k = 0; k < NAMED_LEADS; k++)
-		if (nd->names.lead[k].used)
-			n += nd->names.lead[k].lead.n.running;
-	return (int)n;
+	counts(nd, &r, &w);
+	return (int)r;
 }
 
-/* Guarded commands registered, not yet answered (--wait: not leading). */
 int
 tasks_waiting(const struct node *nd)
 {
-	unsigned n = nd->lead.n.waiting;
-	size_t k;
+	unsigned r, w;
 
-	for (k = 0; k < NAMED_LEADS; k++)
-		if (nd->names.lead[k].used)
-			n += nd->names.lead[k].lead.n.waiting;
-	return (int)n;
+	counts(nd, &r, &w);
+	return (int)w;
 }
 
 /* Running commands: stop (their clients wait on until they are gone). */
