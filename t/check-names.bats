@@ -289,6 +289,32 @@ setup() {
 	assert_output "$BATS_TEST_TMPDIR/wedged.trace:4: epochs: node 1 renews a lease in epoch 0 after it wedged"
 }
 
+@test "elect-trace: a holder's renew name=* extends each name it holds; merge takes the lines" {
+	run -0 elect-trace stats renew.trace
+	# the leaderships of 0.102 run out at 0.38, as the rounds moved them
+	assert_line --regexp '^2 +0\.380000 +- +lease +expire:3 +- +3 +0  name=A$'
+	assert_line --regexp '^2 +0\.380000 +- +lease +expire:2 +- +3 +0  name=B$'
+	assert_line --regexp '^A +1 +0\.278000 +0$'
+	assert_line --regexp '^B +1 +0\.278000 +0$'
+	assert_line --regexp '^- +0 +0\.000000 +0$'
+	run -0 elect-trace timeline renew.trace
+	assert_line --regexp '^  0\.302000 \.  +renew +\.  +3 +2$'
+	run -0 elect-trace timeline --format svg renew.trace
+	assert_line --partial '<rect class="held" x="441.5" y="160.0" width="728.5" height="10"><title>A: node 3</title></rect>'
+	assert_line --partial '<rect class="held" x="441.5" y="182.0" width="728.5" height="10"><title>B: node 2</title></rect>'
+	# each node's lines in a file of their own, merged back
+	for n in 1 2 3; do
+		grep "^[0-9.]* $n " renew.trace >"$BATS_TEST_TMPDIR/$n.trace"
+	done
+	run -0 elect-trace merge -o "$BATS_TEST_TMPDIR/merged.trace" \
+	    "$BATS_TEST_TMPDIR/1.trace" "$BATS_TEST_TMPDIR/2.trace" \
+	    "$BATS_TEST_TMPDIR/3.trace"
+	assert_equal "$(sort "$BATS_TEST_TMPDIR/merged.trace")" \
+	    "$(grep -v '^#' renew.trace | sort)"
+	check "$BATS_TEST_TMPDIR/merged.trace"
+	assert_success
+}
+
 @test "a name first met in mid-trace knows what the hosts' lines said before it: a veto" {
 	check vetoed-late.trace
 	assert_success
