@@ -399,6 +399,7 @@ int	net_send_wire(struct node *, unsigned id, uint8_t type,
 void	named_open(struct node *);
 void	named_close(struct node *);
 void	named_swap(struct node *);
+void	named_leave(struct node *);
 void	named_recv(struct node *, unsigned id, uint64_t inc,
 	    const uint8_t *p, size_t len);
 void	named_dead(struct node *, unsigned id, uint64_t inc);

@@ -167,6 +167,22 @@ named_swap(struct node *nd)
 		}
 }
 
+/* The node leaves, releasing what it holds: every name still registered
+ * here is freed at its grantors now, as the default core's Release
+ * (its commands are dead or SIGKILLed, lib/host/lead). */
+void
+named_leave(struct node *nd)
+{
+	const struct nlead *nl;
+	size_t i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (nd->names.of[i] != 0) {
+			nl = &nd->names.lead[nd->names.of[i] - 1];
+			named_release(nd, nl->name, nl->len);
+		}
+}
+
 void
 named_close(struct node *nd)
 {

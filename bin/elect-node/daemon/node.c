@@ -439,8 +439,12 @@ static void
 teardown(struct node *nd)
 {
 	notify_stopping(nd);
-	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease)
+	if ((nd->quit == QUIT_TERM || nd->quit == QUIT_INT) && !nd->norelease) {
 		core_leave(nd);
+		named_leave(nd);
+	}
+	/* Nothing of the names after the exit line, whatever ends late. */
+	named_close(nd);
 	net_flush(nd);
 	events_stop(nd, quit_why(nd->quit));
 	node_trace(nd, "exit why=%s", quit_why(nd->quit));
@@ -449,7 +453,6 @@ teardown(struct node *nd)
 	control_close(&nd->control);
 	mx_close(nd);
 	core_free(nd);
-	named_close(nd);
 	net_close(nd);
 	close(nd->sigfd);
 	pidfile_remove(nd->pidfh);
