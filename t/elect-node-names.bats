@@ -90,6 +90,20 @@ one_at_a_time() {
 	run -3 elect-node -s "$BATS_TEST_TMPDIR/none" --status -n backup.db_1
 }
 
+@test "names: a name beyond --names-max is refused with exit 2; --status -n of a name nobody asked for exits 4" {
+	C=$(mkcluster 1)
+	elect_start_cluster --insecure --names-max 1 "${TIMING[@]}" "$C"
+	nguard one 1
+	wait_for 20 grep -q "^one 1 [0-9]* tick " "$LOG"
+	run -2 elect-node -s "$ELECT_DIR/1/state" --run-if-leader -n two \
+	    --wait -- true
+	assert_output --regexp "^elect-node: .*/control: name two refused: .+"
+	run -4 elect-node -s "$ELECT_DIR/1/state" --status -n three
+	assert_output "id=1 name=three leader=- role=none token=- left=- registrations=0"
+	run -0 elect-node -s "$ELECT_DIR/1/state" --status -n one
+	assert_output --regexp "^id=1 name=one leader=1 role=leader token=[0-9]+ "
+}
+
 @test "names: --help shows -n and --names-max" {
 	run -0 elect-node --help
 	assert_output --partial "--run-if-leader [-n name]"

@@ -858,6 +858,9 @@ task_register(struct runif *r)
 	}
 	else if (strcmp(line, "err leaving") == 0)
 		feed(r, GUARD_IN_LEAVING, NULL, 0);
+	/* The name is refused (beyond --names-max): bad input. */
+	else if (strncmp(line, "err name ", 9) == 0)
+		errx(EXIT_USAGE, "%s/control: %s", r->dir, line + 4);
 	else
 		errx(EXIT_NODAEMON, "%s/control: %s", r->dir, line);
 }
