@@ -18,12 +18,12 @@
  *			the caller runs a guarded command and keeps the
  *			connection open until the command is dead, and the
  *			node releases its lease only after (lib/host/lead)
- *
- * `lease' and `task' take name=NAME last, for a named leadership (lib/
- * host/named): its reply is a lease's, with name=NAME at its end.
  *	killed WHY	on that connection: the command's group was sent
  *			SIGKILL, at its deadline or past its grace, and runs
  *			no more: the node need not wait for its end; ok
+ *
+ * `lease' and `task' take name=NAME last, for a named leadership (lib/
+ * host/named): its reply is a lease's, with name=NAME at its end.
  *
  * Edict texts travel hex-encoded, as one argument of a control line.
  * When a `task' is answered, what a `lease' says and when commands are
