@@ -2,9 +2,10 @@
 # elect-node --run-if-leader -n NAME and --status -n NAME: named
 # leaderships with real processes on 127.0.0.1.  A name is refused before
 # anything connects; three names on three nodes each run one command at
-# a time, with ELECT_NAME and the name's token; a holder's daemon killed,
-# its names' commands stop and run elsewhere under higher tokens; the
-# merged trace passes elect-check.
+# a time, with ELECT_NAME and the name's token; a holder's daemon killed
+# (its guards' Dead) or its node stopped (no Dead), its names' commands
+# stop and run elsewhere under higher tokens; the merged traces pass
+# elect-check.
 
 bats_require_minimum_version 1.5.0
 
@@ -57,6 +58,14 @@ names_up() {
 	for name in backup report queue; do
 		wait_for 20 grep -q "^$name [1-3] [0-9]* tick " "$LOG" ||
 		    fail "no job of $name ran"
+	done
+}
+
+# held_by NODE: the names whose job ran last on NODE.
+held_by() {
+	local name
+	for name in backup report queue; do
+		if [ "$(holder "$name")" = "$1" ]; then echo "$name"; fi
 	done
 }
 
@@ -178,9 +187,7 @@ one_at_a_time() {
 	assert_output --regexp '"names":\[\{"name":"backup","holder":'"$h"
 	# The holder of backup dies: whatever it held runs elsewhere, under a
 	# higher token, its guards releasing it at once (their Dead).
-	held=$(for name in backup report queue; do
-		if [ "$(holder "$name")" = "$h" ]; then echo "$name"; fi
-	done)
+	held=$(held_by "$h")
 	elect_kill "$h"
 	for name in $held; do
 		wait_for 20 moved "$name" "$h" ||
@@ -196,9 +203,7 @@ one_at_a_time() {
 	local name h held
 	names_up
 	h=$(holder backup)
-	held=$(for name in backup report queue; do
-		if [ "$(holder "$name")" = "$h" ]; then echo "$name"; fi
-	done)
+	held=$(held_by "$h")
 	elect_pause "$h"
 	for name in $held; do
 		wait_for 20 moved "$name" "$h" ||
