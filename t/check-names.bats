@@ -200,6 +200,121 @@ setup() {
 	assert_line --index 1 "$BATS_TEST_TMPDIR/edict.trace:5: edict-validity: node 1 created edict 3 at clock 4 but never led"
 }
 
+@test "a round's renew name=* renews every name at once: certified" {
+	check renew.trace
+	assert_success
+	assert_output ""
+	assert_regex "$stderr" "116 events, 3 nodes, 2 names, .*checked as lease"
+	assert_regex "$stderr" "holds: trace uniqueness lease-quorum "
+	check --skew 0.005 renew.trace
+	assert_success
+	# without the grantors' rounds each leadership outlives its grants
+	grep -v ' renew name=\* to=' renew.trace >"$BATS_TEST_TMPDIR/once.trace"
+	check -A lease-quorum "$BATS_TEST_TMPDIR/once.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/once.trace:41: lease-quorum" \
+	    "$BATS_TEST_TMPDIR/once.trace:42: lease-quorum"
+	assert_line --index 0 --partial "lease-quorum: name=A: node 3 leads at 0.2 while"
+	assert_line --index 1 --partial "lease-quorum: name=B: node 2 leads at 0.201 while"
+}
+
+@test "renew name=* to=P moves the grants to P alone: one grantor's gone, one name lacks a quorum" {
+	# 1 grants A to 3 and B to 2; without its rounds A keeps only 3's
+	# grant, B keeps 2's and 3's
+	grep -v '^[0-9.]* 1 renew ' renew.trace >"$BATS_TEST_TMPDIR/one.trace"
+	check "$BATS_TEST_TMPDIR/one.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/one.trace:58: lease-quorum: name=A: node 3 leads at 0.201 while at most 1 of 3 nodes grant it a lease, 2 needed"
+	# the rounds to 3 move no grant to 2: without those to 2, B lacks
+	grep -v 'renew name=\* to=2 ' renew.trace >"$BATS_TEST_TMPDIR/to2.trace"
+	check "$BATS_TEST_TMPDIR/to2.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/to2.trace:53: lease-quorum: name=B: node 2 leads at 0.201 while at most 1 of 3 nodes grant it a lease, 2 needed"
+}
+
+@test "a holder's renew name=* moves each name it leads, never the default leadership" {
+	# 1 leads a, b and the default until 10; its round at 5 moves a and
+	# b to 15: 2 leads b at 12 and a at 13 beside 1, the default alone
+	printf '%s\n' '0 1 boot inc=1 algo=lease nodes=2' \
+	    '0 2 boot inc=1 algo=lease nodes=2' \
+	    '1 1 lead until=10 clock=1 name=a' \
+	    '1 1 lead until=10 clock=1 name=b' \
+	    '1 1 lead until=10 clock=1' \
+	    '5 1 renew name=* d=5000000000' '12 1 clock c=12' \
+	    '12 2 lead until=20 clock=12 name=b' \
+	    '12 2 lead until=20 clock=12' \
+	    '13 2 lead until=20 clock=13 name=a' '14 1 clock c=14' \
+	    '16 1 clock c=16' >"$BATS_TEST_TMPDIR/all.trace"
+	check -A uniqueness "$BATS_TEST_TMPDIR/all.trace"
+	assert_failure 1
+	reports "$BATS_TEST_TMPDIR/all.trace:8: uniqueness" \
+	    "$BATS_TEST_TMPDIR/all.trace:10: uniqueness"
+	assert_line --index 0 "$BATS_TEST_TMPDIR/all.trace:8: uniqueness: name=b: nodes 1 and 2 both lead: 1 from 1 until 15, 2 from 12 until 20"
+	assert_line --index 1 "$BATS_TEST_TMPDIR/all.trace:10: uniqueness: name=a: nodes 1 and 2 both lead: 1 from 1 until 15, 2 from 13 until 20"
+	# a grantor's round (to=) moves no leadership
+	sed -i 's/renew name=\* d=/renew name=* to=2 d=/' "$BATS_TEST_TMPDIR/all.trace"
+	check -A uniqueness "$BATS_TEST_TMPDIR/all.trace"
+	assert_success
+}
+
+@test "name=* goes on renew lines only; a grantor's to= is a node id" {
+	printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 lead until=3 clock=2 name=*\n' >"$BATS_TEST_TMPDIR/lead.trace"
+	check "$BATS_TEST_TMPDIR/lead.trace"
+	assert_failure 2
+	assert_equal "$stderr" "elect-check: $BATS_TEST_TMPDIR/lead.trace:2: lead: name=* only goes with renew"
+	run -2 elect-trace stats "$BATS_TEST_TMPDIR/lead.trace"
+	assert_output --partial "lead.trace:2: lead: name=* only goes with renew"
+	printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 clock c=2 name=*\n' >"$BATS_TEST_TMPDIR/clock.trace"
+	check "$BATS_TEST_TMPDIR/clock.trace"
+	assert_failure 2
+	assert_regex "$stderr" "clock.trace:2: clock: name= only goes with the lines of a leadership"
+	for to in 0 - x 65536; do
+		printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 renew name=* to=%s d=5\n' "$to" >"$BATS_TEST_TMPDIR/to.trace"
+		check "$BATS_TEST_TMPDIR/to.trace"
+		assert_failure 2
+		assert_equal "$stderr" "elect-check: $BATS_TEST_TMPDIR/to.trace:2: bad value for to: \"$to\""
+	done
+	# to= on another renew is a key readers do not know, as before
+	printf '1 1 boot inc=1 algo=lease nodes=3\n2 1 renew d=5 to=x\n3 1 renew d=5 to=x name=a\n4 1 renew name=* to=1 d=5\n' >"$BATS_TEST_TMPDIR/ok.trace"
+	check -A uniqueness "$BATS_TEST_TMPDIR/ok.trace"
+	assert_success
+}
+
+@test "epochs: a wedged node's round of grants (to=) renews a lease, its round of leaderships does not" {
+	printf '%s\n' '0 1 boot inc=1 algo=lease nodes=1' \
+	    '1 1 epoch op=wedge epoch=0 clock=1' '2 1 renew name=* d=5' \
+	    '3 1 renew name=* to=1 d=5' >"$BATS_TEST_TMPDIR/wedged.trace"
+	check -A epochs "$BATS_TEST_TMPDIR/wedged.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/wedged.trace:4: epochs: node 1 renews a lease in epoch 0 after it wedged"
+}
+
+@test "elect-trace: a holder's renew name=* extends each name it holds; merge takes the lines" {
+	run -0 elect-trace stats renew.trace
+	# the leaderships of 0.102 run out at 0.38, as the rounds moved them
+	assert_line --regexp '^2 +0\.380000 +- +lease +expire:3 +- +3 +0  name=A$'
+	assert_line --regexp '^2 +0\.380000 +- +lease +expire:2 +- +3 +0  name=B$'
+	assert_line --regexp '^A +1 +0\.278000 +0$'
+	assert_line --regexp '^B +1 +0\.278000 +0$'
+	assert_line --regexp '^- +0 +0\.000000 +0$'
+	run -0 elect-trace timeline renew.trace
+	assert_line --regexp '^  0\.302000 \.  +renew +\.  +3 +2$'
+	run -0 elect-trace timeline --format svg renew.trace
+	assert_line --partial '<rect class="held" x="441.5" y="160.0" width="728.5" height="10"><title>A: node 3</title></rect>'
+	assert_line --partial '<rect class="held" x="441.5" y="182.0" width="728.5" height="10"><title>B: node 2</title></rect>'
+	# each node's lines in a file of their own, merged back
+	for n in 1 2 3; do
+		grep "^[0-9.]* $n " renew.trace >"$BATS_TEST_TMPDIR/$n.trace"
+	done
+	run -0 elect-trace merge -o "$BATS_TEST_TMPDIR/merged.trace" \
+	    "$BATS_TEST_TMPDIR/1.trace" "$BATS_TEST_TMPDIR/2.trace" \
+	    "$BATS_TEST_TMPDIR/3.trace"
+	assert_equal "$(sort "$BATS_TEST_TMPDIR/merged.trace")" \
+	    "$(grep -v '^#' renew.trace | sort)"
+	check "$BATS_TEST_TMPDIR/merged.trace"
+	assert_success
+}
+
 @test "a name first met in mid-trace knows what the hosts' lines said before it: a veto" {
 	check vetoed-late.trace
 	assert_success

@@ -361,9 +361,11 @@ cmd_stats(int argc, char *argv[])
 				(void)exclude(lane[id].st, excluded, &why);
 			nlane = (size_t)id + 1;
 		}
-		/* A host line counts for every leadership. */
+		/* A host line counts for every leadership, a renew name=*
+		 * for every named one. */
 		for (i = 0; i < nlane; i++)
-			if ((i == (size_t)id || !trace_leadership_line(&ev)) &&
+			if (((ev.have & HAVE_ALLNAMES) ? i > 0 : i ==
+			    (size_t)id || !trace_leadership_line(&ev)) &&
 			    (e = stats_event(lane[i].st, &ev)) != NULL)
 				(json ? row_json : row_text)(&lane[i], e);
 	}

@@ -195,8 +195,11 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 			    (unsigned long long)e);
 		break;
 	case TR_RENEW:
-		/* Every renewal moves a grant (elect-trace(5)); what it
-		 * renews of a leadership began at a lead line judged here. */
+		/* Every renewal moves a grant (elect-trace(5)) but a round
+		 * of named leaderships without to=; what it renews of a
+		 * leadership began at a lead line judged here. */
+		if ((ev->have & HAVE_ALLNAMES) && !(ev->have & HAVE_TO))
+			break;
 		if (n->wedged && n->wedged_epoch == e)
 			check_violation(out, ev, "node %u renews a lease in "
 			    "epoch %llu after it wedged", n->id,

@@ -33,6 +33,9 @@
  * span of its node NS later, as the lead and lease lines it stands for
  * would have; for a grant to another node it is also a sample: the clock
  * then read the new until= less the grant's length on its last full line.
+ * A `renew name=* d=NS' (a round of the named leaderships) moves the
+ * node's leadership in each named leadership's world, and with to=ID its
+ * grant there if it is to ID; it is no sample.
  * A node of the compact level (its boot says level=compact, or it wrote a
  * renew) leaves lines out, so that its last line is no proof of how long
  * it ran: its leadership is taken to last as long as its clock allows,

@@ -482,6 +482,22 @@ renew(struct lw *w, size_t i, const struct trace_event *ev)
 		track(w, i);
 }
 
+/* A renew name=* line, in a named leadership's world (the default one's
+ * takes none): the round renewed the node's leadership, or with to= its
+ * grant if to that node, D later.  No sample: the named grants a round
+ * moves were set at different times, each with a length of its own. */
+static void
+renew_names(struct lw *w, size_t i, const struct trace_event *ev)
+{
+	struct lw_node *n = &w->node[i];
+	struct lw_span *s = (ev->have & HAVE_TO) ? &n->grant : &n->lead;
+
+	if (!s->on || ((ev->have & HAVE_TO) && s->to != ev->to))
+		return;
+	s->until = time_add(s->until, (trace_time)ev->d);
+	track(w, i);
+}
+
 static void
 release(struct lw *w, size_t i, int grant)
 {
@@ -689,7 +705,10 @@ take(struct lw *w, const struct trace_event *ev)
 		break;
 	case TR_RENEW:
 		w->node[i].compact = 1;
-		renew(w, (size_t)i, ev);
+		if (ev->have & HAVE_ALLNAMES)
+			renew_names(w, (size_t)i, ev);
+		else
+			renew(w, (size_t)i, ev);
 		break;
 	case TR_MISFIT:
 		w->node[i].vetoed = ev->lead.p[0] == 'n';

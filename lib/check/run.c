@@ -831,11 +831,14 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	struct check_out *out;
 	const struct call *c, *end;
 	const char *why, *set;
-	int odd, named = (ev->have & HAVE_NAME) != 0;
+	/* A renew name=* is every named leadership's line, none's alone,
+	 * and no line of the default one. */
+	int odd, all = (ev->have & HAVE_ALLNAMES) != 0;
+	int named = all || (ev->have & HAVE_NAME) != 0;
 	long id = 0;
 	size_t i;
 
-	if (named) {
+	if (named && !all) {
 		if (ck->names == NULL && (ck->names = trace_names_new()) ==
 		    NULL)
 			err(2, NULL);
@@ -900,9 +903,9 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
 		if ((!odd || shared(c->out->ops)) && !(named && c->dflt))
 			c->event(c->st, ev, c->out);
-	if (named)
+	if (named && !all)
 		lane_feed(ck, lane_get(ck, id), ev, odd);
-	else if (ck->nlane > 0 && !trace_leadership_line(ev))
+	else if (ck->nlane > 0 && (all || !trace_leadership_line(ev)))
 		for (i = 0; i < ck->nlane; i++)
 			if (ck->lane[i] != NULL)
 				lane_feed(ck, ck->lane[i], ev, odd);

@@ -219,7 +219,21 @@ reg_step(struct hnl *l, const struct hnames_input *in, struct hnl_out *o)
 {
 	struct hnames_out ro;
 
+	size_t nfree = l->reg.nfree, k, j;
+
 	hnames_step(&l->reg, in, &ro);
+	/* The slots of the names it forgot: their news are void. */
+	for (k = nfree; k < l->reg.nfree; k++) {
+		struct hnl_name *x = &l->nm[l->reg.free[k]];
+
+		for (j = 0; j < l->n; j++)
+			if (bit(x->nw, j)) {
+				assert(l->p[j].news > 0);
+				l->p[j].news--;
+			}
+		memset(x->nw, 0, l->words * sizeof(*x->nw));
+		memset(x->wt, 0, l->words * sizeof(*x->wt));
+	}
 	if (ro.wake != -1 && (l->rwake == -1 || ro.wake < l->rwake))
 		l->rwake = ro.wake;
 	reg_acts(l, &ro, in->now, o);
@@ -305,7 +319,8 @@ reg_acts(struct hnl *l, const struct hnames_out *ro, int64_t now,
 	for (i = 0; i < ro->n; i++) {
 		const struct hnames_action *a = &ro->v[i];
 		struct hname *h = a->type == HNAMES_REFUSE ||
-		    a->type == HNAMES_SAVE ? NULL : find(l, a->name, a->len);
+		    a->type == HNAMES_SAVE || a->type == HNAMES_FORGET ? NULL :
+		    find(l, a->name, a->len);
 		struct hnl_name *x = h != NULL ? &l->nm[idx(l, h)] : NULL;
 
 		switch (a->type) {
@@ -348,16 +363,8 @@ reg_acts(struct hnl *l, const struct hnames_out *ro, int64_t now,
 			act(o, HNL_SAVE)->floor = a->floor;
 			break;
 		case HNAMES_FORGET:
-			assert(x != NULL);
-			/* Idle: it neither leads, nor bids, nor is granted
-			 * here (busy is past), nor owes a free. */
-			assert(x->phase == HNL_IDLE && owner(l, x, now) == 0);
-			x->owner = 0;
-			for (size_t j = 0; j < l->n; j++)
-				if (bit(x->nw, j)) {
-					bit_put(x->nw, j, 0);
-					l->p[j].news--;
-				}
+			/* Gone from the registry already; its slot's state
+			 * is made anew when the slot is used again. */
 			break;
 		}
 	}
@@ -647,7 +654,7 @@ tell_vacant(struct hnl *l, size_t r, struct answer *an, int64_t now)
 		}
 		ans_put(l, an, &e, now);
 	}
-	l->p[r].news = 0;
+	assert(l->p[r].news == 0);
 }
 
 /* A round of the member at R: its session renewed, its entries

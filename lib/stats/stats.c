@@ -548,9 +548,9 @@ leader:
 	if (ev->type == TR_LEAD && ev->until > ev->clock)
 		lead(st, ev);	/* a renewal */
 	else if (ev->type == TR_RENEW && ev->node == st->leader &&
-	    st->lease_end != 0)
+	    st->lease_end != 0 && !(ev->have & HAVE_TO))
 		st->lease_end = trace_time_add(st->lease_end,
-		    (trace_time)ev->d);	/* a compact one */
+		    (trace_time)ev->d);	/* compact, or a named round */
 	return NULL;
 }
 

@@ -298,6 +298,14 @@ tl_apply(struct lane_state *s, const struct tl_item *it)
 	}
 }
 
+/* A renewal by IT's node of X, if it holds X still. */
+static void
+renew_name(struct name_state *x, const struct tl_item *it)
+{
+	if (x->holder == it->node && x->end > it->t)
+		x->end = trace_time_add(x->end, it->t2);
+}
+
 void
 tl_apply_names(struct name_state *ns, size_t n, const struct tl_item *it)
 {
@@ -313,6 +321,14 @@ tl_apply_names(struct name_state *ns, size_t n, const struct tl_item *it)
 				ns[k].holder = 0;
 		return;
 	}
+	if (it->name == TL_ALLNAMES) {
+		/* A holder's round moves all it holds; a grantor's (to=)
+		 * moves grants, which no row shows. */
+		for (k = 0; it->type == TR_RENEW && it->peer == 0 && k < n;
+		    k++)
+			renew_name(&ns[k], it);
+		return;
+	}
 	if ((size_t)it->name > n)
 		return;
 	x = &ns[it->name - 1];
@@ -325,8 +341,7 @@ tl_apply_names(struct name_state *ns, size_t n, const struct tl_item *it)
 			x->holder = 0;
 		break;
 	case TR_RENEW:
-		if (x->holder == it->node && x->end > it->t)
-			x->end = trace_time_add(x->end, it->t2);
+		renew_name(x, it);
 		break;
 	default:
 		break;
@@ -372,6 +387,8 @@ name_of(struct timeline *tl, const struct trace_event *ev)
 	struct name_state *ns;
 	long id;
 
+	if (ev->have & HAVE_ALLNAMES)
+		return TL_ALLNAMES;
 	if (!(ev->have & HAVE_NAME))
 		return 0;
 	if (tl->names == NULL && (tl->names = trace_names_new()) == NULL)
@@ -495,6 +512,7 @@ fill(struct tl_item *it, const struct trace_event *ev)
 		break;
 	case TR_RENEW:
 		it->t2 = (trace_time)ev->d;
+		it->peer = (ev->have & HAVE_TO) ? ev->to : 0;
 		break;
 	case TR_EDICT:
 		it->num = ev->seq;

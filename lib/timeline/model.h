@@ -27,10 +27,14 @@ struct tl_item {
 	uint64_t	 num;		/* inc, n, seq, pid */
 	size_t		 match;		/* send <-> recv; SIZE_MAX: none */
 	uint16_t	 name;		/* its leadership: 0 the default,
-					 * else the number of its name= */
+					 * else the number of its name=, or
+					 * TL_ALLNAMES */
 };
 
-_Static_assert(TRACE_NAME_COUNT <= UINT16_MAX, "tl_item.name");
+/* A renew name=*: every named leadership's line (peer: its to=, 0 for
+ * none). */
+#define TL_ALLNAMES	UINT16_MAX
+_Static_assert(TRACE_NAME_COUNT < TL_ALLNAMES, "tl_item.name");
 
 /* A named leadership: the node that holds it by a lease (0: none), and
  * until when in trace time. */

@@ -318,11 +318,11 @@ name_rows(struct svg *g)
 		const struct tl_item *it = &tl->items[i];
 
 		tl_apply_names(ns, tl->nnames, it);
-		if (it->name != 0)
+		if (it->name != 0 && it->name != TL_ALLNAMES)
 			name_at(g, &o[it->name - 1], &ns[it->name - 1],
 			    (size_t)it->name - 1, it->t);
-		else if (it->type == TR_BOOT || it->type == TR_CRASH ||
-		    it->type == TR_EXIT)
+		else if (it->name == TL_ALLNAMES || it->type == TR_BOOT ||
+		    it->type == TR_CRASH || it->type == TR_EXIT)
 			for (k = 0; k < tl->nnames; k++)
 				name_at(g, &o[k], &ns[k], k, it->t);
 	}

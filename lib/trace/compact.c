@@ -268,8 +268,9 @@ filter(struct trace_compact *c, trace_time t, const char *body,
 	    (size_t)len, &ev, 0, why, sizeof(why)) != NULL)
 		goto pass;
 	/* The view is the default leadership's, as a reader's: a named
-	 * one's lines are no part of it, and go whole. */
-	if (ev.have & HAVE_NAME)
+	 * one's lines, and a round's renewal of them all, are no part of
+	 * it, and go whole. */
+	if (ev.have & (HAVE_NAME | HAVE_ALLNAMES))
 		goto pass;
 	switch (ev.type) {
 	case TR_BOOT:

@@ -805,6 +805,17 @@ decode(const struct keyspec *ks, struct trace_str v, struct trace_event *ev,
 			goto bad;
 		break;
 	case K_NAME:
+		/* A round's renewal of every name at once (elect-trace(5),
+		 * Names): no name of its own. */
+		if (v.n == 1 && v.p[0] == '*') {
+			if (ev->type != TR_RENEW) {
+				snprintf(why, whylen, "%s: name=* only goes "
+				    "with renew", type_names[ev->type]);
+				return why;
+			}
+			ev->have |= HAVE_ALLNAMES;
+			return NULL;
+		}
 		if (!trace_name_ok(v.p, v.n)) {
 			snprintf(why, whylen, "bad name \"%.*s\": 1 to %d "
 			    "bytes of A-Z a-z 0-9 . _ -", (int)(v.n > 80 ? 80 :
@@ -1086,6 +1097,27 @@ trace_parse_line(const char *line, size_t len, struct trace_event *ev,
 	return trace_parse_memo(line, len, ev, flags, why, whylen, NULL, 0);
 }
 
+/*
+ * The to= of a renew name=*, a grantor's: a node id, taken strictly.  Not
+ * a key of renew's table: on any other renew line it stays a key readers
+ * do not know, as it was before name=* existed.
+ */
+static const char *
+renew_to(struct trace_event *ev, char *why, size_t whylen)
+{
+	const struct trace_str *v = trace_get(ev, "to");
+
+	if (v == NULL)
+		return NULL;
+	if (parse_id(v->p, v->n, &ev->to) == -1 || ev->to == 0) {
+		snprintf(why, whylen, "bad value for to: \"%.*s\"",
+		    (int)(v->n > 40 ? 40 : v->n), v->p);
+		return why;
+	}
+	ev->have |= HAVE_TO;
+	return NULL;
+}
+
 /* The event of LINE, split into the words W. */
 static const char *
 parse_words(const char *line, size_t len, const struct trace_str *w,
@@ -1214,6 +1246,9 @@ parse_words(const char *line, size_t len, const struct trace_str *w,
 	if (ev->type == TR_RENEW && (ev->d == 0 ||
 	    ev->d > (uint64_t)TRACE_RENEW_MAX))
 		return "renew: d= must be 1 to 1000000000000000";
+	if ((ev->have & HAVE_ALLNAMES) && (err = renew_to(ev, why, whylen)) !=
+	    NULL)
+		return err;
 	if (ev->type == TR_NET && ev->a == ev->b)
 		return "net: a and b are the same node";
 	if (ev->type == TR_MISFIT && !(ev->lead.n == 3 &&

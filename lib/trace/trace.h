@@ -97,6 +97,11 @@ struct trace_qt {
 #define HAVE_QD		0x0800u
 #define HAVE_KILLED	0x1000u
 #define HAVE_NAME	0x2000u	/* a line of a named leadership */
+/* renew name=*: a round renewing every named leadership of the node,
+ * or with to= (HAVE_TO, the id in to) every named grant to that node;
+ * name stays empty, since it is no one name's line. */
+#define HAVE_ALLNAMES	0x4000u
+#define HAVE_TO		0x8000u
 
 /*
  * One decoded line.  The reader checks that each event carries the keys
@@ -119,7 +124,7 @@ struct trace_event {
 	enum trace_status status;	/* state */
 	unsigned	 ldr;		/* state */
 	struct trace_str grp;		/* state ("-" when none) */
-	unsigned	 to;		/* send, lease */
+	unsigned	 to;		/* send, lease, renew name=* */
 	unsigned	 from;		/* recv, drop, deliver */
 	struct trace_str msg;		/* send, recv */
 	struct trace_str elid;		/* send, recv */
