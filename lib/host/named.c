@@ -1382,6 +1382,22 @@ hnl_check(const struct hnl *l, int64_t now)
 
 /* ---- life ---- */
 
+#define NAMES_IDLE	(60 * NS)
+
+void
+hnl_names_conf(struct hnames_conf *c, const struct algo_timing *t,
+    size_t max)
+{
+	memset(c, 0, sizeof(*c));
+	c->max = max;
+	c->linger = t->lease + (int64_t)(((__int128)t->lease * t->drift +
+	    NS - 1) / NS) + 1 + t->rtt;
+	c->idle = c->linger > NAMES_IDLE ? c->linger : NAMES_IDLE;
+	c->learn = t->lease;
+	c->delay = t->lease / 2;
+	c->spread = 10;
+}
+
 static int
 cmp_id(const void *a, const void *b)
 {
