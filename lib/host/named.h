@@ -173,6 +173,8 @@ struct hnl {
 	int64_t		*scratch;	/* n, for deadline() */
 	uint64_t	 sids;		/* sessions begun in this life */
 	uint64_t	 gen;		/* settle()s */
+	int64_t		 emin;		/* no leadership ends before, or
+					 * INT64_MAX */
 	int64_t		 quiet;		/* grants nothing before */
 	int		 wedged;	/* grants nothing more */
 	/* Our rounds. */
