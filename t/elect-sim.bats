@@ -796,3 +796,33 @@ kill_times() {
 	assert_failure 2
 	assert_output --partial "or stale"
 }
+
+@test "elect-sim: --names K: named leaderships spread over the hosts, each name led by one host at a time, through kills and crashes; the trace certified per name" {
+	t=$BATS_TEST_TMPDIR/t
+	elect-sim -a lease -n 5 -s 7 -d 6 -O --names 12 -k kill,crash,partition \
+	    -r 5 >"$t" 2>"$BATS_TEST_TMPDIR/err"
+	grep -q 'oracle: 0 violations' "$BATS_TEST_TMPDIR/err"
+	# Several hosts lead names, and names change hands under the faults.
+	holders=$(awk '$3 == "lead" && /name=/ && /token=/ { print $2 }' "$t" |
+	    sort -u | wc -l)
+	[ "$holders" -ge 3 ]
+	grep -q 'lead name=job-0011 ' "$t"
+	grep -Eq 'lead name=job-[0-9]+ .*token=2' "$t"
+	grep -q 'renew name=\* d=' "$t"
+	run elect-check "$t"
+	assert_success
+	assert_output --partial "12 names"
+	assert_output --partial "holds: trace uniqueness lease-quorum"
+}
+
+@test "elect-sim: --names refuses what named leaderships do not run on" {
+	run elect-sim -a bully -n 3 --names 2
+	assert_failure 2
+	assert_output --partial "--names"
+	run elect-sim -a lease -n 3 --names 2 --papers-net
+	assert_failure 2
+	run elect-sim -a lease -n 3 --names 4097
+	assert_failure 2
+	run elect-sim -a lease -n 3 --names 2 -k reconfigure -r 1
+	assert_failure 2
+}

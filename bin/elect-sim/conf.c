@@ -208,6 +208,8 @@ sim_command(const struct sim_conf *c, FILE *fp)
 		fputs(" -O", fp);
 	if (c->papers_net)
 		fputs(" --papers-net", fp);
+	if (c->names > 0)
+		fprintf(fp, " --names %u", c->names);
 	for (i = 0; c->epoch0 && i < c->n; i++)
 		if (c->members0[i]) {
 			fprintf(fp, "%s%u", sep ? "," : " -E ", c->ids[i]);

@@ -50,6 +50,8 @@ struct sim_conf {
 	int		 papers_net;		/* --table: the papers' network,
 						 * without elect-node's edge */
 	int		 compact;		/* --trace-level compact */
+	unsigned	 names;			/* --names: named leaderships,
+						 * each host asking for some */
 	int		 stats;			/* -S; 2: agreement noted, not
 						 * printed (struct sim_result) */
 	const algo_time	*fdlat;			/* detector latency by monitor

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "elect-sim.h"
+#include "host/names.h"
 #include "trace/trace.h"
 #include "util/util.h"
 
@@ -31,7 +32,7 @@ usage(int status)
 	    "[--dup PERCENT]\n"
 	    "\t[--delay PERCENT] [--epoch0 ID,...] [-O] [-S] "
 	    "[--trace-level compact|full]\n"
-	    "\t[--papers-net]\n"
+	    "\t[--papers-net] [--names K]\n"
 	    "\t[--check | --shrink | --campaign RUNS [--first SEED]]\n"
 	    "       %s --table murshed-allen-1|2|3|messages [--svg]\n", getprogname(),
 	    getprogname());
@@ -102,7 +103,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_FAULTS = 256, O_DUP, O_DELAY, O_CHECK, O_SHRINK, O_CAMPAIGN,
-	    O_FIRST, O_TABLE, O_HELP, O_VERSION, O_LEVEL, O_PAPERS };
+	    O_FIRST, O_TABLE, O_HELP, O_VERSION, O_LEVEL, O_PAPERS, O_NAMES };
 	static const struct option longopts[] = {
 		{ "faults", required_argument, NULL, O_FAULTS },
 		{ "epoch0", required_argument, NULL, 'E' },
@@ -115,6 +116,7 @@ main(int argc, char *argv[])
 		{ "table", required_argument, NULL, O_TABLE },
 		{ "trace-level", required_argument, NULL, O_LEVEL },
 		{ "papers-net", no_argument, NULL, O_PAPERS },
+		{ "names", required_argument, NULL, O_NAMES },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -257,6 +259,10 @@ main(int argc, char *argv[])
 		case O_PAPERS:
 			c.papers_net = 1;
 			break;
+		case O_NAMES:
+			c.names = (unsigned)arg_num(optarg, 0, HNAMES_DEFAULT,
+			    "--names");
+			break;
 		case O_TABLE:
 			if (strncmp(argv[1], "--table", 7) != 0 ||
 			    (optind != argc && (optind + 1 != argc ||
@@ -300,6 +306,13 @@ main(int argc, char *argv[])
 	    !(algo_flags(c.ops) & ALGO_F_EPOCHS))
 		errx(EXIT_USAGE, "%s has no epochs (-E, reconfigure)",
 		    algo_name(c.ops));
+	if (c.names > 0 && (c.papers_net ||
+	    !(algo_flags(c.ops) & ALGO_F_DEADLINE)))
+		errx(EXIT_USAGE, "--names: named leaderships are leases, over "
+		    "elect-node's edge: -a lease, without --papers-net");
+	if (c.names > 0 && (given & G_F) && (c.faults & F_RECONFIGURE))
+		errx(EXIT_USAGE, "--names: named leaderships do not follow "
+		    "epochs yet: no reconfigure");
 	if (c.papers_net && (given & G_F) && (c.faults & F_MISCONF))
 		errx(EXIT_USAGE, "--papers-net: misconf needs elect-node's "
 		    "edge");

@@ -92,6 +92,7 @@
 #include "host/epoch.h"
 #include "host/fit.h"
 #include "host/lead.h"
+#include "host/named.h"
 #include "host/net.h"
 #include "net/session.h"
 #include "net/wire.h"
@@ -105,7 +106,7 @@
 #include <sodium.h>
 
 enum ev_type { EV_DELIVER, EV_TIMER, EV_FDCHECK, EV_SCHED, EV_EPOCH,
-	EV_EPTICK, EV_GUARD, EV_HELLO, EV_FIT, EV_START };
+	EV_EPTICK, EV_GUARD, EV_HELLO, EV_FIT, EV_START, EV_NAMES };
 
 struct event {
 	algo_time	 at;
@@ -204,6 +205,13 @@ struct node {
 	int		 greg;		/* the request in flight registers */
 	int		 ganswered;	/* a waiting registration's answer, */
 	struct guard_reply greply;	/* ... given when it could start */
+	/* --names: its named leaderships (lib/host/named), as elect-node's
+	 * daemon runs them, its wake (EV_NAMES), and under -O, by name,
+	 * whether it leads and with which token. */
+	struct hnl	*hnl;
+	uint64_t	 ngen;
+	uint64_t	*ntok;
+	algo_time	*nuntil;
 };
 
 /* An epoch's members, a byte per node index, as a cluster file, and the
@@ -255,6 +263,14 @@ static const char *fault_what;
 static int agreed;
 
 static int epochs_used;
+/* --names: their names, one output for every host's steps, their own
+ * random stream (which names a host asks for), so that the cores'
+ * messages draw as they would without them, and under -O the largest
+ * token of each. */
+static char (*nnames)[16];
+static struct hnl_out hnlout;
+static uint64_t nrng;
+static uint64_t *nmaxtok;
 static int handshakes;		/* a misconf is scheduled */
 static struct hnet_out *hout_net;	/* a host's edge's actions, carried out
 				 * one call at a time: a datagram's, a
@@ -604,6 +620,10 @@ link_carry(size_t from, size_t to, const struct algo_msg *m,
 		    dg, dglen);
 }
 
+static void	names_step(size_t, struct hnl_input *, algo_time);
+static void	names_members(size_t, algo_time);
+static void	violation(algo_time, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 static void	net_carry(size_t, struct hnet_out *, algo_time, struct algo_msg *,
 		    int *);
 static void	core_start(size_t, algo_time);
@@ -672,7 +692,10 @@ do_fd(size_t i, enum algo_fd_op op, uint16_t peer, algo_time now)
 	switch (op) {
 	case ALGO_FD_START:
 		m->active = 1;
-		m->reported = 0;
+		if (m->reported) {
+			m->reported = 0;
+			names_members(i, now);
+		}
 		m->gen++;
 		fd_schedule(i, j, now);
 		break;
@@ -969,6 +992,8 @@ node_conf(size_t i)
 	nd->proto.magic = WIRE_MAGIC_NODE;
 	nd->proto.maxtype = (uint8_t)(nd->ops->nmsg - 1);
 	nd->proto.epochs = (algo_flags(nd->ops) & ALGO_F_EPOCHS) != 0;
+	/* Named leaderships' rounds, as elect-node's. */
+	nd->proto.names = 1;
 	node_file(i);
 	memset(&nd->sconf, 0, sizeof(nd->sconf));
 	sess_digest(nd->ops->name, strlen(nd->ops->name), nd->sconf.d[0]);
@@ -1026,6 +1051,7 @@ net_carry(size_t i, struct hnet_out *o, algo_time now, struct algo_msg *m,
 	struct node *nd = &nodes[i];
 	const struct hnet_action *a;
 	struct lead_input in;
+	struct hnl_input nin;
 	algo_time at;
 	size_t k;
 
@@ -1061,10 +1087,26 @@ net_carry(size_t i, struct hnet_out *o, algo_time now, struct algo_msg *m,
 			epoch_recv(i, index_of((uint16_t)a->id), a->w->type,
 			    a->w->payload, a->w->len, now);
 			break;
-		case HNET_NAMES:	/* its protocol sends none */
+		case HNET_NAMES:
+			memset(&nin, 0, sizeof(nin));
+			nin.type = HNL_IN_RECV;
+			nin.id = a->id;
+			nin.inc = a->inc;
+			nin.p = a->w->payload;
+			nin.len = a->w->len;
+			names_step(i, &nin, now);
+			break;
+		case HNET_DEAD:
+			/* As the daemon's named_dead(): that life and those
+			 * before are over. */
+			memset(&nin, 0, sizeof(nin));
+			nin.type = HNL_IN_DEAD;
+			nin.id = a->id;
+			nin.inc = a->inc + 1;
+			names_step(i, &nin, now);
+			break;
 		case HNET_DROP:		/* summarised in HNET_TRACE */
 		case HNET_PEER:		/* the log's, and the detector's: */
-		case HNET_DEAD:		/* modelled by fd_note() */
 		case HNET_FD:
 		case HNET_LOG:
 			break;
@@ -1188,6 +1230,186 @@ edge_accept(struct event *e, struct algo_msg *m)
 	return take;
 }
 
+/*
+ * --names: host I's named leaderships, lib/host/named as elect-node's
+ * daemon runs them beside the core: booted with each life, their rounds
+ * sealed and carried by the host's edge (WIRE_TYPE_NAMES), Deads and
+ * the detector's word fed as the daemon feeds them, every name asked
+ * for by some of the hosts.
+ */
+static void
+names_wake(size_t i, int64_t wake, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct event *e;
+
+	nd->ngen++;
+	if (wake == -1)
+		return;
+	e = new_event(EV_NAMES, real_at(nd, wake));
+	if (e->at < now)
+		e->at = now;
+	e->node = i;
+	e->gen = nd->ngen;
+	push(e);
+}
+
+/* Under -O: no name led by two hosts at once, tokens growing by name. */
+static void
+names_oracle(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct hnl_status st;
+	size_t k, j;
+
+	for (k = 0; k < C->names; k++) {
+		hnl_query(nd->hnl, nnames[k], strlen(nnames[k]),
+		    clock_at(nd, now), &st);
+		nd->nuntil[k] = st.leader ? st.until : 0;
+		if (st.leader && st.token != nd->ntok[k]) {
+			if (st.token <= nmaxtok[k])
+				violation(now, "node %u leads %s with token "
+				    "%llu, not above %llu", nd->id, nnames[k],
+				    (unsigned long long)st.token,
+				    (unsigned long long)nmaxtok[k]);
+			nmaxtok[k] = st.token > nmaxtok[k] ? st.token :
+			    nmaxtok[k];
+		}
+		nd->ntok[k] = st.leader ? st.token : 0;
+		if (!st.leader)
+			continue;
+		for (j = 0; j < n; j++)
+			if (j != i && nodes[j].nuntil != NULL &&
+			    clock_at(&nodes[j], now) < nodes[j].nuntil[k])
+				violation(now, "%s led by %u and %u at once",
+				    nnames[k], nodes[j].id, nd->id);
+	}
+}
+
+static void
+names_carry(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	const struct hnl_action *a;
+	struct wire_msg w;
+	size_t k;
+	int take = 0;
+
+	for (k = 0; k < hnlout.n; k++) {
+		a = &hnlout.v[k];
+		switch (a->type) {
+		case HNL_SEND:
+			memset(&w, 0, sizeof(w));
+			w.type = WIRE_TYPE_NAMES;
+			w.payload = a->payload;
+			w.len = a->len;
+			(void)hnet_send_wire(&nd->net, a->id, &w, hout_send);
+			net_carry(i, hout_send, now, NULL, &take);
+			break;
+		case HNL_TRACE:
+			trace(now, i, "%s", a->text);
+			break;
+		case HNL_DROP:		/* the daemon's log's */
+		case HNL_LOG:
+		case HNL_SAVE:		/* kept by the core's floor */
+		case HNL_STATUS:
+		case HNL_REFUSE:
+			break;
+		}
+	}
+	names_wake(i, hnlout.wake, now);
+	if (C->oracle)
+		names_oracle(i, now);
+}
+
+static void
+names_step(size_t i, struct hnl_input *in, algo_time now)
+{
+	struct node *nd = &nodes[i];
+
+	if (nd->hnl == NULL || !nd->up)
+		return;
+	in->now = clock_at(nd, now);
+	hnl_step(nd->hnl, in, &hnlout);
+	names_carry(i, now);
+}
+
+/* The members host I takes for live: those its detector has not
+ * reported down, as the daemon's named_members(). */
+static void
+names_members(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct hnl_input in;
+	unsigned v[SIM_NODES];
+	size_t j, m = 0;
+
+	if (nd->hnl == NULL)
+		return;
+	for (j = 0; j < n; j++)
+		if (j == i || !nd->mon[j].reported)
+			v[m++] = ids[j];
+	memset(&in, 0, sizeof(in));
+	in.type = HNL_IN_MEMBERS;
+	in.ids = v;
+	in.nids = m;
+	names_step(i, &in, now);
+}
+
+static void
+names_stop(size_t i)
+{
+	struct node *nd = &nodes[i];
+
+	if (nd->hnl != NULL) {
+		hnl_free(nd->hnl);
+		free(nd->hnl);
+		nd->hnl = NULL;
+	}
+	nd->ngen++;
+	if (nd->nuntil != NULL)
+		memset(nd->nuntil, 0, C->names * sizeof(*nd->nuntil));
+}
+
+/* A new life of host I: its named leaderships anew, asking for each
+ * name with odds of three in four. */
+static void
+names_boot(size_t i, algo_time now)
+{
+	struct node *nd = &nodes[i];
+	struct hnl_conf c;
+	struct hnl_input in;
+	unsigned v[SIM_NODES];
+	size_t j, k;
+
+	if (C->names == 0)
+		return;
+	names_stop(i);
+	memset(&c, 0, sizeof(c));
+	c.self = nd->id;
+	c.inc = nd->inc;
+	for (j = 0; j < n; j++)
+		v[j] = ids[j];
+	c.ids = v;
+	c.nids = n;
+	c.timing = C->timing;
+	hnl_names_conf(&c.names, &c.timing, C->names);
+	if ((nd->hnl = malloc(sizeof(*nd->hnl))) == NULL ||
+	    hnl_init(nd->hnl, &c, clock_at(nd, now)) == -1)
+		errx(1, "node %u: named leaderships cannot run", nd->id);
+	if (hnlout.v == NULL && hnl_out_init(&hnlout, nd->hnl) == -1)
+		err(1, NULL);
+	for (k = 0; k < C->names; k++) {
+		if (algo_splitmix(&nrng) % 4 == 0)
+			continue;
+		memset(&in, 0, sizeof(in));
+		in.type = HNL_IN_REGISTER;
+		in.name = nnames[k];
+		in.nlen = strlen(nnames[k]);
+		names_step(i, &in, now);
+	}
+}
+
 /* ---- the schedule ---- */
 
 static void
@@ -1227,6 +1449,7 @@ boot(size_t i, algo_time now)
 			odd_timing(&t);
 		lead_boot(i, &t);
 		edge_boot(i, now);
+		names_boot(i, now);
 		nd->starting = 1;
 		hnet_boot(&nd->net, clock_at(nd, now));
 		(void)hnet_may_start(&nd->net, clock_at(nd, now), &at);
@@ -1322,6 +1545,7 @@ stop(size_t i, algo_time now)
 
 	algo_free(nd->core);
 	nd->core = NULL;
+	names_stop(i);
 	nd->up = 0;
 	nd->paused = 0;
 	nd->oddlead = 0;
@@ -2359,6 +2583,7 @@ handle(struct event *e)
 		in.type = ALGO_IN_DOWN;
 		in.down = ids[e->peer];
 		step(e->node, &in, e->at);
+		names_members(e->node, e->at);
 		break;
 	case EV_EPOCH:
 		if (!cut(e->peer, e->node))
@@ -2380,6 +2605,15 @@ handle(struct event *e)
 		if (e->gen == nd->sgen && nd->starting &&
 		    hnet_may_start(&nd->net, clock_at(nd, e->at), &at))
 			core_start(e->node, e->at);
+		break;
+	case EV_NAMES:
+		if (e->gen == nd->ngen) {
+			struct hnl_input nin;
+
+			memset(&nin, 0, sizeof(nin));
+			nin.type = HNL_IN_TICK;
+			names_step(e->node, &nin, e->at);
+		}
 		break;
 	case EV_SCHED:
 	case EV_GUARD:
@@ -2788,7 +3022,15 @@ run_free(void)
 		hnet_free(&nodes[i].net);
 		free(nodes[i].guard);
 		cluster_free(&nodes[i].own);
+		names_stop(i);
+		free(nodes[i].ntok);
+		free(nodes[i].nuntil);
 	}
+	hnl_out_free(&hnlout);
+	free(nnames);
+	free(nmaxtok);
+	nnames = NULL;
+	nmaxtok = NULL;
 	free(hout_net);
 	free(hout_send);
 	free(oddids);
@@ -2829,6 +3071,7 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 	rng = c->seed;
 	srng = c->seed ^ UINT64_C(0x5ced5ced5ced5ced);
 	erng = c->seed ^ UINT64_C(0xed9eed9eed9eed9e);
+	nrng = c->seed ^ UINT64_C(0x4a3e54a3e54a3e54);
 	ncut = 0, nextseq = 0, violations = 0, maxtok = 0, agreed = 0;
 	fault_at = -1, fault_what = "boot";
 	memset(sent, 0, sizeof(sent));
@@ -2853,8 +3096,19 @@ sim_run(const struct sim_conf *c, sim_sink fn, void *arg,
 		    sizeof(*nodes[i].lastdel))) == NULL)
 			err(1, NULL);
 		nodes[i].id = ids[i];
+		if (c->names > 0 && ((nodes[i].ntok = calloc(c->names,
+		    sizeof(*nodes[i].ntok))) == NULL || (nodes[i].nuntil =
+		    calloc(c->names, sizeof(*nodes[i].nuntil))) == NULL))
+			err(1, NULL);
 		tc_init(&nodes[i].tc, ids[i], C->compact);
 		idx[ids[i]] = (uint16_t)(i + 1);
+	}
+	if (c->names > 0) {
+		if ((nnames = calloc(c->names, sizeof(*nnames))) == NULL ||
+		    (nmaxtok = calloc(c->names, sizeof(*nmaxtok))) == NULL)
+			err(1, NULL);
+		for (i = 0; i < c->names; i++)
+			snprintf(nnames[i], sizeof(nnames[i]), "job-%04zu", i);
 	}
 	/* Clocks first, and only when asked: other runs replay as before. */
 	for (i = 0; i < n; i++) {

@@ -758,7 +758,7 @@ settle(struct hnl *l, int64_t now, struct hnl_out *o)
 {
 	struct hname *h;
 	size_t q = quorum(l), moved = 0, leading = 0;
-	int64_t olde = -1, newe = -1, e;
+	int64_t olde = -1, newe = -1, e, emin = INT64_MAX;
 	uint64_t t;
 	char ek[24];
 	int uniform = 1;
@@ -773,8 +773,12 @@ settle(struct hnl *l, int64_t now, struct hnl_out *o)
 		leading++;
 		if ((e = deadline(l, x)) <= x->e) {
 			uniform = 0;
+			if (x->e < emin)
+				emin = x->e;
 			continue;
 		}
+		if (e < emin)
+			emin = e;
 		x->mv = l->gen;
 		if (moved == 0) {
 			olde = x->e;
@@ -818,6 +822,8 @@ settle(struct hnl *l, int64_t now, struct hnl_out *o)
 		    (e = deadline(l, x)) > now) {
 			x->phase = HNL_LEAD;
 			x->e = e;
+			if (e < emin)
+				emin = e;
 			x->hint = 0;
 			if (x->tok > x->k)
 				x->k = x->tok;
@@ -829,6 +835,7 @@ settle(struct hnl *l, int64_t now, struct hnl_out *o)
 			status(o, h);
 		}
 	}
+	l->emin = emin;
 }
 
 /* An Ok of the grantor at R (life inc) to one of our rounds. */
@@ -1104,11 +1111,18 @@ expire(struct hnl *l, int64_t now, struct hnl_out *o)
 	for (r = 0; r < l->n; r++)
 		if (l->p[r].owned > 0 && l->p[r].f <= now)
 			end_session(l, r, now, l->p[r].f, 0, o);
+	/* Every name looked at only when a leadership may have run out,
+	 * or the registry is due its news. */
+	if (now < l->emin && !refresh)
+		return;
+	l->emin = INT64_MAX;
 	for (h = (struct hname *)hnames_next(&l->reg, NULL); h != NULL;
 	    h = (struct hname *)hnames_next(&l->reg, h)) {
 		struct hnl_name *x = &l->nm[idx(l, h)];
 		unsigned own;
 
+		if (x->phase == HNL_LEAD && x->e > now && x->e < l->emin)
+			l->emin = x->e;
 		if (x->phase == HNL_LEAD && x->e <= now) {
 			trace_lead(l, h, x->e, now, o);
 			say(o, HNL_LOG, "name %s: lease ran out", h->s);
@@ -1142,7 +1156,6 @@ running(const struct hnl *l)
 static int64_t
 next_wake(struct hnl *l, int64_t now)
 {
-	struct hname *h;
 	int64_t wake = -1;
 	size_t r;
 
@@ -1153,13 +1166,8 @@ next_wake(struct hnl *l, int64_t now)
 	for (r = 0; r < l->n; r++)
 		if (l->p[r].owned > 0)
 			wake_at(&wake, l->p[r].f);
-	for (h = (struct hname *)hnames_next(&l->reg, NULL); h != NULL;
-	    h = (struct hname *)hnames_next(&l->reg, h)) {
-		const struct hnl_name *x = &l->nm[idx(l, h)];
-
-		if (x->phase == HNL_LEAD)
-			wake_at(&wake, x->e);
-	}
+	if (l->emin != INT64_MAX)
+		wake_at(&wake, l->emin);
 	wake_at(&wake, l->refresh + l->c.names.idle / 2);
 	if (running(l))
 		wake_at(&wake, l->sample + SAMPLE_EVERY);
@@ -1382,6 +1390,22 @@ hnl_check(const struct hnl *l, int64_t now)
 
 /* ---- life ---- */
 
+#define NAMES_IDLE	(60 * NS)
+
+void
+hnl_names_conf(struct hnames_conf *c, const struct algo_timing *t,
+    size_t max)
+{
+	memset(c, 0, sizeof(*c));
+	c->max = max;
+	c->linger = t->lease + (int64_t)(((__int128)t->lease * t->drift +
+	    NS - 1) / NS) + 1 + t->rtt;
+	c->idle = c->linger > NAMES_IDLE ? c->linger : NAMES_IDLE;
+	c->learn = t->lease;
+	c->delay = t->lease / 2;
+	c->spread = 10;
+}
+
 static int
 cmp_id(const void *a, const void *b)
 {
@@ -1453,6 +1477,7 @@ hnl_init(struct hnl *l, const struct hnl_conf *c, int64_t now)
 	l->next = -1;
 	l->rwake = -1;
 	l->sample = -1;
+	l->emin = INT64_MAX;
 	l->refresh = now;
 	return 0;
 fail:

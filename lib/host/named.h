@@ -173,6 +173,8 @@ struct hnl {
 	int64_t		*scratch;	/* n, for deadline() */
 	uint64_t	 sids;		/* sessions begun in this life */
 	uint64_t	 gen;		/* settle()s */
+	int64_t		 emin;		/* no leadership ends before, or
+					 * INT64_MAX */
 	int64_t		 quiet;		/* grants nothing before */
 	int		 wedged;	/* grants nothing more */
 	/* Our rounds. */
@@ -261,6 +263,16 @@ struct hnl_status {
 	unsigned	 regs;		/* registrations here */
 };
 
+/*
+ * The registry's timing from the lease's, for MAX names: a grant
+ * outlives its last sign by at most (1 + rho) delta and a round trip
+ * (linger); a name is forgotten no sooner, nor before a minute (idle);
+ * a host new to a name hears its holder's renewal within a lease
+ * (learn); a host not preferred bids half a lease later per rank
+ * (delay); shares 10% above an even one (spread).
+ */
+void	hnl_names_conf(struct hnames_conf *, const struct algo_timing *,
+	    size_t max);
 /* 0, or -1 out of memory or a bad configuration. */
 int	hnl_init(struct hnl *, const struct hnl_conf *, int64_t now);
 void	hnl_free(struct hnl *);

@@ -2201,6 +2201,7 @@ static void
 nm_run(int64_t until, char *out, size_t len)
 {
 	struct hnl_input in;
+	struct nm_msg m;
 	size_t i, k, best;
 	int64_t t;
 
@@ -2223,8 +2224,7 @@ nm_run(int64_t until, char *out, size_t len)
 			nm_now = t;
 		memset(&in, 0, sizeof(in));
 		if (best < nm_nmsg) {
-			struct nm_msg m = nm_q[best];
-
+			m = nm_q[best];
 			memmove(&nm_q[best], &nm_q[best + 1],
 			    (nm_nmsg - best - 1) * sizeof(*nm_q));
 			nm_nmsg--;
