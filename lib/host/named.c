@@ -1401,8 +1401,11 @@ hnl_names_conf(struct hnames_conf *c, const struct algo_timing *t,
 	c->linger = t->lease + (int64_t)(((__int128)t->lease * t->drift +
 	    NS - 1) / NS) + 1 + t->rtt;
 	c->idle = c->linger > NAMES_IDLE ? c->linger : NAMES_IDLE;
-	c->learn = t->lease;
-	c->delay = t->lease / 2;
+	/* A bid against a holder costs a Deny and no more (named.h,
+	 * Contention and waiting): none waits to learn of one, and a host
+	 * not preferred lets the preferred one's round arrive first. */
+	c->learn = 0;
+	c->delay = 2 * t->rtt;
 	c->spread = 10;
 }
 

@@ -267,8 +267,8 @@ struct hnl_status {
  * The registry's timing from the lease's, for MAX names: a grant
  * outlives its last sign by at most (1 + rho) delta and a round trip
  * (linger); a name is forgotten no sooner, nor before a minute (idle);
- * a host new to a name hears its holder's renewal within a lease
- * (learn); a host not preferred bids half a lease later per rank
+ * a host bids at once (learn 0: a bid against a holder costs one Deny),
+ * two round trips later per rank when it is not the preferred one
  * (delay); shares 10% above an even one (spread).
  */
 void	hnl_names_conf(struct hnames_conf *, const struct algo_timing *,

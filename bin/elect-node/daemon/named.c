@@ -21,7 +21,6 @@
 #define FLOOR_NAME	"names.floor"	/* the registry's floor, decimal */
 #define FLOOR_MAX	24
 /* Forgotten once idle this long, at the least (names.h, idle). */
-#define NAMES_IDLE	(60 * ALGO_S)
 
 static void	feed(struct node *, struct hnl_input *);
 
@@ -64,28 +63,14 @@ read_floor(const struct node *nd)
 	return (uint64_t)v;
 }
 
-/*
- * The registry's timing, from the lease's: a grant outlives its last
- * sign by at most (1 + rho) delta and a round trip (linger), a name is
- * forgotten no sooner (idle), a host new to a name hears its holder's
- * renewal within a lease (learn), and a host that is not the preferred
- * one bids half a lease later per rank (delay).
- */
+/* The registry's timing from the lease's (hnl_names_conf()), its bound
+ * and the floor written. */
 static void
 names_conf(const struct node *nd, struct hnames_conf *c)
 {
-	const struct algo_timing *t = &nd->opts->timing.a;
-
-	memset(c, 0, sizeof(*c));
+	hnl_names_conf(c, &nd->opts->timing.a, nd->opts->names_max > 0 ?
+	    nd->opts->names_max : HNAMES_DEFAULT);
 	c->self = nd->self->id;
-	c->max = nd->opts->names_max > 0 ? nd->opts->names_max :
-	    HNAMES_DEFAULT;
-	c->linger = t->lease + t->lease / ALGO_S * t->drift +
-	    (t->lease % ALGO_S) * t->drift / ALGO_S + 1 + t->rtt;
-	c->idle = c->linger > NAMES_IDLE ? c->linger : NAMES_IDLE;
-	c->learn = t->lease;
-	c->delay = t->lease / 2;
-	c->spread = 10;
 	c->floor = read_floor(nd);
 }
 
