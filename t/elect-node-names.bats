@@ -217,3 +217,30 @@ one_at_a_time() {
 	sleep 0.5
 	certify
 }
+
+@test "names: a cron line on every node without --wait: the name, held by none yet, runs its job on one node; the others run nothing and exit 1" {
+	local id n rc pids=()
+	C=$(mkcluster 3)
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" \
+	    "${TIMING[@]}" "$C"
+	# The same one-shot job on every node at once, as cron starts it.
+	for id in 1 2 3; do
+		elect-node -s "$ELECT_DIR/$id/state" --run-if-leader -n nightly \
+		    -- bash -c 'echo "$ELECT_NAME $ELECT_NODE $ELECT_TOKEN" >>"$LOG"
+			sleep 1' >"$BATS_TEST_TMPDIR/out.$id" 2>&1 &
+		pids+=($!)
+	done
+	n=0
+	for id in 0 1 2; do
+		rc=0
+		wait "${pids[$id]}" || rc=$?
+		case $rc in
+		0) n=$((n + 1)) ;;
+		1) ;;	# not the holder: ran nothing (EXIT STATUS)
+		*) fail "node $((id + 1)) exited $rc: $(cat "$BATS_TEST_TMPDIR/out.$((id + 1))")" ;;
+		esac
+	done
+	[ "$n" = 1 ] || fail "$n nodes ran the job"
+	run cat "$LOG"
+	assert_output --regexp '^nightly [1-3] [1-9][0-9]*$'
+}

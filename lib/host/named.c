@@ -932,6 +932,8 @@ hold_ok(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b, size_t len,
 			bit_put(x->ack, r, 0);
 			if (holder == 0 || holder == l->c.self)
 				break;
+			if (x->hint != holder)
+				status(o, h);	/* its holder is known */
 			x->hint = holder;
 			x->left = 0;
 			for (i = 2; i < 10; i++)
@@ -964,6 +966,7 @@ hold_ok(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b, size_t len,
 			if (x->hint != 0) {
 				x->hint = 0;
 				reg_core(l, h, now, 0, o);
+				status(o, h);
 			}
 			break;
 		}
@@ -1217,6 +1220,7 @@ dead(struct hnl *l, unsigned id, uint64_t inc, int64_t now,
 		if (x->hint == id) {
 			x->hint = 0;
 			reg_core(l, h, now, 0, o);
+			status(o, h);
 		}
 	}
 	if (bit(l->live, (size_t)r)) {

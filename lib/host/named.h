@@ -221,7 +221,8 @@ enum hnl_act_type {
 	HNL_TRACE,	/* a trace line's body (after time and node) */
 	HNL_LOG,	/* a log line about a name */
 	HNL_SAVE,	/* write floor (the registry's), before what follows */
-	HNL_STATUS,	/* name's leadership here changed: hnl_query() it */
+	HNL_STATUS,	/* name's leadership here, or its holder as known
+			 * here, changed: hnl_query() it */
 	HNL_REFUSE,	/* a registration refused: text says why */
 	HNL_DROP,	/* a datagram refused: why */
 };

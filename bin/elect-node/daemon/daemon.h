@@ -147,6 +147,10 @@ struct named {
 	struct nlead	 lead[NAMED_LEADS];
 	int		 of[CONTROL_CLIENTS_MAX];	/* a slot's lead + 1,
 							 * 0: the default */
+	/* A slot's `task' without wait, of a name whose holder was not
+	 * known: answered once it is (here, or elsewhere), or then at the
+	 * latest; 0: none. */
+	algo_time	 try_by[CONTROL_CLIENTS_MAX];
 };
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
@@ -196,6 +200,9 @@ int	cmd_arg_name(struct control_client *, struct ctl_str arg, char *name,
  * until it is due again, or -1); fit's verdict anew. */
 void	task_open(struct node *);
 algo_time task_tick(struct node *, algo_time now);
+/* Registrations without wait of a name being bid for, answered by their
+ * deadline (ns from NOW until the next, or -1). */
+algo_time task_try_tick(struct node *, algo_time now);
 void	task_verdict(struct node *, int changed);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);

@@ -306,6 +306,7 @@ lead_gone(void *arg, int slot)
 	}
 	nl = &nd->names.lead[k - 1];
 	nd->names.of[slot] = 0;
+	nd->names.try_by[slot] = 0;
 	lead_feed(nd, nl, &in, mono_now());
 	named_release(nd, nl->name, nl->len);
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
@@ -341,6 +342,66 @@ task_tick(struct node *nd, algo_time now)
 	return lead_feed_all(nd, &in, now);
 }
 
+/*
+ * A `task' without wait asks to run now if this node holds the name, and
+ * else not at all.  A name nobody holds yet, as a cron line on every host
+ * creates it, is being bid for the moment it is asked: the registration
+ * waits for the outcome (this node wins it, or learns who did) for two
+ * leases and a bid's turns at the most, then is answered as a `task'
+ * without wait is, now that the holder is known.
+ */
+static void
+try_settle(struct node *nd, struct nlead *nl, algo_time now)
+{
+	struct lead_input in;
+	struct algo_status st;
+	int k = (int)(nl - nd->names.lead) + 1;
+	size_t i;
+
+	named_status(nd, nl->name, nl->len, now, &st);
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		if (nd->names.of[i] != k || nd->names.try_by[i] == 0)
+			continue;
+		if (nl->lead.slot[i].state == LEAD_ANSWERED) {
+			nd->names.try_by[i] = 0;	/* it won: it runs */
+			continue;
+		}
+		if (st.leader || (st.hint == 0 && now < nd->names.try_by[i]))
+			continue;
+		/* Held elsewhere, or no outcome in time: answered as
+		 * without wait. */
+		nd->names.try_by[i] = 0;
+		memset(&in, 0, sizeof(in));
+		in.type = LEAD_IN_GONE;
+		in.slot = (int)i;
+		lead_feed(nd, nl, &in, now);
+		memset(&in, 0, sizeof(in));
+		in.type = LEAD_IN_TASK;
+		in.slot = (int)i;
+		lead_feed(nd, nl, &in, now);
+	}
+}
+
+/* The registrations waiting for a name's outcome, at their deadline:
+ * when one is due next (ns from NOW), or -1. */
+algo_time
+task_try_tick(struct node *nd, algo_time now)
+{
+	algo_time next = -1;
+	size_t i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (nd->names.try_by[i] != 0 && nd->names.of[i] != 0 &&
+		    nd->names.try_by[i] <= now)
+			try_settle(nd, &nd->names.lead[nd->names.of[i] - 1],
+			    now);
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (nd->names.try_by[i] != 0 && (next == -1 ||
+		    nd->names.try_by[i] - now < next))
+			next = nd->names.try_by[i] - now;
+	return next;
+}
+
 /* Name's status changed (lib/host/named): its commands' decisions
  * again. */
 void
@@ -349,8 +410,10 @@ task_named(struct node *nd, const char *name, size_t len)
 	struct lead_input in = { .type = LEAD_IN_TICK, .slot = -1 };
 	struct nlead *nl;
 
-	if ((nl = nlead_find(nd, name, len)) != NULL)
+	if ((nl = nlead_find(nd, name, len)) != NULL) {
 		lead_feed(nd, nl, &in, mono_now());
+		try_settle(nd, nl, mono_now());
+	}
 }
 
 void
@@ -526,6 +589,19 @@ cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		}
 		nl = nlead_get(nd, name, len);
 		nd->names.of[in.slot] = (int)(nl - nd->names.lead) + 1;
+		if (!in.wait) {
+			struct algo_status st;
+			algo_time now = mono_now();
+			const struct algo_timing *t = &nd->opts->timing.a;
+
+			named_status(nd, name, len, now, &st);
+			if (!st.leader && st.hint == 0) {
+				/* Its outcome first (try_settle()). */
+				in.wait = 1;
+				nd->names.try_by[in.slot] = now + 2 * t->lease +
+				    2 * t->rtt * (algo_time)nd->cluster.n;
+			}
+		}
 	}
 	c->waiting = WAIT_START;
 	/* With its first answer (testament.c). */
