@@ -657,6 +657,34 @@ tell_vacant(struct hnl *l, size_t r, struct answer *an, int64_t now)
 	assert(l->p[r].news == 0);
 }
 
+/* A round's (REQ) or an Ok's entries after its header, into V: their
+ * count, or -1 with the datagram dropped. */
+static int
+entries(const uint8_t *b, size_t len, struct hnb_entry *v, int req,
+    struct hnl_out *o)
+{
+	const char *why = NULL;
+	int n = 0, k, kind;
+
+	if (len > HNL_HDR &&
+	    (n = hnb_parse(b + HNL_HDR, len - HNL_HDR, v, &why)) == -1) {
+		act(o, HNL_DROP)->why = why;
+		return -1;
+	}
+	for (k = 0; k < n; k++) {
+		kind = v[k].kind;
+		if (req ? kind != HNB_WANT && kind != HNB_HELD &&
+		    kind != HNB_FREE : kind < HNB_GRANT || kind > HNB_VACANT ||
+		    (kind == HNB_DENY && v[k].blen != DENY_BODY)) {
+			act(o, HNL_DROP)->why = req ?
+			    "names: bad kind in a round" :
+			    "names: bad kind in an Ok";
+			return -1;
+		}
+	}
+	return n;
+}
+
 /* A round of the member at R: its session renewed, its entries
  * answered in one Ok or more. */
 static void
@@ -666,7 +694,6 @@ grant_round(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b,
 	struct hnl_peer *p = &l->p[r];
 	struct hnb_entry v[HNB_ENTRIES_MAX];
 	struct answer an;
-	const char *why = NULL;
 	uint64_t ctr = get64(b + 1);
 	int64_t delta = (int64_t)get64(b + 9), f, d;
 	int n = 0, k;
@@ -676,17 +703,8 @@ grant_round(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b,
 		act(o, HNL_DROP)->why = "names: bad delta";
 		return;
 	}
-	if (len > HNL_HDR &&
-	    (n = hnb_parse(b + HNL_HDR, len - HNL_HDR, v, &why)) == -1) {
-		act(o, HNL_DROP)->why = why;
+	if ((n = entries(b, len, v, 1, o)) == -1)
 		return;
-	}
-	for (k = 0; k < n; k++)
-		if (v[k].kind != HNB_WANT && v[k].kind != HNB_HELD &&
-		    v[k].kind != HNB_FREE) {
-			act(o, HNL_DROP)->why = "names: bad kind in a round";
-			return;
-		}
 	if (inc < p->inc || (inc == p->inc && ctr < p->ctr)) {
 		act(o, HNL_DROP)->why = "names: late round";
 		return;
@@ -845,7 +863,6 @@ hold_ok(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b, size_t len,
 {
 	struct hnl_peer *p = &l->p[r];
 	struct hnb_entry v[HNB_ENTRIES_MAX];
-	const char *why = NULL;
 	uint64_t ctr = get64(b + 1), sid = get64(b + 9);
 	int n = 0, k, current = l->ctr != 0 && ctr == l->ctr;
 	struct hname *h;
@@ -855,17 +872,8 @@ hold_ok(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b, size_t len,
 		act(o, HNL_DROP)->why = "names: an Ok without a session";
 		return;
 	}
-	if (len > HNL_HDR &&
-	    (n = hnb_parse(b + HNL_HDR, len - HNL_HDR, v, &why)) == -1) {
-		act(o, HNL_DROP)->why = why;
+	if ((n = entries(b, len, v, 0, o)) == -1)
 		return;
-	}
-	for (k = 0; k < n; k++)
-		if (v[k].kind < HNB_GRANT || v[k].kind > HNB_VACANT ||
-		    (v[k].kind == HNB_DENY && v[k].blen != DENY_BODY)) {
-			act(o, HNL_DROP)->why = "names: bad kind in an Ok";
-			return;
-		}
 	if (inc < p->tinc || (inc == p->tinc && sid < p->tsid)) {
 		act(o, HNL_DROP)->why = "names: an Ok of a session before";
 		return;
