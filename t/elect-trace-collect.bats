@@ -102,6 +102,9 @@ lines_of() {
 	fdpid=$!
 	pids+=("$fdpid")
 	wait_for 5 grep -q holding "$dir/fd"
+	# The collector has read it, and knows the connection is node 7's,
+	# before the other one comes and goes.
+	wait_for 5 grep -q ' 7 boot' "$dir/out.trace"
 	printf '1.5 7 state status=Norm ldr=7 grp=-\n' | trawsend "unix:$sock"
 	wait_for 5 grep -q ' 7 state' "$dir/out.trace"
 	assert_equal "$(lines_of ' 7 crash$')" 0
