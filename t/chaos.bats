@@ -111,3 +111,62 @@ field() {
 	run "$CHAOS" --store nosuch
 	assert_failure 2
 }
+
+@test "--names: 0 to 16 names, no other" {
+	for bad in 17 08 -1 x; do
+		run "$CHAOS" --names "$bad"
+		assert_failure 2
+		assert_output "elect-chaos: --names: 0 to 16"
+	done
+}
+
+# name_field NAME KEY: the value of KEY= on NAME's line of the summary.
+name_field() {
+	field "name $1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+@test "lease with --names 3: every name's jobs one at a time, under growing tokens, the trace certified per name" {
+	need_root
+	secs=10
+	[ -n "${ELECT_SHORT:-}" ] && secs=6
+	D=$BATS_TEST_TMPDIR/run
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 7 -d $secs -i 200 -k -o "$D" \
+	    --names 3 -F kill,pause,partition,loss
+	echo "$output"
+	# As in the round above, the history is what the test holds to.
+	for nm in job-1 job-2 job-3; do
+		[ "$(name_field $nm jobs)" -ge 2 ] || fail "$nm: too few jobs"
+		assert_equal "$(name_field $nm overlaps | cut -d, -f1)" 0
+		assert_equal "$(name_field $nm tokens)" yes
+		assert_equal "$(name_field $nm stale)" 0
+		# Its jobs wrote to its own store, under its own tokens.
+		grep -q ' start token=1$' "$D/store/$nm/history"
+	done
+	assert_equal "$(field 'tokens increase')" yes
+	assert_equal "$(field elect-check)" "0 violations (exit 0)"
+	grep -q '^elect-check: .* 5 nodes, 3 names, ' "$D/check.err"
+	[ "$(field faults | cut -d: -f1)" -ge 3 ]
+	# The names' jobs ran at once: judged together they would overlap.
+	[ "$(sort -n -m "$D"/store/job-*/history | awk '$4 == "start" { s++ }
+	    $4 == "end" { s-- } s > 1 { o = 1 } END { print o + 0 }')" = 1 ]
+
+	# A forged job of host 99 starts, with a higher token, while the job
+	# of job-2 with the most writes still runs: job-2 fails, alone.
+	H=$D/store/job-2/history
+	job=$(awk '$4 == "write" { w[$2 " " $3]++ }
+	    END { for (k in w) if (w[k] > m) { m = w[k]; j = k }; print j }' "$H")
+	awk -v j="$job" '{ print }
+	    $2 " " $3 == j && $4 == "start" {
+		split($5, a, "="); print $1, 99, 1, "start token=" a[2] + 1 }' \
+	    "$H" >"$H.new"
+	mv "$H.new" "$H"
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -c "$D"
+	assert_failure 1
+	assert_equal "$(name_field job-2 overlaps | cut -d, -f1)" 1
+	[ "$(name_field job-2 stale)" -ge 1 ]
+	assert_equal "$(field 'name job-2' | awk '{ print $NF }')" FAIL
+	assert_equal "$(field 'name job-1' | awk '{ print $NF }')" pass
+	assert_equal "$(field 'name job-3' | awk '{ print $NF }')" pass
+	assert_equal "$(field overlaps | cut -d' ' -f1)" 1
+	assert_equal "$(field verdict)" "FAIL (kept in $D)"
+}
