@@ -21,6 +21,18 @@ field() {
 	echo "$output" | sed -n "s/^$1  *//p"
 }
 
+# round SECS SEED FLAGS...: a run of the nemesis for SECS seconds (8
+# under ELECT_SHORT) from SEED, kept in $D, its summary in $output.
+round() {
+	local secs=$1 seed=$2
+	shift 2
+	[ -n "${ELECT_SHORT:-}" ] && secs=8
+	D=$BATS_TEST_TMPDIR/run
+	run "$CHAOS" -B "$ELECT_BUILD/bin" -s "$seed" -d "$secs" -i 200 -k \
+	    -o "$D" "$@"
+	echo "$output"
+}
+
 # forge_overlap HISTORY: a forged job of host 99 starts, with a higher
 # token, while the job with the most writes still runs.
 forge_overlap() {
@@ -46,12 +58,7 @@ forge_overlap() {
 
 @test "lease under every fault: no overlap, no stale write, the trace certified" {
 	need_root
-	secs=12
-	[ -n "${ELECT_SHORT:-}" ] && secs=8
-	D=$BATS_TEST_TMPDIR/run
-	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 16 -d $secs -i 200 -k -o "$D" \
-	    -F kill,term,pause,partition,loss,drift
-	echo "$output"
+	round 12 16 -F kill,term,pause,partition,loss,drift
 	# The history is the jobs' own record: no job ran while another did.
 	# The task lines may show more on a loaded host, where a command
 	# SIGKILLed in time may take long to die (its stop line is stamped
@@ -131,12 +138,7 @@ name_field() {
 
 @test "lease with --names 3: every name's jobs one at a time, under growing tokens, the trace certified per name" {
 	need_root
-	secs=10
-	[ -n "${ELECT_SHORT:-}" ] && secs=8
-	D=$BATS_TEST_TMPDIR/run
-	run "$CHAOS" -B "$ELECT_BUILD/bin" -s 7 -d $secs -i 200 -k -o "$D" \
-	    --names 3 -F kill,pause,partition,loss
-	echo "$output"
+	round 10 7 --names 3 -F kill,pause,partition,loss
 	# As in the round above, the history is what the test holds to.
 	for nm in job-1 job-2 job-3; do
 		[ "$(name_field $nm jobs)" -ge 2 ] || fail "$nm: too few jobs"
