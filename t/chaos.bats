@@ -161,8 +161,10 @@ name_field() {
 	assert_equal "$(field 'tokens increase')" yes
 	assert_equal "$(field elect-check)" "0 violations (exit 0)"
 	grep -q '^elect-check: .* 5 nodes, 3 names, ' "$D/check.err"
-	# Fifteen workers slow a loaded host's restarts: fewer faults fit.
-	[ "$(field faults | cut -d: -f1)" -ge 2 ]
+	# Fifteen workers slow a loaded host's restarts (a node killed is
+	# started again and waited for): under the sanitizers one may be all
+	# that fits.
+	[ "$(field faults | cut -d: -f1)" -ge 1 ]
 
 	# An overlap in job-2's history: job-2 fails, alone.
 	forge_overlap "$D/store/job-2/history"
