@@ -8,7 +8,8 @@
 #                   killed, the job goes on at the next with a greater token
 #   make bench      benchmarks, printing figures and ratios
 #   make chaos      every algorithm on real nodes in network namespaces
-#                   under a random nemesis, CHAOS_SECONDS each (root)
+#                   under a random nemesis, CHAOS_SECONDS each (root;
+#                   CHAOS_NAMES=K: K named jobs on every host)
 #   make fuzz       every fuzz target for FUZZ_SECONDS each (clang, libFuzzer);
 #                   fails, naming them, if any crashes, leaks or hangs
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -218,6 +219,7 @@ bench: deps
 
 # elect-chaos(1) for each algorithm in turn, niced, each under the faults
 # its model admits; a failed run keeps its directory and is named.
+# CHAOS_NAMES=K runs K named jobs on every host instead of one.
 CHAOS_SECONDS ?=	60
 CHAOS_NODES ?=	5
 CHAOS_ALGOS ?=	lease bully bully-fd async-bully invitation modified-bully \
@@ -229,7 +231,9 @@ chaos: deps
 		echo "== elect-chaos -a $$a"; \
 		nice -n 10 bash share/elect/elect-chaos -B build/plain/bin \
 		    -a $$a -n $(CHAOS_NODES) -d $(CHAOS_SECONDS) \
-		    $(if $(CHAOS_SEED),-s $(CHAOS_SEED)) || fail="$$fail $$a"; \
+		    $(if $(CHAOS_SEED),-s $(CHAOS_SEED)) \
+		    $(if $(CHAOS_NAMES),--names $(CHAOS_NAMES)) || \
+		    fail="$$fail $$a"; \
 	done; \
 	[ -z "$$fail" ] || { echo "chaos: failed:$$fail"; exit 1; }
 
