@@ -210,6 +210,7 @@ struct node {
 	 * whether it leads and with which token. */
 	struct hnl	*hnl;
 	uint64_t	 ngen;
+	uint64_t	 nfloor;	/* written by its last life */
 	uint64_t	*ntok;
 	algo_time	*nuntil;
 };
@@ -1309,9 +1310,11 @@ names_carry(size_t i, algo_time now)
 		case HNL_TRACE:
 			trace(now, i, "%s", a->text);
 			break;
+		case HNL_SAVE:		/* its state directory's */
+			nd->nfloor = a->floor;
+			break;
 		case HNL_DROP:		/* the daemon's log's */
 		case HNL_LOG:
-		case HNL_SAVE:		/* kept by the core's floor */
 		case HNL_STATUS:
 		case HNL_REFUSE:
 			break;
@@ -1394,6 +1397,7 @@ names_boot(size_t i, algo_time now)
 	c.nids = n;
 	c.timing = C->timing;
 	hnl_names_conf(&c.names, &c.timing, C->names);
+	c.names.floor = nd->nfloor;
 	if ((nd->hnl = malloc(sizeof(*nd->hnl))) == NULL ||
 	    hnl_init(nd->hnl, &c, clock_at(nd, now)) == -1)
 		errx(1, "node %u: named leaderships cannot run", nd->id);

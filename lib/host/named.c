@@ -11,6 +11,7 @@
 #define NS		INT64_C(1000000000)
 #define DELTA_MAX	(INT64_C(3600) * NS)	/* as the lease core's */
 #define EPOCH_SHIFT	40			/* as the lease core's */
+#define TOKEN_STRIDE	1024			/* as the lease core's */
 /* A clock sample at least this often while anything runs. */
 #define SAMPLE_EVERY	NS
 /* The registry hears of names a grantor keeps this often. */
@@ -203,6 +204,18 @@ sample(struct hnl *l, int64_t now, struct hnl_out *o)
 	l->sample = now;
 }
 
+/* The floor written (HNL_SAVE): above every K of a name this host
+ * forgot (the registry's) and every token it acknowledged (khi), so
+ * that a name made anew, in this life or the next, takes its K from
+ * there. */
+static void
+save(struct hnl *l, struct hnl_out *o)
+{
+	uint64_t f = l->reg.floor > l->khi ? l->reg.floor : l->khi;
+
+	act(o, HNL_SAVE)->floor = f;
+}
+
 /* ---- the registry ---- */
 
 /* What the registry knows of H from us. */
@@ -360,7 +373,7 @@ reg_acts(struct hnl *l, const struct hnames_out *ro, int64_t now,
 			}
 			break;
 		case HNAMES_SAVE:
-			act(o, HNL_SAVE)->floor = a->floor;
+			save(l, o);
 			break;
 		case HNAMES_FORGET:
 			/* Gone from the registry already; its slot's state
@@ -592,6 +605,15 @@ answer_entry(struct hnl *l, size_t r, const struct hnb_entry *in,
 			/* K_q never 0 on the wire: the token above it is. */
 			e.token = x->k + 1;
 		} else {
+			/* Written down before it is acknowledged: a K_q
+			 * above every token this host acknowledged, in any
+			 * life (share/elect/lease.md, Fencing token), in
+			 * strides, so that a new token costs a write once
+			 * in TOKEN_STRIDE. */
+			if (in->token > l->khi) {
+				l->khi = in->token + TOKEN_STRIDE;
+				save(l, o);
+			}
 			if (in->token > x->k)
 				x->k = in->token;
 			x->est = 1;
@@ -1481,6 +1503,8 @@ hnl_init(struct hnl *l, const struct hnl_conf *c, int64_t now)
 		l->nm[i].nw = b + 4 * nw;
 	}
 	l->c.names = nc;
+	/* Every token acknowledged in a life before is below the floor. */
+	l->khi = nc.floor;
 	memset(&ri, 0, sizeof(ri));
 	ri.type = HNAMES_IN_MEMBERS;
 	ri.now = now;

@@ -172,6 +172,7 @@ struct hnl {
 	uint64_t	*bits;		/* backing g, ack, fr */
 	int64_t		*scratch;	/* n, for deadline() */
 	uint64_t	 sids;		/* sessions begun in this life */
+	uint64_t	 khi;		/* written: above every K acknowledged */
 	uint64_t	 gen;		/* settle()s */
 	int64_t		 emin;		/* no leadership ends before, or
 					 * INT64_MAX */
@@ -220,7 +221,8 @@ enum hnl_act_type {
 	HNL_SEND = 1,	/* payload[len] to id */
 	HNL_TRACE,	/* a trace line's body (after time and node) */
 	HNL_LOG,	/* a log line about a name */
-	HNL_SAVE,	/* write floor (the registry's), before what follows */
+	HNL_SAVE,	/* write floor, before what follows; read it back
+			 * into names.floor at the next start */
 	HNL_STATUS,	/* name's leadership here, or its holder as known
 			 * here, changed: hnl_query() it */
 	HNL_REFUSE,	/* a registration refused: text says why */
