@@ -2055,7 +2055,7 @@ struct nm_msg {
 static struct hnl nm[NM_HOSTS];
 static struct hnl_out nm_o;
 static int nm_up[NM_HOSTS], nm_cut[NM_HOSTS][NM_HOSTS];
-static uint64_t nm_inc[NM_HOSTS];
+static uint64_t nm_inc[NM_HOSTS], nm_floor[NM_HOSTS];
 static int64_t nm_wake[NM_HOSTS], nm_now, nm_lat;
 static struct hnames_conf nm_nc;
 static size_t nm_n, nm_nmsg, nm_renews, nm_sends;
@@ -2095,6 +2095,7 @@ nm_boot(size_t i, int64_t now)
 	c.nids = nm_n;
 	algo_timing_default(&c.timing);
 	c.names = nm_nc;
+	c.names.floor = nm_floor[i];	/* as its state directory kept it */
 	if (hnl_init(&nm[i], &c, now) == -1)
 		errx(2, "hnl_init");
 	if (nm_o.v == NULL && hnl_out_init(&nm_o, &nm[i]) == -1)
@@ -2181,6 +2182,7 @@ nm_acts(size_t i, char *out, size_t len)
 		case HNL_SAVE:
 			say(out, len, "%" PRId64 " %zu save floor=%" PRIu64 "\n",
 			    nm_now / MS, i + 1, a->floor);
+			nm_floor[i] = a->floor;
 			break;
 		case HNL_STATUS:
 			break;
@@ -2320,6 +2322,7 @@ named_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 		if ((nm_q = calloc(NM_MSGS, sizeof(*nm_q))) == NULL)
 			err(2, NULL);
 		memset(nm_inc, 0, sizeof(nm_inc));
+		memset(nm_floor, 0, sizeof(nm_floor));
 		memset(nm_cut, 0, sizeof(nm_cut));
 		nm_now = 0;
 		nm_bad = 0;
