@@ -33,7 +33,7 @@ static const char *const names[NAMES] = { "a", "backup", "job-1", "q" };
 static struct hnl h[HOSTS];
 static struct hnl_out out;
 static int up[HOSTS];
-static uint64_t inc[HOSTS];
+static uint64_t inc[HOSTS], floor_[HOSTS];	/* lives; floors written */
 static int64_t offset[HOSTS], ppm[HOSTS];
 static struct msg *q;
 static size_t nq, n;
@@ -57,6 +57,8 @@ carry(size_t i)
 	for (k = 0; k < out.n; k++) {
 		const struct hnl_action *a = &out.v[k];
 
+		if (a->type == HNL_SAVE)
+			floor_[i] = a->floor;	/* its state directory */
 		if (a->type != HNL_SEND || nq == QUEUE)
 			continue;
 		if (a->id < 1 || a->id > n || a->len > WIRE_PAYLOAD_MAX)
@@ -99,6 +101,7 @@ boot(size_t i)
 	c.names.learn = 0;
 	c.names.delay = 5 * MS;
 	c.names.spread = 10;
+	c.names.floor = floor_[i];
 	if (hnl_init(&h[i], &c, clock_of(i)) == -1)
 		abort();
 	up[i] = 1;
@@ -158,6 +161,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nq = 0;
 	t = 0;
 	memset(inc, 0, sizeof(inc));
+	memset(floor_, 0, sizeof(floor_));
 	memset(holder, 0, sizeof(holder));
 	memset(top, 0, sizeof(top));
 	memset(cur, 0, sizeof(cur));
