@@ -345,9 +345,9 @@ node_wake(struct node *nd, algo_time now)
 
 	/* Guarded commands first: their answers are lib/host/lead's. */
 	next = task_tick(nd, now);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &nd->control.clients[i];
-		if (c->fd == -1 || c->waiting != WAIT_LEADER)
+	for (i = 0; i < nd->control.nclients; i++) {
+		c = nd->control.clients[i];
+		if (c == NULL || c->waiting != WAIT_LEADER)
 			continue;
 		if (leads(nd, now))
 			reply_status(nd, c, now);
@@ -383,6 +383,15 @@ cmd_now(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	return 0;
 }
 
+/* Whether REQ registers for a name (task ... name=NAME): those are
+ * bounded by --names-max, not CONTROL_WAITERS_MAX. */
+static int
+names_one(const struct ctl_req *req)
+{
+	return req->argc > 0 && req->argv[req->argc - 1].n > 5 &&
+	    memcmp(req->argv[req->argc - 1].p, "name=", 5) == 0;
+}
+
 void
 cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
@@ -409,7 +418,7 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 		    (cmds[i].flags & C_OPER) != 0))
 			control_reply(c, "err %s: not allowed to uid %u",
 			    cmds[i].name, (unsigned)c->uid);
-		else if ((cmds[i].flags & C_WAITS) &&
+		else if ((cmds[i].flags & C_WAITS) && !names_one(req) &&
 		    control_waiters(&nd->control) >= CONTROL_WAITERS_MAX)
 			control_reply(c, "err busy (%d clients wait)",
 			    CONTROL_WAITERS_MAX);

@@ -329,17 +329,18 @@ node_detector_failed(struct node *nd)
 	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
 
-enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS,
-	P_DOOR = P_CLIENTS + CONTROL_CLIENTS_MAX };
+/* The control clients' slots follow P_CLIENTS, the door's theirs. */
+enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS };
 
 static void
 loop(struct node *nd)
 {
-	struct pollfd pfd[P_DOOR + CONTROL_DOOR_MAX];
+	struct pollfd *pfd = NULL, *p;
 	struct control_client *c;
 	struct loop_wait w;
 	algo_time now, wait;
-	int i, ms;
+	size_t npfd = 0, want;
+	int i, ms, door;
 
 	while (!nd->quit) {
 		now = node_input(nd);
@@ -364,6 +365,15 @@ loop(struct node *nd)
 		loop_wait_in(&w, events_tick(nd, now));
 		loop_wait_in(&w, control_tick(&nd->control, now));
 		loop_wait_in(&w, mx_tick(nd, now));
+		/* The table of clients grows only in control_accept(). */
+		door = P_CLIENTS + nd->control.nclients;
+		want = (size_t)door + CONTROL_DOOR_MAX;
+		if (want > npfd) {
+			if ((p = reallocarray(pfd, want, sizeof(*p))) == NULL)
+				err(1, "poll table");
+			pfd = p;
+			npfd = want;
+		}
 		pfd[P_METRICS].fd = nd->mx_fd;
 		pfd[P_METRICS].events = POLLIN;
 		pfd[P_TRACE].fd = -1;
@@ -380,18 +390,18 @@ loop(struct node *nd)
 		pfd[P_FDIN].events = POLLOUT;
 		pfd[P_CTL].fd = nd->control.fd;
 		pfd[P_CTL].events = POLLIN;
-		for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-			c = &nd->control.clients[i];
-			pfd[P_CLIENTS + i].fd = c->fd;
-			pfd[P_CLIENTS + i].events =
+		for (i = 0; i < nd->control.nclients; i++) {
+			c = nd->control.clients[i];
+			pfd[P_CLIENTS + i].fd = c != NULL ? c->fd : -1;
+			pfd[P_CLIENTS + i].events = c == NULL ? 0 :
 			    (control_reads(c) ? POLLIN : 0) |
 			    (c->outlen > 0 ? POLLOUT : 0);
 		}
 		for (i = 0; i < CONTROL_DOOR_MAX; i++) {
-			pfd[P_DOOR + i].fd = nd->control.door[i].fd;
-			pfd[P_DOOR + i].events = POLLIN;
+			pfd[door + i].fd = nd->control.door[i].fd;
+			pfd[door + i].events = POLLIN;
 		}
-		if (loop_poll(pfd, nitems(pfd), &w) == -1)
+		if (loop_poll(pfd, (size_t)door + CONTROL_DOOR_MAX, &w) == -1)
 			err(1, "poll");
 		if (nd->tw != NULL) {
 			tw_tick(nd->tw);
@@ -407,17 +417,22 @@ loop(struct node *nd)
 			node_detector_failed(nd);
 		/* Clients first: replies owed are written, and those that
 		 * hung up free their slots, before new ones are taken. */
-		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-			if (pfd[P_CLIENTS + i].revents)
-				control_io(&nd->control, &nd->control.clients[i],
+		/* A client's end may end another's registration: a slot
+		 * found empty is skipped. */
+		for (i = 0; i < door - P_CLIENTS; i++)
+			if (pfd[P_CLIENTS + i].revents &&
+			    (c = nd->control.clients[i]) != NULL &&
+			    c->fd == pfd[P_CLIENTS + i].fd)
+				control_io(&nd->control, c,
 				    pfd[P_CLIENTS + i].revents, nd);
 		for (i = 0; i < CONTROL_DOOR_MAX; i++)
-			if (pfd[P_DOOR + i].revents)
+			if (pfd[door + i].revents)
 				control_door(&nd->control, i, nd);
 		if (pfd[P_CTL].revents)
 			control_accept(&nd->control, nd);
 		mx_io(nd);
 	}
+	free(pfd);
 }
 
 static const char *
@@ -451,6 +466,8 @@ teardown(struct node *nd)
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	tasks_leaving(nd);
 	control_close(&nd->control);
+	/* The names' leads went with their registrations. */
+	free(nd->names.lead);
 	mx_close(nd);
 	core_free(nd);
 	net_close(nd);
