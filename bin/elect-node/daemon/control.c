@@ -240,7 +240,7 @@ slot_allowed(const struct control *s, const struct control_client *c)
 	for (i = 0; i < s->nclients; i++) {
 		const struct control_client *o = s->clients[i];
 
-		if (o != NULL && o != c && o->uid == c->uid)
+		if (o != NULL && o->fd != -1 && o != c && o->uid == c->uid)
 			mine++;
 	}
 	/* C's own slot is taken already. */
@@ -277,30 +277,43 @@ out_free(struct control_client *c)
 	c->outcap = c->outlen = 0;
 }
 
-/* Closes C and frees its slot: C is gone on return. */
+/*
+ * Closes C; its memory and slot are freed by reap(), at the top of the
+ * loop, as callers up the stack may still hold C (a reply that ends a
+ * registration, say).
+ */
 static void
 drop_client(struct control_client *c)
 {
 	struct control *s = c->owner;
-	int i;
 
 	close(c->fd);
 	c->fd = -1;
 	if (c->passfd != -1)
 		close(c->passfd);
 	c->passfd = -1;
+	free(c->in);
+	c->in = NULL;
 	c->inlen = 0;
 	c->closing = c->waiting = 0;
 	if (s->gone != NULL)
 		s->gone(s->gone_arg, c);
-	for (i = 0; i < s->nclients && s->clients[i] != c; i++)
-		;
-	assert(i < s->nclients);
-	s->clients[i] = NULL;
-	s->used--;
-	assert(s->used >= 0);
 	out_free(c);
-	free(c);
+}
+
+/* Frees the clients dropped since the last time. */
+static void
+reap(struct control *s)
+{
+	int i;
+
+	for (i = 0; i < s->nclients; i++)
+		if (s->clients[i] != NULL && s->clients[i]->fd == -1) {
+			free(s->clients[i]);
+			s->clients[i] = NULL;
+			s->used--;
+			assert(s->used >= 0);
+		}
 }
 
 static void
@@ -332,8 +345,8 @@ control_waiters(const struct control *s)
 
 	/* Registrations that hold names are bounded by --names-max. */
 	for (i = 0; i < s->nclients; i++)
-		n += s->clients[i] != NULL && s->clients[i]->waiting &&
-		    s->clients[i]->nl == NULL;
+		n += s->clients[i] != NULL && s->clients[i]->fd != -1 &&
+		    s->clients[i]->waiting && s->clients[i]->nl == NULL;
 	return n;
 }
 
@@ -344,6 +357,7 @@ control_tick(struct control *s, algo_time now)
 	algo_time next = -1;
 	int i;
 
+	reap(s);
 	for (i = 0; i < s->nclients; i++) {
 		if ((c = s->clients[i]) == NULL)
 			continue;
@@ -451,7 +465,7 @@ control_lines(struct control_client *c, struct node *nd)
 	char line[CTL_LINE_MAX], *nl;
 	size_t len;
 
-	while (control_reads(c) &&
+	while (control_reads(c) && c->inlen > 0 &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		len = (size_t)(nl - c->in);
 		memcpy(line, c->in, len);
@@ -467,7 +481,14 @@ read_lines(struct control_client *c, struct node *nd)
 {
 	ssize_t n;
 
-	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
+	/* Most clients send one line and then wait: the buffer is theirs
+	 * only while a line is partly read or unanswered. */
+	if (c->in == NULL && (c->in = malloc(CTL_LINE_MAX)) == NULL) {
+		c->closing = 1;
+		out_free(c);
+		return;
+	}
+	n = read(c->fd, c->in + c->inlen, CTL_LINE_MAX - c->inlen);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n == 0) {
@@ -484,9 +505,15 @@ read_lines(struct control_client *c, struct node *nd)
 	}
 	c->inlen += (size_t)n;
 	control_lines(c, nd);
-	if (c->inlen == sizeof(c->in)) {
+	if (c->fd == -1)
+		return;
+	if (c->inlen == CTL_LINE_MAX) {
 		control_reply(c, "err line too long");
 		c->closing = 1;
+	}
+	if (c->inlen == 0) {
+		free(c->in);
+		c->in = NULL;
 	}
 }
 
@@ -578,18 +605,19 @@ void
 control_door(struct control *s, int k, struct node *nd)
 {
 	struct control_client *c = &s->doorman;
+	char in[CTL_LINE_MAX];
 	struct ctl_req req;
 	ssize_t n;
 	int answered;
 
-	n = read(s->door[k].fd, c->in, sizeof(c->in));
+	n = read(s->door[k].fd, in, sizeof(in));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	c->fd = s->door[k].fd;
 	out_free(c);
 	c->closing = 0;
-	answered = n > 0 && memchr(c->in, '\n', (size_t)n) == c->in + n - 1 &&
-	    ctl_parse_req(c->in, (size_t)n - 1, &req) == NULL &&
+	answered = n > 0 && memchr(in, '\n', (size_t)n) == in + n - 1 &&
+	    ctl_parse_req(in, (size_t)n - 1, &req) == NULL &&
 	    req.version == CTL_VERSION && cmd_now(nd, c, &req);
 	/* One line: a fresh socket's buffer takes it at once. */
 	if (answered)
@@ -670,6 +698,7 @@ control_accept(struct control *s, struct node *nd)
 	algo_time now = mono_now();
 	int fd, i, n;
 
+	reap(s);
 	for (n = 0; n < ACCEPT_MAX && (fd = accept4(s->fd, NULL, NULL,
 	    SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1; n++) {
 		if ((i = slot_free(s)) != -1 &&
@@ -694,8 +723,9 @@ control_close(struct control *s)
 	int i;
 
 	for (i = 0; i < s->nclients; i++)
-		if (s->clients[i] != NULL)
+		if (s->clients[i] != NULL && s->clients[i]->fd != -1)
 			drop_client(s->clients[i]);
+	reap(s);
 	free(s->clients);
 	s->clients = NULL;
 	s->nclients = 0;

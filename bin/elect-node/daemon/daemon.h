@@ -77,7 +77,8 @@ struct nlead;
  * connects and freed when it goes. */
 struct control_client {
 	int		 fd;
-	char		 in[CTL_LINE_MAX];
+	char		*in;		/* CTL_LINE_MAX bytes while a line is
+					 * partly read or unanswered, or NULL */
 	size_t		 inlen;
 	char		*out;		/* allocated while replies are owed,
 					 * outcap bytes, CONTROL_OUT_MAX at
