@@ -20,7 +20,7 @@ teardown() {
 	elect_teardown
 }
 
-HELP="ok version=1 commands=help,status,wait-leader,lease,edict,follow-edicts,task,killed,reconfigure-part,reconfigure"
+HELP="ok version=1 commands=help,status,names,wait-leader,lease,edict,follow-edicts,task,killed,reconfigure-part,reconfigure"
 
 ask() {
 	printf "$@" | ctl-send "$SOCK"
