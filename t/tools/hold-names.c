@@ -16,8 +16,9 @@
  * connection is closed.  With -r a registration that ended (stop, err,
  * closed) is made again 100 ms later, until a daemon answers.  When the
  * daemon dies, its testament (the Dead of its incarnation to every peer)
- * is sent once, as a guard of a dead daemon sends it, so that its names
- * run elsewhere within a round trip.
+ * is sent once, as a guard of a dead daemon sends it, and like the
+ * guards under their task lock only once every registration told to
+ * start has closed, so that its names run elsewhere within a round trip.
  */
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -122,6 +123,7 @@ reg_end(struct reg *r, const char *what)
 
 static struct testament will;
 static int has_will, will_sent, will_pidfd = -1;
+static int hung_up;	/* the daemon closed a registration since */
 
 /* The testament of the daemon that answered, read once per daemon. */
 static void
@@ -164,11 +166,10 @@ will_send(void)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM,
 	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV }, *from, *to;
+	struct pollfd pfd = { will_pidfd, POLLIN, 0 };
 	char serv[8];
 	size_t i;
 	int s;
-
-	struct pollfd pfd = { will_pidfd, POLLIN, 0 };
 
 	/* A connection closes as the process ends, or just before. */
 	if (!has_will || will_sent || will_pidfd == -1 ||
@@ -231,7 +232,7 @@ reg_read(struct reg *r)
 		return;
 	if (n <= 0) {
 		reg_end(r, "closed");
-		will_send();
+		hung_up = 1;
 		return;
 	}
 	r->inlen += (size_t)n;
@@ -312,6 +313,14 @@ main(int argc, char *argv[])
 		for (i = 0; i < n; i++)
 			if (regs[i].fd != -1 && pfd[i].revents)
 				reg_read(&regs[i]);
+		/* As the guards' task lock: the testament goes once no
+		 * command that was told to start runs. */
+		for (i = 0; i < n && (regs[i].fd == -1 || regs[i].token == 0);
+		    i++)
+			;
+		if (i == n && hung_up && has_will && !will_sent)
+			will_send();
+		hung_up = 0;
 	}
 	for (i = 0; i < n; i++)
 		if (regs[i].fd != -1)
