@@ -148,6 +148,8 @@ struct nlead {
 	struct lead	 lead;
 	unsigned	 logged;	/* commands running, as last logged */
 	struct control_client *by[LEAD_SLOTS];	/* a slot's registration */
+	algo_time	 due;		/* its lead's wake, or -1: time alone
+					 * changes nothing before */
 	int		 busy;		/* its actions being carried out */
 	int		 dead;		/* no registration left: freed once
 					 * not busy */
@@ -166,6 +168,9 @@ struct named {
 	char		 refused[HNAMES_WHY_MAX];
 	struct nlead	**lead;		/* nlead slots, NULL when free */
 	size_t		 nlead;
+	/* Their commands running and waiting, summed as their leads step:
+	 * asked at every step (reconf.c), not counted afresh. */
+	unsigned	 running, waiting;
 };
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);

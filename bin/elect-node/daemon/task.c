@@ -196,6 +196,7 @@ lead_ask(struct node *nd, struct nlead *nl, struct lead_input *in,
     algo_time now, struct control_client *asker)
 {
 	struct lead *l = nl != NULL ? &nl->lead : &nd->lead;
+	unsigned r0 = l->n.running, w0 = l->n.waiting;
 	struct lead_out o;
 
 	in->now = now;
@@ -205,6 +206,12 @@ lead_ask(struct node *nd, struct nlead *nl, struct lead_input *in,
 		named_status(nd, nl->name, nl->len, now, &in->st);
 	in->ending = reconf_ending(nd);
 	lead_step(l, in, &o);
+	/* A lease's reply (cmd_lease()'s lead of the moment too) changes
+	 * no count. */
+	if (nl != NULL) {
+		nd->names.running += l->n.running - r0;
+		nd->names.waiting += l->n.waiting - w0;
+	}
 	/* A registration that ends in its actions frees NL only after. */
 	if (nl != NULL)
 		nl->busy++;
@@ -217,8 +224,10 @@ lead_ask(struct node *nd, struct nlead *nl, struct lead_input *in,
 	else if (nl != NULL && l->n.running < nl->logged)
 		log_info("task-end node=%u tasks=%u name=%s", nd->self->id,
 		    l->n.running, nl->name);
-	if (nl != NULL)
+	if (nl != NULL) {
 		nl->logged = l->n.running;
+		nl->due = o.wake;
+	}
 	if (nl != NULL && --nl->busy == 0 && nl->dead)
 		nlead_free(nd, nl);
 	return o.wake == -1 ? -1 : o.wake > now ? o.wake - now : 0;
@@ -242,18 +251,29 @@ static algo_time
 lead_feed_all(struct node *nd, const struct lead_input *in, algo_time now)
 {
 	struct lead_input one = *in;
+	struct nlead *nl;
 	algo_time next;
 	size_t k;
 
 	next = lead_feed(nd, NULL, &one, now);
 	/* A lead's actions may free another's (a registration that ends):
-	 * the slot is looked at again each time. */
-	for (k = 0; k < nd->names.nlead; k++)
-		if (nd->names.lead[k] != NULL) {
-			one = *in;
-			next = earliest(next, lead_feed(nd, nd->names.lead[k],
-			    &one, now));
+	 * the slot is looked at again each time.  Time alone moves a name's
+	 * lead only at its wake, its name's news comes as task_named():
+	 * with a thousand names the loop's every turn would otherwise step
+	 * them all. */
+	for (k = 0; k < nd->names.nlead; k++) {
+		nl = nd->names.lead[k];
+		if (nl == NULL)
+			continue;
+		if (in->type == LEAD_IN_TICK && (nl->due == -1 ||
+		    nl->due > now)) {
+			if (nl->due != -1)
+				next = earliest(next, nl->due - now);
+			continue;
 		}
+		one = *in;
+		next = earliest(next, lead_feed(nd, nl, &one, now));
+	}
 	return next;
 }
 
@@ -622,15 +642,8 @@ cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 static void
 counts(const struct node *nd, unsigned *running, unsigned *waiting)
 {
-	size_t k;
-
-	*running = nd->lead.n.running;
-	*waiting = nd->lead.n.waiting;
-	for (k = 0; k < nd->names.nlead; k++)
-		if (nd->names.lead[k] != NULL) {
-			*running += nd->names.lead[k]->lead.n.running;
-			*waiting += nd->names.lead[k]->lead.n.waiting;
-		}
+	*running = nd->lead.n.running + nd->names.running;
+	*waiting = nd->lead.n.waiting + nd->names.waiting;
 }
 
 int
