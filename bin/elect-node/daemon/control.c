@@ -16,6 +16,7 @@
  * the door for its first line, and is answered there if it asks what
  * the node answers at once (--status), or told busy.
  */
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -126,6 +127,8 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	s->opts = o;
 	s->clients = NULL;
 	s->nclients = s->used = 0;
+	if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		return -1;
 	s->max = CONTROL_CLIENTS_MAX + (int)(o->names_max > 0 ?
 	    o->names_max : HNAMES_DEFAULT);
 	nofile_raise(s);
@@ -686,6 +689,12 @@ client_new(struct control *s, int i, int fd, algo_time now)
 	c->lslot = -1;
 	c->owner = s;
 	c->idle_by = now + IDLE;
+	c->ev = EPOLLIN;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &(struct epoll_event){
+	    .events = c->ev, .data.ptr = c }) == -1) {
+		free(c);
+		return NULL;
+	}
 	s->clients[i] = c;
 	s->used++;
 	return c;
@@ -718,6 +727,47 @@ control_accept(struct control *s, struct node *nd)
 }
 
 void
+control_want(struct control *s)
+{
+	struct control_client *c;
+	uint32_t want;
+	int i;
+
+	for (i = 0; i < s->nclients; i++) {
+		if ((c = s->clients[i]) == NULL || c->fd == -1)
+			continue;
+		want = (control_reads(c) ? EPOLLIN : 0) |
+		    (c->outlen > 0 ? EPOLLOUT : 0);
+		if (want == c->ev)
+			continue;
+		/* Hung up and errors are told whatever is asked. */
+		if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &(struct
+		    epoll_event){ .events = want, .data.ptr = c }) == -1)
+			err(1, "epoll_ctl");
+		c->ev = want;
+	}
+}
+
+void
+control_ready(struct control *s, struct node *nd)
+{
+	struct epoll_event ev[64];
+	struct control_client *c;
+	int i, n;
+
+	_Static_assert(EPOLLIN == POLLIN && EPOLLOUT == POLLOUT &&
+	    EPOLLHUP == POLLHUP && EPOLLERR == POLLERR, "poll's bits");
+	if ((n = epoll_wait(s->epfd, ev, (int)nitems(ev), 0)) == -1)
+		return;
+	/* A client's end may end another's registration: one dropped
+	 * meanwhile is skipped (freed only at the next turn, reap()). */
+	for (i = 0; i < n; i++)
+		if ((c = ev[i].data.ptr)->fd != -1)
+			control_io(s, c, (short)(ev[i].events & (EPOLLIN |
+			    EPOLLOUT | EPOLLHUP | EPOLLERR)), nd);
+}
+
+void
 control_close(struct control *s)
 {
 	int i;
@@ -726,6 +776,9 @@ control_close(struct control *s)
 		if (s->clients[i] != NULL && s->clients[i]->fd != -1)
 			drop_client(s->clients[i]);
 	reap(s);
+	if (s->epfd != -1)
+		close(s->epfd);
+	s->epfd = -1;
 	free(s->clients);
 	s->clients = NULL;
 	s->nclients = 0;

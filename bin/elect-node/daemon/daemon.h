@@ -100,6 +100,7 @@ struct control_client {
 	int		 oper;		/* root, the daemon's user, or a member
 					 * of --operator-group: may edict and
 					 * reconfigure */
+	uint32_t	 ev;		/* the events epoll watches for it */
 	int		 passfd;	/* sent with the next bytes (tasks.lock
 					 * to a guard), then closed; or -1 */
 	/* A registration (task): its name's lead, or NULL for the default
@@ -125,6 +126,7 @@ struct control {
 	/* The clients, NULL for a free slot: nclients slots, grown on
 	 * demand up to max (CONTROL_CLIENTS_MAX and --names-max). */
 	struct control_client **clients;
+	int		 epfd;		/* every client's descriptor */
 	int		 nclients;
 	int		 used;
 	int		 max;
@@ -175,6 +177,10 @@ struct named {
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
 void	control_accept(struct control *, struct node *);
+/* The events each client waits for, told to epoll where they changed. */
+void	control_want(struct control *);
+/* Serves the clients epoll says are ready, a batch of them. */
+void	control_ready(struct control *, struct node *);
 /* Answers connection K at the door once its line came (control.c). */
 void	control_door(struct control *, int k, struct node *);
 void	control_io(struct control *, struct control_client *, short revents,

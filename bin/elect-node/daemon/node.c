@@ -329,18 +329,18 @@ node_detector_failed(struct node *nd)
 	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
 
-/* The control clients' slots follow P_CLIENTS, the door's theirs. */
-enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS };
+/* The control clients are behind one epoll descriptor (P_CLIENTS), so
+ * that a thousand registrations do not cost a thousand polls a turn. */
+enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS,
+	P_DOOR };
 
 static void
 loop(struct node *nd)
 {
-	struct pollfd *pfd = NULL, *p;
-	struct control_client *c;
+	struct pollfd pfd[P_DOOR + CONTROL_DOOR_MAX];
 	struct loop_wait w;
 	algo_time now, wait;
-	size_t npfd = 0, want;
-	int i, ms, door;
+	int i, ms;
 
 	while (!nd->quit) {
 		now = node_input(nd);
@@ -365,15 +365,6 @@ loop(struct node *nd)
 		loop_wait_in(&w, events_tick(nd, now));
 		loop_wait_in(&w, control_tick(&nd->control, now));
 		loop_wait_in(&w, mx_tick(nd, now));
-		/* The table of clients grows only in control_accept(). */
-		door = P_CLIENTS + nd->control.nclients;
-		want = (size_t)door + CONTROL_DOOR_MAX;
-		if (want > npfd) {
-			if ((p = reallocarray(pfd, want, sizeof(*p))) == NULL)
-				err(1, "poll table");
-			pfd = p;
-			npfd = want;
-		}
 		pfd[P_METRICS].fd = nd->mx_fd;
 		pfd[P_METRICS].events = POLLIN;
 		pfd[P_TRACE].fd = -1;
@@ -390,18 +381,14 @@ loop(struct node *nd)
 		pfd[P_FDIN].events = POLLOUT;
 		pfd[P_CTL].fd = nd->control.fd;
 		pfd[P_CTL].events = POLLIN;
-		for (i = 0; i < nd->control.nclients; i++) {
-			c = nd->control.clients[i];
-			pfd[P_CLIENTS + i].fd = c != NULL ? c->fd : -1;
-			pfd[P_CLIENTS + i].events = c == NULL ? 0 :
-			    (control_reads(c) ? POLLIN : 0) |
-			    (c->outlen > 0 ? POLLOUT : 0);
-		}
+		control_want(&nd->control);
+		pfd[P_CLIENTS].fd = nd->control.epfd;
+		pfd[P_CLIENTS].events = POLLIN;
 		for (i = 0; i < CONTROL_DOOR_MAX; i++) {
-			pfd[door + i].fd = nd->control.door[i].fd;
-			pfd[door + i].events = POLLIN;
+			pfd[P_DOOR + i].fd = nd->control.door[i].fd;
+			pfd[P_DOOR + i].events = POLLIN;
 		}
-		if (loop_poll(pfd, (size_t)door + CONTROL_DOOR_MAX, &w) == -1)
+		if (loop_poll(pfd, nitems(pfd), &w) == -1)
 			err(1, "poll");
 		if (nd->tw != NULL) {
 			tw_tick(nd->tw);
@@ -417,22 +404,15 @@ loop(struct node *nd)
 			node_detector_failed(nd);
 		/* Clients first: replies owed are written, and those that
 		 * hung up free their slots, before new ones are taken. */
-		/* A client's end may end another's registration: a slot
-		 * found empty is skipped. */
-		for (i = 0; i < door - P_CLIENTS; i++)
-			if (pfd[P_CLIENTS + i].revents &&
-			    (c = nd->control.clients[i]) != NULL &&
-			    c->fd == pfd[P_CLIENTS + i].fd)
-				control_io(&nd->control, c,
-				    pfd[P_CLIENTS + i].revents, nd);
+		if (pfd[P_CLIENTS].revents)
+			control_ready(&nd->control, nd);
 		for (i = 0; i < CONTROL_DOOR_MAX; i++)
-			if (pfd[door + i].revents)
+			if (pfd[P_DOOR + i].revents)
 				control_door(&nd->control, i, nd);
 		if (pfd[P_CTL].revents)
 			control_accept(&nd->control, nd);
 		mx_io(nd);
 	}
-	free(pfd);
 }
 
 static const char *
