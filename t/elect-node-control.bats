@@ -20,7 +20,7 @@ teardown() {
 	elect_teardown
 }
 
-HELP="ok version=1 commands=help,status,wait-leader,lease,edict,follow-edicts,task,killed,reconfigure-part,reconfigure"
+HELP="ok version=1 commands=help,status,names,wait-leader,lease,edict,follow-edicts,task,killed,reconfigure-part,reconfigure"
 
 ask() {
 	printf "$@" | ctl-send "$SOCK"
@@ -161,13 +161,17 @@ status_answers() {
 }
 
 @test "more clients than slots: the extra one hears busy, idle ones are dropped" {
-	# Seventeen at once, from one process: the last finds no slot.
+	# Sixteen slots and one per name: the eighteenth finds none.
+	elect_teardown
+	elect_setup
+	elect_start_cluster --insecure -a bully-fd --fd-cmd "$STUB/fd-stub" \
+	    --names-max 1 "$C" -- 1
 	run python3 -c 'import socket, sys
 ss = []
-for i in range(17):
+for i in range(18):
     s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); ss.append(s)
-ss[16].settimeout(5)
-print(ss[16].recv(100).decode().strip())
+ss[17].settimeout(5)
+print(ss[17].recv(100).decode().strip())
 ss[0].settimeout(5)
 print(repr(ss[0].recv(100)))' "$SOCK"
 	assert_line --index 0 "err busy"

@@ -244,3 +244,39 @@ one_at_a_time() {
 	run cat "$LOG"
 	assert_output --regexp '^nightly [1-3] [1-9][0-9]*$'
 }
+
+@test "names: one daemon holds 200 names at once, one registration each; --status and --status --json list them all; its memory stays small" {
+	local i rss0 rss1 n
+	C=$(mkcluster 3)
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" \
+	    "${TIMING[@]}" "$C"
+	rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/${ELECT_PID[1]}/status")
+	hold-names "$ELECT_DIR/1/state" job 200 >"$BATS_TEST_TMPDIR/held" \
+	    2>&1 3>&- &
+	PIDS+=($!)
+	wait_for 60 bash -c '[ "$(grep -c " start$" "$0")" = 200 ]' \
+	    "$BATS_TEST_TMPDIR/held" ||
+	    fail "$(grep -c ' start$' "$BATS_TEST_TMPDIR/held") of 200 started"
+	# Every one told it may start once, under a token, none refused.
+	run awk '$NF != "start" || $4 !~ /^token=[1-9]/' "$BATS_TEST_TMPDIR/held"
+	assert_output ""
+	run bash -c "awk '{ print \$3 }' '$BATS_TEST_TMPDIR/held' | sort -u | wc -l"
+	assert_output 200
+	# Listed in full, past what one status line holds.
+	run elect-node -s "$ELECT_DIR/1/state" --status
+	refute_output --partial "names_cut="
+	n=$(tr ' ,' '\n\n' <<<"$output" | grep -c '^\(names=\)\?job-[0-9]*/1/[0-9]*/')
+	[ "$n" = 200 ] || fail "--status lists $n of 200 names held by 1"
+	run elect-node -s "$ELECT_DIR/1/state" --status --json
+	n=$(grep -o '"holder":1,' <<<"$output" | wc -l)
+	[ "$n" = 200 ] || fail "--status --json lists $n of 200 names held by 1"
+	# A grantor lists them too.
+	run elect-node -s "$ELECT_DIR/2/state" --status
+	n=$(tr ' ,' '\n\n' <<<"$output" | grep -c '^\(names=\)\?job-[0-9]*/')
+	[ "$n" = 200 ] || fail "node 2 lists $n of 200 names"
+	# A registration costs the daemon a client and a name's lead, not
+	# the 17 KiB of fixed buffers a client had.
+	rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/${ELECT_PID[1]}/status")
+	[ $((rss1 - rss0)) -lt 2048 ] ||
+	    fail "RSS grew by $((rss1 - rss0)) KiB for 200 registrations"
+}

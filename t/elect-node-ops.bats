@@ -584,6 +584,9 @@ print(r.headers["Content-Type"]); sys.stdout.write(r.read().decode())' "$port"
 	assert_line "elect_leader 1"
 	assert_line "elect_peers 2"
 	assert_line --regexp '^elect_lease_renew_rtt_seconds_count [1-9][0-9]*$'
+	# The leader renews with its peers: datagrams both ways.
+	assert_line --regexp '^elect_datagrams_sent_total [1-9][0-9]*$'
+	assert_line --regexp '^elect_datagrams_received_total [1-9][0-9]*$'
 	sed 1d <<<"$output" | promtool check metrics
 	run python3 -c 'import sys, urllib.error, urllib.request
 try:

@@ -1435,10 +1435,13 @@ hnl_names_conf(struct hnames_conf *c, const struct algo_timing *t,
 	c->linger = t->lease + (int64_t)(((__int128)t->lease * t->drift +
 	    NS - 1) / NS) + 1 + t->rtt;
 	c->idle = c->linger > NAMES_IDLE ? c->linger : NAMES_IDLE;
-	/* A bid against a holder costs a Deny and no more (named.h,
-	 * Contention and waiting): none waits to learn of one, and a host
-	 * not preferred lets the preferred one's round arrive first. */
-	c->learn = 0;
+	/* A name new here waits a lease for the others that ask for it at
+	 * about the same time (hosts starting their jobs together), so
+	 * that the preferred one takes it and names spread; a bid against
+	 * a holder costs a Deny and no more (named.h, Contention and
+	 * waiting), so a host not preferred waits only for the preferred
+	 * one's round to arrive first. */
+	c->learn = t->lease;
 	c->delay = 2 * t->rtt;
 	c->spread = 10;
 }

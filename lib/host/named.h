@@ -270,9 +270,11 @@ struct hnl_status {
  * The registry's timing from the lease's, for MAX names: a grant
  * outlives its last sign by at most (1 + rho) delta and a round trip
  * (linger); a name is forgotten no sooner, nor before a minute (idle);
- * a host bids at once (learn 0: a bid against a holder costs one Deny),
- * two round trips later per rank when it is not the preferred one
- * (delay); shares 10% above an even one (spread).
+ * a name new here is bid for a lease later (learn), so that hosts
+ * asking at about the same time leave it to the preferred one, and two
+ * round trips later per rank by a host not preferred (delay: a bid
+ * against a holder costs one Deny); shares 10% above an even one
+ * (spread).
  */
 void	hnl_names_conf(struct hnames_conf *, const struct algo_timing *,
 	    size_t max);

@@ -232,5 +232,11 @@ metrics_render(const struct metrics *m, algo_time now, char *out, size_t len)
 	one(&o, "control_busy_total", "counter", "Control clients refused "
 	    "a slot: all taken, or their user's share.",
 	    (unsigned long long)m->ctl_busy);
+	one(&o, "datagrams_sent_total", "counter", "Datagrams this node "
+	    "sent to its peers (its detector's apart).",
+	    (unsigned long long)m->dgrams_sent);
+	one(&o, "datagrams_received_total", "counter", "Datagrams this "
+	    "node received, refused ones too (its detector's apart).",
+	    (unsigned long long)m->dgrams_received);
 	return o.cut ? -1 : (int)o.n;
 }

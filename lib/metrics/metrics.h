@@ -68,6 +68,8 @@ struct metrics {
 	uint64_t	 trace_lost;
 	/* Control clients refused a slot (err busy). */
 	uint64_t	 ctl_busy;
+	/* Datagrams of the node's own socket (not its detector's). */
+	uint64_t	 dgrams_sent, dgrams_received;
 };
 
 void	metrics_init(struct metrics *, unsigned id, const char *algo);

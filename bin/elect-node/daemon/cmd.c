@@ -14,7 +14,7 @@
 
 typedef void cmd_fn(struct node *, struct control_client *,
     const struct ctl_req *);
-static cmd_fn cmd_help, cmd_status, cmd_wait_leader;
+static cmd_fn cmd_help, cmd_status, cmd_wait_leader, cmd_names;
 
 #define C_WAITS	0x1	/* may keep the client waiting */
 #define C_GROUP	0x2	/* runs a guarded command: members only */
@@ -33,6 +33,7 @@ static const struct {
 } cmds[] = {
 	{ "help",	0,	cmd_help,		C_NOW },
 	{ "status",	1,	cmd_status,		C_NOW },
+	{ "names",	1,	cmd_names,		C_NOW },
 	{ "wait-leader", 1,	cmd_wait_leader,	C_WAITS },
 	{ "lease",	1,	cmd_lease,		C_BOTH },
 	{ "edict",	1,	cmd_edict,		C_OPER },
@@ -176,40 +177,82 @@ named_view(const struct node *nd, const char *name, size_t len,
 }
 
 /*
- * names=NAME/HOLDER/TOKEN/LEFT/REGISTRATIONS,...: the names known here,
- * in order, as named_view() shows them; as many as fit in NAMES_ROOM,
- * names_cut=N for the rest.  Nothing while no name is known.
+ * names=NAME/HOLDER/TOKEN/LEFT/REGISTRATIONS,...: the names known here
+ * after AFTER (AFTER_LEN bytes; all with 0), in order, as named_view()
+ * shows them; as many as fit in ROOM bytes of BUF (LEN bytes, more than
+ * ROOM).  Returns the names left out; nothing while none is known.
  */
 #define NAMES_ROOM	320
+#define NAMES_PAGE	(CTL_LINE_MAX - HNAMES_LEN - 64)
 
-static void
-names_field(const struct node *nd, algo_time now, char *buf, size_t len)
+static size_t
+names_list(const struct node *nd, algo_time now, const char *after,
+    size_t after_len, char *buf, size_t len, size_t room)
 {
 	const struct hname *h = NULL;
 	struct named_view v;
 	char one[HNAMES_LEN + 64];
-	size_t n = 0, cut = 0;
-	int w;
+	size_t n = 0, cut = 0, m;
+	int w, c;
 
 	buf[0] = '\0';
 	if (!nd->names.on || nd->names.h.reg.n.known == 0)
-		return;
+		return 0;
 	strlcpy(buf, " names=", len);
 	while ((h = hnames_next(&nd->names.h.reg, h)) != NULL) {
+		/* In the order of lib/host/names: bytes, then length. */
+		m = h->len < after_len ? h->len : after_len;
+		c = memcmp(h->s, after, m);
+		if (after_len > 0 && (c < 0 || (c == 0 && h->len <= after_len)))
+			continue;
 		named_view(nd, h->s, h->len, now, &v);
 		w = snprintf(one, sizeof(one), "%s%s/%s/%s/%s/%u", n ? "," :
 		    "", h->s, v.ldr, v.tok, v.left, v.regs);
-		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= NAMES_ROOM) {
+		if (cut > 0 || w < 0 || strlen(buf) + (size_t)w >= room) {
 			cut++;
 			continue;
 		}
 		strlcat(buf, one, len);
 		n++;
 	}
-	if (cut > 0) {
+	return cut;
+}
+
+/* The status's names: as many as fit in NAMES_ROOM, names_cut=N for the
+ * rest (`names' lists them all). */
+static void
+names_field(const struct node *nd, algo_time now, char *buf, size_t len)
+{
+	char one[32];
+	size_t cut;
+
+	if ((cut = names_list(nd, now, "", 0, buf, len, NAMES_ROOM)) > 0) {
 		snprintf(one, sizeof(one), " names_cut=%zu", cut);
 		strlcat(buf, one, len);
 	}
+}
+
+/*
+ * names [after=NAME]: "ok names=..." as the status's, the names after
+ * NAME in their order, as many as fit in one line, then "more=yes" when
+ * names are left for a next request after the last one listed; "ok" alone
+ * while no name is known.
+ */
+static void
+cmd_names(struct node *nd, struct control_client *c, const struct ctl_req *req)
+{
+	char buf[NAMES_PAGE + HNAMES_LEN + 64];
+	const struct ctl_str *a = &req->argv[0];
+	size_t cut;
+
+	if (req->argc == 1 && (a->n < 6 || memcmp(a->p, "after=", 6) != 0 ||
+	    a->n - 6 > HNAMES_LEN)) {
+		control_reply(c, "err names takes no argument but after=NAME");
+		return;
+	}
+	cut = names_list(nd, mono_now(), req->argc == 1 ? a->p + 6 : "",
+	    req->argc == 1 ? a->n - 6 : 0, buf, sizeof(buf), NAMES_PAGE);
+	control_reply(c, "ok%s%s", buf, cut > 0 ? " more=yes" : "");
 }
 
 /*
@@ -345,9 +388,9 @@ node_wake(struct node *nd, algo_time now)
 
 	/* Guarded commands first: their answers are lib/host/lead's. */
 	next = task_tick(nd, now);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &nd->control.clients[i];
-		if (c->fd == -1 || c->waiting != WAIT_LEADER)
+	for (i = 0; i < nd->control.nclients; i++) {
+		c = nd->control.clients[i];
+		if (c == NULL || c->waiting != WAIT_LEADER)
 			continue;
 		if (leads(nd, now))
 			reply_status(nd, c, now);
@@ -383,6 +426,15 @@ cmd_now(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	return 0;
 }
 
+/* Whether REQ registers for a name (task ... name=NAME): those are
+ * bounded by --names-max, not CONTROL_WAITERS_MAX. */
+static int
+names_one(const struct ctl_req *req)
+{
+	return req->argc > 0 && req->argv[req->argc - 1].n > 5 &&
+	    memcmp(req->argv[req->argc - 1].p, "name=", 5) == 0;
+}
+
 void
 cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
@@ -409,7 +461,7 @@ cmd_dispatch(struct node *nd, struct control_client *c, const struct ctl_req *re
 		    (cmds[i].flags & C_OPER) != 0))
 			control_reply(c, "err %s: not allowed to uid %u",
 			    cmds[i].name, (unsigned)c->uid);
-		else if ((cmds[i].flags & C_WAITS) &&
+		else if ((cmds[i].flags & C_WAITS) && !names_one(req) &&
 		    control_waiters(&nd->control) >= CONTROL_WAITERS_MAX)
 			control_reply(c, "err busy (%d clients wait)",
 			    CONTROL_WAITERS_MAX);

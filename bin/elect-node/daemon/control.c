@@ -3,7 +3,10 @@
  * only, answering lines of the control protocol (lib/ctl) without ever
  * blocking the node.
  *
- * Slots are few, so no client keeps one for nothing: one that has not
+ * Slots are allocated when a client connects and freed when it goes,
+ * CONTROL_CLIENTS_MAX of them besides one per name that --names-max
+ * allows, for the registrations that hold names (task name=NAME).  Slots
+ * are few all the same, so no client keeps one for nothing: one that has not
  * sent a whole line within CONTROL_IDLE_MS of connecting or of its last
  * line is dropped, unless it waits on purpose (a wait-leader, a follower
  * of edicts, a guarded command); and those take at most
@@ -13,10 +16,13 @@
  * the door for its first line, and is answered there if it asks what
  * the node answers at once (--status), or told busy.
  */
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <assert.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +96,25 @@ set_group(int dirfd, const char *name, gid_t gid)
 	return fchownat(dirfd, name, (uid_t)-1, gid, flags);
 }
 
+/* Descriptors for every slot and the door: the soft limit raised
+ * towards them, as far as the hard one allows. */
+static void
+nofile_raise(const struct control *s)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)s->max + CONTROL_DOOR_MAX + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+	    want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur < want)
+		log_warnx("control: %llu descriptors at most, not %llu: "
+		    "fewer registrations of names than --names-max may be "
+		    "held", (unsigned long long)rl.rlim_cur,
+		    (unsigned long long)want);
+}
+
 int
 control_listen(struct control *s, int dirfd, const struct node_opts *o)
 {
@@ -97,12 +122,16 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	mode_t old;
 	int i, rc;
 
+	_Static_assert(NAMES_MAX_MOST <= INT_MAX - CONTROL_CLIENTS_MAX,
+	    "slots counted in an int");
 	s->opts = o;
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		s->clients[i].fd = -1;
-		s->clients[i].passfd = -1;
-		s->clients[i].owner = s;
-	}
+	s->clients = NULL;
+	s->nclients = s->used = 0;
+	if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		return -1;
+	s->max = CONTROL_CLIENTS_MAX + (int)(o->names_max > 0 ?
+	    o->names_max : HNAMES_DEFAULT);
+	nofile_raise(s);
 	for (i = 0; i < CONTROL_DOOR_MAX; i++)
 		s->door[i].fd = -1;
 	s->doorman.fd = s->doorman.passfd = -1;
@@ -207,20 +236,18 @@ privileged(const struct control_client *c)
 static int
 slot_allowed(const struct control *s, const struct control_client *c)
 {
-	int i, free = 0, mine = 0;
+	int i, mine = 0;
 
 	if (privileged(c))
 		return 1;
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		const struct control_client *o = &s->clients[i];
+	for (i = 0; i < s->nclients; i++) {
+		const struct control_client *o = s->clients[i];
 
-		if (o->fd == -1)
-			free++;
-		else if (o != c && o->uid == c->uid)
+		if (o != NULL && o->fd != -1 && o != c && o->uid == c->uid)
 			mine++;
 	}
 	/* C's own slot is taken already. */
-	return free >= CONTROL_RESERVED && mine < CONTROL_PER_UID;
+	return s->max - s->used >= CONTROL_RESERVED && mine < CONTROL_PER_UID;
 }
 
 int
@@ -246,17 +273,50 @@ control_allowed(const struct control *s, const struct control_client *c,
 }
 
 static void
+out_free(struct control_client *c)
+{
+	free(c->out);
+	c->out = NULL;
+	c->outcap = c->outlen = 0;
+}
+
+/*
+ * Closes C; its memory and slot are freed by reap(), at the top of the
+ * loop, as callers up the stack may still hold C (a reply that ends a
+ * registration, say).
+ */
+static void
 drop_client(struct control_client *c)
 {
+	struct control *s = c->owner;
+
 	close(c->fd);
 	c->fd = -1;
 	if (c->passfd != -1)
 		close(c->passfd);
 	c->passfd = -1;
-	c->inlen = c->outlen = 0;
+	free(c->in);
+	c->in = NULL;
+	c->inlen = 0;
 	c->closing = c->waiting = 0;
-	if (c->owner->gone != NULL)
-		c->owner->gone(c->owner->gone_arg, (int)(c - c->owner->clients));
+	if (s->gone != NULL)
+		s->gone(s->gone_arg, c);
+	out_free(c);
+}
+
+/* Frees the clients dropped since the last time. */
+static void
+reap(struct control *s)
+{
+	int i;
+
+	for (i = 0; i < s->nclients; i++)
+		if (s->clients[i] != NULL && s->clients[i]->fd == -1) {
+			free(s->clients[i]);
+			s->clients[i] = NULL;
+			s->used--;
+			assert(s->used >= 0);
+		}
 }
 
 static void
@@ -286,8 +346,10 @@ control_waiters(const struct control *s)
 {
 	int i, n = 0;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		n += s->clients[i].fd != -1 && s->clients[i].waiting;
+	/* Registrations that hold names are bounded by --names-max. */
+	for (i = 0; i < s->nclients; i++)
+		n += s->clients[i] != NULL && s->clients[i]->fd != -1 &&
+		    s->clients[i]->waiting && s->clients[i]->nl == NULL;
 	return n;
 }
 
@@ -298,9 +360,9 @@ control_tick(struct control *s, algo_time now)
 	algo_time next = -1;
 	int i;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &s->clients[i];
-		if (c->fd == -1)
+	reap(s);
+	for (i = 0; i < s->nclients; i++) {
+		if ((c = s->clients[i]) == NULL)
 			continue;
 		if (c->waiting) {
 			c->idle_by = 0;
@@ -336,21 +398,41 @@ control_tick(struct control *s, algo_time now)
 void
 control_reply(struct control_client *c, const char *fmt, ...)
 {
+	char line[CTL_LINE_MAX];
 	va_list ap;
-	size_t room = sizeof(c->out) - c->outlen;
+	size_t need, cap;
+	char *p;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(c->out + c->outlen, room, fmt, ap);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	need = c->outlen + (size_t)n + 1;
 	/* A client that does not read its replies is let go. */
-	if (n < 0 || (size_t)n + 1 >= room || (size_t)n + 1 > CTL_LINE_MAX) {
+	if (n < 0 || (size_t)n + 1 > CTL_LINE_MAX || need > CONTROL_OUT_MAX) {
 		c->closing = 1;
-		c->outlen = 0;
+		out_free(c);
 		return;
 	}
+	/* Most clients are owed one short line: the buffer grows only as
+	 * far as they leave unread. */
+	if (need > c->outcap) {
+		for (cap = c->outcap ? c->outcap : CONTROL_OUT_MIN; cap < need;
+		    cap *= 2)
+			;
+		if (cap > CONTROL_OUT_MAX)
+			cap = CONTROL_OUT_MAX;
+		if ((p = realloc(c->out, cap)) == NULL) {
+			c->closing = 1;
+			out_free(c);
+			return;
+		}
+		c->out = p;
+		c->outcap = cap;
+	}
+	memcpy(c->out + c->outlen, line, (size_t)n);
 	c->out[c->outlen + (size_t)n] = '\n';
-	c->outlen += (size_t)n + 1;
+	c->outlen = need;
 }
 
 static void
@@ -386,7 +468,7 @@ control_lines(struct control_client *c, struct node *nd)
 	char line[CTL_LINE_MAX], *nl;
 	size_t len;
 
-	while (control_reads(c) &&
+	while (control_reads(c) && c->inlen > 0 &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		len = (size_t)(nl - c->in);
 		memcpy(line, c->in, len);
@@ -402,7 +484,14 @@ read_lines(struct control_client *c, struct node *nd)
 {
 	ssize_t n;
 
-	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
+	/* Most clients send one line and then wait: the buffer is theirs
+	 * only while a line is partly read or unanswered. */
+	if (c->in == NULL && (c->in = malloc(CTL_LINE_MAX)) == NULL) {
+		c->closing = 1;
+		out_free(c);
+		return;
+	}
+	n = read(c->fd, c->in + c->inlen, CTL_LINE_MAX - c->inlen);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n == 0) {
@@ -414,14 +503,20 @@ read_lines(struct control_client *c, struct node *nd)
 	}
 	if (n == -1) {
 		c->closing = 1;
-		c->outlen = 0;
+		out_free(c);
 		return;
 	}
 	c->inlen += (size_t)n;
 	control_lines(c, nd);
-	if (c->inlen == sizeof(c->in)) {
+	if (c->fd == -1)
+		return;
+	if (c->inlen == CTL_LINE_MAX) {
 		control_reply(c, "err line too long");
 		c->closing = 1;
+	}
+	if (c->inlen == 0) {
+		free(c->in);
+		c->in = NULL;
 	}
 }
 
@@ -464,13 +559,16 @@ write_out(struct control_client *c)
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN)
-				c->closing = 1, c->outlen = 0;
+			if (errno != EAGAIN) {
+				c->closing = 1;
+				out_free(c);
+			}
 			return;
 		}
 		memmove(c->out, c->out + n, c->outlen - (size_t)n);
 		c->outlen -= (size_t)n;
 	}
+	out_free(c);
 }
 
 void
@@ -510,24 +608,25 @@ void
 control_door(struct control *s, int k, struct node *nd)
 {
 	struct control_client *c = &s->doorman;
+	char in[CTL_LINE_MAX];
 	struct ctl_req req;
 	ssize_t n;
 	int answered;
 
-	n = read(s->door[k].fd, c->in, sizeof(c->in));
+	n = read(s->door[k].fd, in, sizeof(in));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	c->fd = s->door[k].fd;
-	c->outlen = 0;
+	out_free(c);
 	c->closing = 0;
-	answered = n > 0 && memchr(c->in, '\n', (size_t)n) == c->in + n - 1 &&
-	    ctl_parse_req(c->in, (size_t)n - 1, &req) == NULL &&
+	answered = n > 0 && memchr(in, '\n', (size_t)n) == in + n - 1 &&
+	    ctl_parse_req(in, (size_t)n - 1, &req) == NULL &&
 	    req.version == CTL_VERSION && cmd_now(nd, c, &req);
 	/* One line: a fresh socket's buffer takes it at once. */
 	if (answered)
 		write_out(c);
 	c->fd = -1;
-	c->outlen = 0;
+	out_free(c);
 	/* One that hung up hears nothing, and is not counted busy. */
 	door_close(s, k, !answered && n != 0);
 }
@@ -551,6 +650,56 @@ door_take(struct control *s, int fd, algo_time now, struct node *nd)
 	control_door(s, k, nd);
 }
 
+/* A free slot in the table, grown if all are taken and it may; -1 if
+ * none. */
+static int
+slot_free(struct control *s)
+{
+	struct control_client **p;
+	int i, n;
+
+	if (s->used == s->max)
+		return -1;
+	for (i = 0; i < s->nclients; i++)
+		if (s->clients[i] == NULL)
+			return i;
+	n = s->nclients == 0 ? CONTROL_CLIENTS_MAX : s->nclients * 2;
+	if (n > s->max)
+		n = s->max;
+	if ((p = reallocarray(s->clients, (size_t)n, sizeof(*p))) == NULL)
+		return -1;
+	for (i = s->nclients; i < n; i++)
+		p[i] = NULL;
+	s->clients = p;
+	i = s->nclients;
+	s->nclients = n;
+	return i;
+}
+
+/* A client for FD in slot I, or NULL. */
+static struct control_client *
+client_new(struct control *s, int i, int fd, algo_time now)
+{
+	struct control_client *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->fd = fd;
+	c->passfd = -1;
+	c->lslot = -1;
+	c->owner = s;
+	c->idle_by = now + IDLE;
+	c->ev = EPOLLIN;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &(struct epoll_event){
+	    .events = c->ev, .data.ptr = c }) == -1) {
+		free(c);
+		return NULL;
+	}
+	s->clients[i] = c;
+	s->used++;
+	return c;
+}
+
 void
 control_accept(struct control *s, struct node *nd)
 {
@@ -558,25 +707,64 @@ control_accept(struct control *s, struct node *nd)
 	algo_time now = mono_now();
 	int fd, i, n;
 
+	reap(s);
 	for (n = 0; n < ACCEPT_MAX && (fd = accept4(s->fd, NULL, NULL,
 	    SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1; n++) {
-		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-			if (s->clients[i].fd == -1)
-				break;
-		if (i < CONTROL_CLIENTS_MAX) {
-			c = &s->clients[i];
-			c->fd = fd;
-			c->idle_by = now + IDLE;
+		if ((i = slot_free(s)) != -1 &&
+		    (c = client_new(s, i, fd, now)) != NULL) {
 			peer_creds(s, c);
 			/* Its request is most often there already. */
 			if (slot_allowed(s, c)) {
 				control_io(s, c, POLLIN, nd);
 				continue;
 			}
-			c->fd = -1;
+			s->clients[i] = NULL;
+			s->used--;
+			free(c);
 		}
 		door_take(s, fd, now, nd);
 	}
+}
+
+void
+control_want(struct control *s)
+{
+	struct control_client *c;
+	uint32_t want;
+	int i;
+
+	for (i = 0; i < s->nclients; i++) {
+		if ((c = s->clients[i]) == NULL || c->fd == -1)
+			continue;
+		want = (control_reads(c) ? EPOLLIN : 0) |
+		    (c->outlen > 0 ? EPOLLOUT : 0);
+		if (want == c->ev)
+			continue;
+		/* Hung up and errors are told whatever is asked. */
+		if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &(struct
+		    epoll_event){ .events = want, .data.ptr = c }) == -1)
+			err(1, "epoll_ctl");
+		c->ev = want;
+	}
+}
+
+void
+control_ready(struct control *s, struct node *nd)
+{
+	struct epoll_event ev[64];
+	struct control_client *c;
+	int i, n;
+
+	_Static_assert(EPOLLIN == POLLIN && EPOLLOUT == POLLOUT &&
+	    EPOLLHUP == POLLHUP && EPOLLERR == POLLERR, "poll's bits");
+	if ((n = epoll_wait(s->epfd, ev, (int)nitems(ev), 0)) == -1)
+		return;
+	/* A client's end may end another's registration: one dropped
+	 * meanwhile is skipped (freed only at the next turn, reap()). */
+	for (i = 0; i < n; i++)
+		if ((c = ev[i].data.ptr)->fd != -1)
+			control_io(s, c, (short)(ev[i].events & (EPOLLIN |
+			    EPOLLOUT | EPOLLHUP | EPOLLERR)), nd);
 }
 
 void
@@ -584,9 +772,17 @@ control_close(struct control *s)
 {
 	int i;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (s->clients[i].fd != -1)
-			drop_client(&s->clients[i]);
+	for (i = 0; i < s->nclients; i++)
+		if (s->clients[i] != NULL && s->clients[i]->fd != -1)
+			drop_client(s->clients[i]);
+	reap(s);
+	if (s->epfd != -1)
+		close(s->epfd);
+	s->epfd = -1;
+	free(s->clients);
+	s->clients = NULL;
+	s->nclients = 0;
+	out_free(&s->doorman);
 	for (i = 0; i < CONTROL_DOOR_MAX; i++)
 		if (s->door[i].fd != -1)
 			door_close(s, i, 0);

@@ -32,10 +32,12 @@
 
 #define FDC_OUT_MAX	(64 * 1024)	/* commands the detector has not read */
 #define FDC_LINE_MAX	128
+/* Control clients besides named leaderships' registrations: the table
+ * grows on demand up to this plus --names-max (control.c). */
 #define CONTROL_CLIENTS_MAX	16
-/* Clients that wait on purpose (wait-leader, follow-edicts, task) take
- * at most this many slots: the rest turn over within CONTROL_IDLE_MS,
- * so that --status always gets one. */
+/* Clients that wait on purpose (wait-leader, follow-edicts, task without
+ * a name) take at most this many slots: the rest turn over within
+ * CONTROL_IDLE_MS, so that --status always gets one. */
 #define CONTROL_WAITERS_MAX	(CONTROL_CLIENTS_MAX - 4)
 /* Slots kept for root and the daemon's user, and the most that any other
  * user's clients take (control.c, slot_allowed()). */
@@ -47,6 +49,7 @@
  * (control.c, ACCEPT_MAX). */
 #define CONTROL_DOOR_MAX	32
 #define CONTROL_OUT_MAX	(16 * 1024)	/* replies a client has not read */
+#define CONTROL_OUT_MIN	256		/* a reply buffer's first size */
 #define FDC_STOP_MS	500		/* for the detector to leave */
 
 /* The failure-detector child. */
@@ -68,13 +71,19 @@ int	fdc_stop(struct fdc *, int wait_ms);
 int	fdc_reaped(struct fdc *, int *status);
 
 struct control;
+struct nlead;
 
-/* One client of the control socket (control.c). */
+/* One client of the control socket (control.c), allocated when it
+ * connects and freed when it goes. */
 struct control_client {
 	int		 fd;
-	char		 in[CTL_LINE_MAX];
+	char		*in;		/* CTL_LINE_MAX bytes while a line is
+					 * partly read or unanswered, or NULL */
 	size_t		 inlen;
-	char		 out[CONTROL_OUT_MAX];
+	char		*out;		/* allocated while replies are owed,
+					 * outcap bytes, CONTROL_OUT_MAX at
+					 * most */
+	size_t		 outcap;
 	size_t		 outlen;
 	int		 closing;	/* close once out is written */
 	int		 waiting;	/* a request answers later: WAIT_ */
@@ -91,8 +100,13 @@ struct control_client {
 	int		 oper;		/* root, the daemon's user, or a member
 					 * of --operator-group: may edict and
 					 * reconfigure */
+	uint32_t	 ev;		/* the events epoll watches for it */
 	int		 passfd;	/* sent with the next bytes (tasks.lock
 					 * to a guard), then closed; or -1 */
+	/* A registration (task): its name's lead, or NULL for the default
+	 * leadership's, and its slot there (task.c); -1 for none. */
+	struct nlead	*nl;
+	int		 lslot;
 	struct control	*owner;
 };
 
@@ -104,12 +118,18 @@ enum { WAIT_NONE, WAIT_LEADER, WAIT_EDICTS, WAIT_START, WAIT_TASK };
 struct control {
 	const struct node_opts *opts;
 	struct metrics	*metrics;
-	/* Told of every client's end, by its slot (lib/host/lead). */
-	void		(*gone)(void *, int slot);
+	/* Told of every client's end, before it is freed (lib/host/lead). */
+	void		(*gone)(void *, struct control_client *);
 	void		*gone_arg;
 	int		 fd;		/* the listening socket */
 	char		 path[108];
-	struct control_client clients[CONTROL_CLIENTS_MAX];
+	/* The clients, NULL for a free slot: nclients slots, grown on
+	 * demand up to max (CONTROL_CLIENTS_MAX and --names-max). */
+	struct control_client **clients;
+	int		 epfd;		/* every client's descriptor */
+	int		 nclients;
+	int		 used;
+	int		 max;
 	/* Connections that found no slot, until their first line or
 	 * CONTROL_IDLE_MS; doorman answers them. */
 	struct {
@@ -125,17 +145,25 @@ struct MHD_Daemon;
 /* A named leadership's guarded commands here: lib/host/lead's decisions
  * for them, fed the name's status (task.c). */
 struct nlead {
-	int		 used;
 	char		 name[HNAMES_LEN + 1];
 	size_t		 len;
 	struct lead	 lead;
 	unsigned	 logged;	/* commands running, as last logged */
+	struct control_client *by[LEAD_SLOTS];	/* a slot's registration */
+	algo_time	 due;		/* its lead's wake, or -1: time alone
+					 * changes nothing before */
+	int		 busy;		/* its actions being carried out */
+	int		 dead;		/* no registration left: freed once
+					 * not busy */
+	/* A slot's `task' without wait, of a name whose holder was not
+	 * known: answered once it is (here, or elsewhere), or then at the
+	 * latest; 0: none (task.c, try_settle()). */
+	algo_time	 try_by[LEAD_SLOTS];
 };
 
 /* Named leaderships (named.c): lib/host/named's core and the leads of
- * the names registered here, one per control client at most
- * (NAMED_LEADS). */
-#define NAMED_LEADS	CONTROL_CLIENTS_MAX
+ * the names registered here, allocated with a name's first registration
+ * and freed with its last. */
 struct named {
 	struct hnl	 h;
 	struct hnl_out	 out;
@@ -144,17 +172,20 @@ struct named {
 	int		 wedged;
 	/* A registration's refusal, said by the core in its step. */
 	char		 refused[HNAMES_WHY_MAX];
-	struct nlead	 lead[NAMED_LEADS];
-	int		 of[CONTROL_CLIENTS_MAX];	/* a slot's lead + 1,
-							 * 0: the default */
-	/* A slot's `task' without wait, of a name whose holder was not
-	 * known: answered once it is (here, or elsewhere), or then at the
-	 * latest; 0: none. */
-	algo_time	 try_by[CONTROL_CLIENTS_MAX];
+	struct nlead	**lead;		/* nlead slots, NULL when free */
+	size_t		 nlead;
+	/* Their commands running and waiting, summed as their leads step:
+	 * asked at every step (reconf.c), not counted afresh. */
+	unsigned	 running, waiting;
+	unsigned	 ntry;		/* try_by set, over every lead */
 };
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
 void	control_accept(struct control *, struct node *);
+/* The events each client waits for, told to epoll where they changed. */
+void	control_want(struct control *);
+/* Serves the clients epoll says are ready, a batch of them. */
+void	control_ready(struct control *, struct node *);
 /* Answers connection K at the door once its line came (control.c). */
 void	control_door(struct control *, int k, struct node *);
 void	control_io(struct control *, struct control_client *, short revents,
@@ -325,6 +356,7 @@ struct node {
 	/* What the peers' disagreement and the leadership are worth to
 	 * guarded commands. */
 	struct lead	 lead;
+	struct control_client *lead_by[LEAD_SLOTS];	/* its registrations */
 	/* Named leaderships. */
 	struct named	 names;
 

@@ -137,15 +137,16 @@ named_open(struct node *nd)
 void
 named_swap(struct node *nd)
 {
+	const struct control_client *c;
 	const struct nlead *nl;
-	size_t i;
+	int i;
 
 	named_close(nd);
 	nd->names.wedged = 0;
 	named_open(nd);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (nd->names.of[i] != 0) {
-			nl = &nd->names.lead[nd->names.of[i] - 1];
+	for (i = 0; i < nd->control.nclients; i++)
+		if ((c = nd->control.clients[i]) != NULL &&
+		    (nl = c->nl) != NULL) {
 			if (named_register(nd, nl->name, nl->len) == -1)
 				log_warnx("name %s: %s", nl->name,
 				    nd->names.refused);
@@ -158,14 +159,12 @@ named_swap(struct node *nd)
 void
 named_leave(struct node *nd)
 {
-	const struct nlead *nl;
-	size_t i;
+	const struct control_client *c;
+	int i;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (nd->names.of[i] != 0) {
-			nl = &nd->names.lead[nd->names.of[i] - 1];
-			named_release(nd, nl->name, nl->len);
-		}
+	for (i = 0; i < nd->control.nclients; i++)
+		if ((c = nd->control.clients[i]) != NULL && c->nl != NULL)
+			named_release(nd, c->nl->name, c->nl->len);
 }
 
 void

@@ -242,8 +242,10 @@ carry(struct node *nd, struct hnet_out *o)
 				break;
 			to = &nd->net.peers.nodes[i];
 			/* UDP may lose it; the cores expect that. */
-			(void)sendto(nd->udp, a->dgram, a->len, 0,
-			    (const struct sockaddr *)&to->addr, to->addrlen);
+			if (sendto(nd->udp, a->dgram, a->len, 0,
+			    (const struct sockaddr *)&to->addr,
+			    to->addrlen) != -1)
+				nd->metrics.dgrams_sent++;
 			break;
 		case HNET_CORE:
 			if (a->rtt >= 0)
@@ -432,6 +434,7 @@ net_read(struct node *nd)
 				log_warnx("recv: %s", strerror(errno));
 			break;
 		}
+		nd->metrics.dgrams_received++;
 		hnet_recv(&nd->net, buf, (size_t)n, &src, mono_now(), nd->nin);
 		carry(nd, nd->nin);
 	}

@@ -329,14 +329,15 @@ node_detector_failed(struct node *nd)
 	detector_gone(nd, fdc_stop(&nd->fdc, FDC_STOP_MS));
 }
 
+/* The control clients are behind one epoll descriptor (P_CLIENTS), so
+ * that a thousand registrations do not cost a thousand polls a turn. */
 enum { P_SIG, P_UDP, P_FDOUT, P_FDIN, P_CTL, P_TRACE, P_METRICS, P_CLIENTS,
-	P_DOOR = P_CLIENTS + CONTROL_CLIENTS_MAX };
+	P_DOOR };
 
 static void
 loop(struct node *nd)
 {
 	struct pollfd pfd[P_DOOR + CONTROL_DOOR_MAX];
-	struct control_client *c;
 	struct loop_wait w;
 	algo_time now, wait;
 	int i, ms;
@@ -381,13 +382,9 @@ loop(struct node *nd)
 		pfd[P_FDIN].events = POLLOUT;
 		pfd[P_CTL].fd = nd->control.fd;
 		pfd[P_CTL].events = POLLIN;
-		for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-			c = &nd->control.clients[i];
-			pfd[P_CLIENTS + i].fd = c->fd;
-			pfd[P_CLIENTS + i].events =
-			    (control_reads(c) ? POLLIN : 0) |
-			    (c->outlen > 0 ? POLLOUT : 0);
-		}
+		control_want(&nd->control);
+		pfd[P_CLIENTS].fd = nd->control.epfd;
+		pfd[P_CLIENTS].events = POLLIN;
 		for (i = 0; i < CONTROL_DOOR_MAX; i++) {
 			pfd[P_DOOR + i].fd = nd->control.door[i].fd;
 			pfd[P_DOOR + i].events = POLLIN;
@@ -408,10 +405,8 @@ loop(struct node *nd)
 			node_detector_failed(nd);
 		/* Clients first: replies owed are written, and those that
 		 * hung up free their slots, before new ones are taken. */
-		for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-			if (pfd[P_CLIENTS + i].revents)
-				control_io(&nd->control, &nd->control.clients[i],
-				    pfd[P_CLIENTS + i].revents, nd);
+		if (pfd[P_CLIENTS].revents)
+			control_ready(&nd->control, nd);
 		for (i = 0; i < CONTROL_DOOR_MAX; i++)
 			if (pfd[P_DOOR + i].revents)
 				control_door(&nd->control, i, nd);
@@ -452,6 +447,8 @@ teardown(struct node *nd)
 	fdc_stop(&nd->fdc, FDC_STOP_MS);
 	tasks_leaving(nd);
 	control_close(&nd->control);
+	/* The names' leads went with their registrations. */
+	free(nd->names.lead);
 	mx_close(nd);
 	core_free(nd);
 	net_close(nd);

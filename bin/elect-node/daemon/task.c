@@ -76,11 +76,12 @@ reply_no_edicts(struct control_client *c)
 	control_reply(c, "err edicts need -a %s", names);
 }
 
-/* Client C's slot, as lib/host/lead numbers registrations. */
-static int
-slot_of(const struct node *nd, const struct control_client *c)
+/* The registrations of the default leadership (NL NULL) or of name NL's
+ * here, by their slots in its lead. */
+static struct control_client **
+regs_of(struct node *nd, struct nlead *nl)
 {
-	return (int)(c - nd->control.clients);
+	return nl != NULL ? nl->by : nd->lead_by;
 }
 
 static void
@@ -117,17 +118,19 @@ all_left(const struct node *nd)
 
 	if (!nd->lead.left)
 		return 0;
-	for (k = 0; k < NAMED_LEADS; k++)
-		if (nd->names.lead[k].used && !nd->names.lead[k].lead.left)
+	for (k = 0; k < nd->names.nlead; k++)
+		if (nd->names.lead[k] != NULL && !nd->names.lead[k]->lead.left)
 			return 0;
 	return 1;
 }
 
 /* Carries out what lib/host/lead decided for the default leadership (NL
- * NULL) or name NL's, in order. */
+ * NULL) or name NL's, in order; a lease's reply goes to ASKER. */
 static void
-lead_run(struct node *nd, const struct nlead *nl, const struct lead_out *o)
+lead_run(struct node *nd, struct nlead *nl, const struct lead_out *o,
+    struct control_client *asker)
 {
+	struct control_client **by = regs_of(nd, nl);
 	const struct lead_action *a;
 	struct control_client *c;
 	const char *nk = nl != NULL ? " name=" : "";
@@ -136,7 +139,10 @@ lead_run(struct node *nd, const struct nlead *nl, const struct lead_out *o)
 
 	for (i = 0; i < o->n; i++) {
 		a = &o->v[i];
-		c = a->slot >= 0 ? &nd->control.clients[a->slot] : NULL;
+		c = a->type == LEAD_REPLY ? asker : a->slot >= 0 &&
+		    a->slot < LEAD_SLOTS ? by[a->slot] : NULL;
+		assert(c != NULL || a->type == LEAD_STOPPING ||
+		    a->type == LEAD_KILLED || a->type == LEAD_LEAVE);
 		switch (a->type) {
 		case LEAD_REPLY:
 			reply_lease(nd, c, &a->r, nl);
@@ -181,12 +187,16 @@ lead_run(struct node *nd, const struct nlead *nl, const struct lead_out *o)
 
 /* Input IN of the default leadership's lib/host/lead (NL NULL) or name
  * NL's at NOW, with the leadership's status then, and its actions
- * carried out: when it is due again (ns from NOW), or -1. */
+ * carried out (a lease's reply to ASKER): when it is due again (ns from
+ * NOW), or -1. */
+static void	nlead_free(struct node *, struct nlead *);
+
 static algo_time
-lead_feed(struct node *nd, struct nlead *nl, struct lead_input *in,
-    algo_time now)
+lead_ask(struct node *nd, struct nlead *nl, struct lead_input *in,
+    algo_time now, struct control_client *asker)
 {
 	struct lead *l = nl != NULL ? &nl->lead : &nd->lead;
+	unsigned r0 = l->n.running, w0 = l->n.waiting;
 	struct lead_out o;
 
 	in->now = now;
@@ -196,7 +206,16 @@ lead_feed(struct node *nd, struct nlead *nl, struct lead_input *in,
 		named_status(nd, nl->name, nl->len, now, &in->st);
 	in->ending = reconf_ending(nd);
 	lead_step(l, in, &o);
-	lead_run(nd, nl, &o);
+	/* A lease's reply (cmd_lease()'s lead of the moment too) changes
+	 * no count. */
+	if (nl != NULL) {
+		nd->names.running += l->n.running - r0;
+		nd->names.waiting += l->n.waiting - w0;
+	}
+	/* A registration that ends in its actions frees NL only after. */
+	if (nl != NULL)
+		nl->busy++;
+	lead_run(nd, nl, &o, asker);
 	/* A name's commands in the log as the default one's (events.c). */
 	if (nl != NULL && l->n.running > nl->logged)
 		log_info("task-start node=%u token=%llu tasks=%u name=%s",
@@ -205,9 +224,20 @@ lead_feed(struct node *nd, struct nlead *nl, struct lead_input *in,
 	else if (nl != NULL && l->n.running < nl->logged)
 		log_info("task-end node=%u tasks=%u name=%s", nd->self->id,
 		    l->n.running, nl->name);
-	if (nl != NULL)
+	if (nl != NULL) {
 		nl->logged = l->n.running;
+		nl->due = o.wake;
+	}
+	if (nl != NULL && --nl->busy == 0 && nl->dead)
+		nlead_free(nd, nl);
 	return o.wake == -1 ? -1 : o.wake > now ? o.wake - now : 0;
+}
+
+static algo_time
+lead_feed(struct node *nd, struct nlead *nl, struct lead_input *in,
+    algo_time now)
+{
+	return lead_ask(nd, nl, in, now, NULL);
 }
 
 static algo_time
@@ -221,16 +251,29 @@ static algo_time
 lead_feed_all(struct node *nd, const struct lead_input *in, algo_time now)
 {
 	struct lead_input one = *in;
+	struct nlead *nl;
 	algo_time next;
 	size_t k;
 
 	next = lead_feed(nd, NULL, &one, now);
-	for (k = 0; k < NAMED_LEADS; k++)
-		if (nd->names.lead[k].used) {
-			one = *in;
-			next = earliest(next, lead_feed(nd, &nd->names.lead[k],
-			    &one, now));
+	/* A lead's actions may free another's (a registration that ends):
+	 * the slot is looked at again each time.  Time alone moves a name's
+	 * lead only at its wake, its name's news comes as task_named():
+	 * with a thousand names the loop's every turn would otherwise step
+	 * them all. */
+	for (k = 0; k < nd->names.nlead; k++) {
+		nl = nd->names.lead[k];
+		if (nl == NULL)
+			continue;
+		if (in->type == LEAD_IN_TICK && (nl->due == -1 ||
+		    nl->due > now)) {
+			if (nl->due != -1)
+				next = earliest(next, nl->due - now);
+			continue;
 		}
+		one = *in;
+		next = earliest(next, lead_feed(nd, nl, &one, now));
+	}
 	return next;
 }
 
@@ -240,9 +283,9 @@ nlead_find(struct node *nd, const char *name, size_t len)
 	struct nlead *nl;
 	size_t k;
 
-	for (k = 0; k < NAMED_LEADS; k++) {
-		nl = &nd->names.lead[k];
-		if (nl->used && nl->len == len && memcmp(nl->name, name,
+	for (k = 0; k < nd->names.nlead; k++) {
+		nl = nd->names.lead[k];
+		if (nl != NULL && nl->len == len && memcmp(nl->name, name,
 		    len) == 0)
 			return nl;
 	}
@@ -256,63 +299,89 @@ nlead_conf(const struct node *nd, struct lead_conf *c)
 	c->self = nd->self->id;
 	c->deadline = 1;
 	c->timing = nd->opts->timing.a;
-	c->slots = CONTROL_CLIENTS_MAX;
+	c->slots = LEAD_SLOTS;
 }
 
 /* Name's lead, made for its first registration here: fit's verdict as
- * the default one's.  A slot registers once, so one is always free. */
+ * the default one's; NULL if out of memory. */
 static struct nlead *
 nlead_get(struct node *nd, const char *name, size_t len)
 {
 	struct lead_input in = { .type = LEAD_IN_VERDICT, .slot = -1 };
 	struct lead_conf c;
-	struct nlead *nl;
-	size_t k;
+	struct nlead *nl, **p;
+	size_t k, n;
 
-	_Static_assert(NAMED_LEADS >= CONTROL_CLIENTS_MAX,
-	    "a lead for every client's name");
 	if ((nl = nlead_find(nd, name, len)) != NULL)
 		return nl;
-	for (k = 0; nd->names.lead[k].used; k++)
-		assert(k + 1 < NAMED_LEADS);
-	nl = &nd->names.lead[k];
+	for (k = 0; k < nd->names.nlead && nd->names.lead[k] != NULL; k++)
+		;
+	if (k == nd->names.nlead) {
+		n = k == 0 ? 16 : 2 * k;
+		if ((p = reallocarray(nd->names.lead, n, sizeof(*p))) == NULL)
+			return NULL;
+		memset(p + k, 0, (n - k) * sizeof(*p));
+		nd->names.lead = p;
+		nd->names.nlead = n;
+	}
+	if ((nl = calloc(1, sizeof(*nl))) == NULL)
+		return NULL;
+	nd->names.lead[k] = nl;
 	nlead_conf(nd, &c);
 	lead_init(&nl->lead, &c);
 	memcpy(nl->name, name, len);
 	nl->name[len] = '\0';
 	nl->len = len;
-	nl->used = 1;
-	nl->logged = 0;
 	in.vetoed = nd->lead.vetoed;
 	in.live = nd->lead.n.mismatch;
 	lead_feed(nd, nl, &in, mono_now());
 	return nl;
 }
 
-/* Slot's registration ended: its name is released here, and its lead
- * let go once no registration is left. */
+/* Name NL's lead, once no registration is left and none of its actions
+ * is being carried out. */
 static void
-lead_gone(void *arg, int slot)
+nlead_free(struct node *nd, struct nlead *nl)
 {
-	struct lead_input in = { .type = LEAD_IN_GONE, .slot = slot };
-	struct node *nd = arg;
-	struct nlead *nl;
-	int k = nd->names.of[slot];
-	size_t i;
+	size_t k;
 
-	if (k == 0) {
-		lead_feed(nd, NULL, &in, mono_now());
+	for (k = 0; k < LEAD_SLOTS; k++)
+		if (nl->by[k] != NULL)
+			return;
+	if (nl->busy > 0) {
+		nl->dead = 1;
 		return;
 	}
-	nl = &nd->names.lead[k - 1];
-	nd->names.of[slot] = 0;
-	nd->names.try_by[slot] = 0;
+	for (k = 0; k < nd->names.nlead && nd->names.lead[k] != nl; k++)
+		;
+	assert(k < nd->names.nlead);
+	nd->names.lead[k] = NULL;
+	free(nl);
+}
+
+/* Client C's end: its registration ended, its name released here, and
+ * the name's lead let go once no registration is left. */
+static void
+lead_gone(void *arg, struct control_client *c)
+{
+	struct lead_input in = { .type = LEAD_IN_GONE, .slot = c->lslot };
+	struct node *nd = arg;
+	struct nlead *nl = c->nl;
+
+	if (c->lslot < 0)
+		return;
+	if (nl != NULL && nl->try_by[c->lslot] != 0) {
+		nl->try_by[c->lslot] = 0;
+		nd->names.ntry--;
+	}
 	lead_feed(nd, nl, &in, mono_now());
+	regs_of(nd, nl)[c->lslot] = NULL;
+	c->lslot = -1;
+	c->nl = NULL;
+	if (nl == NULL)
+		return;
 	named_release(nd, nl->name, nl->len);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (nd->names.of[i] == k)
-			return;
-	nl->used = 0;
+	nlead_free(nd, nl);
 	if (nd->leaving && !nd->quit && all_left(nd))
 		nd->quit = nd->leaving;
 }
@@ -324,11 +393,11 @@ task_open(struct node *nd)
 		.self = nd->self->id,
 		.deadline = (algo_flags(nd->opts->algo) & ALGO_F_DEADLINE) != 0,
 		.timing = nd->opts->timing.a,
-		.slots = CONTROL_CLIENTS_MAX,
+		.slots = LEAD_SLOTS,
 	};
 
-	_Static_assert(CONTROL_CLIENTS_MAX <= LEAD_SLOTS,
-	    "a registration per control client");
+	_Static_assert(CONTROL_WAITERS_MAX <= LEAD_SLOTS,
+	    "a registration per waiting client");
 	lead_init(&nd->lead, &c);
 	nd->control.gone = lead_gone;
 	nd->control.gone_arg = nd;
@@ -347,58 +416,60 @@ task_tick(struct node *nd, algo_time now)
  * else not at all.  A name nobody holds yet, as a cron line on every host
  * creates it, is being bid for the moment it is asked: the registration
  * waits for the outcome (this node wins it, or learns who did) for two
- * leases and a bid's turns at the most, then is answered as a `task'
- * without wait is, now that the holder is known.
+ * leases and two round trips per node at the most, then is answered as a
+ * `task' without wait is, now that the holder is known.
  */
 static void
 try_settle(struct node *nd, struct nlead *nl, algo_time now)
 {
 	struct lead_input in;
 	struct algo_status st;
-	int k = (int)(nl - nd->names.lead) + 1;
-	size_t i;
+	size_t k;
 
 	named_status(nd, nl->name, nl->len, now, &st);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		if (nd->names.of[i] != k || nd->names.try_by[i] == 0)
+	for (k = 0; k < LEAD_SLOTS; k++) {
+		if (nl->try_by[k] == 0 || nl->by[k] == NULL)
 			continue;
-		if (nl->lead.slot[i].state == LEAD_ANSWERED) {
-			nd->names.try_by[i] = 0;	/* it won: it runs */
+		if (nl->lead.slot[k].state != LEAD_ANSWERED &&
+		    (st.leader || (st.hint == 0 && now < nl->try_by[k])))
 			continue;
-		}
-		if (st.leader || (st.hint == 0 && now < nd->names.try_by[i]))
-			continue;
+		nl->try_by[k] = 0;
+		nd->names.ntry--;
+		if (nl->lead.slot[k].state == LEAD_ANSWERED)
+			continue;	/* it won: its command runs */
 		/* Held elsewhere, or no outcome in time: answered as
 		 * without wait. */
-		nd->names.try_by[i] = 0;
 		memset(&in, 0, sizeof(in));
 		in.type = LEAD_IN_GONE;
-		in.slot = (int)i;
+		in.slot = (int)k;
 		lead_feed(nd, nl, &in, now);
 		memset(&in, 0, sizeof(in));
 		in.type = LEAD_IN_TASK;
-		in.slot = (int)i;
+		in.slot = (int)k;
 		lead_feed(nd, nl, &in, now);
 	}
 }
 
-/* The registrations waiting for a name's outcome, at their deadline:
- * when one is due next (ns from NOW), or -1. */
 algo_time
 task_try_tick(struct node *nd, algo_time now)
 {
 	algo_time next = -1;
-	size_t i;
+	struct nlead *nl;
+	size_t i, k;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (nd->names.try_by[i] != 0 && nd->names.of[i] != 0 &&
-		    nd->names.try_by[i] <= now)
-			try_settle(nd, &nd->names.lead[nd->names.of[i] - 1],
-			    now);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (nd->names.try_by[i] != 0 && (next == -1 ||
-		    nd->names.try_by[i] - now < next))
-			next = nd->names.try_by[i] - now;
+	if (nd->names.ntry == 0)
+		return -1;
+	for (i = 0; i < nd->names.nlead; i++) {
+		if ((nl = nd->names.lead[i]) == NULL)
+			continue;
+		for (k = 0; k < LEAD_SLOTS; k++)
+			if (nl->try_by[k] != 0 && nl->try_by[k] <= now)
+				try_settle(nd, nl, now);
+		for (k = 0; k < LEAD_SLOTS; k++)
+			if (nl->try_by[k] != 0 && (next == -1 ||
+			    nl->try_by[k] - now < next))
+				next = nl->try_by[k] - now;
+	}
 	return next;
 }
 
@@ -453,8 +524,7 @@ cmd_arg_name(struct control_client *c, struct ctl_str arg, char *name,
 void
 cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
-	struct lead_input in = { .type = LEAD_IN_LEASE,
-	    .slot = slot_of(nd, c) };
+	struct lead_input in = { .type = LEAD_IN_LEASE, .slot = -1 };
 	struct nlead *nl, one;
 	struct lead_conf lc;
 	char name[HNAMES_LEN + 1];
@@ -462,7 +532,7 @@ cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	int rc;
 
 	if (req->argc == 0) {
-		lead_feed(nd, NULL, &in, mono_now());
+		lead_ask(nd, NULL, &in, mono_now(), c);
 		return;
 	}
 	if ((rc = cmd_arg_name(c, req->argv[0], name, &len)) <= 0) {
@@ -480,7 +550,7 @@ cmd_lease(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		one.len = len;
 		nl = &one;
 	}
-	lead_feed(nd, nl, &in, mono_now());
+	lead_ask(nd, nl, &in, mono_now(), c);
 }
 
 void
@@ -553,8 +623,8 @@ cmd_follow_edicts(struct node *nd, struct control_client *c,
 void
 cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
-	struct lead_input in = { .type = LEAD_IN_TASK,
-	    .slot = slot_of(nd, c) };
+	struct lead_input in = { .type = LEAD_IN_TASK, .slot = -1 };
+	struct control_client **by;
 	struct nlead *nl = NULL;
 	char name[HNAMES_LEN + 1];
 	size_t len = 0;
@@ -587,43 +657,54 @@ cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 			    nd->names.refused);
 			return;
 		}
-		nl = nlead_get(nd, name, len);
-		nd->names.of[in.slot] = (int)(nl - nd->names.lead) + 1;
-		if (!in.wait) {
-			struct algo_status st;
-			algo_time now = mono_now();
-			const struct algo_timing *t = &nd->opts->timing.a;
-
-			named_status(nd, name, len, now, &st);
-			if (!st.leader && st.hint == 0) {
-				/* Its outcome first (try_settle()). */
-				in.wait = 1;
-				nd->names.try_by[in.slot] = now + 2 * t->lease +
-				    2 * t->rtt * (algo_time)nd->cluster.n;
-			}
+		if ((nl = nlead_get(nd, name, len)) == NULL) {
+			named_release(nd, name, len);
+			control_reply(c, "err name %s refused: out of memory",
+			    name);
+			return;
 		}
 	}
+	by = regs_of(nd, nl);
+	for (in.slot = 0; in.slot < LEAD_SLOTS && by[in.slot] != NULL;
+	    in.slot++)
+		;
+	if (in.slot == LEAD_SLOTS) {
+		if (nl != NULL) {
+			named_release(nd, name, len);
+			nlead_free(nd, nl);
+		}
+		control_reply(c, "err busy (%d registrations here)",
+		    LEAD_SLOTS);
+		return;
+	}
+	by[in.slot] = c;
+	c->nl = nl;
+	c->lslot = in.slot;
 	c->waiting = WAIT_START;
+	if (nl != NULL && !in.wait) {
+		struct algo_status st;
+		algo_time now = mono_now();
+		const struct algo_timing *t = &nd->opts->timing.a;
+
+		named_status(nd, name, len, now, &st);
+		if (!st.leader && st.hint == 0) {
+			/* Its outcome first (try_settle()). */
+			in.wait = 1;
+			nl->try_by[in.slot] = now + 2 * t->lease +
+			    2 * t->rtt * (algo_time)nd->cluster.n;
+			nd->names.ntry++;
+		}
+	}
 	/* With its first answer (testament.c). */
 	if (c->passfd == -1)
 		c->passfd = testament_lock_fd(nd);
 	lead_feed(nd, nl, &in, mono_now());
 }
 
-/* Slot's lead: its name's, or the default one's. */
-static struct nlead *
-slot_lead(struct node *nd, int slot)
-{
-	int k = nd->names.of[slot];
-
-	return k == 0 ? NULL : &nd->names.lead[k - 1];
-}
-
 void
 cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 {
-	struct lead_input in = { .type = LEAD_IN_KILLED,
-	    .slot = slot_of(nd, c) };
+	struct lead_input in = { .type = LEAD_IN_KILLED, .slot = c->lslot };
 
 	if (req->argc == 1 && ctl_str_eq(req->argv[0], "deadline"))
 		in.why = LEAD_WHY_DEADLINE;
@@ -633,7 +714,7 @@ cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 		control_reply(c, "err killed takes deadline or grace");
 		return;
 	}
-	lead_feed(nd, slot_lead(nd, in.slot), &in, mono_now());
+	lead_feed(nd, c->nl, &in, mono_now());
 	control_reply(c, "ok");
 }
 
@@ -643,15 +724,8 @@ cmd_killed(struct node *nd, struct control_client *c, const struct ctl_req *req)
 static void
 counts(const struct node *nd, unsigned *running, unsigned *waiting)
 {
-	size_t k;
-
-	*running = nd->lead.n.running;
-	*waiting = nd->lead.n.waiting;
-	for (k = 0; k < NAMED_LEADS; k++)
-		if (nd->names.lead[k].used) {
-			*running += nd->names.lead[k].lead.n.running;
-			*waiting += nd->names.lead[k].lead.n.waiting;
-		}
+	*running = nd->lead.n.running + nd->names.running;
+	*waiting = nd->lead.n.waiting + nd->names.waiting;
 }
 
 int
@@ -723,9 +797,9 @@ edict_out(struct node *nd, const struct algo_edict *e)
 	}
 	sodium_bin2hex(hex, sizeof(hex), (const unsigned char *)e->text,
 	    e->len);
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		c = &nd->control.clients[i];
-		if (c->fd == -1 || c->waiting != WAIT_EDICTS || c->closing)
+	for (i = 0; i < nd->control.nclients; i++) {
+		c = nd->control.clients[i];
+		if (c == NULL || c->waiting != WAIT_EDICTS || c->closing)
 			continue;
 		control_reply(c, "ok from=%u token=%llu seq=%llu delivered=%s "
 		    "text=%s", e->from, (unsigned long long)e->token,
