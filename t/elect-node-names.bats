@@ -234,13 +234,12 @@ one_at_a_time() {
 	for id in 0 1 2; do
 		rc=0
 		wait "${pids[$id]}" || rc=$?
-		case $rc in
-		0) n=$((n + 1)) ;;
-		1) ;;	# not the holder: ran nothing (EXIT STATUS)
-		*) fail "node $((id + 1)) exited $rc: $(cat "$BATS_TEST_TMPDIR/out.$((id + 1))")" ;;
-		esac
+		# 1: not the holder, ran nothing (EXIT STATUS); the holder's
+		# status is its job's, or its stop's if a loaded host lost
+		# the name under it.
+		[ "$rc" = 1 ] || n=$((n + 1))
 	done
-	[ "$n" = 1 ] || fail "$n nodes ran the job"
+	[ "$n" = 1 ] || fail "$n nodes did not exit 1: $(cat "$BATS_TEST_TMPDIR"/out.*)"
 	run cat "$LOG"
 	assert_output --regexp '^nightly [1-3] [1-9][0-9]*$'
 }
