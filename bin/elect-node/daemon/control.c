@@ -718,6 +718,9 @@ control_accept(struct control *s, struct node *nd)
 				control_io(s, c, POLLIN, nd);
 				continue;
 			}
+			/* At the door instead: epoll no longer reports it
+			 * to the client freed. */
+			(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
 			s->clients[i] = NULL;
 			s->used--;
 			free(c);
