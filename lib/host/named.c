@@ -12,8 +12,12 @@
 #define DELTA_MAX	(INT64_C(3600) * NS)	/* as the lease core's */
 #define EPOCH_SHIFT	40			/* as the lease core's */
 #define TOKEN_STRIDE	1024			/* as the lease core's */
-/* A clock sample at least this often while anything runs. */
-#define SAMPLE_EVERY	NS
+/* A clock sample at least this often while anything runs, a round's
+ * time: a named grant's renew is no sample (its length differs by
+ * name), and a reader places a deadline on a clock drifting 1000 ppm
+ * within the margin a lease leaves (2 rho delta and a round trip) only
+ * from samples this close. */
+#define SAMPLE_EVERY	(NS / 50)
 /* The registry hears of names a grantor keeps this often. */
 #define DENY_BODY	11
 

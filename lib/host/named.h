@@ -63,7 +63,7 @@
  * for every name at once (elect-trace(5), Names): `renew name=* d=NS'
  * at the holder when every named leadership it runs moves NS later,
  * else a `lead' line for each; `renew name=* to=P d=NS' at a grantor
- * for its grants to P.  A `clock' sample at least once a second while
+ * for its grants to P.  A `clock' sample at least every 20 ms while
  * anything runs.  The messages of rounds are not traced: they are not
  * decisions, the lines above are.
  *
