@@ -69,7 +69,10 @@ $(if $(DEPS_MISSING),$(error $(DEPS_MISSING)))
 endif
 
 PKG_CFLAGS !=	pkg-config --cflags $(PKG_MODULES) 2>/dev/null
-PKG_LIBS !=	pkg-config --libs $(PKG_MODULES) 2>/dev/null
+# libmicrohttpd is compiled against, not linked: elect-node loads it
+# only for --metrics (bin/elect-node/daemon/metrics.c, mhd_load).
+PKG_LIBS !=	pkg-config --libs $(filter-out libmicrohttpd,$(PKG_MODULES)) \
+		    2>/dev/null
 WARN =		-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 		-Wmissing-prototypes -Wpointer-arith -Wno-unused-parameter
 BASE_CFLAGS =	-std=c17 -D_GNU_SOURCE -DELECT_VERSION='"$(VERSION)"' \

@@ -618,6 +618,37 @@ except urllib.error.HTTPError as e:
 	[ ! -e "$ELECT_DIR/m2.prom.tmp" ]
 }
 
+# maps ID: the files node ID has mapped.
+maps() {
+	awk '{ print $6 }' "/proc/${ELECT_PID[$1]}/maps"
+}
+
+# libmicrohttpd brings gnutls and its kin, megabytes resident: a node
+# loads it for --metrics alone, and one that cannot says why and exits 1.
+@test "metrics: libmicrohttpd is loaded for --metrics only; a node that cannot load it exits 1 with the reason" {
+	local port lib
+	C=$(mkcluster 2)
+	port=$(freeport)
+	elect_start_cluster --insecure "${TIMING[@]}" "$C" -- 1
+	elect_start 2 --metrics "127.0.0.1:$port"
+	run maps 1
+	refute_output --partial libmicrohttpd
+	refute_output --partial libgnutls
+	run maps 2
+	assert_output --partial libmicrohttpd.so.12
+	elect_stop_all
+	[ "$(id -u)" = 0 ] || skip "hiding the library needs root"
+	command -v unshare >/dev/null || skip "no unshare"
+	lib=$(readlink -f "$(ldconfig -p |
+	    awk '/libmicrohttpd\.so\.12 / { print $NF; exit }')")
+	[ -f "$lib" ] || fail "libmicrohttpd.so.12 not found: $lib"
+	run -1 unshare -m sh -c 'mount --bind /dev/null "$1" && shift &&
+	    exec "$@"' sh "$lib" elect-node -f "$C" -i 2 --insecure \
+	    -s "$BATS_TEST_TMPDIR/s2" --metrics "127.0.0.1:$port"
+	assert_output --partial "elect-node: --metrics 127.0.0.1:$port: "
+	assert_output --partial "libmicrohttpd.so.12"
+}
+
 @test "metrics: a scrape is answered while 20 slow clients hold connections" {
 	local port ready=$ELECT_DIR/slow.ready slow
 	C=$(mkcluster 1)

@@ -2,12 +2,13 @@
  * The node's metrics (lib/metrics): the hooks that count, and the two
  * ways out, both off by default: --metrics ADDR:PORT serves them over
  * HTTP (libmicrohttpd, driven from the node's poll loop: no thread, no
- * lock), --metrics-file PATH writes them every second for the node
+ * lock; loaded only then, see mhd_load), --metrics-file PATH writes them every second for the node
  * exporter's textfile collector, atomically (a temporary file renamed
  * over the old).
  */
 #include <sys/socket.h>
 
+#include <dlfcn.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,49 @@
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 #define MX_NAMES_MAX	(8 * 1024)	/* named leaderships' series */
 #define MX_TEXT_MAX	(METRICS_TEXT_MAX + MX_NAMES_MAX)
+
+/*
+ * libmicrohttpd, loaded when --metrics asks for HTTP and not linked:
+ * it brings gnutls and what gnutls needs (p11-kit, nettle, gmp, idn2,
+ * unistring, tasn1), some 2.5 MB resident in every node, a third of
+ * one's memory, that most nodes would carry for nothing.
+ */
+#define MHD_SONAME	"libmicrohttpd.so.12"
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+static void
+mhd_load(const char *arg)
+{
+	void *h;
+
+	if ((h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL)
+		errx(1, "--metrics %s: %s", arg, dlerror());
+#define MHD_SYM(f) \
+	if ((*(void **)&mhd.f = dlsym(h, "MHD_" #f)) == NULL) \
+		errx(1, "--metrics %s: %s: no MHD_%s", arg, MHD_SONAME, #f)
+	MHD_SYM(start_daemon);
+	MHD_SYM(stop_daemon);
+	MHD_SYM(run);
+	MHD_SYM(get_timeout);
+	MHD_SYM(get_daemon_info);
+	MHD_SYM(get_connection_info);
+	MHD_SYM(create_response_from_buffer);
+	MHD_SYM(add_response_header);
+	MHD_SYM(queue_response);
+	MHD_SYM(destroy_response);
+#undef MHD_SYM
+}
 
 void
 mx_step(struct node *nd, algo_time now)
@@ -187,7 +231,7 @@ write_file(struct node *nd)
 static struct mx_conn *
 conn_of(struct MHD_Connection *conn)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+	const union MHD_ConnectionInfo *ci = mhd.get_connection_info(conn,
 	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return ci == NULL ? NULL : ci->socket_context;
@@ -234,7 +278,7 @@ notified(void *arg, struct MHD_Connection *conn, void **ctx,
 			oldest = k;
 	}
 	*ctx = NULL;
-	if ((ci = MHD_get_connection_info(conn,
+	if ((ci = mhd.get_connection_info(conn,
 	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
 		return;
 	/* MHD's limit is MX_CONNS_MAX, so an entry is free; were none,
@@ -270,20 +314,20 @@ answer(void *arg, struct MHD_Connection *conn, const char *url,
 		c->since = mono_now();
 	if (strcmp(url, "/metrics") != 0) {
 		code = MHD_HTTP_NOT_FOUND;
-		r = MHD_create_response_from_buffer(sizeof(notfound) - 1,
+		r = mhd.create_response_from_buffer(sizeof(notfound) - 1,
 		    (void *)notfound, MHD_RESPMEM_PERSISTENT);
 	} else {
 		if ((n = render(nd, buf, sizeof(buf))) < 0)
 			return MHD_NO;
-		r = MHD_create_response_from_buffer((size_t)n, buf,
+		r = mhd.create_response_from_buffer((size_t)n, buf,
 		    MHD_RESPMEM_MUST_COPY);
 	}
 	if (r == NULL)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    code == MHD_HTTP_OK ? CONTENT_TYPE : "text/plain");
-	rc = MHD_queue_response(conn, (unsigned)code, r);
-	MHD_destroy_response(r);
+	rc = mhd.queue_response(conn, (unsigned)code, r);
+	mhd.destroy_response(r);
 	return rc;
 }
 
@@ -303,7 +347,8 @@ mx_open(struct node *nd)
 		write_file(nd);
 	if (!o->metrics_http)
 		return;
-	nd->mhd = MHD_start_daemon(MHD_USE_EPOLL |
+	mhd_load(o->metrics_arg);
+	nd->mhd = mhd.start_daemon(MHD_USE_EPOLL |
 	    MHD_USE_SUPPRESS_DATE_NO_CLOCK, 0, NULL, NULL, answer, nd,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o->metrics_addr,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)MX_CONNS_MAX,
@@ -313,7 +358,7 @@ mx_open(struct node *nd)
 	if (nd->mhd == NULL)
 		errx(EXIT_USAGE, "--metrics %s: cannot listen there (in use?)",
 		    o->metrics_arg);
-	if ((info = MHD_get_daemon_info(nd->mhd,
+	if ((info = mhd.get_daemon_info(nd->mhd,
 	    MHD_DAEMON_INFO_EPOLL_FD)) == NULL)
 		errx(1, "--metrics: no epoll descriptor");
 	nd->mx_fd = info->epoll_fd;
@@ -343,7 +388,7 @@ mx_tick(struct node *nd, algo_time now)
 		else if (next < 0 || left < next)
 			next = left;
 	}
-	if (nd->mhd != NULL && MHD_get_timeout(nd->mhd, &ms) == MHD_YES &&
+	if (nd->mhd != NULL && mhd.get_timeout(nd->mhd, &ms) == MHD_YES &&
 	    (next < 0 || (algo_time)ms * ALGO_MS < next))
 		next = (algo_time)ms * ALGO_MS;
 	return next;
@@ -353,7 +398,7 @@ void
 mx_io(struct node *nd)
 {
 	if (nd->mhd != NULL)
-		MHD_run(nd->mhd);
+		mhd.run(nd->mhd);
 }
 
 void
@@ -362,6 +407,6 @@ mx_close(struct node *nd)
 	if (nd->opts->metrics_file != NULL)
 		write_file(nd);
 	if (nd->mhd != NULL)
-		MHD_stop_daemon(nd->mhd);
+		mhd.stop_daemon(nd->mhd);
 	nd->mhd = NULL;
 }
