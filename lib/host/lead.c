@@ -121,8 +121,9 @@ stop(struct lead *l, enum lead_why why, struct lead_out *o)
 
 /* Registration I answered if it may be: at once while this node leads
  * (with its token, where leaderships have one), or that it does not lead
- * unless it waits for that or the core leads until a deadline without
- * its token yet; never while the epoch ends or the node leaves. */
+ * unless it waits for that, or the core leads until a deadline without
+ * its token yet, or it tries while no holder is known; never while the
+ * epoch ends or the node leaves. */
 static void
 answer(struct lead *l, const struct lead_input *in, size_t i,
     struct lead_out *o, algo_time *wake)
@@ -148,6 +149,11 @@ answer(struct lead *l, const struct lead_input *in, size_t i,
 	}
 	if (!st.leader && s->wait)
 		return;
+	if (!st.leader && st.hint == 0 && in->now < s->try_by) {
+		if (*wake == -1 || s->try_by < *wake)
+			*wake = s->try_by;
+		return;
+	}
 	a = act(o, LEAD_ANSWER, (int)i);
 	lead_reply(l, &in->st, in->now, &a->r);
 	s->state = LEAD_ANSWERED;
@@ -204,7 +210,8 @@ lead_step(struct lead *l, const struct lead_input *in, struct lead_out *o)
 		memset(s, 0, sizeof(*s));
 		s->state = LEAD_WAITING;
 		s->wait = in->wait;
-		answer(l, in, (size_t)in->slot, o, &wake);
+		if (!in->wait && l->conf.try_for > 0)
+			s->try_by = in->now + l->conf.try_for;
 		break;
 	case LEAD_IN_KILLED:
 		assert(s != NULL);
@@ -245,9 +252,10 @@ lead_step(struct lead *l, const struct lead_input *in, struct lead_out *o)
 		l->leaving = l->left = 1;
 		break;
 	}
-	if (in->type != LEAD_IN_TASK)
-		for (i = 0; i < l->conf.slots; i++)
-			answer(l, in, i, o, &wake);
+	/* Every slot, the one that registers too: the wake is that of
+	 * every slot waiting. */
+	for (i = 0; i < l->conf.slots; i++)
+		answer(l, in, i, o, &wake);
 	leave(l, in->now, o);
 	if (l->leaving && !l->left && (wake == -1 || l->leave_by < wake))
 		wake = l->leave_by;

@@ -16,7 +16,12 @@
  * while it does not lead, the answer waits; otherwise it is answered
  * that this node does not lead, and runs nothing.  None is answered while
  * the core's epoch ends (its commands stop before it wedges) or once the
- * node leaves: a registration then hears that it leaves.  Commands whose
+ * node leaves: a registration then hears that it leaves.  With try_for
+ * (a named leadership, whose first registration on any host starts a
+ * bid), a `task' without wait that finds no holder known waits for the
+ * outcome, for try_for at the most: it runs if this node wins, and is
+ * answered as without wait once another holds it or the time is out, so
+ * that the same cron line on every host runs its job on one of them.  Commands whose
  * answer let them run are told to stop (`ok stop') when a veto begins,
  * when the node leaves (it leaves once they are gone, or two leases
  * later), and when the caller's epoch change asks.
@@ -48,6 +53,7 @@ struct lead_conf {
 	int		 deadline;	/* the leadership has one (lease) */
 	struct algo_timing timing;	/* as this host runs it */
 	size_t		 slots;		/* 1 .. LEAD_SLOTS */
+	algo_time	 try_for;	/* a try's wait for a holder; 0: none */
 };
 
 enum lead_slot_state {
@@ -61,6 +67,7 @@ struct lead_slot {
 	int		 wait;		/* `task wait': until this node leads */
 	int		 started;	/* its command may run */
 	int		 killed;	/* its group got SIGKILL: runs no more */
+	algo_time	 try_by;	/* a try waits for a holder until then */
 };
 
 /* The counters behind the status and the metrics. */

@@ -24,6 +24,7 @@
 struct model {
 	int		 state[LEAD_SLOTS];	/* 0 free, 1 waits, 2 answered */
 	int		 started[LEAD_SLOTS], killed[LEAD_SLOTS];
+	algo_time	 try_by[LEAD_SLOTS];	/* a try waits until then */
 	int		 vetoed, leaving, left;
 	uint64_t	 nstarted, nended, nkilled;
 };
@@ -46,7 +47,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t b;
 
 	c.slots = 1 + byte(&f) % LEAD_SLOTS;
-	c.deadline = byte(&f) & 1;
+	b = byte(&f);
+	c.deadline = b & 1;
+	c.try_for = b & 2 ? (algo_time)(1 + byte(&f)) * 10 * MS : 0;
 	c.timing.lease = 1000 * MS;
 	c.timing.renew = 500 * MS;
 	lead_init(&l, &c);
@@ -85,8 +88,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			m.vetoed = in.vetoed;
 		if (in.type == LEAD_IN_LEAVE || in.type == LEAD_IN_BYE)
 			m.leaving = 1;
-		if (in.type == LEAD_IN_TASK)
+		if (in.type == LEAD_IN_TASK) {
 			m.state[in.slot] = 1;
+			m.try_by[in.slot] = in.wait ? 0 : c.try_for > 0 ?
+			    now + c.try_for : 0;
+		}
 		if (in.type == LEAD_IN_KILLED) {
 			m.nkilled += m.started[in.slot] && !m.killed[in.slot];
 			m.killed[in.slot] = 1;
@@ -115,6 +121,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    !m.leaving);
 				CHECK(!a->r.g.leader || !c.deadline ||
 				    a->r.g.token != 0);
+				/* A try told no while no holder is known
+				 * only once its time is out. */
+				CHECK(a->r.g.leader || now >= m.try_by[a->slot] ||
+				    (in.st.hint != 0 && !m.vetoed));
 				m.state[a->slot] = 2;
 				m.started[a->slot] = a->r.g.leader;
 				m.nstarted += (uint64_t)a->r.g.leader;

@@ -841,7 +841,8 @@ in_type(const char *cmd, const struct in_name *v, size_t n)
  * The leadership as a host acts on it (lead.h), times in ms:
  *
  *	lead-init [self=N] [deadline=0|1] [slots=N] [lease=MS] [renew=MS]
- *					a fresh core, with its host's timing
+ *	    [try=MS]			a fresh core, with its host's timing
+ *					and a try's wait (a name's)
  *	lead-core [leader=0|1] [token=T] [until=MS] [ldr=ID] [hint=ID]
  *	    [ending=0|1]		the core's status the inputs carry
  *	lead-tick now=MS, lead-leave now=MS, lead-bye now=MS
@@ -905,6 +906,8 @@ lead_run(const char *cmd, struct kv *a, int n, char *out, size_t len)
 				c.timing.lease = v * MS;
 			else if (strcmp(a[i].k, "renew") == 0)
 				c.timing.renew = v * MS;
+			else if (strcmp(a[i].k, "try") == 0)
+				c.try_for = v * MS;
 			else
 				return -2;
 		}

@@ -155,10 +155,6 @@ struct nlead {
 	int		 busy;		/* its actions being carried out */
 	int		 dead;		/* no registration left: freed once
 					 * not busy */
-	/* A slot's `task' without wait, of a name whose holder was not
-	 * known: answered once it is (here, or elsewhere), or then at the
-	 * latest; 0: none (task.c, try_settle()). */
-	algo_time	 try_by[LEAD_SLOTS];
 };
 
 /* Named leaderships (named.c): lib/host/named's core and the leads of
@@ -177,7 +173,6 @@ struct named {
 	/* Their commands running and waiting, summed as their leads step:
 	 * asked at every step (reconf.c), not counted afresh. */
 	unsigned	 running, waiting;
-	unsigned	 ntry;		/* try_by set, over every lead */
 };
 
 int	control_listen(struct control *, int dirfd, const struct node_opts *);
@@ -233,7 +228,6 @@ void	task_open(struct node *);
 algo_time task_tick(struct node *, algo_time now);
 /* Registrations without wait of a name being bid for, answered by their
  * deadline (ns from NOW until the next, or -1). */
-algo_time task_try_tick(struct node *, algo_time now);
 void	task_verdict(struct node *, int changed);
 /* Guarded commands registered; tells them all to stop. */
 int	tasks_running(const struct node *);

@@ -360,7 +360,6 @@ loop(struct node *nd)
 		loop_wait_in(&w, net_fit(nd, now));
 		node_input_done(nd);
 		loop_wait_in(&w, named_tick(nd, now));
-		loop_wait_in(&w, task_try_tick(nd, now));
 		loop_wait_in(&w, node_wake(nd, now));
 		loop_wait_in(&w, notify_tick(nd, now));
 		loop_wait_in(&w, events_tick(nd, now));

@@ -300,6 +300,10 @@ nlead_conf(const struct node *nd, struct lead_conf *c)
 	c->deadline = 1;
 	c->timing = nd->opts->timing.a;
 	c->slots = LEAD_SLOTS;
+	/* A name's bid, at the most (lib/host/named: two leases, and a
+	 * round trip per node as the less preferred wait their turn). */
+	c->try_for = 2 * c->timing.lease +
+	    2 * c->timing.rtt * (algo_time)nd->cluster.n;
 }
 
 /* Name's lead, made for its first registration here: fit's verdict as
@@ -370,10 +374,6 @@ lead_gone(void *arg, struct control_client *c)
 
 	if (c->lslot < 0)
 		return;
-	if (nl != NULL && nl->try_by[c->lslot] != 0) {
-		nl->try_by[c->lslot] = 0;
-		nd->names.ntry--;
-	}
 	lead_feed(nd, nl, &in, mono_now());
 	regs_of(nd, nl)[c->lslot] = NULL;
 	c->lslot = -1;
@@ -411,68 +411,6 @@ task_tick(struct node *nd, algo_time now)
 	return lead_feed_all(nd, &in, now);
 }
 
-/*
- * A `task' without wait asks to run now if this node holds the name, and
- * else not at all.  A name nobody holds yet, as a cron line on every host
- * creates it, is being bid for the moment it is asked: the registration
- * waits for the outcome (this node wins it, or learns who did) for two
- * leases and two round trips per node at the most, then is answered as a
- * `task' without wait is, now that the holder is known.
- */
-static void
-try_settle(struct node *nd, struct nlead *nl, algo_time now)
-{
-	struct lead_input in;
-	struct algo_status st;
-	size_t k;
-
-	named_status(nd, nl->name, nl->len, now, &st);
-	for (k = 0; k < LEAD_SLOTS; k++) {
-		if (nl->try_by[k] == 0 || nl->by[k] == NULL)
-			continue;
-		if (nl->lead.slot[k].state != LEAD_ANSWERED &&
-		    (st.leader || (st.hint == 0 && now < nl->try_by[k])))
-			continue;
-		nl->try_by[k] = 0;
-		nd->names.ntry--;
-		if (nl->lead.slot[k].state == LEAD_ANSWERED)
-			continue;	/* it won: its command runs */
-		/* Held elsewhere, or no outcome in time: answered as
-		 * without wait. */
-		memset(&in, 0, sizeof(in));
-		in.type = LEAD_IN_GONE;
-		in.slot = (int)k;
-		lead_feed(nd, nl, &in, now);
-		memset(&in, 0, sizeof(in));
-		in.type = LEAD_IN_TASK;
-		in.slot = (int)k;
-		lead_feed(nd, nl, &in, now);
-	}
-}
-
-algo_time
-task_try_tick(struct node *nd, algo_time now)
-{
-	algo_time next = -1;
-	struct nlead *nl;
-	size_t i, k;
-
-	if (nd->names.ntry == 0)
-		return -1;
-	for (i = 0; i < nd->names.nlead; i++) {
-		if ((nl = nd->names.lead[i]) == NULL)
-			continue;
-		for (k = 0; k < LEAD_SLOTS; k++)
-			if (nl->try_by[k] != 0 && nl->try_by[k] <= now)
-				try_settle(nd, nl, now);
-		for (k = 0; k < LEAD_SLOTS; k++)
-			if (nl->try_by[k] != 0 && (next == -1 ||
-			    nl->try_by[k] - now < next))
-				next = nl->try_by[k] - now;
-	}
-	return next;
-}
-
 /* Name's status changed (lib/host/named): its commands' decisions
  * again. */
 void
@@ -483,7 +421,6 @@ task_named(struct node *nd, const char *name, size_t len)
 
 	if ((nl = nlead_find(nd, name, len)) != NULL) {
 		lead_feed(nd, nl, &in, mono_now());
-		try_settle(nd, nl, mono_now());
 	}
 }
 
@@ -681,20 +618,6 @@ cmd_task(struct node *nd, struct control_client *c, const struct ctl_req *req)
 	c->nl = nl;
 	c->lslot = in.slot;
 	c->waiting = WAIT_START;
-	if (nl != NULL && !in.wait) {
-		struct algo_status st;
-		algo_time now = mono_now();
-		const struct algo_timing *t = &nd->opts->timing.a;
-
-		named_status(nd, name, len, now, &st);
-		if (!st.leader && st.hint == 0) {
-			/* Its outcome first (try_settle()). */
-			in.wait = 1;
-			nl->try_by[in.slot] = now + 2 * t->lease +
-			    2 * t->rtt * (algo_time)nd->cluster.n;
-			nd->names.ntry++;
-		}
-	}
 	/* With its first answer (testament.c). */
 	if (c->passfd == -1)
 		c->passfd = testament_lock_fd(nd);
