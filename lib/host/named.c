@@ -801,17 +801,19 @@ static void
 settle(struct hnl *l, int64_t now, struct hnl_out *o)
 {
 	struct hname *h;
-	size_t q = quorum(l), moved = 0, leading = 0;
+	size_t q = quorum(l), moved = 0, leading = 0, rising = 0;
 	int64_t olde = -1, newe = -1, e, emin = INT64_MAX;
 	uint64_t t;
 	char ek[24];
 	int uniform = 1;
 
 	l->gen++;
-	for (h = (struct hname *)hnames_next(&l->reg, NULL); h != NULL;
-	    h = (struct hname *)hnames_next(&l->reg, h)) {
+	for (h = (struct hname *)hnames_any(&l->reg, NULL); h != NULL;
+	    h = (struct hname *)hnames_any(&l->reg, h)) {
 		struct hnl_name *x = &l->nm[idx(l, h)];
 
+		if (x->phase == HNL_WANT || x->phase == HNL_PROPOSE)
+			rising++;
 		if (x->phase != HNL_LEAD)
 			continue;
 		leading++;
@@ -844,8 +846,9 @@ settle(struct hnl *l, int64_t now, struct hnl_out *o)
 			if (x->phase == HNL_LEAD && x->mv == l->gen)
 				trace_lead(l, h, x->e, now, o);
 		}
-	for (h = (struct hname *)hnames_next(&l->reg, NULL); h != NULL;
-	    h = (struct hname *)hnames_next(&l->reg, h)) {
+	/* In order, as they are traced. */
+	for (h = rising == 0 ? NULL : (struct hname *)hnames_next(&l->reg,
+	    NULL); h != NULL; h = (struct hname *)hnames_next(&l->reg, h)) {
 		struct hnl_name *x = &l->nm[idx(l, h)];
 
 		if (x->phase == HNL_WANT &&
@@ -1035,6 +1038,35 @@ member_max(const struct hnl *l)
 	return (l->c.names.max * ENTRY_MAX + ROOM - 1) / ROOM + 1;
 }
 
+/* What our round tells member I of name X: HNB_FREE, HNB_WANT, HNB_HELD
+ * (with X's token), or 0: nothing. */
+static int
+says(const struct hnl_name *x, size_t i)
+{
+	if (bit(x->fr, i))
+		return HNB_FREE;
+	if (x->phase != HNL_WANT && x->phase != HNL_PROPOSE &&
+	    x->phase != HNL_LEAD)
+		return 0;
+	if (!bit(x->g, i))
+		return HNB_WANT;
+	return x->phase != HNL_WANT && !bit(x->ack, i) ? HNB_HELD : 0;
+}
+
+/* Whether our round tells member I of any name: looked at in the pool's
+ * order first, as a round of a host that holds its names says nothing. */
+static int
+says_any(const struct hnl *l, size_t i)
+{
+	const struct hname *h;
+
+	for (h = hnames_any(&l->reg, NULL); h != NULL;
+	    h = hnames_any(&l->reg, h))
+		if (says(&l->nm[idx(l, h)], i) != 0)
+			return 1;
+	return 0;
+}
+
 /* Our round to member I, in as many datagrams as its entries take. */
 static void
 round_to(struct hnl *l, size_t i, int64_t now, struct hnl_out *o)
@@ -1049,26 +1081,16 @@ round_to(struct hnl *l, size_t i, int64_t now, struct hnl_out *o)
 	buf = self ? lbuf : o->buf[o->nsent];
 	put_hdr(buf, HNL_REQ, l->ctr, (uint64_t)l->c.timing.lease);
 	hnb_start(&w, buf + HNL_HDR, WIRE_PAYLOAD_MAX - HNL_HDR);
-	for (h = (struct hname *)hnames_next(&l->reg, NULL); ;
-	    h = (struct hname *)hnames_next(&l->reg, h)) {
+	h = says_any(l, i) ? (struct hname *)hnames_next(&l->reg, NULL) : NULL;
+	for (; ; h = (struct hname *)hnames_next(&l->reg, h)) {
 		if (h != NULL) {
 			struct hnl_name *x = &l->nm[idx(l, h)];
 
 			memset(&e, 0, sizeof(e));
-			if (bit(x->fr, i))
-				e.kind = HNB_FREE;
-			else if (x->phase == HNL_WANT ||
-			    x->phase == HNL_PROPOSE || x->phase == HNL_LEAD) {
-				if (!bit(x->g, i))
-					e.kind = HNB_WANT;
-				else if (x->phase != HNL_WANT &&
-				    !bit(x->ack, i)) {
-					e.kind = HNB_HELD;
-					e.token = x->tok;
-				}
-			}
-			if (e.kind == 0)
+			if ((e.kind = says(x, i)) == 0)
 				continue;
+			if (e.kind == HNB_HELD)
+				e.token = x->tok;
 			memcpy(e.name, h->s, h->len);
 			e.len = h->len;
 			if (hnb_put(&w, &e) == 0)
@@ -1406,8 +1428,8 @@ hnl_check(const struct hnl *l, int64_t now)
 	(void)now;
 	assert(l->n <= CLUSTER_NODES_MAX);
 	memset(owned, 0, l->n * sizeof(*owned));
-	for (h = hnames_next(&l->reg, NULL); h != NULL;
-	    h = hnames_next(&l->reg, h)) {
+	for (h = hnames_any(&l->reg, NULL); h != NULL;
+	    h = hnames_any(&l->reg, h)) {
 		const struct hnl_name *x = &l->nm[h - l->reg.pool];
 		long o;
 

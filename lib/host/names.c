@@ -162,6 +162,17 @@ hnames_next(const struct hnames *r, const struct hname *after)
 	    (struct hname *)after);
 }
 
+const struct hname *
+hnames_any(const struct hnames *r, const struct hname *after)
+{
+	const struct hname *h = after == NULL ? r->pool : after + 1;
+
+	for (; h < r->pool + r->top; h++)
+		if (h->len > 0)
+			return h;
+	return NULL;
+}
+
 static struct hnames_action *
 act(struct hnames_out *o, enum hnames_act_type type, const struct hname *h)
 {
@@ -271,6 +282,8 @@ create(struct hnames *r, const struct hnames_input *in, struct hname *h,
 			return NULL;
 		}
 		h = &r->pool[r->free[--r->nfree]];
+		if ((size_t)(h - r->pool) >= r->top)
+			r->top = (size_t)(h - r->pool) + 1;
 		memset(h, 0, sizeof(*h));
 		memcpy(h->s, in->name, in->len);
 		h->len = (uint8_t)in->len;
@@ -429,6 +442,7 @@ tick(struct hnames *r, int64_t now, struct hnames_out *o)
 		act(o, HNAMES_FORGET, h);
 		nx = RB_REMOVE(hname_tree, &r->tree, h);
 		assert(nx == h);
+		h->len = 0;	/* free, for hnames_any() */
 		r->free[r->nfree++] = (size_t)(h - r->pool);
 		r->n.forgotten++;
 	}

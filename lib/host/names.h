@@ -170,6 +170,7 @@ struct hnames {
 	struct hname	*pool;		/* conf.max */
 	size_t		*free;		/* conf.max indices into pool */
 	size_t		 nfree;
+	size_t		 top;		/* pool[top..] never used */
 	unsigned	 live[CLUSTER_NODES_MAX];	/* sorted, self too */
 	size_t		 nlive;
 	size_t		 nbid;		/* names bidding */
@@ -242,6 +243,11 @@ const struct hname *hnames_find(const struct hnames *, const char *name,
 	    size_t len);
 /* The names in order: the first after AFTER (NULL: the first), or NULL. */
 const struct hname *hnames_next(const struct hnames *,
+	    const struct hname *after);
+/* The name after AFTER (NULL: the first) in the pool's order, which is
+ * no order of names: where none is needed, a walk cheaper than the
+ * tree's, which a host holding a thousand names makes every round. */
+const struct hname *hnames_any(const struct hnames *,
 	    const struct hname *after);
 
 /* Name's weight for member ID: the same on every host. */
