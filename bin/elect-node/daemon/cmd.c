@@ -376,6 +376,7 @@ cmd_wait_leader(struct node *nd, struct control_client *c,
 		return;
 	}
 	c->waiting = WAIT_LEADER;
+	nd->control.leader_waits++;
 	c->deadline = v > 0 ? now + v * ALGO_MS : 0;
 }
 
@@ -388,6 +389,9 @@ node_wake(struct node *nd, algo_time now)
 
 	/* Guarded commands first: their answers are lib/host/lead's. */
 	next = task_tick(nd, now);
+	if (nd->control.leader_waits == 0)
+		return next;
+	nd->control.leader_waits = 0;
 	for (i = 0; i < nd->control.nclients; i++) {
 		c = nd->control.clients[i];
 		if (c == NULL || c->waiting != WAIT_LEADER)
@@ -400,6 +404,7 @@ node_wake(struct node *nd, algo_time now)
 			if (c->deadline != 0 &&
 			    (next == -1 || c->deadline - now < next))
 				next = c->deadline - now;
+			nd->control.leader_waits++;
 			continue;
 		}
 		/* Answered: on to the requests that came after. */

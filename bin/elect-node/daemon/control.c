@@ -292,6 +292,7 @@ drop_client(struct control_client *c)
 
 	close(c->fd);
 	c->fd = -1;
+	s->dropped++;
 	if (c->passfd != -1)
 		close(c->passfd);
 	c->passfd = -1;
@@ -310,6 +311,9 @@ reap(struct control *s)
 {
 	int i;
 
+	if (s->dropped == 0)
+		return;
+	s->dropped = 0;
 	for (i = 0; i < s->nclients; i++)
 		if (s->clients[i] != NULL && s->clients[i]->fd == -1) {
 			free(s->clients[i]);

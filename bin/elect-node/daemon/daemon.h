@@ -130,6 +130,10 @@ struct control {
 	int		 nclients;
 	int		 used;
 	int		 max;
+	/* Looked at each turn only when some may be: with a thousand
+	 * registrations, a scan of every client is most of a turn. */
+	int		 dropped;	/* closed, not freed yet (reap()) */
+	int		 leader_waits;	/* WAIT_LEADER, or were (node_wake()) */
 	/* Connections that found no slot, until their first line or
 	 * CONTROL_IDLE_MS; doorman answers them. */
 	struct {
