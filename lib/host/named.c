@@ -18,6 +18,11 @@
  * within the margin a lease leaves (2 rho delta and a round trip) only
  * from samples this close. */
 #define SAMPLE_EVERY	(NS / 50)
+/* The invariants' walk of every name, each step while names are few (as
+ * the simulator and the fuzz target run them), at most this often with
+ * more: a thousand names walked each step were a host's most work. */
+#define CHECK_NAMES	64
+#define CHECK_EVERY	(NS / 10)
 /* The registry hears of names a grantor keeps this often. */
 #define DENY_BODY	11
 
@@ -1053,23 +1058,39 @@ says(const struct hnl_name *x, size_t i)
 	return x->phase != HNL_WANT && !bit(x->ack, i) ? HNB_HELD : 0;
 }
 
-/* Whether our round tells member I of any name: looked at in the pool's
- * order first, as a round of a host that holds its names says nothing. */
-static int
-says_any(const struct hnl *l, size_t i)
+/* Which members our round tells of any name, in TALK (l->n), or member
+ * ONLY's alone if it is not -1: one walk in the pool's order, as a round
+ * of a host that holds its names says nothing, and a name every member
+ * granted and acknowledged, that frees nothing, says nothing. */
+static void
+talks(const struct hnl *l, long only, uint8_t *talk)
 {
 	const struct hname *h;
+	size_t i, left = only == -1 ? l->n : 1;
 
-	for (h = hnames_any(&l->reg, NULL); h != NULL;
-	    h = hnames_any(&l->reg, h))
-		if (says(&l->nm[idx(l, h)], i) != 0)
-			return 1;
-	return 0;
+	memset(talk, 0, l->n);
+	for (h = hnames_any(&l->reg, NULL); h != NULL && left > 0;
+	    h = hnames_any(&l->reg, h)) {
+		const struct hnl_name *x = &l->nm[idx(l, h)];
+
+		if (!bits_any(x->fr, l->words) && (x->phase == HNL_IDLE ||
+		    x->phase == HNL_FREE || (x->phase == HNL_LEAD &&
+		    bits_count(x->g, NULL, l->words) == l->n &&
+		    bits_count(x->ack, NULL, l->words) == l->n)))
+			continue;
+		for (i = 0; i < l->n; i++)
+			if (!talk[i] && (only == -1 || i == (size_t)only) &&
+			    says(x, i) != 0) {
+				talk[i] = 1;
+				left--;
+			}
+	}
 }
 
-/* Our round to member I, in as many datagrams as its entries take. */
+/* Our round to member I, in as many datagrams as its entries take; TALK:
+ * it has any (talks()). */
 static void
-round_to(struct hnl *l, size_t i, int64_t now, struct hnl_out *o)
+round_to(struct hnl *l, size_t i, int talk, int64_t now, struct hnl_out *o)
 {
 	int self = l->ids[i] == l->c.self;
 	struct hnb_writer w;
@@ -1081,7 +1102,7 @@ round_to(struct hnl *l, size_t i, int64_t now, struct hnl_out *o)
 	buf = self ? lbuf : o->buf[o->nsent];
 	put_hdr(buf, HNL_REQ, l->ctr, (uint64_t)l->c.timing.lease);
 	hnb_start(&w, buf + HNL_HDR, WIRE_PAYLOAD_MAX - HNL_HDR);
-	h = says_any(l, i) ? (struct hname *)hnames_next(&l->reg, NULL) : NULL;
+	h = talk ? (struct hname *)hnames_next(&l->reg, NULL) : NULL;
 	for (; ; h = (struct hname *)hnames_next(&l->reg, h)) {
 		if (h != NULL) {
 			struct hnl_name *x = &l->nm[idx(l, h)];
@@ -1127,6 +1148,8 @@ static void
 round_send(struct hnl *l, int64_t now, struct hnl_out *o)
 {
 	size_t self = (size_t)rank(l, l->c.self), k, i;
+	uint8_t talk[CLUSTER_NODES_MAX];
+	int known = 0;
 
 	if (l->cont == 0) {
 		l->ctr++;
@@ -1143,7 +1166,13 @@ round_send(struct hnl *l, int64_t now, struct hnl_out *o)
 			l->urgent = 1;
 			return;
 		}
-		round_to(l, i, now, o);
+		/* Our own part first: answered in place, it may move
+		 * names, and what we tell the others with them. */
+		if (!known || i == self) {
+			talks(l, i == self ? (long)i : -1, talk);
+			known = i != self;
+		}
+		round_to(l, i, talk[i], now, o);
 	}
 	l->cont = 0;
 	l->next = l->rstart + l->c.timing.renew;
@@ -1371,7 +1400,11 @@ hnl_step(struct hnl *l, const struct hnl_input *in, struct hnl_out *o)
 	    now - l->sample >= SAMPLE_EVERY))
 		sample(l, now, o);
 	o->wake = next_wake(l, now);
-	hnl_check(l, now);
+	if (l->reg.top <= CHECK_NAMES || now - l->checked >= CHECK_EVERY ||
+	    now < l->checked) {
+		l->checked = now;
+		hnl_check(l, now);
+	}
 }
 
 /* ---- queries ---- */

@@ -176,6 +176,7 @@ struct hnl {
 	uint64_t	 gen;		/* settle()s */
 	int64_t		 emin;		/* no leadership ends before, or
 					 * INT64_MAX */
+	int64_t		 checked;	/* the invariants' last walk */
 	int64_t		 quiet;		/* grants nothing before */
 	int		 wedged;	/* grants nothing more */
 	/* Our rounds. */

@@ -127,6 +127,8 @@ control_listen(struct control *s, int dirfd, const struct node_opts *o)
 	s->opts = o;
 	s->clients = NULL;
 	s->nclients = s->used = 0;
+	TAILQ_INIT(&s->touched);
+	s->idle_min = -1;
 	if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		return -1;
 	s->max = CONTROL_CLIENTS_MAX + (int)(o->names_max > 0 ?
@@ -280,6 +282,39 @@ out_free(struct control_client *c)
 	c->outcap = c->outlen = 0;
 }
 
+/* C's state (what it waits for, closing, its replies owed) may change
+ * this turn: control_want() looks at it, and at no other. */
+static void
+touch(struct control_client *c)
+{
+	struct control *s = c->owner;
+
+	if (c->touched || c == &s->doorman)
+		return;
+	c->touched = 1;
+	TAILQ_INSERT_TAIL(&s->touched, c, touch);
+}
+
+static void
+untouch(struct control_client *c)
+{
+	if (!c->touched)
+		return;
+	TAILQ_REMOVE(&c->owner->touched, c, touch);
+	c->touched = 0;
+}
+
+/* C dropped unless it has a whole line by T. */
+static void
+idle_at(struct control_client *c, algo_time t)
+{
+	struct control *s = c->owner;
+
+	c->idle_by = t;
+	if (c != &s->doorman && (s->idle_min == -1 || t < s->idle_min))
+		s->idle_min = t;
+}
+
 /*
  * Closes C; its memory and slot are freed by reap(), at the top of the
  * loop, as callers up the stack may still hold C (a reply that ends a
@@ -316,6 +351,7 @@ reap(struct control *s)
 	s->dropped = 0;
 	for (i = 0; i < s->nclients; i++)
 		if (s->clients[i] != NULL && s->clients[i]->fd == -1) {
+			untouch(s->clients[i]);
 			free(s->clients[i]);
 			s->clients[i] = NULL;
 			s->used--;
@@ -357,6 +393,19 @@ control_waiters(const struct control *s)
 	return n;
 }
 
+/* C's idle clock as its wait is: stopped while it waits, started anew
+ * once its wait is answered. */
+static void
+idle_turn(struct control_client *c, algo_time now)
+{
+	if (c->fd == -1)
+		return;
+	if (c->waiting)
+		c->idle_by = 0;
+	else if (c->idle_by == 0)
+		idle_at(c, now + IDLE);
+}
+
 algo_time
 control_tick(struct control *s, algo_time now)
 {
@@ -365,16 +414,19 @@ control_tick(struct control *s, algo_time now)
 	int i;
 
 	reap(s);
-	for (i = 0; i < s->nclients; i++) {
-		if ((c = s->clients[i]) == NULL)
+	/* The clients whose wait began or ended this turn; the others'
+	 * times are as they were, and none is due before idle_min. */
+	TAILQ_FOREACH(c, &s->touched, touch)
+		idle_turn(c, now);
+	if (s->idle_min == -1 || now < s->idle_min)
+		i = s->nclients;
+	else {
+		s->idle_min = -1;
+		i = 0;
+	}
+	for (; i < s->nclients; i++) {
+		if ((c = s->clients[i]) == NULL || c->fd == -1 || c->waiting)
 			continue;
-		if (c->waiting) {
-			c->idle_by = 0;
-			continue;
-		}
-		/* Its wait answered: a new time for its next line. */
-		if (c->idle_by == 0)
-			c->idle_by = now + IDLE;
 		if (now >= c->idle_by) {
 			log_debug("control: client idle for %d ms, dropped",
 			    CONTROL_IDLE_MS);
@@ -383,9 +435,11 @@ control_tick(struct control *s, algo_time now)
 			drop_client(c);
 			continue;
 		}
-		if (next == -1 || c->idle_by - now < next)
-			next = c->idle_by - now;
+		if (s->idle_min == -1 || c->idle_by < s->idle_min)
+			s->idle_min = c->idle_by;
 	}
+	if (s->idle_min != -1)
+		next = s->idle_min - now;
 	for (i = 0; i < CONTROL_DOOR_MAX; i++) {
 		if (s->door[i].fd == -1)
 			continue;
@@ -408,6 +462,7 @@ control_reply(struct control_client *c, const char *fmt, ...)
 	char *p;
 	int n;
 
+	touch(c);
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
@@ -472,13 +527,14 @@ control_lines(struct control_client *c, struct node *nd)
 	char line[CTL_LINE_MAX], *nl;
 	size_t len;
 
+	touch(c);
 	while (control_reads(c) && c->inlen > 0 &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		len = (size_t)(nl - c->in);
 		memcpy(line, c->in, len);
 		c->inlen -= len + 1;
 		memmove(c->in, nl + 1, c->inlen);
-		c->idle_by = mono_now() + IDLE;
+		idle_at(c, mono_now() + IDLE);
 		handle_line(c, line, len, nd);
 	}
 }
@@ -558,6 +614,7 @@ write_out(struct control_client *c)
 {
 	ssize_t n;
 
+	touch(c);
 	while (c->outlen > 0) {
 		n = send_some(c);
 		if (n == -1) {
@@ -587,6 +644,7 @@ control_io(struct control *s, struct control_client *c, short revents,
 		drop_client(c);
 		return;
 	}
+	touch(c);
 	if (control_reads(c) && (revents & POLLIN))
 		read_lines(c, nd);
 	control_flush(c);
@@ -692,7 +750,7 @@ client_new(struct control *s, int i, int fd, algo_time now)
 	c->passfd = -1;
 	c->lslot = -1;
 	c->owner = s;
-	c->idle_by = now + IDLE;
+	idle_at(c, now + IDLE);
 	c->ev = EPOLLIN;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &(struct epoll_event){
 	    .events = c->ev, .data.ptr = c }) == -1) {
@@ -727,6 +785,7 @@ control_accept(struct control *s, struct node *nd)
 			(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
 			s->clients[i] = NULL;
 			s->used--;
+			untouch(c);
 			free(c);
 		}
 		door_take(s, fd, now, nd);
@@ -738,11 +797,13 @@ control_want(struct control *s)
 {
 	struct control_client *c;
 	uint32_t want;
-	int i;
+	algo_time now = mono_now();
 
-	for (i = 0; i < s->nclients; i++) {
-		if ((c = s->clients[i]) == NULL || c->fd == -1)
+	while ((c = TAILQ_FIRST(&s->touched)) != NULL) {
+		untouch(c);
+		if (c->fd == -1)
 			continue;
+		idle_turn(c, now);
 		want = (control_reads(c) ? EPOLLIN : 0) |
 		    (c->outlen > 0 ? EPOLLOUT : 0);
 		if (want == c->ev)

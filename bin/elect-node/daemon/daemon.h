@@ -8,6 +8,7 @@
 #ifndef ELECT_NODE_DAEMON_H
 #define ELECT_NODE_DAEMON_H
 
+#include <sys/queue.h>
 #include <sys/types.h>
 
 #include <stdint.h>
@@ -108,6 +109,9 @@ struct control_client {
 	struct nlead	*nl;
 	int		 lslot;
 	struct control	*owner;
+	/* In owner's touched list: its state may have changed this turn. */
+	int		 touched;
+	TAILQ_ENTRY(control_client) touch;
 };
 
 /* What a waiting client waits for: the leadership, edicts, the moment a
@@ -134,6 +138,11 @@ struct control {
 	 * registrations, a scan of every client is most of a turn. */
 	int		 dropped;	/* closed, not freed yet (reap()) */
 	int		 leader_waits;	/* WAIT_LEADER, or were (node_wake()) */
+	/* The clients whose state may have changed this turn (touch()):
+	 * control_want() looks at them alone.  No client is idle before
+	 * idle_min (-1: none may be), when control_tick() looks at all. */
+	TAILQ_HEAD(, control_client) touched;
+	algo_time	 idle_min;
 	/* Connections that found no slot, until their first line or
 	 * CONTROL_IDLE_MS; doorman answers them. */
 	struct {
@@ -174,6 +183,9 @@ struct named {
 	char		 refused[HNAMES_WHY_MAX];
 	struct nlead	**lead;		/* nlead slots, NULL when free */
 	size_t		 nlead;
+	/* No lead is due before (their dues' least, or earlier), -1:
+	 * none: a turn of the loop looks at them only then. */
+	algo_time	 due;
 	/* Their commands running and waiting, summed as their leads step:
 	 * asked at every step (reconf.c), not counted afresh. */
 	unsigned	 running, waiting;

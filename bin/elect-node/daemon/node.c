@@ -243,6 +243,7 @@ setup(struct node *nd)
 		err(EXIT_USAGE, "%s: control socket", nd->opts->statedir);
 	mx_open(nd);
 	task_open(nd);
+	nd->names.due = -1;
 	named_open(nd);
 	nd->sigfd = signals_open(sigs, nitems(sigs));
 	node_detector_start(nd);

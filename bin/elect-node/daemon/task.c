@@ -227,6 +227,9 @@ lead_ask(struct node *nd, struct nlead *nl, struct lead_input *in,
 	if (nl != NULL) {
 		nl->logged = l->n.running;
 		nl->due = o.wake;
+		if (o.wake != -1 && (nd->names.due == -1 ||
+		    o.wake < nd->names.due))
+			nd->names.due = o.wake;
 	}
 	if (nl != NULL && --nl->busy == 0 && nl->dead)
 		nlead_free(nd, nl);
@@ -260,15 +263,23 @@ lead_feed_all(struct node *nd, const struct lead_input *in, algo_time now)
 	 * the slot is looked at again each time.  Time alone moves a name's
 	 * lead only at its wake, its name's news comes as task_named():
 	 * with a thousand names the loop's every turn would otherwise step
-	 * them all. */
+	 * them all, or look at them all. */
+	if (in->type == LEAD_IN_TICK && (nd->names.due == -1 ||
+	    nd->names.due > now))
+		return earliest(next, nd->names.due == -1 ? -1 :
+		    nd->names.due - now);
+	nd->names.due = -1;
 	for (k = 0; k < nd->names.nlead; k++) {
 		nl = nd->names.lead[k];
 		if (nl == NULL)
 			continue;
 		if (in->type == LEAD_IN_TICK && (nl->due == -1 ||
 		    nl->due > now)) {
-			if (nl->due != -1)
+			if (nl->due != -1) {
 				next = earliest(next, nl->due - now);
+				nd->names.due = earliest(nd->names.due,
+				    nl->due);
+			}
 			continue;
 		}
 		one = *in;
