@@ -4,8 +4,9 @@
 # anything connects; three names on three nodes each run one command at
 # a time, with ELECT_NAME and the name's token; a holder's daemon killed
 # (its guards' Dead) or its node stopped (no Dead), its names' commands
-# stop and run elsewhere under higher tokens; the merged traces pass
-# elect-check.
+# stop and run elsewhere under higher tokens; a change of membership
+# keeps them one at a time, under tokens of the new epoch; the merged
+# traces pass elect-check.
 
 bats_require_minimum_version 1.5.0
 
@@ -242,6 +243,86 @@ one_at_a_time() {
 	[ "$n" = 1 ] || fail "$n nodes did not exit 1: $(cat "$BATS_TEST_TMPDIR"/out.*)"
 	run cat "$LOG"
 	assert_output --regexp '^nightly [1-3] [1-9][0-9]*$'
+}
+
+# nloop NAME IDS...: as nguard, and again once the command ends (an
+# epoch's change stops it).
+nloop() {
+	local name=$1 id
+	shift
+	for id; do
+		setsid bash -c 'while :; do
+			elect-node -s "$1" --run-if-leader -n "$2" --wait \
+			    --grace "$3" -t "$4" -- bash -c "$NJOB"
+			sleep 0.1
+		done' _ "$ELECT_DIR/$id/state" "$name" "$GRACE" \
+		    "$ELECT_DIR/$id/task.$name.trace" </dev/null \
+		    >>"$ELECT_DIR/$id/job.$name.out" \
+		    2>>"$ELECT_DIR/$id/job.$name.err" 3>&- &
+		GUARDS+=($!)
+		disown $!
+	done
+}
+
+# ran_in NAME LO HI: a job of NAME whose token is in [LO, HI) ticked.
+ran_in() {
+	awk -v n="$1" -v lo="$2" -v hi="$3" '$1 == n && $4 == "tick" &&
+	    $3 >= lo && $3 < hi { f = 1 } END { exit !f }' "$LOG"
+}
+
+T40=1099511627776	# 2^40: the first token of epoch 1 is above it
+
+# knows ID NAME: node ID's --status -n NAME names the node whose job of
+# NAME ticked last, and exits 0 if that is ID, 1 if not.
+knows() {
+	local h rc=0 out
+	h=$(holder "$2")
+	out=$(elect-node -s "$ELECT_DIR/$1/state" --status -n "$2") || rc=$?
+	[[ " $out " == *" leader=$h "* ]] && [ "$rc" = $(($1 != h)) ]
+}
+
+# A name's tokens in a later epoch lie above every token of the earlier
+# ones (share/elect/lease.md, E4): the daemons rebuild their names' core
+# at the change, and the commands the change stopped start again.
+@test "names: 3 nodes grow to 5 by --reconfigure; each name's command runs one at a time across the change, its tokens above 2^40 after; elect-check certifies" {
+	local name id
+	export NJOB
+	epochs
+	elect_start_cluster -k "$(mkkey "$BATS_TEST_TMPDIR/key")" \
+	    "${TIMING[@]}" "$E0"
+	for name in backup report; do
+		nloop "$name" 1 2 3
+	done
+	for name in backup report; do
+		wait_for 20 ran_in "$name" 1 $T40 || fail "no job of $name ran"
+	done
+	join "$E1" 4 5
+	run elect-node -s "$ELECT_DIR/1/state" --reconfigure "$E1"
+	assert_success
+	assert_output "epoch=1 members=5 from=0"
+	for name in backup report; do
+		nloop "$name" 4 5
+	done
+	for name in backup report; do
+		wait_for 30 ran_in "$name" $T40 $((2 * T40)) ||
+		    fail "no job of $name ran in epoch 1"
+		run one_at_a_time "$name"
+		assert_success
+	done
+	# Every node knows who holds each name in the new epoch: 0 on the
+	# holder, 1 on the others.
+	for name in backup report; do
+		for id in 1 2 3 4 5; do
+			wait_for 10 knows "$id" "$name" ||
+			    fail "node $id: $(elect-node -s \
+			    "$ELECT_DIR/$id/state" --status -n "$name")"
+		done
+	done
+	elect_stop_all
+	elect-trace merge "$ELECT_DIR/harness.trace" "$ELECT_DIR"/*/trace \
+	    "$ELECT_DIR"/*/task.*.trace >"$ELECT_DIR/merged.trace"
+	run elect-check -s lease "$ELECT_DIR/merged.trace"
+	assert_success
 }
 
 @test "names: one daemon holds 200 names at once, one registration each; --status and --status --json list them all; its memory stays small" {

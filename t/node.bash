@@ -144,3 +144,29 @@ no_overlap() {
 	END { exit bad }'
 }
 
+# epochs: the cluster files of three epochs, host ID at 127.0.0.ID on a
+# port of its own: e0 {1,2,3}; e1 {1..5}, a grow; e2 {2,4,6}, a shrink
+# without e1's leader (5), with a new host.
+epochs() {
+	local p i
+	p=$(freeport -n 1 -w 12)
+	at() { echo "node $1 127.0.0.$1:$((p + 2 * ($1 - 1)))"; }
+	for i in 1 2 3; do at $i; done >"$BATS_TEST_TMPDIR/e0.conf"
+	{ echo "epoch 1"; for i in 1 2 3 4 5; do at $i; done; } \
+	    >"$BATS_TEST_TMPDIR/e1.conf"
+	{ echo "epoch 2"; for i in 2 4 6; do at $i; done; } \
+	    >"$BATS_TEST_TMPDIR/e2.conf"
+	E0=$BATS_TEST_TMPDIR/e0.conf E1=$BATS_TEST_TMPDIR/e1.conf
+	E2=$BATS_TEST_TMPDIR/e2.conf
+}
+
+# join FILE IDS...: starts the new members IDS with FILE.
+join() {
+	local f=$1 id
+	shift
+	for id; do
+		ELECT_CLUSTER_OF[$id]=$f
+		ELECT_IDS+=("$id")
+		elect_start "$id"
+	done
+}
