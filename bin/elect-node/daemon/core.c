@@ -266,10 +266,11 @@ core_recv(struct node *nd, const struct algo_msg *m)
 void
 core_down(struct node *nd, unsigned id)
 {
-	struct algo_input in = { .type = ALGO_IN_DOWN, .now = node_input(nd) };
+	struct algo_input in = { .type = ALGO_IN_DOWN };
 
 	if (net_down(nd, id) == -1)
 		return;
+	in.now = node_input(nd);
 	node_trace(nd, "fd op=down peer=%u", id);
 	in.down = (uint16_t)id;
 	if (step(nd, &in) == ALGO_EINVAL)

@@ -352,6 +352,8 @@ struct node {
 	int		 norelease;
 	int		 exiting;	/* the core says goodbye */
 	trace_time	 stamp;		/* of the input being handled, or 0 */
+	algo_time	 in_now;	/* ... its monotonic time */
+	int		 in_depth;	/* inputs within it, it too */
 
 	/* Network: the socket, the key, what must agree with the peers; the
 	 * edge toward them (lib/host/net) and its actions, those of a

@@ -6,6 +6,7 @@
  */
 #include <sys/wait.h>
 
+#include <assert.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,11 @@ ns(const struct timespec *ts)
  * until node_input_done().  elect-check maps each clock= to its line's
  * time; a stamp taken when the line is written, after a slow fsync or a
  * wait for the CPU, would shift that map.  A read preempted between the
- * real-time ones is taken again.
+ * real-time ones is taken again.  An input within another (a message
+ * the network's tick delivers while the loop's own input runs) is of
+ * the same instant: read anew, the outer input's later lines would bear
+ * the time they are written, not that of their clock=, and the map
+ * would put the host's clock back (elect-check found a grant short).
  */
 algo_time
 node_input(struct node *nd)
@@ -50,6 +55,8 @@ node_input(struct node *nd)
 	struct timespec r0, m, r1;
 	int i;
 
+	if (nd->in_depth++ > 0)
+		return nd->in_now;
 	for (i = 0; i < PAIR_TRIES; i++) {
 		clock_gettime(CLOCK_REALTIME, &r0);
 		clock_gettime(CLOCK_MONOTONIC, &m);
@@ -58,13 +65,16 @@ node_input(struct node *nd)
 			break;
 	}
 	nd->stamp = ns(&r0) + (ns(&r1) - ns(&r0)) / 2;
-	return ns(&m);
+	nd->in_now = ns(&m);
+	return nd->in_now;
 }
 
 void
 node_input_done(struct node *nd)
 {
-	nd->stamp = 0;
+	assert(nd->in_depth > 0);
+	if (--nd->in_depth == 0)
+		nd->stamp = 0;
 }
 
 void
@@ -344,6 +354,8 @@ loop(struct node *nd)
 	int i, ms;
 
 	while (!nd->quit) {
+		/* Every input of the last turn done. */
+		assert(nd->in_depth == 0);
 		now = node_input(nd);
 		/* A leave asked: once its commands are gone, or late. */
 		task_tick(nd, now);
