@@ -41,13 +41,11 @@ campaign_conf(const struct sim_conf *base, unsigned given, uint64_t seed,
 		c->count = 2 + seed % 11;
 	if (!(given & G_F))
 		c->faults = sim_admissible(c->ops);
-	/* --names K: each run between 1 and K names; named leaderships do
-	 * not follow epochs yet. */
+	/* --names K: each run between 1 and K names. */
 	if (base->names > 0) {
 		uint64_t hn = seed ^ UINT64_C(0x4a3e54a3e54a3e54);
 
 		c->names = 1 + (unsigned)(algo_splitmix(&hn) % base->names);
-		c->faults &= ~F_RECONFIGURE;
 	}
 	set = sim_check_set(c);
 	/* Delays up to a third of each model's bound on messages. */

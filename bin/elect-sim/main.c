@@ -310,9 +310,6 @@ main(int argc, char *argv[])
 	    !(algo_flags(c.ops) & ALGO_F_DEADLINE)))
 		errx(EXIT_USAGE, "--names: named leaderships are leases, over "
 		    "elect-node's edge: -a lease, without --papers-net");
-	if (c.names > 0 && (given & G_F) && (c.faults & F_RECONFIGURE))
-		errx(EXIT_USAGE, "--names: named leaderships do not follow "
-		    "epochs yet: no reconfigure");
 	if (c.papers_net && (given & G_F) && (c.faults & F_MISCONF))
 		errx(EXIT_USAGE, "--papers-net: misconf needs elect-node's "
 		    "edge");

@@ -1391,10 +1391,20 @@ names_boot(size_t i, algo_time now)
 	memset(&c, 0, sizeof(c));
 	c.self = nd->id;
 	c.inc = nd->inc;
-	for (j = 0; j < n; j++)
-		v[j] = ids[j];
+	/* Over its epoch's members, as elect-node's named_open(): a new
+	 * epoch's tokens lie above every token of the ones before. */
+	if (epochs_used) {
+		for (j = 0; j < epochs[nd->ep].n; j++)
+			v[j] = epochs[nd->ep].ids[j];
+		c.nids = epochs[nd->ep].n;
+		c.epoch = nd->ep;
+		c.pending = nd->ep > 0;
+	} else {
+		for (j = 0; j < n; j++)
+			v[j] = ids[j];
+		c.nids = n;
+	}
 	c.ids = v;
-	c.nids = n;
 	c.timing = C->timing;
 	hnl_names_conf(&c.names, &c.timing, C->names);
 	c.names.floor = nd->nfloor;
@@ -2093,6 +2103,13 @@ again:
 			break;
 		case HEP_WEDGE:
 			command(i, ALGO_CMD_WEDGE, now);
+			/* Named leaderships grant nothing more in this epoch
+			 * either (elect-node's named_wedge()). */
+			if (nd->hnl != NULL) {
+				struct hnl_input nin = { .type = HNL_IN_WEDGE };
+
+				names_step(i, &nin, now);
+			}
 			break;
 		case HEP_SWAP:
 			ep_swap(i, now);
@@ -2154,6 +2171,13 @@ epoch_after(size_t i, algo_time now)
 	if (!epochs_used || !nd->up || nd->paused || nd->core == NULL)
 		return;
 	ep_status(i, now, &st);
+	/* Its named leaderships ask and lead once its core learned that
+	 * the epoch before ended (elect-node's named_learn()). */
+	if (nd->hnl != NULL && nd->hnl->pending && !st.pending) {
+		struct hnl_input nin = { .type = HNL_IN_LEARN };
+
+		names_step(i, &nin, now);
+	}
 	if (st.wedged && !epochs[nd->ep].wedged[i]) {
 		epochs[nd->ep].wedged[i] = 1;
 		epochs[nd->ep].nwedged++;

@@ -1018,12 +1018,15 @@ hold_ok(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b, size_t len,
 		settle(l, now, o);
 }
 
-/* Whether we have anything to say to grantors: a round is due. */
+/* Whether we have anything to say to grantors: a round is due.  None
+ * while pending: a round asks. */
 static int
 rounds_needed(struct hnl *l)
 {
 	struct hname *h;
 
+	if (l->pending)
+		return 0;
 	for (h = (struct hname *)hnames_next(&l->reg, NULL); h != NULL;
 	    h = (struct hname *)hnames_next(&l->reg, h)) {
 		const struct hnl_name *x = &l->nm[idx(l, h)];
@@ -1378,6 +1381,11 @@ hnl_step(struct hnl *l, const struct hnl_input *in, struct hnl_out *o)
 	case HNL_IN_WEDGE:
 		l->wedged = 1;
 		break;
+	case HNL_IN_LEARN:
+		if (l->pending)
+			l->urgent = 1;
+		l->pending = 0;
+		break;
 	}
 	expire(l, now, o);
 	if (l->rwake != -1 && l->rwake <= now) {
@@ -1527,6 +1535,7 @@ hnl_init(struct hnl *l, const struct hnl_conf *c, int64_t now)
 	    c->timing.renew >= c->timing.lease || c->names.max == 0)
 		return -1;
 	l->c = *c;
+	l->pending = c->pending;
 	if ((l->ids = calloc(c->nids, sizeof(*l->ids))) == NULL)
 		return -1;
 	memcpy(l->ids, c->ids, c->nids * sizeof(*l->ids));

@@ -113,6 +113,10 @@ struct hnl_conf {
 	size_t		 nids;
 	struct algo_timing timing;	/* lease, renew, rtt, drift */
 	uint32_t	 epoch;		/* tokens above epoch << 40 */
+	/* As the default core of a later epoch: it neither asks nor leads
+	 * until told that the epoch before ended (HNL_IN_LEARN, rule E1 of
+	 * share/elect/lease.md). */
+	int		 pending;
 	struct hnames_conf names;	/* names.self is self */
 };
 
@@ -179,6 +183,7 @@ struct hnl {
 	int64_t		 checked;	/* the invariants' last walk */
 	int64_t		 quiet;		/* grants nothing before */
 	int		 wedged;	/* grants nothing more */
+	int		 pending;	/* asks nothing yet (hnl_conf) */
 	/* Our rounds. */
 	uint64_t	 ctr;
 	int64_t		 rstart;	/* the newest round's Start */
@@ -203,6 +208,7 @@ enum hnl_in_type {
 	HNL_IN_DEAD,		/* id's lives below inc are dead */
 	HNL_IN_MEMBERS,		/* the live members are ids */
 	HNL_IN_WEDGE,		/* grant nothing more, ever */
+	HNL_IN_LEARN,		/* the epoch before ended: ask, lead */
 };
 
 struct hnl_input {

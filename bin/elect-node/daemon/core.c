@@ -151,7 +151,19 @@ step(struct node *nd, const struct algo_input *in)
 
 	rc = algo_step(nd->algo, in, &nd->out);
 	mx_step(nd, in->now);
+	if (nd->names.h.pending)
+		named_learn(nd);
 	return rc;
+}
+
+/* Whether the core waits to learn that the epoch before ended. */
+int
+core_pending(struct node *nd)
+{
+	struct algo_status st;
+
+	algo_query(nd->algo, mono_now(), &st);
+	return (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) && st.pending;
 }
 
 /* Recovery: the core from the cluster, the incarnation and its blob.  Its

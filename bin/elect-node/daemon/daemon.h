@@ -455,6 +455,7 @@ void	named_recv(struct node *, unsigned id, uint64_t inc,
 	    const uint8_t *p, size_t len);
 void	named_dead(struct node *, unsigned id, uint64_t inc);
 void	named_members(struct node *);
+void	named_learn(struct node *);
 void	named_wedge(struct node *);
 /* A registration of NAME here: 0, or -1 with the core's refusal in
  * names.refused. */
@@ -515,6 +516,7 @@ void	core_down(struct node *, unsigned id);
 /* Fires due timers; returns nanoseconds until the next one, or -1. */
 algo_time core_tick(struct node *, algo_time now);
 int	core_cmd(struct node *, enum algo_cmd_code, const void *, size_t);
+int	core_pending(struct node *);
 void	core_leave(struct node *);
 void	core_free(struct node *);
 /* The core's status as this node acts on it: no leadership while peers

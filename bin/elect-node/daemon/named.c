@@ -116,6 +116,7 @@ named_open(struct node *nd)
 	c.nids = nd->cluster.n;
 	c.timing = nd->opts->timing.a;
 	c.epoch = nd->cluster.epoch;
+	c.pending = core_pending(nd);
 	names_conf(nd, &c.names);
 	if (hnl_init(&nm->h, &c, mono_now()) == -1)
 		errx(1, "named leaderships: %zu names: out of memory, or a "
@@ -250,6 +251,17 @@ named_dead(struct node *nd, unsigned id, uint64_t inc)
 	    .inc = inc + 1 };
 
 	feed(nd, &in);
+}
+
+/* The default core of a new epoch learned that the one before ended:
+ * named leaderships may ask and lead in it too (rule E1). */
+void
+named_learn(struct node *nd)
+{
+	struct hnl_input in = { .type = HNL_IN_LEARN };
+
+	if (nd->names.on && nd->names.h.pending && !core_pending(nd))
+		feed(nd, &in);
 }
 
 /* The default core wedges (an epoch change): named leaderships grant
