@@ -1413,6 +1413,13 @@ names_boot(size_t i, algo_time now)
 		errx(1, "node %u: named leaderships cannot run", nd->id);
 	if (hnlout.v == NULL && hnl_out_init(&hnlout, nd->hnl) == -1)
 		err(1, NULL);
+	/* Wedged in an earlier life, as its core's state says: its names
+	 * grant nothing more in this epoch (elect-node's named_open()). */
+	if (epochs_used && epochs[nd->ep].wedged[i]) {
+		memset(&in, 0, sizeof(in));
+		in.type = HNL_IN_WEDGE;
+		names_step(i, &in, now);
+	}
 	for (k = 0; k < C->names; k++) {
 		if (algo_splitmix(&nrng) % 4 == 0)
 			continue;
@@ -2175,6 +2182,13 @@ epoch_after(size_t i, algo_time now)
 	 * the epoch before ended (elect-node's named_learn()). */
 	if (nd->hnl != NULL && nd->hnl->pending && !st.pending) {
 		struct hnl_input nin = { .type = HNL_IN_LEARN };
+
+		names_step(i, &nin, now);
+	}
+	/* ... and grant nothing more once it is wedged, in this life or,
+	 * as its state says, an earlier one. */
+	if (nd->hnl != NULL && !nd->hnl->wedged && st.wedged) {
+		struct hnl_input nin = { .type = HNL_IN_WEDGE };
 
 		names_step(i, &nin, now);
 	}

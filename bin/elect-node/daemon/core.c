@@ -156,7 +156,8 @@ step(struct node *nd, const struct algo_input *in)
 	return rc;
 }
 
-/* Whether the core waits to learn that the epoch before ended. */
+/* Whether the core waits to learn that the epoch before ended; whether
+ * it is wedged (grants nothing more). */
 int
 core_pending(struct node *nd)
 {
@@ -164,6 +165,15 @@ core_pending(struct node *nd)
 
 	algo_query(nd->algo, mono_now(), &st);
 	return (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) && st.pending;
+}
+
+int
+core_wedged(struct node *nd)
+{
+	struct algo_status st;
+
+	algo_query(nd->algo, mono_now(), &st);
+	return (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) && st.wedged;
 }
 
 /* Recovery: the core from the cluster, the incarnation and its blob.  Its

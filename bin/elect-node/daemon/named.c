@@ -127,6 +127,10 @@ named_open(struct node *nd)
 	nm->on = 1;
 	nm->wake = -1;
 	named_members(nd);
+	/* A core wedged in an earlier life (its state says so): names
+	 * grant nothing more in its epoch either. */
+	if (core_wedged(nd))
+		named_wedge(nd);
 }
 
 /*
