@@ -160,9 +160,9 @@ judge(struct epochs *x, const struct trace_event *ev, int end,
 }
 
 static void
-epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
+epochs_take(struct epochs *x, const struct trace_event *ev,
+    struct check_out *out)
 {
-	struct epochs *x = arg;
 	struct enode *n;
 	struct eepoch *p;
 	uint64_t e;
@@ -234,6 +234,16 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	default:
 		break;
 	}
+}
+
+static void
+epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct epochs *x = arg;
+
+	epochs_take(x, ev, out);
+	/* No lead waiting and no wedge: a renew line changes nothing. */
+	check_calm(out, x->nl == 0 && x->wedges == 0 ? TIME_MAX : TIME_MIN);
 }
 
 static void

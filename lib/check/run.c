@@ -29,6 +29,7 @@ struct check_out {
 	unsigned long		 violations, undecided, notjudged;
 	int			 on;	/* 0: dropped, 1: chosen, 2: pending */
 	trace_time		 wake;
+	trace_time		 calm;	/* check_calm(); 0 until it is said */
 	/* An instance judging a named leadership: its name, and the
 	 * checker's module of the same assertion, which counts and
 	 * reports for it (NULL for the checker's own). */
@@ -404,6 +405,12 @@ lane_free(struct lane *l)
 		l->model->free(l->o.model);
 	free(l->m);
 	free(l);
+}
+
+void
+check_calm(struct check_out *out, trace_time t)
+{
+	out->calm = t;
 }
 
 void
@@ -833,7 +840,7 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	const char *why, *set;
 	/* A renew name=* is every named leadership's line, none's alone,
 	 * and no line of the default one. */
-	int odd, all = (ev->have & HAVE_ALLNAMES) != 0;
+	int odd, calm, all = (ev->have & HAVE_ALLNAMES) != 0;
 	int named = all || (ev->have & HAVE_NAME) != 0;
 	long id = 0;
 	size_t i;
@@ -898,10 +905,16 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 		msgs_event(&ck->w->msgs, ck->w, ev);
 	if (ck->model != NULL && !ck->disorder && !odd && !named)
 		ck->model->event(ck->o.model, ev);
+	/* The modules that said such a line is nothing to them are not
+	 * called (check_calm). */
+	calm = ev->type == TR_RENEW && ck->model != NULL && !ck->disorder &&
+	    !odd && !named && ck->w->anomaly == 0 && ck->model->calm != NULL &&
+	    ck->model->calm(ck->o.model);
 	assert(ev->type < TR_NTYPES);
 	c = ck->plan + ev->type * ck->nall;
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
-		if ((!odd || shared(c->out->ops)) && !(named && c->dflt))
+		if ((!odd || shared(c->out->ops)) && !(named && c->dflt) &&
+		    !(calm && ck->w->now < c->out->calm))
 			c->event(c->st, ev, c->out);
 	if (named && !all)
 		lane_feed(ck, lane_get(ck, id), ev, odd);
