@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,19 +24,21 @@
 #define FOREIGN_SAID	8	/* boots of another set named in the summary */
 
 struct check_out {
+	struct check_said	 said;	/* first: check_calm() writes it */
 	const struct check_ops	*ops;
 	void			*st;
 	struct checker		*ck;
 	unsigned long		 violations, undecided, notjudged;
 	int			 on;	/* 0: dropped, 1: chosen, 2: pending */
 	trace_time		 wake;
-	trace_time		 calm;	/* check_calm(); 0 until it is said */
 	/* An instance judging a named leadership: its name, and the
 	 * checker's module of the same assertion, which counts and
 	 * reports for it (NULL for the checker's own). */
 	const char		*lname;
 	struct check_out	*top;
 };
+_Static_assert(offsetof(struct check_out, said) == 0,
+    "check_calm() writes the start of a check_out");
 
 /*
  * A named leadership: an instance of every per-name module, with a model
@@ -405,12 +408,6 @@ lane_free(struct lane *l)
 		l->model->free(l->o.model);
 	free(l->m);
 	free(l);
-}
-
-void
-check_calm(struct check_out *out, trace_time t)
-{
-	out->calm = t;
 }
 
 void
@@ -914,7 +911,7 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	c = ck->plan + ev->type * ck->nall;
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
 		if ((!odd || shared(c->out->ops)) && !(named && c->dflt) &&
-		    !(calm && ck->w->now < c->out->calm))
+		    !(calm && ck->w->now < c->out->said.calm))
 			c->event(c->st, ev, c->out);
 	if (named && !all)
 		lane_feed(ck, lane_get(ck, id), ev, odd);
