@@ -292,6 +292,25 @@ setup() {
 	reports "stuck-lost.trace:12: gm2" "stuck-lost.trace:12: sle2"
 }
 
+@test "a receipt matches a send by its whole msg= and elid=, and a long msg= is cut in the summary" {
+	# Differing past the eighth byte, or msg= and elid= cut elsewhere:
+	# another message, and both sends stay overdue.
+	printf '%s\n' "0 1 boot inc=1 algo=bully nodes=2" \
+	    "0 2 boot inc=1 algo=bully nodes=2" \
+	    "1 1 send to=2 msg=AreYouThereAgainAndAgainAndAgain elid=1.1.1" \
+	    "1 1 send to=2 msg=AreYouThereAgain elid=1.1.2" \
+	    "1 1 send to=2 msg=Ab elid=c" \
+	    "1 1 send to=2 msg=Halt" \
+	    "1.001 2 recv from=1 msg=AreYouThereAgainAndAgainAndAgaiN elid=1.1.1" \
+	    "1.001 2 recv from=1 msg=AreYouThereAgain elid=1.1.2" \
+	    "1.001 2 recv from=1 msg=A elid=bc" \
+	    "1.001 2 recv from=1 msg=Halt" \
+	    "2 1 state status=Norm ldr=2 grp=-" > "$BATS_TEST_TMPDIR/m.trace"
+	run --separate-stderr elect-check -A trace --msg-bound 0.002 "$BATS_TEST_TMPDIR/m.trace"
+	assert_success
+	assert_regex "$stderr" "2 messages not received within 0.002 s, from 1.002 to 1.002 \(first: 1 to 2 AreYouThereAgainAndAgai sent at 1\)"
+}
+
 @test "a conflict while a message is later than t_TX is not judged, and never certified" {
 	run --separate-stderr elect-check --msg-bound 0.002 late.trace
 	assert_failure 1

@@ -63,6 +63,34 @@ summary() {
 	assert_output --partial "node 3 leads at 8.002300031 while at most 1 of 3"
 }
 
+@test "compact: a deadline passed among renew lines is reported at the first line past it" {
+	# No node leads: the election deadline, c after the boots, falls
+	# among lines that change nothing, which it must not be put off by.
+	printf '%s\n' "1 1 boot inc=1 algo=lease nodes=3 level=compact" \
+	    "1 2 boot inc=1 algo=lease nodes=3 level=compact" \
+	    "1 3 boot inc=1 algo=lease nodes=3 level=compact" \
+	    "1.5 1 renew d=500000000" "2 1 renew d=500000000" \
+	    "2.5 1 renew d=500000000" "3 1 renew d=500000000" \
+	    "3.5 1 renew d=500000000" "4 1 renew d=500000000" \
+	    > "$BATS_TEST_TMPDIR/e.trace"
+	check -s lease -c 2 "$BATS_TEST_TMPDIR/e.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/e.trace:8: election: no leader from 1 to 3, with 3 of 3 nodes running and every link up"
+}
+
+@test "compact: a delivery waiting for its edict is judged at the first renew line past the skew" {
+	printf '%s\n' "1 1 boot inc=1 algo=lease nodes=3 level=compact" \
+	    "1 2 boot inc=1 algo=lease nodes=3 level=compact" \
+	    "1 3 boot inc=1 algo=lease nodes=3 level=compact" \
+	    "1.2 1 deliver from=3 seq=1 qt=1:1,2:1" \
+	    "1.3 2 renew d=500000000" "1.5 2 renew d=500000000" \
+	    "1.7 2 renew d=500000000" "1.9 2 renew d=500000000" \
+	    > "$BATS_TEST_TMPDIR/d.trace"
+	check -s lease --skew 0.4 "$BATS_TEST_TMPDIR/d.trace"
+	assert_failure 1
+	assert_output "$BATS_TEST_TMPDIR/d.trace:7: edict-order: undecided: node 1 delivered edict 3/1, which no edict line made"
+}
+
 @test "compact: every lease fixture is judged in its compact form as in its full form" {
 	local f n=0
 	cd "$FIXTURES/check"

@@ -57,6 +57,10 @@ struct check_model {
 	 * another (the default leadership's) said of the hosts; 0, or -1
 	 * when memory ran out. */
 	int		 (*hosts)(void *, const void *);
+	/* Optional: whether the line just taken was calm: it started or
+	 * ended nothing and brought no failure, its only changes samples of
+	 * clocks of nodes that do not lead. */
+	int		 (*calm)(const void *);
 };
 
 struct check_out;
@@ -106,6 +110,25 @@ struct check_ops {
 	 * default leadership alone. */
 	int		 hosts;
 };
+
+/* What a module says at every line: the start of its check_out, written
+ * in place, not by a call. */
+struct check_said {
+	trace_time	 calm;		/* check_calm(); 0 until said */
+};
+
+/*
+ * Says that, as things stand, event() does nothing with a calm renew line
+ * (check_model.calm, and no anomaly of the world) of a time before T, so
+ * that the checker may leave the call out: most lines of a compact trace
+ * are such lines, and the calls were a good part of their cost.  Until a
+ * module says so, every line goes to it.
+ */
+static inline void
+check_calm(struct check_out *out, trace_time t)
+{
+	((struct check_said *)(void *)out)->calm = t;
+}
 
 /* Asks for advance() only at the events at T and the first event later
  * (INT64_MAX: nothing due).  Until a module asks, advance() comes at every

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "check/check.h"
+#include "check/inst.h"
 #include "check/world.h"
 
 struct complete {
@@ -35,6 +36,8 @@ complete_event(void *st, const struct trace_event *ev, struct check_out *out)
 	const struct world *w = c->w;
 	char t[32], p[32], o[32];
 
+	/* A renew line without an anomaly: nothing to say. */
+	check_calm(out, TIME_MAX);
 	if (ev->type == TR_LOST && ev->n > 0) {
 		if (ev->node != 0)
 			check_violation(out, ev, "node %u lost %llu line%s",

@@ -642,6 +642,14 @@ order_event(void *arg, const struct trace_event *ev, struct check_out *out)
 		order_wait(d, ev, out);
 	if (d->nwaiting > 0)
 		order_drain_all(d, ev, out);
+	/*
+	 * Nothing to settle or drain: a calm line left out moves only the
+	 * count of lines, whose order it keeps, and the time, which decides
+	 * nothing until a delivery waits; by then every line left out is
+	 * within the skew of the delivery's time, or the trace is out of
+	 * order and no longer judged here.
+	 */
+	check_calm(out, !d->fresh && d->nwaiting == 0 ? TIME_MAX : TIME_MIN);
 }
 
 static void

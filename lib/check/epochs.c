@@ -14,6 +14,7 @@
  * lead by more than the skew, or at the end.  Where no boot of E-1 is in
  * the trace, its size is unknown and the lead is not judged.
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "check/check.h"
@@ -46,8 +47,9 @@ struct epochs {
 	trace_time	 skew;
 	struct elead	*l;
 	size_t		 nl, lcap;
-	struct enode	*n;
+	struct enode	*n;		/* by index of ids */
 	size_t		 nn, ncap;
+	struct idmap	 ids;
 	struct eepoch	*e;
 	size_t		 ne, ecap;
 	unsigned long	 wedges;	/* wedge lines: none, no renew to judge */
@@ -58,8 +60,10 @@ epochs_init(const struct check_opts *o)
 {
 	struct epochs *x;
 
-	if ((x = calloc(1, sizeof(*x))) != NULL)
+	if ((x = calloc(1, sizeof(*x))) != NULL) {
 		x->skew = o->skew;
+		idmap_init(&x->ids);
+	}
 	return x;
 }
 
@@ -69,6 +73,7 @@ epochs_free(void *arg)
 	struct epochs *x = arg;
 
 	free(x->n);
+	idmap_free(&x->ids);
 	free(x->e);
 	free(x->l);
 	free(x);
@@ -77,11 +82,12 @@ epochs_free(void *arg)
 static struct enode *
 node(struct epochs *x, unsigned id)
 {
-	size_t i;
+	long i;
 
-	for (i = 0; i < x->nn; i++)
-		if (x->n[i].id == id)
-			return &x->n[i];
+	/* Looked up, not searched: a hundred nodes' grants made a walk
+	 * through them a tenth of a full trace's checking. */
+	if ((i = idmap_find(&x->ids, id)) >= 0)
+		return &x->n[i];
 	if (x->nn == x->ncap) {
 		struct enode *p = array_grow(x->n, &x->ncap, sizeof(*p));
 
@@ -89,6 +95,9 @@ node(struct epochs *x, unsigned id)
 			return NULL;
 		x->n = p;
 	}
+	if (idmap_new(&x->ids, id) == -1)
+		return NULL;
+	assert(x->ids.n == x->nn + 1);
 	x->n[x->nn] = (struct enode){ .id = id };
 	return &x->n[x->nn++];
 }
@@ -151,9 +160,9 @@ judge(struct epochs *x, const struct trace_event *ev, int end,
 }
 
 static void
-epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
+epochs_take(struct epochs *x, const struct trace_event *ev,
+    struct check_out *out)
 {
-	struct epochs *x = arg;
 	struct enode *n;
 	struct eepoch *p;
 	uint64_t e;
@@ -225,6 +234,16 @@ epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	default:
 		break;
 	}
+}
+
+static void
+epochs_event(void *arg, const struct trace_event *ev, struct check_out *out)
+{
+	struct epochs *x = arg;
+
+	epochs_take(x, ev, out);
+	/* No lead waiting and no wedge: a renew line changes nothing. */
+	check_calm(out, x->nl == 0 && x->wedges == 0 ? TIME_MAX : TIME_MIN);
 }
 
 static void

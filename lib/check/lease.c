@@ -198,6 +198,8 @@ uniq_event(void *arg, const struct trace_event *ev, struct check_out *out)
 		else
 			j++;
 	}
+	/* Without a pair, a calm line has nothing to judge. */
+	check_calm(out, u->npair == 0 ? TIME_MAX : TIME_MIN);
 }
 
 const struct check_ops check_uniqueness = {

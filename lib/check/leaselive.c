@@ -184,6 +184,8 @@ stab_event(void *arg, const struct trace_event *ev, struct check_out *out)
 		if (s->w->ch[c].what == LW_LEAD_END)
 			stab_lost(s, s->w->ch[c].node, &s->w->ch[c].span);
 	stab_judge(s, ev, out);
+	/* Without a loss to decide, a calm line has nothing to judge. */
+	check_calm(out, s->nloss == 0 ? TIME_MAX : TIME_MIN);
 }
 
 static void
@@ -329,6 +331,8 @@ elect_event(void *arg, const struct trace_event *ev, struct check_out *out)
 	}
 	if (again)
 		elect_due(e, TIME_MAX);
+	/* A calm line only moves time on: nothing until it passes at. */
+	check_calm(out, e->at == TIME_MAX ? TIME_MAX : e->at + 1);
 }
 
 static void

@@ -83,8 +83,23 @@ model_free(void *w)
 
 static int	model_hosts(void *, const void *);
 
+static int
+model_calm(const void *arg)
+{
+	const struct lw *w = arg;
+	size_t c;
+
+	if (w->msg_new)
+		return 0;
+	for (c = 0; c < w->nch; c++)
+		if (w->ch[c].what != LW_SAMPLE || w->ch[c].node == LW_NONE ||
+		    w->node[w->ch[c].node].lead.on)
+			return 0;
+	return 1;
+}
+
 const struct check_model lw_model = { model_init, model_event, model_free,
-    model_hosts };
+    model_hosts, model_calm };
 
 void
 lw_finish(const struct lw *w, const struct trace_event *last,

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #define FOREIGN_SAID	8	/* boots of another set named in the summary */
 
 struct check_out {
+	struct check_said	 said;	/* first: check_calm() writes it */
 	const struct check_ops	*ops;
 	void			*st;
 	struct checker		*ck;
@@ -35,6 +37,8 @@ struct check_out {
 	const char		*lname;
 	struct check_out	*top;
 };
+_Static_assert(offsetof(struct check_out, said) == 0,
+    "check_calm() writes the start of a check_out");
 
 /*
  * A named leadership: an instance of every per-name module, with a model
@@ -833,7 +837,7 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 	const char *why, *set;
 	/* A renew name=* is every named leadership's line, none's alone,
 	 * and no line of the default one. */
-	int odd, all = (ev->have & HAVE_ALLNAMES) != 0;
+	int odd, calm, all = (ev->have & HAVE_ALLNAMES) != 0;
 	int named = all || (ev->have & HAVE_NAME) != 0;
 	long id = 0;
 	size_t i;
@@ -898,10 +902,16 @@ feed(struct checker *ck, const struct trace_event *ev, int line)
 		msgs_event(&ck->w->msgs, ck->w, ev);
 	if (ck->model != NULL && !ck->disorder && !odd && !named)
 		ck->model->event(ck->o.model, ev);
+	/* The modules that said such a line is nothing to them are not
+	 * called (check_calm). */
+	calm = ev->type == TR_RENEW && ck->model != NULL && !ck->disorder &&
+	    !odd && !named && ck->w->anomaly == 0 && ck->model->calm != NULL &&
+	    ck->model->calm(ck->o.model);
 	assert(ev->type < TR_NTYPES);
 	c = ck->plan + ev->type * ck->nall;
 	for (end = c + ck->nplan[ev->type]; c < end; c++)
-		if ((!odd || shared(c->out->ops)) && !(named && c->dflt))
+		if ((!odd || shared(c->out->ops)) && !(named && c->dflt) &&
+		    !(calm && ck->w->now < c->out->said.calm))
 			c->event(c->st, ev, c->out);
 	if (named && !all)
 		lane_feed(ck, lane_get(ck, id), ev, odd);

@@ -536,6 +536,9 @@ task_event(void *arg, const struct trace_event *ev, struct check_out *out)
 {
 	struct task *t = arg;
 
+	/* A calm line ends no leadership, and is no task line: only the
+	 * order of the lines counted matters, which it does not change. */
+	check_calm(out, TIME_MAX);
 	t->lines++;
 	if (t->kind == TK_LEASE && t->lw != NULL && !t->lw->quiet)
 		lead_ends(t, ev, out);

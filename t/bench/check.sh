@@ -5,9 +5,11 @@
 # the sync set); BENCH_GEN and BENCH_SET name another generator and its
 # set (check-lease.sh); BENCH_FILTER a command the generated trace goes
 # through first, more of it made so that LINES remain (check-compact.sh:
-# the compact level, t/tools/tcompact).  Each tool runs three times on the
-# warm file; the best wall-clock time and the best CPU time (user +
-# system, which other work on the machine disturbs less) count.
+# the compact level, t/tools/tcompact); BENCH_TRACE a command that writes
+# the whole trace instead (check-scale.sh: elect-sim's hundred nodes).
+# Each tool runs three times on the warm file; the best wall-clock time
+# and the best CPU time (user + system, which other work on the machine
+# disturbs less) count.
 # Targets: faster than awk '{n[$3]++}', peak memory under 64 MB.
 set -eu
 : "${ELECT_BUILD:?set ELECT_BUILD to a build directory}"
@@ -18,7 +20,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 PATH="$ELECT_BUILD/bin:$ELECT_BUILD/t:$PATH"
 
-if [ -n "${BENCH_FILTER:-}" ]; then
+if [ -n "${BENCH_TRACE:-}" ]; then
+	$BENCH_TRACE > "$tmp/trace"
+elif [ -n "${BENCH_FILTER:-}" ]; then
 	"$GEN" -l "$((LINES * 3 / 2))" -n 5 | $BENCH_FILTER |
 	    head -n "$LINES" > "$tmp/trace"
 else
@@ -53,7 +57,8 @@ gawk=
 command -v gawk > /dev/null && gawk=$(best gawk gawk '{n[$3]++}' "$tmp/trace")
 wc=$(best wc wc -l "$tmp/trace")
 
-echo "trace: $lines lines, $((bytes / 1048576)) MB, 5 nodes, $(grep -c ' crash' "$tmp/trace") crashes"
+nodes=$(sed -n 's/^elect-check: [0-9]* events*, \([0-9]*\) nodes*.*/\1/p' "$tmp/summary")
+echo "trace: $lines lines, $((bytes / 1048576)) MB, $nodes nodes, $(grep -c ' crash' "$tmp/trace") crashes"
 grep 'holds:' "$tmp/summary"
 printf '%-28s %9s %9s %12s %10s\n' tool wall_s cpu_s lines/s peak_MB
 row() {
