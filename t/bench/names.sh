@@ -257,8 +257,11 @@ failover() {
 	if [ "$kind" = node ]; then
 		# Stopped first, all of them: killed in turn, the holder
 		# would see the daemon go and send its testament.
-		kill -STOP -- "-${ELECT_PID[$v]}" "${HPID[$v]}"
-		kill -KILL -- "-${ELECT_PID[$v]}" "${HPID[$v]}"
+		{
+			kill -STOP -- "-${ELECT_PID[$v]}" "${HPID[$v]}"
+			kill -KILL -- "-${ELECT_PID[$v]}" "${HPID[$v]}"
+			wait "${HPID[$v]}"
+		} 2>/dev/null
 		target="(bounded by the lease: 80 ms at the defaults)"
 	else
 		kill -KILL "${ELECT_PID[$v]}"
@@ -463,7 +466,9 @@ stop_etcd() {
 }
 
 echo
-if command -v etcd >/dev/null && command -v etcdctl >/dev/null; then
+if [ "${NB_ETCD:-100}" = 0 ]; then
+	echo "etcd: NB_ETCD=0, not run"
+elif command -v etcd >/dev/null && command -v etcdctl >/dev/null; then
 	etcd_names || true
 	stop_etcd
 else
