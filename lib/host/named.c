@@ -777,19 +777,26 @@ grant_round(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b,
 
 /* ---- the holder ---- */
 
-/* E(X) from the grantors of X: the deadline a majority of them keeps,
- * each one's as its Oks under its session showed it. */
+/* E(X) from the grantors of X that acknowledged its token: the deadline
+ * a majority of them keeps, each one's as its Oks under its session
+ * showed it.  A grant without the acknowledgment backs no leadership,
+ * nor an acknowledgment under a session that ran out unseen: the
+ * grantor may have granted X to another since, who led it under a
+ * higher token. */
 static int64_t
 deadline(const struct hnl *l, const struct hnl_name *x)
 {
 	size_t q = quorum(l), nb = 0, i, j;
 	int64_t *u = l->scratch, t;
 
-	if (bits_count(x->g, l->okd, l->words) >= q)
+	for (i = 0; i < l->words; i++)
+		nb += (size_t)__builtin_popcountll(x->g[i] & x->ack[i] &
+		    l->okd[i]);
+	if (nb >= q)
 		return l->rstart + slow(l, l->c.timing.lease);
 	/* Rarely: grantors of several rounds; the q-th latest. */
-	for (i = 0; i < l->n; i++) {
-		if (!bit(x->g, i) || l->p[i].until == 0)
+	for (nb = 0, i = 0; i < l->n; i++) {
+		if (!bit(x->g, i) || !bit(x->ack, i) || l->p[i].until == 0)
 			continue;
 		t = l->p[i].until;
 		for (j = nb++; j > 0 && u[j - 1] < t; j--)
@@ -966,6 +973,14 @@ hold_ok(struct hnl *l, size_t r, uint64_t inc, const uint8_t *b, size_t len,
 			bit_put(x->g, r, 1);
 			if (e->token > x->kmax)
 				x->kmax = e->token;
+			/* A grant above the token proposed: another's was
+			 * established since; proposed anew, above it. */
+			if (x->phase == HNL_PROPOSE && e->token > x->tok) {
+				x->phase = HNL_WANT;
+				x->tok = 0;
+				memset(x->ack, 0, l->words * sizeof(*x->ack));
+				l->urgent = 1;
+			}
 			break;
 		case HNB_DENY:
 			holder = (unsigned)e->body[0] << 8 | e->body[1];

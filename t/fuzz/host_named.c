@@ -33,6 +33,7 @@ static const char *const names[NAMES] = { "a", "backup", "job-1", "q" };
 static struct hnl h[HOSTS];
 static struct hnl_out out;
 static int up[HOSTS];
+static int pending;		/* hosts boot pending (an epoch's core) */
 static uint64_t inc[HOSTS], floor_[HOSTS];	/* lives; floors written */
 static int64_t offset[HOSTS], ppm[HOSTS];
 static struct msg *q;
@@ -102,6 +103,7 @@ boot(size_t i)
 	c.names.delay = 5 * MS;
 	c.names.spread = 10;
 	c.names.floor = floor_[i];
+	c.pending = pending;
 	if (hnl_init(&h[i], &c, clock_of(i)) == -1)
 		abort();
 	up[i] = 1;
@@ -157,7 +159,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (q == NULL && (q = calloc(QUEUE, sizeof(*q))) == NULL)
 		abort();
-	n = 3 + byte(&f) % 3;
+	b = byte(&f);
+	n = 3 + b % 3;
+	pending = (b & 8) != 0;
 	nq = 0;
 	t = 0;
 	memset(inc, 0, sizeof(inc));
@@ -241,8 +245,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 			break;
 		case 13:
+			/* A host boots, or learns that the epoch before
+			 * ended (it asks and leads from then on). */
 			if (!up[i])
 				boot(i);
+			else {
+				in.type = HNL_IN_LEARN;
+				step(i, &in);
+			}
 			break;
 		case 14:
 			/* A datagram's bytes changed in flight: the MAC
