@@ -2185,13 +2185,6 @@ epoch_after(size_t i, algo_time now)
 
 		names_step(i, &nin, now);
 	}
-	/* ... and grant nothing more once it is wedged, in this life or,
-	 * as its state says, an earlier one. */
-	if (nd->hnl != NULL && !nd->hnl->wedged && st.wedged) {
-		struct hnl_input nin = { .type = HNL_IN_WEDGE };
-
-		names_step(i, &nin, now);
-	}
 	if (st.wedged && !epochs[nd->ep].wedged[i]) {
 		epochs[nd->ep].wedged[i] = 1;
 		epochs[nd->ep].nwedged++;

@@ -156,24 +156,20 @@ step(struct node *nd, const struct algo_input *in)
 	return rc;
 }
 
-/* Whether the core waits to learn that the epoch before ended; whether
- * it is wedged (grants nothing more). */
-int
-core_pending(struct node *nd)
+/* The core's part in an epoch: whether it waits to learn that the one
+ * before ended (*PENDING), whether it is wedged, granting nothing more
+ * (*WEDGED); both 0 for an algorithm without epochs. */
+void
+core_epoch(struct node *nd, int *pending, int *wedged)
 {
 	struct algo_status st;
 
+	*pending = *wedged = 0;
+	if (!(algo_flags(nd->opts->algo) & ALGO_F_EPOCHS))
+		return;
 	algo_query(nd->algo, mono_now(), &st);
-	return (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) && st.pending;
-}
-
-int
-core_wedged(struct node *nd)
-{
-	struct algo_status st;
-
-	algo_query(nd->algo, mono_now(), &st);
-	return (algo_flags(nd->opts->algo) & ALGO_F_EPOCHS) && st.wedged;
+	*pending = st.pending;
+	*wedged = st.wedged;
 }
 
 /* Recovery: the core from the cluster, the incarnation and its blob.  Its

@@ -516,8 +516,7 @@ void	core_down(struct node *, unsigned id);
 /* Fires due timers; returns nanoseconds until the next one, or -1. */
 algo_time core_tick(struct node *, algo_time now);
 int	core_cmd(struct node *, enum algo_cmd_code, const void *, size_t);
-int	core_pending(struct node *);
-int	core_wedged(struct node *);
+void	core_epoch(struct node *, int *pending, int *wedged);
 void	core_leave(struct node *);
 void	core_free(struct node *);
 /* The core's status as this node acts on it: no leadership while peers

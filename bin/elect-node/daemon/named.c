@@ -104,6 +104,7 @@ named_open(struct node *nd)
 	struct hnl_conf c;
 	unsigned *ids;
 	size_t i;
+	int wedged;
 
 	if ((ids = calloc(nd->cluster.n, sizeof(*ids))) == NULL)
 		err(1, NULL);
@@ -116,7 +117,7 @@ named_open(struct node *nd)
 	c.nids = nd->cluster.n;
 	c.timing = nd->opts->timing.a;
 	c.epoch = nd->cluster.epoch;
-	c.pending = core_pending(nd);
+	core_epoch(nd, &c.pending, &wedged);
 	names_conf(nd, &c.names);
 	if (hnl_init(&nm->h, &c, mono_now()) == -1)
 		errx(1, "named leaderships: %zu names: out of memory, or a "
@@ -129,7 +130,7 @@ named_open(struct node *nd)
 	named_members(nd);
 	/* A core wedged in an earlier life (its state says so): names
 	 * grant nothing more in its epoch either. */
-	if (core_wedged(nd))
+	if (wedged)
 		named_wedge(nd);
 }
 
@@ -263,8 +264,12 @@ void
 named_learn(struct node *nd)
 {
 	struct hnl_input in = { .type = HNL_IN_LEARN };
+	int pending, wedged;
 
-	if (nd->names.on && nd->names.h.pending && !core_pending(nd))
+	if (!nd->names.on || !nd->names.h.pending)
+		return;
+	core_epoch(nd, &pending, &wedged);
+	if (!pending)
 		feed(nd, &in);
 }
 
